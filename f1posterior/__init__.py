@@ -1,0 +1,43 @@
+"""f1posterior: how far to trust an F1 score.
+
+Exact Bayesian posteriors of F-scores and related metrics from confusion
+matrices, under the Dirichlet-multinomial model of Zhang, Wang & Zhao (2015),
+drawn directly from the conjugate posterior (no MCMC).
+
+Shapes: tables are ``(*batch, M, M)`` (rows = true class); metric draws are
+``(*batch, draws)`` with the draws axis last.
+"""
+
+from .evaluation import Evaluation, evaluate
+from .metrics import (
+    accuracy_score,
+    f1_score,
+    fbeta_score,
+    macro_f1_star_score,
+    precision_score,
+    recall_score,
+)
+from .priors import PRIOR_PRESETS, prior_preset
+from .sampling import sample_posterior
+from .summary import MetricSummary, eti, hdi, summarize_draws
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "sample_posterior",
+    "evaluate",
+    "Evaluation",
+    "MetricSummary",
+    "summarize_draws",
+    "hdi",
+    "eti",
+    "f1_score",
+    "fbeta_score",
+    "precision_score",
+    "recall_score",
+    "accuracy_score",
+    "macro_f1_star_score",
+    "PRIOR_PRESETS",
+    "prior_preset",
+    "__version__",
+]

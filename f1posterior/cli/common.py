@@ -1,0 +1,66 @@
+"""Arguments and helpers shared by the subcommands."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..priors import PRIOR_PRESETS, prior_preset
+
+__all__ = ["DEFAULT_SEED", "add_sampling_arguments", "prior_from_args", "probability"]
+
+#: Default seed of the command line: runs are deterministic unless --seed says otherwise.
+DEFAULT_SEED = 20150927
+
+
+def probability(text: str) -> float:
+    """argparse type: a probability in the open interval (0, 1)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1); got {text!r}") from None
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1); got {text!r}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    """argparse type: an integer >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1; got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1; got {text!r}")
+    return value
+
+
+def seed(text: str) -> int:
+    """argparse type: a non-negative integer seed."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer; got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer; got {text!r}")
+    return value
+
+
+def add_sampling_arguments(p: argparse.ArgumentParser, draws: int = 50_000) -> None:
+    """--draws, --seed, --prior, --hdi-prob."""
+    p.add_argument("--draws", type=positive_int, default=draws, help=f"posterior draws (default {draws:,})")
+    p.add_argument("--seed", type=seed, default=DEFAULT_SEED, help=f"random seed (default {DEFAULT_SEED})")
+    p.add_argument(
+        "--prior",
+        choices=list(PRIOR_PRESETS),
+        default="uniform",
+        help="prior preset: uniform (alpha=beta=1, the paper's), jeffreys (0.5), "
+        "aligned (alpha=1, beta=row sums: one Dirichlet over cells)",
+    )
+    p.add_argument("--hdi-prob", type=probability, default=0.95, help="HDI probability (default 0.95)")
+
+
+def prior_from_args(args: Any) -> dict[str, Any]:
+    """Keyword arguments ``alpha``/``beta`` for the chosen preset."""
+    alpha, beta = prior_preset(args.prior)
+    return {"alpha": alpha, "beta": beta}

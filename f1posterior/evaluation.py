@@ -1,0 +1,256 @@
+"""``evaluate``: posterior summaries of metrics for one matrix or a batch.
+
+Data flow: validated counts -> posterior concentrations -> cell draws in
+memory-bounded chunks (:func:`f1posterior.sampling.iter_cell_chunks`) ->
+metric draws (the only per-draw arrays kept) -> summaries. Matrices are
+processed in groups so that the metric draws held at once stay within a
+budget, whatever the batch size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, DTypeLike
+
+from .metrics import resolve_metric
+from .priors import PriorArg, describe_prior, resolve_prior
+from .sampling import concentrations, iter_cell_chunks
+from .summary import MetricSummary, summarize_draws
+from .validation import (
+    check_counts,
+    check_draws,
+    check_dtype,
+    check_prob,
+    check_ref,
+    check_rng,
+    describe,
+)
+
+__all__ = ["evaluate", "Evaluation"]
+
+MetricSpec = str | Callable[[np.ndarray], Any]
+
+#: Bytes of metric draws held at once (per group of matrices).
+_METRIC_BUDGET = 64 << 20
+#: Gamma variates held at once in one chunk of cell draws.
+_CELL_VARIATES = 1 << 21
+
+
+@dataclass(frozen=True)
+class Evaluation(Mapping[str, MetricSummary]):
+    """Result of :func:`evaluate`: a mapping from metric name to :class:`MetricSummary`.
+
+    Attributes
+    ----------
+    summaries : dict of str to MetricSummary
+        One summary per requested metric, in request order.
+    prior : str
+        Statement of the prior used.
+    draws : int
+        Posterior draws per matrix.
+    hdi_prob : float
+        Probability of the HDI and equal-tailed intervals.
+    ref : float or None
+        Reference value of ``p_below``/``p_above``.
+    seed : int or None
+        Entropy of the root seed, so a run can be repeated.
+    batch_shape : tuple of int
+        Leading shape of the input counts.
+    labels : list of str or None
+        Class labels, when known (per-class metrics are shown with them).
+    """
+
+    summaries: dict[str, MetricSummary]
+    prior: str
+    draws: int
+    hdi_prob: float
+    ref: float | None
+    seed: Any = None
+    batch_shape: tuple[int, ...] = ()
+    labels: list[str] | None = field(default=None)
+
+    def __getitem__(self, key: str) -> MetricSummary:
+        return self.summaries[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.summaries)
+
+    def __len__(self) -> int:
+        return len(self.summaries)
+
+    def __str__(self) -> str:
+        from .report import format_table
+
+        return format_table(self)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dictionary: ``{"metrics": {...}, "draws", "prior", ...}``."""
+        return {
+            "metrics": {k: v.to_dict() for k, v in self.summaries.items()},
+            "draws": self.draws,
+            "prior": self.prior,
+            "hdi_prob": self.hdi_prob,
+            "ref": self.ref,
+            "seed": self.seed,
+            "batch_shape": list(self.batch_shape),
+            "labels": self.labels,
+        }
+
+
+def _check_metrics(metrics: Any) -> list[tuple[str, Callable[[np.ndarray], Any]]]:
+    if isinstance(metrics, str) or callable(metrics):
+        metrics = (metrics,)
+    try:
+        items = list(metrics)
+    except TypeError:
+        raise TypeError(
+            f"metrics must be a metric name, a callable, or a sequence of them; got "
+            f"{describe(metrics)}"
+        ) from None
+    if not items:
+        raise ValueError("metrics must name at least one metric; got an empty sequence")
+    resolved = [resolve_metric(m) for m in items]
+    names = [n for n, _ in resolved]
+    if len(set(names)) != len(names):
+        raise ValueError(f"metrics must not repeat a name; got {names}")
+    return resolved
+
+
+def _metric_values(fn: Callable[[np.ndarray], Any], table: np.ndarray, name: str) -> np.ndarray:
+    out = np.asarray(fn(table), dtype=np.float64)
+    lead = table.shape[:-2]
+    if out.shape[: len(lead)] != lead or out.ndim > len(lead) + 1:
+        raise ValueError(
+            f"metric {name!r} must map a (..., M, M) table to (...) or (..., K); got "
+            f"shape {out.shape} for a table of shape {table.shape}"
+        )
+    return out
+
+
+def evaluate(
+    counts: ArrayLike,
+    *,
+    metrics: MetricSpec | Sequence[MetricSpec] = ("micro_f1", "macro_f1"),
+    draws: int = 50_000,
+    alpha: PriorArg = 1.0,
+    beta: PriorArg = 1.0,
+    ref: float | None = None,
+    hdi_prob: float = 0.95,
+    rng: Any = None,
+    dtype: DTypeLike = np.float64,
+    labels: Sequence[Any] | None = None,
+) -> Evaluation:
+    """Posterior summaries of F-scores and other metrics of confusion matrices.
+
+    Parameters
+    ----------
+    counts : array_like, shape (*batch, M, M)
+        Confusion matrices of whole-number counts; rows are true classes.
+    metrics : str, callable or sequence of them, default ("micro_f1", "macro_f1")
+        Names from :data:`f1posterior.metrics.METRICS` (``micro_f1``,
+        ``macro_f1``, ``weighted_f1``, ``macro_f1_star``, ``accuracy``,
+        ``macro_precision``, ``macro_recall``, ``weighted_precision``,
+        ``weighted_recall``, and per-class ``f1``, ``precision``, ``recall``),
+        or callables mapping a ``(..., M, M)`` table to ``(...)`` or ``(..., K)``.
+    draws : int, default 50_000
+        Posterior draws per matrix.
+    alpha, beta : prior
+        Dirichlet priors, as in :func:`f1posterior.sample_posterior`.
+    ref : float, optional
+        Reference value; adds ``p_below`` and ``p_above`` to every summary.
+    hdi_prob : float, default 0.95
+        Probability of the HDI and the equal-tailed interval.
+    rng : None, int, SeedSequence or Generator
+        Source of randomness. For the same seed, the draws equal those of
+        :func:`f1posterior.sample_posterior` passed through the metric.
+    dtype : numpy.float64 or numpy.float32
+        Floating type of the cell draws.
+    labels : sequence, optional
+        Class names, used when printing per-class metrics.
+
+    Returns
+    -------
+    Evaluation
+        Mapping from metric name to :class:`MetricSummary`; fields are floats
+        for one matrix and arrays of the batch shape for a batch (with a
+        trailing class axis for per-class metrics).
+
+    Examples
+    --------
+    >>> res = evaluate([[40, 10], [5, 45]], draws=20_000, ref=0.8, rng=1)
+    >>> s = res["micro_f1"]
+    >>> round(s.score, 3)
+    0.85
+    >>> round(s.mean, 2), s.hdi.shape
+    (0.84, (2,))
+    """
+    c = check_counts(counts)
+    resolved = _check_metrics(metrics)
+    n_draws = check_draws(draws)
+    prob = check_prob(hdi_prob, "hdi_prob")
+    r = check_ref(ref)
+    dt = check_dtype(dtype)
+    root = check_rng(rng)
+    a, b = resolve_prior(alpha, beta, c.shape)
+    conc = concentrations(c, a, b)
+    batch, m = conc.shape[:-2], conc.shape[-1]
+    flat_conc = conc.reshape((-1, m + 1, m))
+    flat_counts = np.broadcast_to(c, (*batch, m, m)).reshape((-1, m, m))
+    n_mat = flat_conc.shape[0]
+
+    scores = {name: _metric_values(fn, flat_counts, name) for name, fn in resolved}
+    extra = {name: scores[name].shape[1:] for name in scores}
+    per_matrix_bytes = 8 * n_draws * sum(int(np.prod(e)) for e in extra.values())
+    group = max(1, _METRIC_BUDGET // per_matrix_bytes)
+
+    parts: dict[str, list[MetricSummary]] = {name: [] for name in scores}
+    for g0 in range(0, n_mat, group):
+        g1 = min(n_mat, g0 + group)
+        md = {n: np.empty((g1 - g0, n_draws, *extra[n])) for n in scores}
+        for mats, rows, cells in iter_cell_chunks(
+            flat_conc[g0:g1], n_draws, root, dt, _CELL_VARIATES, index_offset=g0
+        ):
+            for name, fn in resolved:
+                md[name][mats, rows] = _metric_values(fn, cells, name)
+        for name in scores:
+            x = np.moveaxis(md[name], 1, -1)
+            if not np.isfinite(x).all():
+                raise ValueError(f"metric {name!r} returned non-finite values on posterior draws")
+            parts[name].append(
+                summarize_draws(x, score=scores[name][g0:g1], hdi_prob=prob, ref=r)
+            )
+    summaries = {n: _join(parts[n], batch) for n in scores}
+    return Evaluation(
+        summaries=summaries,
+        prior=describe_prior(alpha, beta),
+        draws=n_draws,
+        hdi_prob=prob,
+        ref=r,
+        seed=root.entropy,
+        batch_shape=tuple(batch),
+        labels=None if labels is None else [str(x) for x in labels],
+    )
+
+
+def _join(parts: list[MetricSummary], batch: tuple[int, ...]) -> MetricSummary:
+    """Concatenate group summaries along the flat batch axis and restore ``batch``."""
+    first = parts[0]
+    fields: dict[str, Any] = {}
+    for key in ("score", "mean", "median", "std", "mc_error", "hdi", "eti", "p_below", "p_above"):
+        vals = [getattr(p, key) for p in parts]
+        if vals[0] is None:
+            fields[key] = None
+            continue
+        arr = np.concatenate([np.asarray(v) for v in vals], axis=0)
+        arr = arr.reshape(batch + arr.shape[1:])
+        fields[key] = float(arr) if arr.ndim == 0 else arr
+    for key in ("hdi", "eti"):
+        fields[key] = np.asarray(fields[key])
+    return MetricSummary(
+        **fields, hdi_prob=first.hdi_prob, ref=first.ref, draws=first.draws, exact=False
+    )
+

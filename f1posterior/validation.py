@@ -1,0 +1,244 @@
+"""Input validation: one place where every public argument is checked.
+
+Each ``check_*`` function takes what a user passed and returns a normalised
+value, or raises ``TypeError``/``ValueError`` whose message names the argument,
+says what is allowed and echoes what was received. Nothing is silently
+coerced: a float table of non-integers is an error, not a rounding.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "check_counts",
+    "check_draws",
+    "check_prob",
+    "check_ref",
+    "check_dtype",
+    "check_rng",
+    "check_choice",
+    "check_labels",
+    "check_zero_division",
+    "check_table",
+    "check_positive",
+    "describe",
+]
+
+
+def describe(value: Any, limit: int = 60) -> str:
+    """Short printable echo of a received value for error messages."""
+    text = repr(value)
+    if isinstance(value, np.ndarray):
+        text = f"array of shape {value.shape} and dtype {value.dtype}"
+    if len(text) > limit:
+        text = text[: limit - 3] + "..."
+    return text
+
+
+def _as_numeric_array(x: Any, name: str) -> np.ndarray:
+    if isinstance(x, (str, bytes)):
+        raise TypeError(f"{name} must be an array of numbers; got {describe(x)}")
+    try:
+        arr = np.asarray(x)
+    except ValueError as exc:  # ragged nested lists
+        raise ValueError(
+            f"{name} must be a rectangular array of numbers; got ragged input ({exc})"
+        ) from None
+    if arr.dtype == bool:
+        raise TypeError(f"{name} must hold numbers, not booleans; got dtype bool")
+    if arr.dtype == object:
+        # nested lists of unequal length or mixed types
+        raise ValueError(
+            f"{name} must be a rectangular array of numbers; got {describe(x)} "
+            "which is ragged or holds non-numbers"
+        )
+    if not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
+        raise TypeError(
+            f"{name} must hold integers or floats; got dtype {arr.dtype} ({describe(x)})"
+        )
+    return arr
+
+
+def check_counts(counts: Any, name: str = "counts") -> np.ndarray:
+    """Validate confusion-matrix counts of shape ``(*batch, M, M)``.
+
+    Returns a float64 copy. Rejects non-square, non-numeric, negative,
+    non-finite and non-integer entries, and any matrix whose total is zero.
+    """
+    arr = _as_numeric_array(counts, name)
+    if arr.ndim < 2 or arr.shape[-1] != arr.shape[-2] or arr.shape[-1] < 1:
+        raise ValueError(
+            f"{name} must be square confusion matrices of shape (*batch, M, M) with M >= 1 "
+            f"(rows = true class, columns = predicted class); got shape {arr.shape}"
+        )
+    if 0 in arr.shape:
+        raise ValueError(f"{name} must not be empty; got shape {arr.shape}")
+    arr = arr.astype(np.float64, copy=True)
+    if not np.all(np.isfinite(arr)):
+        bad = tuple(int(i) for i in np.argwhere(~np.isfinite(arr))[0])
+        raise ValueError(
+            f"{name} must be finite; got {arr[bad]} at index {bad}"
+        )
+    if np.any(arr < 0):
+        bad = tuple(int(i) for i in np.argwhere(arr < 0)[0])
+        raise ValueError(
+            f"{name} must be non-negative counts; got {arr[bad]:g} at index {bad}"
+        )
+    if np.any(arr != np.round(arr)):
+        bad = tuple(int(i) for i in np.argwhere(arr != np.round(arr))[0])
+        rows = arr.sum(axis=-1)
+        hint = ""
+        if np.allclose(rows, 1.0) or np.isclose(arr.sum(axis=(-2, -1)), 1.0).all():
+            hint = (
+                " (the table looks normalised: its rows or total sum to 1; pass the "
+                "raw document counts, not proportions)"
+            )
+        raise ValueError(
+            f"{name} must be whole-number document counts; got {arr[bad]:g} at index "
+            f"{bad}{hint}"
+        )
+    totals = arr.sum(axis=(-2, -1))
+    if np.any(totals == 0):
+        where = "" if totals.ndim == 0 else f" at batch index {tuple(np.argwhere(totals == 0)[0])}"
+        raise ValueError(
+            f"{name} must count at least one document per matrix; got an all-zero "
+            f"table{where}"
+        )
+    return arr
+
+
+def check_draws(draws: Any, name: str = "draws") -> int:
+    """A positive whole number of posterior draws."""
+    if isinstance(draws, bool) or not isinstance(draws, numbers.Integral):
+        raise TypeError(f"{name} must be an integer >= 1; got {describe(draws)}")
+    if draws < 1:
+        raise ValueError(f"{name} must be an integer >= 1; got {draws}")
+    return int(draws)
+
+
+def check_prob(prob: Any, name: str) -> float:
+    """A probability strictly between 0 and 1."""
+    if isinstance(prob, bool) or not isinstance(prob, numbers.Real):
+        raise TypeError(f"{name} must be a number in the open interval (0, 1); got {describe(prob)}")
+    if not 0.0 < float(prob) < 1.0:
+        raise ValueError(f"{name} must be in the open interval (0, 1); got {prob!r}")
+    return float(prob)
+
+
+def check_ref(ref: Any, name: str = "ref") -> float | None:
+    """An optional finite reference value (None means no reference)."""
+    if ref is None:
+        return None
+    if isinstance(ref, bool) or not isinstance(ref, numbers.Real):
+        raise TypeError(f"{name} must be a finite number or None; got {describe(ref)}")
+    if not np.isfinite(ref):
+        raise ValueError(f"{name} must be a finite number or None; got {ref!r}")
+    return float(ref)
+
+
+def check_dtype(dtype: Any, name: str = "dtype") -> np.dtype:
+    """float64 or float32."""
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        raise TypeError(f"{name} must be numpy.float64 or numpy.float32; got {describe(dtype)}") from None
+    if dt not in (np.dtype(np.float64), np.dtype(np.float32)):
+        raise ValueError(f"{name} must be numpy.float64 or numpy.float32; got {dt}")
+    return dt
+
+
+def check_rng(rng: Any, name: str = "rng") -> np.random.SeedSequence:
+    """Turn ``rng`` into the root :class:`numpy.random.SeedSequence` of a computation.
+
+    ``None``, an int or a SeedSequence goes through :func:`numpy.random.default_rng`
+    and its seed sequence is used. A Generator is advanced: four 63-bit words
+    drawn from it seed the root, so repeated calls with one Generator differ,
+    as with any consumer of a Generator.
+    """
+    if isinstance(rng, np.random.Generator):
+        return np.random.SeedSequence(rng.integers(0, 2**63, size=4).tolist())
+    if isinstance(rng, bool) or not (
+        rng is None or isinstance(rng, (numbers.Integral, np.random.SeedSequence))
+    ):
+        raise TypeError(
+            f"{name} must be None, an int, a numpy.random.SeedSequence or a "
+            f"numpy.random.Generator; got {describe(rng)}"
+        )
+    if isinstance(rng, numbers.Integral) and rng < 0:
+        raise ValueError(f"{name} must be a non-negative integer seed; got {rng}")
+    seq = np.random.default_rng(rng).bit_generator.seed_seq
+    assert isinstance(seq, np.random.SeedSequence)
+    return seq
+
+
+def check_choice(value: Any, name: str, allowed: Sequence[Any]) -> Any:
+    """One of a fixed set of options."""
+    if value not in allowed or isinstance(value, bool) and True not in allowed:
+        shown = ", ".join(repr(a) for a in allowed)
+        raise ValueError(f"{name} must be one of {shown}; got {describe(value)}")
+    return value
+
+
+def check_labels(labels: Any, m: int, name: str = "labels") -> np.ndarray | None:
+    """Optional sequence of distinct class indices in ``[0, m)``."""
+    if labels is None:
+        return None
+    arr = np.asarray(labels)
+    if arr.ndim != 1 or arr.size == 0 or not np.issubdtype(arr.dtype, np.integer):
+        raise ValueError(
+            f"{name} must be a non-empty 1-D sequence of class indices (integers in "
+            f"[0, {m})); got {describe(labels)}"
+        )
+    if arr.min() < 0 or arr.max() >= m:
+        raise ValueError(f"{name} must be class indices in [0, {m}); got {arr.tolist()}")
+    if np.unique(arr).size != arr.size:
+        raise ValueError(f"{name} must not repeat a class; got {arr.tolist()}")
+    return arr.astype(np.intp)
+
+
+def check_zero_division(value: Any, name: str = "zero_division") -> float | str:
+    """scikit-learn's ``zero_division``: "warn", 0, 1 or nan."""
+    if isinstance(value, str):
+        if value != "warn":
+            raise ValueError(f'{name} must be "warn", 0, 1 or numpy.nan; got {value!r}')
+        return value
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        if np.isnan(value) or value in (0, 1):
+            return float(value)
+    raise ValueError(f'{name} must be "warn", 0, 1 or numpy.nan; got {describe(value)}')
+
+
+def check_table(table: Any, name: str = "table") -> np.ndarray:
+    """A table of non-negative finite numbers of shape ``(..., M, M)``.
+
+    Counts or probabilities: unlike :func:`check_counts`, whole numbers are
+    not required, and all-zero tables are allowed (their scores follow
+    ``zero_division``).
+    """
+    arr = _as_numeric_array(table, name)
+    if arr.ndim < 2 or arr.shape[-1] != arr.shape[-2] or arr.shape[-1] < 1:
+        raise ValueError(
+            f"{name} must have shape (..., M, M) with M >= 1 (rows = true class, "
+            f"columns = predicted class); got shape {arr.shape}"
+        )
+    if not np.issubdtype(arr.dtype, np.floating):
+        arr = arr.astype(np.float64)
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite; got a NaN or infinite entry")
+    if np.any(arr < 0):
+        raise ValueError(f"{name} must be non-negative; got minimum {arr.min():g}")
+    return arr
+
+
+def check_positive(value: Any, name: str) -> float:
+    """A finite number > 0."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a finite number > 0; got {describe(value)}")
+    if not (np.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be a finite number > 0; got {value!r}")
+    return float(value)
