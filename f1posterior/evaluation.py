@@ -62,6 +62,9 @@ class Evaluation(Mapping[str, MetricSummary]):
         Leading shape of the input counts.
     labels : list of str or None
         Class labels, when known (per-class metrics are shown with them).
+    metric_draws : dict of str to ndarray or None
+        The posterior draws of each metric, ``(*batch, draws)`` (or
+        ``(*batch, K, draws)`` per class), when ``keep_draws=True``.
     """
 
     summaries: dict[str, MetricSummary]
@@ -72,6 +75,7 @@ class Evaluation(Mapping[str, MetricSummary]):
     seed: Any = None
     batch_shape: tuple[int, ...] = ()
     labels: list[str] | None = field(default=None)
+    metric_draws: dict[str, np.ndarray] | None = field(default=None, repr=False)
 
     def __getitem__(self, key: str) -> MetricSummary:
         return self.summaries[key]
@@ -143,6 +147,7 @@ def evaluate(
     rng: Any = None,
     dtype: DTypeLike = np.float64,
     labels: Sequence[Any] | None = None,
+    keep_draws: bool = False,
 ) -> Evaluation:
     """Posterior summaries of F-scores and other metrics of confusion matrices.
 
@@ -171,6 +176,9 @@ def evaluate(
         Floating type of the cell draws.
     labels : sequence, optional
         Class names, used when printing per-class metrics.
+    keep_draws : bool, default False
+        Keep every metric's posterior draws in ``result.metric_draws`` (memory
+        grows with the batch; by default only summaries are kept).
 
     Returns
     -------
@@ -208,6 +216,7 @@ def evaluate(
     group = max(1, _METRIC_BUDGET // per_matrix_bytes)
 
     parts: dict[str, list[MetricSummary]] = {name: [] for name in scores}
+    kept: dict[str, list[np.ndarray]] = {name: [] for name in scores}
     for g0 in range(0, n_mat, group):
         g1 = min(n_mat, g0 + group)
         md = {n: np.empty((g1 - g0, n_draws, *extra[n])) for n in scores}
@@ -223,6 +232,8 @@ def evaluate(
             parts[name].append(
                 summarize_draws(x, score=scores[name][g0:g1], hdi_prob=prob, ref=r)
             )
+            if keep_draws:
+                kept[name].append(x)
     summaries = {n: _join(parts[n], batch) for n in scores}
     return Evaluation(
         summaries=summaries,
@@ -233,6 +244,11 @@ def evaluate(
         seed=root.entropy,
         batch_shape=tuple(batch),
         labels=None if labels is None else [str(x) for x in labels],
+        metric_draws=(
+            {n: np.concatenate(kept[n]).reshape(batch + kept[n][0].shape[1:]) for n in kept}
+            if keep_draws
+            else None
+        ),
     )
 
 
