@@ -229,9 +229,7 @@ def evaluate(
             x = np.moveaxis(md[name], 1, -1)
             if not np.isfinite(x).all():
                 raise ValueError(f"metric {name!r} returned non-finite values on posterior draws")
-            parts[name].append(
-                summarize_draws(x, score=scores[name][g0:g1], hdi_prob=prob, ref=r)
-            )
+            parts[name].append(summarize_draws(x, score=scores[name][g0:g1], hdi_prob=prob, ref=r))
             if keep_draws:
                 kept[name].append(x)
     summaries = {n: _join(parts[n], batch) for n in scores}
@@ -269,4 +267,3 @@ def _join(parts: list[MetricSummary], batch: tuple[int, ...]) -> MetricSummary:
     return MetricSummary(
         **fields, hdi_prob=first.hdi_prob, ref=first.ref, draws=first.draws, exact=False
     )
-

@@ -70,7 +70,9 @@ def _matrix_from_json(obj: Any, where: str) -> tuple[np.ndarray, list[str] | Non
         obj = obj["matrix"]
         if raw_labels is not None:
             if not isinstance(raw_labels, list):
-                raise ValueError(f'{where}: "labels" must be a list; got {type(raw_labels).__name__}')
+                raise ValueError(
+                    f'{where}: "labels" must be a list; got {type(raw_labels).__name__}'
+                )
             labels = [str(x) for x in raw_labels]
     if not isinstance(obj, list) or not obj or not all(isinstance(r, list) for r in obj):
         raise ValueError(f"{where}: expected a confusion matrix as a nested list of rows")
@@ -78,7 +80,8 @@ def _matrix_from_json(obj: Any, where: str) -> tuple[np.ndarray, list[str] | Non
     if len(widths) != 1:
         bad = next(i for i, r in enumerate(obj) if len(r) != len(obj[0]))
         raise ValueError(
-            f"{where}: ragged rows: row 0 has {len(obj[0])} entries but row {bad} has {len(obj[bad])}"
+            f"{where}: ragged rows: row 0 has {len(obj[0])} entries but row {bad} "
+            f"has {len(obj[bad])}"
         )
     for i, row in enumerate(obj):
         for j, x in enumerate(row):

@@ -300,7 +300,7 @@ def macro_f1_star_score(
     Examples
     --------
     >>> macro_f1_star_score([[8, 2], [1, 9]])
-    array(0.85087719)
+    array(0.85176401)
     """
     t, lab, zd = _check_common(table, "macro", labels, 1, zero_division)
     return _f1_star(t, lab, zd)

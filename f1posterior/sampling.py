@@ -159,7 +159,7 @@ def iter_cell_chunks(
         for d0 in range(0, draws, step):
             d1 = min(draws, d0 + step)
             buf = np.empty((1, d1 - d0, m1, m), dtype=dtype)
-            for j, s0 in enumerate(range(d0, d1, bd)):
+            for s0 in range(d0, d1, bd):
                 gen = _stream(root, index_offset + b, s0 // bd)
                 _fill_gammas(gen, conc[b], buf[0, s0 - d0 : s0 - d0 + bd])
             yield slice(b, b + 1), slice(d0, d1), _cells(buf)

@@ -81,14 +81,10 @@ def check_counts(counts: Any, name: str = "counts") -> np.ndarray:
     arr = arr.astype(np.float64, copy=True)
     if not np.all(np.isfinite(arr)):
         bad = tuple(int(i) for i in np.argwhere(~np.isfinite(arr))[0])
-        raise ValueError(
-            f"{name} must be finite; got {arr[bad]} at index {bad}"
-        )
+        raise ValueError(f"{name} must be finite; got {arr[bad]} at index {bad}")
     if np.any(arr < 0):
         bad = tuple(int(i) for i in np.argwhere(arr < 0)[0])
-        raise ValueError(
-            f"{name} must be non-negative counts; got {arr[bad]:g} at index {bad}"
-        )
+        raise ValueError(f"{name} must be non-negative counts; got {arr[bad]:g} at index {bad}")
     if np.any(arr != np.round(arr)):
         bad = tuple(int(i) for i in np.argwhere(arr != np.round(arr))[0])
         rows = arr.sum(axis=-1)
@@ -99,15 +95,13 @@ def check_counts(counts: Any, name: str = "counts") -> np.ndarray:
                 "raw document counts, not proportions)"
             )
         raise ValueError(
-            f"{name} must be whole-number document counts; got {arr[bad]:g} at index "
-            f"{bad}{hint}"
+            f"{name} must be whole-number document counts; got {arr[bad]:g} at index {bad}{hint}"
         )
     totals = arr.sum(axis=(-2, -1))
     if np.any(totals == 0):
         where = "" if totals.ndim == 0 else f" at batch index {tuple(np.argwhere(totals == 0)[0])}"
         raise ValueError(
-            f"{name} must count at least one document per matrix; got an all-zero "
-            f"table{where}"
+            f"{name} must count at least one document per matrix; got an all-zero table{where}"
         )
     return arr
 
@@ -124,7 +118,9 @@ def check_draws(draws: Any, name: str = "draws") -> int:
 def check_prob(prob: Any, name: str) -> float:
     """A probability strictly between 0 and 1."""
     if isinstance(prob, bool) or not isinstance(prob, numbers.Real):
-        raise TypeError(f"{name} must be a number in the open interval (0, 1); got {describe(prob)}")
+        raise TypeError(
+            f"{name} must be a number in the open interval (0, 1); got {describe(prob)}"
+        )
     if not 0.0 < float(prob) < 1.0:
         raise ValueError(f"{name} must be in the open interval (0, 1); got {prob!r}")
     return float(prob)
@@ -136,7 +132,7 @@ def check_ref(ref: Any, name: str = "ref") -> float | None:
         return None
     if isinstance(ref, bool) or not isinstance(ref, numbers.Real):
         raise TypeError(f"{name} must be a finite number or None; got {describe(ref)}")
-    if not np.isfinite(ref):
+    if not np.isfinite(float(ref)):
         raise ValueError(f"{name} must be a finite number or None; got {ref!r}")
     return float(ref)
 
@@ -146,7 +142,9 @@ def check_dtype(dtype: Any, name: str = "dtype") -> np.dtype:
     try:
         dt = np.dtype(dtype)
     except TypeError:
-        raise TypeError(f"{name} must be numpy.float64 or numpy.float32; got {describe(dtype)}") from None
+        raise TypeError(
+            f"{name} must be numpy.float64 or numpy.float32; got {describe(dtype)}"
+        ) from None
     if dt not in (np.dtype(np.float64), np.dtype(np.float32)):
         raise ValueError(f"{name} must be numpy.float64 or numpy.float32; got {dt}")
     return dt
@@ -171,7 +169,9 @@ def check_rng(rng: Any, name: str = "rng") -> np.random.SeedSequence:
         )
     if isinstance(rng, numbers.Integral) and rng < 0:
         raise ValueError(f"{name} must be a non-negative integer seed; got {rng}")
-    seq = np.random.default_rng(rng).bit_generator.seed_seq
+    seq = np.random.default_rng(
+        None if rng is None else rng if isinstance(rng, np.random.SeedSequence) else int(rng)
+    ).bit_generator.seed_seq
     assert isinstance(seq, np.random.SeedSequence)
     return seq
 
@@ -208,7 +208,7 @@ def check_zero_division(value: Any, name: str = "zero_division") -> float | str:
             raise ValueError(f'{name} must be "warn", 0, 1 or numpy.nan; got {value!r}')
         return value
     if isinstance(value, numbers.Real) and not isinstance(value, bool):
-        if np.isnan(value) or value in (0, 1):
+        if np.isnan(float(value)) or value in (0, 1):
             return float(value)
     raise ValueError(f'{name} must be "warn", 0, 1 or numpy.nan; got {describe(value)}')
 
@@ -239,6 +239,6 @@ def check_positive(value: Any, name: str) -> float:
     """A finite number > 0."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a finite number > 0; got {describe(value)}")
-    if not (np.isfinite(value) and value > 0):
+    if not (np.isfinite(float(value)) and float(value) > 0):
         raise ValueError(f"{name} must be a finite number > 0; got {value!r}")
     return float(value)

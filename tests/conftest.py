@@ -10,7 +10,9 @@ import pytest
 
 from f1posterior.data import figure3
 
-REFERENCE = Path(__file__).resolve().parent.parent.parent / "shared" / "reference" / "zhang2015.json"
+REFERENCE = (
+    Path(__file__).resolve().parent.parent.parent / "shared" / "reference" / "zhang2015.json"
+)
 
 
 @pytest.fixture(scope="session")

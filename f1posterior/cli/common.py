@@ -48,8 +48,12 @@ def seed(text: str) -> int:
 
 def add_sampling_arguments(p: argparse.ArgumentParser, draws: int = 50_000) -> None:
     """--draws, --seed, --prior, --hdi-prob."""
-    p.add_argument("--draws", type=positive_int, default=draws, help=f"posterior draws (default {draws:,})")
-    p.add_argument("--seed", type=seed, default=DEFAULT_SEED, help=f"random seed (default {DEFAULT_SEED})")
+    p.add_argument(
+        "--draws", type=positive_int, default=draws, help=f"posterior draws (default {draws:,})"
+    )
+    p.add_argument(
+        "--seed", type=seed, default=DEFAULT_SEED, help=f"random seed (default {DEFAULT_SEED})"
+    )
     p.add_argument(
         "--prior",
         choices=list(PRIOR_PRESETS),
@@ -57,7 +61,9 @@ def add_sampling_arguments(p: argparse.ArgumentParser, draws: int = 50_000) -> N
         help="prior preset: uniform (alpha=beta=1, the paper's), jeffreys (0.5), "
         "aligned (alpha=1, beta=row sums: one Dirichlet over cells)",
     )
-    p.add_argument("--hdi-prob", type=probability, default=0.95, help="HDI probability (default 0.95)")
+    p.add_argument(
+        "--hdi-prob", type=probability, default=0.95, help="HDI probability (default 0.95)"
+    )
 
 
 def prior_from_args(args: Any) -> dict[str, Any]:

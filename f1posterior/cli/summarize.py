@@ -24,15 +24,20 @@ def register(sub: Any) -> None:
         "confusion matrix (rows = true class). With no FILE, runs on the paper's "
         "Figure 3 matrix and prints Table 1 side by side.",
     )
-    p.add_argument("file", nargs="?", metavar="FILE", help="JSON: nested list, or {\"matrix\", \"labels\"}")
+    p.add_argument(
+        "file", nargs="?", metavar="FILE", help='JSON: nested list, or {"matrix", "labels"}'
+    )
     p.add_argument(
         "--metric",
         action="append",
         choices=list(METRICS),
         metavar="NAME",
-        help=f"metric to summarise (repeatable; default micro_f1 and macro_f1); one of {', '.join(METRICS)}",
+        help="metric to summarise (repeatable; default micro_f1 and macro_f1); one of "
+        + ", ".join(METRICS),
     )
-    p.add_argument("--ref", type=float, default=None, help="reference value (default 0.8 on the example)")
+    p.add_argument(
+        "--ref", type=float, default=None, help="reference value (default 0.8 on the example)"
+    )
     p.add_argument("--format", choices=["table", "json"], default="table")
     add_sampling_arguments(p)
     p.set_defaults(run=run)
@@ -74,7 +79,9 @@ def paper_comparison(result: Evaluation) -> str:
         ours["95% HDI"] = f"[{s.hdi[0]:.3f}, {s.hdi[1]:.3f}]"
         theirs["95% HDI"] = f"[{lo:.3f}, {hi:.3f}]"
         for i, key in enumerate(ours):
-            lines.append(f"{metric if i == 0 else '':<9} {key:<16} {theirs[key]:<16} {ours[key]:<16}")
+            lines.append(
+                f"{metric if i == 0 else '':<9} {key:<16} {theirs[key]:<16} {ours[key]:<16}"
+            )
     return "\n".join(lines)
 
 
