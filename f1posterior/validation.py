@@ -26,6 +26,7 @@ __all__ = [
     "check_zero_division",
     "check_table",
     "check_positive",
+    "check_indicator",
     "describe",
 ]
 
@@ -242,3 +243,38 @@ def check_positive(value: Any, name: str) -> float:
     if not (np.isfinite(float(value)) and float(value) > 0):
         raise ValueError(f"{name} must be a finite number > 0; got {value!r}")
     return float(value)
+
+def check_indicator(y: Any, name: str) -> np.ndarray:
+    """A 0/1 indicator matrix of shape ``(D, L)`` (documents x labels), as bool.
+
+    Accepts booleans, integers, and floats equal to 0 or 1; rejects any other
+    value (including NaN), other shapes and empty matrices.
+    """
+    if isinstance(y, (str, bytes)):
+        raise TypeError(f"{name} must be a 0/1 indicator matrix of shape (D, L); got {describe(y)}")
+    try:
+        arr = np.asarray(y)
+    except ValueError:
+        raise ValueError(
+            f"{name} must be a rectangular 0/1 indicator matrix of shape (D, L); got ragged input"
+        ) from None
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(
+            f"{name} must be a 0/1 indicator matrix of shape (D, L) holding bools, integers or "
+            f"floats; got dtype {arr.dtype} ({describe(y)})"
+        )
+    if arr.ndim != 2 or 0 in arr.shape:
+        raise ValueError(
+            f"{name} must be a non-empty 0/1 indicator matrix of shape (D documents, L labels); "
+            f"got shape {arr.shape}"
+        )
+    if arr.dtype.kind == "b":
+        return arr
+    bad = (arr != 0) & (arr != 1)
+    if bad.any():
+        idx = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(
+            f"{name} must be a 0/1 indicator matrix (entries 0 or 1 only); got {arr[idx].item()!r} "
+            f"at index {idx}"
+        )
+    return arr == 1
