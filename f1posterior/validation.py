@@ -244,6 +244,7 @@ def check_positive(value: Any, name: str) -> float:
         raise ValueError(f"{name} must be a finite number > 0; got {value!r}")
     return float(value)
 
+
 def check_indicator(y: Any, name: str) -> np.ndarray:
     """A 0/1 indicator matrix of shape ``(D, L)`` (documents x labels), as bool.
 
