@@ -27,6 +27,7 @@ __all__ = [
     "check_table",
     "check_positive",
     "check_indicator",
+    "check_nonnegative",
     "describe",
 ]
 
@@ -279,3 +280,12 @@ def check_indicator(y: Any, name: str) -> np.ndarray:
             f"at index {idx}"
         )
     return arr == 1
+
+
+def check_nonnegative(value: Any, name: str) -> float:
+    """A finite number >= 0."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a finite number >= 0; got {describe(value)}")
+    if not (np.isfinite(float(value)) and float(value) >= 0):
+        raise ValueError(f"{name} must be a finite number >= 0; got {value!r}")
+    return float(value)

@@ -1,0 +1,1005 @@
+"""Comparing classifiers: the posterior of a difference, paired or not, and rankings.
+
+Two designs, two models.
+
+**Independent test sets** (:func:`compare`, :func:`rank_classifiers`).
+Each classifier's confusion matrix has its own posterior under the core model
+(DESIGN.md); the posteriors are independent, so draws of ``metric(A) -
+metric(B)`` are differences of independent draws. A and B use distinct random
+streams, children ``(0,)`` and ``(1,)`` of the root seed (each exactly the
+streams :func:`f1posterior.evaluate` would use with that child as ``rng``).
+
+**Paired predictions on the same documents** (:func:`compare_predictions`,
+:func:`rank_predictions`). The joint outcome of a document is the cell
+``(true class t, A's prediction a, B's prediction b)``, M x M x M cells
+(M^(k+1) for k classifiers), with the core model's conjugate structure::
+
+    mu      ~ Dir(beta)                  class prevalences (M)
+    theta_t ~ Dir(alpha_t)               rates of the M^k prediction tuples of class t
+    posterior: mu | T ~ Dir(beta + n),  theta_t | T ~ Dir(alpha_t + T_t)
+
+Each draw of ``p[t, a, b] = mu_t theta_tab`` is marginalised into both
+confusion matrices (``sum_b`` for A, ``sum_a`` for B) and the metric applied
+to each, so the difference keeps the correlation between the two classifiers
+that share every document. That correlation is what makes the paired
+comparison far more decisive than pretending the test sets were independent
+(``docs/compare.md`` has a worked example).
+
+Default prior of the paired model: ``alpha = 1 / M^(k-1)`` on every cell, so
+that by the aggregation property each classifier's *marginal* confusion
+matrix has exactly the core model's uniform prior (``alpha = 1`` per cell of
+each row, ``beta = 1``): the paired posterior of one classifier's metric is
+the same distribution :func:`f1posterior.evaluate` gives for it alone, and
+the only thing pairing adds is the dependence between classifiers. (A flat
+``alpha = 1`` on each of the M^2 pair cells would instead put ``M``
+pseudo-counts on each cell of every marginal row, a stronger prior than the
+core's.) With ``beta="aligned"`` (``beta_t = sum of alpha_t``) the model is
+one Dirichlet over all cells and, by aggregation, the sign of the paired
+accuracy difference has an exact Beta answer (tested).
+
+Probabilities and decisions. With ``rope >= 0`` (region of practical
+equivalence), ``p_a_better = P(diff > rope)``, ``p_b_better = P(diff < -rope)``
+and ``p_equivalent = P(|diff| <= rope)``; they sum to 1. The decision at
+probability ``prob`` (> 0.5) is the one of "A better", "B better" and
+"equivalent" whose probability reaches ``prob``, else "undecided".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .evaluation import evaluate
+from .metrics import PER_CLASS_METRICS, resolve_metric
+from .priors import PriorArg, describe_prior
+from .sampling import BLOCK_VARIATES, _fill_gammas, _stream
+from .summary import MetricSummary, summarize_draws
+from .validation import (
+    check_counts,
+    check_draws,
+    check_nonnegative,
+    check_prob,
+    check_rng,
+    describe,
+)
+
+__all__ = [
+    "Comparison",
+    "Ranking",
+    "compare",
+    "compare_predictions",
+    "rank_classifiers",
+    "rank_predictions",
+    "DECISIONS",
+]
+
+#: The possible values of :attr:`Comparison.decision`.
+DECISIONS = ("A better", "B better", "equivalent", "undecided")
+
+#: Gamma variates held at once when sampling the paired model.
+_CHUNK_VARIATES = 1 << 21
+#: Largest number of joint cells M^(k+1) the paired model accepts.
+MAX_PAIRED_CELLS = 1 << 18
+
+MetricSpec = str | Callable[[np.ndarray], Any]
+
+
+def _plain(v: Any) -> Any:
+    return np.asarray(v).tolist() if isinstance(v, np.ndarray | np.generic) else v
+
+
+def _scalar(v: Any) -> Any:
+    a = np.asarray(v)
+    return a.item() if a.ndim == 0 else a
+
+
+# --------------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Result of :func:`compare` or :func:`compare_predictions`.
+
+    Probability fields are floats for one comparison, arrays of the batch
+    shape for a batch.
+
+    Attributes
+    ----------
+    metric : str
+        Name of the compared metric.
+    p_a_better : float or ndarray
+        P(metric(A) - metric(B) > rope).
+    p_b_better : float or ndarray
+        P(metric(A) - metric(B) < -rope).
+    p_equivalent : float or ndarray
+        P(|metric(A) - metric(B)| <= rope); the three probabilities sum to 1.
+    decision : str or ndarray of str
+        "A better", "B better" or "equivalent" when its probability is at
+        least ``prob``, else "undecided".
+    difference : MetricSummary
+        Posterior summary of ``metric(A) - metric(B)`` (same fields as
+        :func:`f1posterior.evaluate`'s); ``score`` is the observed difference,
+        ``ref`` is 0 so ``p_above``/``p_below`` are P(diff > 0)/P(diff < 0).
+    a, b : MetricSummary
+        Posterior summaries of the metric of A and of B.
+    draws : ndarray, shape (*batch, draws)
+        Posterior draws of the difference (for plots).
+    rope : float
+        Half-width of the region of practical equivalence.
+    prob : float
+        Probability a decision needs.
+    paired : bool
+        True for the paired model (same documents), False for independent
+        test sets.
+    prior : str
+        Statement of the prior used.
+    seed : Any
+        Entropy of the root seed.
+    batch_shape : tuple of int
+        Batch shape of the comparison (``()`` for one).
+    labels : list or None
+        Class labels of the paired model (sorted when sortable).
+    """
+
+    metric: str
+    p_a_better: Any
+    p_b_better: Any
+    p_equivalent: Any
+    decision: Any
+    difference: MetricSummary
+    a: MetricSummary
+    b: MetricSummary
+    draws: np.ndarray = field(repr=False)
+    rope: float = 0.0
+    prob: float = 0.95
+    paired: bool = False
+    prior: str = ""
+    seed: Any = None
+    batch_shape: tuple[int, ...] = ()
+    labels: list[Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dictionary of everything but the draws."""
+        return {
+            "metric": self.metric,
+            "p_a_better": _plain(self.p_a_better),
+            "p_b_better": _plain(self.p_b_better),
+            "p_equivalent": _plain(self.p_equivalent),
+            "decision": _plain(self.decision),
+            "difference": self.difference.to_dict(),
+            "a": self.a.to_dict(),
+            "b": self.b.to_dict(),
+            "rope": self.rope,
+            "prob": self.prob,
+            "paired": self.paired,
+            "prior": self.prior,
+            "seed": self.seed,
+            "batch_shape": list(self.batch_shape),
+            "labels": None if self.labels is None else [_plain(x) for x in self.labels],
+        }
+
+    def __str__(self) -> str:
+        design = "paired: same documents" if self.paired else "independent test sets"
+        pct = f"{100 * self.difference.hdi_prob:g}%"
+        head = (
+            f"{self.metric}: A vs B ({design}); {self.difference.draws:,} posterior draws; "
+            f"prior {self.prior}"
+        )
+        lines = [head]
+        for idx in np.ndindex(*self.batch_shape):
+            if self.batch_shape:
+                lines.append(f"[{', '.join(map(str, idx))}]")
+            lines.append(f"  {'':<6} {'score':>8} {'mean':>8} {'std':>8}  {pct + ' HDI':<20}")
+            for name, s in (("A", self.a), ("B", self.b), ("A - B", self.difference)):
+                g = {k: np.asarray(getattr(s, k))[idx] for k in ("score", "mean", "std")}
+                lo, hi = np.asarray(s.hdi)[idx]
+                lines.append(
+                    f"  {name:<6} {g['score']:>8.4f} {g['mean']:>8.4f} {g['std']:>8.4f}  "
+                    f"[{lo:.4f}, {hi:.4f}]"
+                )
+            pa, pb, pe = (
+                float(np.asarray(v)[idx])
+                for v in (self.p_a_better, self.p_b_better, self.p_equivalent)
+            )
+            lines.append(
+                f"  P(A better) = {pa:.4f}   P(B better) = {pb:.4f}   "
+                f"P(|A - B| <= {self.rope:g}) = {pe:.4f}"
+            )
+            lines.append(
+                f"  decision at probability {self.prob:g}: {np.asarray(self.decision)[idx]}"
+            )
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """Result of :func:`rank_classifiers` or :func:`rank_predictions`.
+
+    ``k`` classifiers; arrays carry the batch shape first (``()`` for one
+    ranking), then the classifier axis.
+
+    Attributes
+    ----------
+    names : list of str
+        Names of the classifiers, in input order.
+    metric : str
+        Name of the ranked metric (higher is better).
+    p_best : ndarray, shape (*batch, k)
+        Posterior probability that each classifier has the highest metric.
+    expected_rank : ndarray, shape (*batch, k)
+        Posterior mean rank (1 = best).
+    rank_probs : ndarray, shape (*batch, k, k)
+        ``rank_probs[..., i, r]`` = P(classifier i has rank r + 1); rows and
+        columns sum to 1.
+    summary : MetricSummary
+        Posterior summary of each classifier's metric, fields of shape
+        ``(*batch, k)``.
+    draws : ndarray, shape (*batch, k, draws)
+        Posterior draws of each classifier's metric.
+    paired : bool
+        True for the paired model (same documents).
+    prior : str
+        Statement of the prior used.
+    seed : Any
+        Entropy of the root seed.
+    batch_shape : tuple of int
+        Leading batch shape.
+    """
+
+    names: list[str]
+    metric: str
+    p_best: np.ndarray
+    expected_rank: np.ndarray
+    rank_probs: np.ndarray
+    summary: MetricSummary
+    draws: np.ndarray = field(repr=False)
+    paired: bool = False
+    prior: str = ""
+    seed: Any = None
+    batch_shape: tuple[int, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dictionary of everything but the draws."""
+        return {
+            "names": list(self.names),
+            "metric": self.metric,
+            "p_best": _plain(self.p_best),
+            "expected_rank": _plain(self.expected_rank),
+            "rank_probs": _plain(self.rank_probs),
+            "summary": self.summary.to_dict(),
+            "paired": self.paired,
+            "prior": self.prior,
+            "seed": self.seed,
+            "batch_shape": list(self.batch_shape),
+        }
+
+    def __str__(self) -> str:
+        design = "paired: same documents" if self.paired else "independent test sets"
+        k = len(self.names)
+        width = max(8, *(len(n) for n in self.names))
+        lines = [
+            f"Ranking by {self.metric} ({design}); {self.summary.draws:,} posterior draws; "
+            f"prior {self.prior}"
+        ]
+        for idx in np.ndindex(*self.batch_shape):
+            if self.batch_shape:
+                lines.append(f"[{', '.join(map(str, idx))}]")
+            ranks = " ".join(f"{'P(' + str(r + 1) + ')':>6}" for r in range(k))
+            lines.append(
+                f"  {'model':<{width}} {'score':>7} {'mean':>7} {'P(best)':>8} "
+                f"{'E[rank]':>8} {ranks}"
+            )
+            er = self.expected_rank[idx]
+            for i in np.argsort(er, kind="stable"):
+                rp = " ".join(f"{v:>6.3f}" for v in self.rank_probs[idx][i])
+                lines.append(
+                    f"  {self.names[i]:<{width}} {np.asarray(self.summary.score)[idx][i]:>7.4f} "
+                    f"{np.asarray(self.summary.mean)[idx][i]:>7.4f} "
+                    f"{self.p_best[idx][i]:>8.4f} {er[i]:>8.3f} {rp}"
+                )
+        return "\n".join(lines)
+
+
+# ------------------------------------------------------------------------ validation
+
+
+def _check_metric(metric: Any) -> tuple[str, Callable[[np.ndarray], Any]]:
+    if isinstance(metric, str) and metric in PER_CLASS_METRICS:
+        raise ValueError(
+            f"metric must be a single-number metric (per-class metrics {sorted(PER_CLASS_METRICS)} "
+            f"cannot be compared as one number); got {metric!r}"
+        )
+    return resolve_metric(metric, "metric")
+
+
+def _check_decision_prob(prob: Any) -> float:
+    p = check_prob(prob, "prob")
+    if p <= 0.5:
+        raise ValueError(
+            f"prob must be in (0.5, 1) so that at most one decision reaches it; got {prob!r}"
+        )
+    return p
+
+
+def _child(root: np.random.SeedSequence, i: int) -> np.random.SeedSequence:
+    return np.random.SeedSequence(
+        root.entropy, spawn_key=(*root.spawn_key, i), pool_size=root.pool_size
+    )
+
+
+def _check_label_array(y: Any, name: str) -> np.ndarray:
+    if isinstance(y, (str, bytes)) or np.ndim(y) == 0:
+        raise TypeError(f"{name} must be a 1-D sequence of class labels; got {describe(y)}")
+    arr = np.asarray(y)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D sequence of class labels; got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name} must hold at least one label; got an empty sequence")
+    return arr
+
+
+_NUMBER_TYPES = (int, float, np.integer, np.floating, bool, np.bool_)
+
+
+def _kind(arr: np.ndarray) -> str:
+    if arr.dtype.kind in "iufb":
+        return "numbers"
+    if arr.dtype.kind in "US":
+        return "strings"
+    kinds = {
+        "numbers" if isinstance(x, _NUMBER_TYPES) else "strings" if isinstance(x, str) else "other"
+        for x in arr.tolist()
+    }
+    return kinds.pop() if len(kinds) == 1 else "mixed"
+
+
+def _encode(
+    y_true: Any, preds: Sequence[tuple[str, Any]], labels: Any
+) -> tuple[np.ndarray, np.ndarray, list[Any]]:
+    """Integer codes of ``y_true`` (N,) and of the predictions (k, N), and the classes."""
+    t = _check_label_array(y_true, "y_true")
+    arrays = [(name, _check_label_array(p, name)) for name, p in preds]
+    for name, arr in arrays:
+        if arr.shape[0] != t.shape[0]:
+            raise ValueError(
+                f"{name} must hold one prediction per document of y_true ({t.shape[0]}); "
+                f"got {arr.shape[0]}"
+            )
+    kinds = {"y_true": _kind(t), **{name: _kind(arr) for name, arr in arrays}}
+    if len(set(kinds.values())) != 1 or "mixed" in kinds.values():
+        shown = ", ".join(f"{k} holds {v}" for k, v in kinds.items())
+        raise TypeError(
+            f"y_true and the predictions must use labels of one kind (all numbers or all "
+            f"strings); got {shown}"
+        )
+    if labels is None:
+        classes = _unique(t)
+        known = set(classes)
+        for name, arr in arrays:
+            extra = [x for x in _unique(arr) if x not in known]
+            if extra:
+                raise ValueError(
+                    f"{name} predicts labels that never occur in y_true: {extra[:5]} (do the "
+                    f"classifiers use different label sets?); pass labels=[...] listing every "
+                    f"class if a model may predict classes absent from the test set"
+                )
+    else:
+        classes = _check_label_array(labels, "labels").tolist()
+        if len(set(classes)) != len(classes):
+            raise ValueError(f"labels must not repeat a class; got {describe(labels)}")
+        known = set(classes)
+        for name, arr in [("y_true", t), *arrays]:
+            extra = [x for x in _unique(arr) if x not in known]
+            if extra:
+                raise ValueError(f"{name} holds labels not in labels={classes}: {extra[:5]}")
+    index = {c: i for i, c in enumerate(classes)}
+    codes_t = np.fromiter((index[x] for x in t.tolist()), dtype=np.intp, count=t.size)
+    codes = np.stack(
+        [
+            np.fromiter((index[x] for x in arr.tolist()), dtype=np.intp, count=arr.size)
+            for _, arr in arrays
+        ]
+    )
+    return codes_t, codes, classes
+
+
+def _unique(arr: np.ndarray) -> list[Any]:
+    values = list(dict.fromkeys(arr.tolist()))
+    try:
+        return sorted(values)
+    except TypeError:
+        return values
+
+
+def _paired_prior(alpha: Any, beta: Any, m: int, k: int) -> tuple[np.ndarray, np.ndarray, str]:
+    """Concentrations (M, M^k) and (M,) of the paired model, and their description."""
+    cells = (m,) * (k + 1)
+    if alpha is None:
+        a = np.full(cells, 1.0 / m ** (k - 1))
+        a_text = f"{1.0 / m ** (k - 1):.4g} per joint cell (each model's marginal: alpha=1)"
+    else:
+        if isinstance(alpha, (bool, str)):
+            raise TypeError(f"alpha must be None or a positive number or array; got {alpha!r}")
+        try:
+            a = np.broadcast_to(np.asarray(alpha, dtype=np.float64), cells)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"alpha must be None or positive numbers broadcasting to the joint cells "
+                f"{cells}; got {describe(alpha)}"
+            ) from None
+        if not (np.isfinite(a).all() and (a > 0).all()):
+            raise ValueError(f"alpha must be finite and > 0 everywhere; got minimum {a.min()!r}")
+        a_text = describe_prior(alpha, 1.0).split(",")[0].removeprefix("alpha=")
+    a = a.reshape(m, m**k)
+    if isinstance(beta, str):
+        if beta != "aligned":
+            raise ValueError(
+                f"beta must be a positive number, an array of {m} or 'aligned'; got {beta!r}"
+            )
+        b = a.sum(axis=-1)
+        b_text = "aligned (one Dirichlet over the joint cells)"
+    else:
+        if isinstance(beta, bool):
+            raise TypeError(f"beta must be a positive number, array or 'aligned'; got {beta!r}")
+        try:
+            b = np.broadcast_to(np.asarray(beta, dtype=np.float64), (m,))
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"beta must be a positive number, an array of {m} or 'aligned'; got "
+                f"{describe(beta)}"
+            ) from None
+        if not (np.isfinite(b).all() and (b > 0).all()):
+            raise ValueError(f"beta must be finite and > 0 everywhere; got minimum {b.min()!r}")
+        b_text = describe_prior(1.0, beta).split(", ")[1].removeprefix("beta=")
+    return a, b, f"paired alpha={a_text}, beta={b_text}"
+
+
+# ------------------------------------------------------------------------- sampling
+
+
+def _joint_counts(codes_t: np.ndarray, codes: np.ndarray, m: int) -> np.ndarray:
+    """Counts of the joint cells, shape (M, M^k) (true class, prediction tuple)."""
+    k = codes.shape[0]
+    flat = codes_t.copy()
+    for j in range(k):
+        flat = flat * m + codes[j]
+    return np.bincount(flat, minlength=m ** (k + 1)).reshape(m, m**k).astype(np.float64)
+
+
+def _marginal_tables(p: np.ndarray, m: int, k: int) -> list[np.ndarray]:
+    """Each classifier's (n, M, M) confusion table from joint draws (n, M, M^k)."""
+    full = p.reshape((p.shape[0],) + (m,) * (k + 1))
+    out = []
+    for j in range(k):
+        axes = tuple(2 + i for i in range(k) if i != j)
+        out.append(full.sum(axis=axes) if axes else full)
+    return out
+
+
+def paired_metric_draws(
+    joint: np.ndarray,
+    alpha: np.ndarray,
+    beta: np.ndarray,
+    k: int,
+    fn: Callable[[np.ndarray], Any],
+    draws: int,
+    root: np.random.SeedSequence,
+) -> np.ndarray:
+    """Posterior draws (k, draws) of each classifier's metric under the paired model.
+
+    Parameters
+    ----------
+    joint : ndarray, shape (M, M^k)
+        Counts of (true class, prediction tuple) cells.
+    alpha : ndarray, shape (M, M^k)
+        Prior concentrations of each true class's prediction tuples.
+    beta : ndarray, shape (M,)
+        Prior concentrations of the prevalences.
+    k : int
+        Number of classifiers.
+    fn : callable
+        Metric of a (..., M, M) table returning (...).
+    draws : int
+        Number of draws.
+    root : SeedSequence
+        Root of the random streams: block ``i`` of draws uses the stream keyed
+        ``(0, i)`` below ``root``, so results do not depend on chunking.
+    """
+    m = joint.shape[0]
+    rows = alpha + joint  # (M, L)
+    prev = (beta + joint.sum(axis=-1))[None, :]  # (1, M)
+    per_draw = rows.size + m
+    bd = max(1, BLOCK_VARIATES // per_draw)
+    step = bd * max(1, _CHUNK_VARIATES // (bd * per_draw))
+    out = np.empty((k, draws))
+    tiny = np.finfo(np.float64).tiny
+    for d0 in range(0, draws, step):
+        d1 = min(draws, d0 + step)
+        g_rows = np.empty((d1 - d0, *rows.shape))
+        g_prev = np.empty((d1 - d0, 1, m))
+        for s0 in range(d0, d1, bd):
+            s1 = min(d1, s0 + bd)
+            gen = _stream(root, 0, s0 // bd)
+            _fill_gammas(gen, rows, g_rows[s0 - d0 : s1 - d0])
+            _fill_gammas(gen, prev, g_prev[s0 - d0 : s1 - d0])
+        mu = g_prev[:, 0, :] / g_prev[:, 0, :].sum(axis=-1, keepdims=True)
+        p = g_rows * (mu / g_rows.sum(axis=-1))[:, :, None]
+        np.maximum(p, tiny, out=p)
+        for j, table in enumerate(_marginal_tables(p, m, k)):
+            out[j, d0:d1] = _metric_values(fn, table)
+    return out
+
+
+def _metric_values(fn: Callable[[np.ndarray], Any], table: np.ndarray) -> np.ndarray:
+    out = np.asarray(fn(table), dtype=np.float64)
+    if out.shape != table.shape[:-2]:
+        raise ValueError(
+            f"metric must map a (..., M, M) table to one number per table (...); got shape "
+            f"{out.shape} for a table of shape {table.shape}"
+        )
+    return out
+
+
+# ------------------------------------------------------------------------ decisions
+
+
+def _comparison(
+    da: np.ndarray,
+    db: np.ndarray,
+    score_a: Any,
+    score_b: Any,
+    *,
+    metric: str,
+    rope: float,
+    prob: float,
+    hdi_prob: float,
+    paired: bool,
+    prior: str,
+    seed: Any,
+    labels: list[Any] | None = None,
+) -> Comparison:
+    diff = da - db
+    if not np.isfinite(diff).all():
+        raise ValueError(f"metric {metric!r} returned non-finite values on posterior draws")
+    pa = (diff > rope).mean(axis=-1)
+    pb = (diff < -rope).mean(axis=-1)
+    pe = 1.0 - pa - pb
+    decision = np.select(
+        [pa >= prob, pb >= prob, pe >= prob],
+        ["A better", "B better", "equivalent"],
+        default="undecided",
+    )
+    sa = np.asarray(score_a, dtype=np.float64)
+    sb = np.asarray(score_b, dtype=np.float64)
+    return Comparison(
+        metric=metric,
+        p_a_better=_scalar(pa),
+        p_b_better=_scalar(pb),
+        p_equivalent=_scalar(pe),
+        decision=_scalar(decision),
+        difference=summarize_draws(diff, score=sa - sb, hdi_prob=hdi_prob, ref=0.0),
+        a=summarize_draws(da, score=np.broadcast_to(sa, da.shape[:-1]), hdi_prob=hdi_prob),
+        b=summarize_draws(db, score=np.broadcast_to(sb, db.shape[:-1]), hdi_prob=hdi_prob),
+        draws=diff,
+        rope=rope,
+        prob=prob,
+        paired=paired,
+        prior=prior,
+        seed=seed,
+        batch_shape=tuple(diff.shape[:-1]),
+        labels=labels,
+    )
+
+
+def _ranking(
+    v: np.ndarray,
+    scores: np.ndarray,
+    names: list[str],
+    *,
+    metric: str,
+    hdi_prob: float,
+    paired: bool,
+    prior: str,
+    seed: Any,
+) -> Ranking:
+    """Ranking from metric draws ``v`` of shape (*batch, k, draws)."""
+    if not np.isfinite(v).all():
+        raise ValueError(f"metric {metric!r} returned non-finite values on posterior draws")
+    k = v.shape[-2]
+    order = np.argsort(-v, axis=-2, kind="stable")  # model at each rank, per draw
+    ranks = np.argsort(order, axis=-2, kind="stable")  # 0-based rank of each model
+    rank_probs = np.stack([(ranks == r).mean(axis=-1) for r in range(k)], axis=-1)
+    return Ranking(
+        names=names,
+        metric=metric,
+        p_best=rank_probs[..., 0].copy(),
+        expected_rank=1.0 + (ranks.mean(axis=-1)),
+        rank_probs=rank_probs,
+        summary=summarize_draws(v, score=scores, hdi_prob=hdi_prob),
+        draws=v,
+        paired=paired,
+        prior=prior,
+        seed=seed,
+        batch_shape=tuple(v.shape[:-2]),
+    )
+
+
+# ----------------------------------------------------------------------- public API
+
+
+def _check_compare(
+    counts_a: Any, counts_b: Any, metric: Any, rope: Any, prob: Any, draws: Any, hdi_prob: Any
+) -> tuple[np.ndarray, np.ndarray, str, Any, float, float, int, float]:
+    ca = check_counts(counts_a, "counts_a")
+    cb = check_counts(counts_b, "counts_b")
+    if ca.shape[-1] != cb.shape[-1]:
+        raise ValueError(
+            f"counts_a and counts_b must have the same classes (the same M x M); got "
+            f"{ca.shape[-1]} x {ca.shape[-1]} and {cb.shape[-1]} x {cb.shape[-1]}"
+        )
+    try:
+        np.broadcast_shapes(ca.shape[:-2], cb.shape[:-2])
+    except ValueError:
+        raise ValueError(
+            f"counts_a and counts_b must have broadcastable batch shapes; got "
+            f"{ca.shape[:-2]} and {cb.shape[:-2]}"
+        ) from None
+    name, _ = _check_metric(metric)
+    return (
+        ca,
+        cb,
+        name,
+        metric,
+        check_nonnegative(rope, "rope"),
+        _check_decision_prob(prob),
+        check_draws(draws),
+        check_prob(hdi_prob, "hdi_prob"),
+    )
+
+
+def compare(
+    counts_a: ArrayLike,
+    counts_b: ArrayLike,
+    *,
+    metric: MetricSpec = "macro_f1",
+    rope: float = 0.0,
+    prob: float = 0.95,
+    draws: int = 50_000,
+    alpha: PriorArg = 1.0,
+    beta: PriorArg = 1.0,
+    hdi_prob: float = 0.95,
+    rng: Any = None,
+) -> Comparison:
+    """Compare two classifiers evaluated on independent test sets.
+
+    The posteriors of the two confusion matrices are independent (core
+    model, same prior for both); the difference ``metric(A) - metric(B)`` is
+    drawn from independent draws of each.
+
+    Parameters
+    ----------
+    counts_a, counts_b : array_like, shape (*batch_a, M, M) and (*batch_b, M, M)
+        Confusion matrices (rows = true class) of A and B; batch shapes
+        broadcast against each other, M must agree.
+    metric : str or callable, default "macro_f1"
+        A single-number metric of :data:`f1posterior.metrics.METRICS` (not a
+        per-class one) or a callable mapping (..., M, M) to (...).
+    rope : float, default 0.0
+        Half-width of the region of practical equivalence, >= 0.
+    prob : float, default 0.95
+        Probability a decision needs, in (0.5, 1).
+    draws : int, default 50_000
+        Posterior draws.
+    alpha, beta : prior
+        Dirichlet priors, as in :func:`f1posterior.evaluate`.
+    hdi_prob : float, default 0.95
+        Probability of the intervals of the summaries.
+    rng : None, int, SeedSequence or Generator
+        Root of randomness; A uses its child ``(0,)``, B its child ``(1,)``.
+
+    Returns
+    -------
+    Comparison
+        Fields of the broadcast batch shape; ``draws`` has shape
+        ``(*batch, draws)``.
+
+    Examples
+    --------
+    >>> res = compare([[45, 5], [5, 45]], [[40, 10], [10, 40]], metric="accuracy",
+    ...               draws=20_000, rng=0)
+    >>> round(res.difference.score, 3), res.draws.shape
+    (0.1, (20000,))
+    >>> res.p_a_better > 0.9, res.decision in ("A better", "undecided")
+    (True, True)
+    """
+    ca, cb, name, spec, rp, pr, n, hp = _check_compare(
+        counts_a, counts_b, metric, rope, prob, draws, hdi_prob
+    )
+    root = check_rng(rng)
+    batch = np.broadcast_shapes(ca.shape[:-2], cb.shape[:-2])
+    kw: dict[str, Any] = dict(metrics=[spec], draws=n, alpha=alpha, beta=beta, keep_draws=True)
+    ea = evaluate(ca, rng=_child(root, 0), **kw)
+    eb = evaluate(cb, rng=_child(root, 1), **kw)
+    key = next(iter(ea))
+    assert ea.metric_draws is not None and eb.metric_draws is not None
+    da = np.broadcast_to(ea.metric_draws[key], (*batch, n))
+    db = np.broadcast_to(eb.metric_draws[key], (*batch, n))
+    return _comparison(
+        da,
+        db,
+        np.broadcast_to(ea[key].score, batch),
+        np.broadcast_to(eb[key].score, batch),
+        metric=name,
+        rope=rp,
+        prob=pr,
+        hdi_prob=hp,
+        paired=False,
+        prior=ea.prior,
+        seed=root.entropy,
+    )
+
+
+def compare_predictions(
+    y_true: ArrayLike,
+    pred_a: ArrayLike,
+    pred_b: ArrayLike,
+    *,
+    metric: MetricSpec = "macro_f1",
+    rope: float = 0.0,
+    prob: float = 0.95,
+    draws: int = 50_000,
+    alpha: Any = None,
+    beta: Any = 1.0,
+    labels: Sequence[Any] | None = None,
+    hdi_prob: float = 0.95,
+    rng: Any = None,
+) -> Comparison:
+    """Compare two classifiers on the same documents (the paired model).
+
+    Parameters
+    ----------
+    y_true, pred_a, pred_b : array_like, shape (N,)
+        True classes and the two classifiers' predictions, one per document;
+        labels of any hashable type (all numbers or all strings).
+    metric : str or callable, default "macro_f1"
+        As in :func:`compare`.
+    rope, prob, draws, hdi_prob :
+        As in :func:`compare`.
+    alpha : None, float or array_like broadcasting to (M, M, M)
+        Dirichlet prior on each true class's M x M prediction pairs. None
+        (default): ``1/M`` per pair cell, so each classifier's marginal
+        confusion matrix has the core model's uniform prior.
+    beta : float, array_like of shape (M,), or "aligned", default 1.0
+        Dirichlet prior on class prevalences; "aligned" sets ``beta_t`` to
+        the sum of class ``t``'s pair-cell alphas (one Dirichlet over all
+        M^3 cells).
+    labels : sequence, optional
+        Every class, in order. By default the sorted labels of ``y_true``;
+        a prediction outside them is an error (it usually means the
+        classifiers use different label sets).
+    rng : None, int, SeedSequence or Generator
+        Source of randomness.
+
+    Returns
+    -------
+    Comparison
+        With ``paired=True`` and ``labels`` the classes used.
+
+    Examples
+    --------
+    >>> y = [0] * 50 + [1] * 50
+    >>> a = [0] * 45 + [1] * 5 + [1] * 45 + [0] * 5
+    >>> b = [0] * 40 + [1] * 10 + [1] * 40 + [0] * 10
+    >>> res = compare_predictions(y, a, b, metric="accuracy", draws=20_000, rng=0)
+    >>> round(res.difference.score, 3), res.decision
+    (0.1, 'A better')
+    """
+    return _compare_predictions(
+        y_true, pred_a, pred_b, metric, rope, prob, draws, alpha, beta, labels, hdi_prob, rng
+    )
+
+
+def _compare_predictions(
+    y_true: Any,
+    pred_a: Any,
+    pred_b: Any,
+    metric: Any,
+    rope: Any,
+    prob: Any,
+    draws: Any,
+    alpha: Any,
+    beta: Any,
+    labels: Any,
+    hdi_prob: Any,
+    rng: Any,
+) -> Comparison:
+    name, fn = _check_metric(metric)
+    rp = check_nonnegative(rope, "rope")
+    pr = _check_decision_prob(prob)
+    n = check_draws(draws)
+    hp = check_prob(hdi_prob, "hdi_prob")
+    codes_t, codes, classes = _encode(y_true, [("pred_a", pred_a), ("pred_b", pred_b)], labels)
+    m = len(classes)
+    a, b, prior = _paired_prior(alpha, beta, m, 2)
+    root = check_rng(rng)
+    joint = _joint_counts(codes_t, codes, m)
+    v = paired_metric_draws(joint, a, b, 2, fn, n, root)
+    tables = _marginal_tables(joint.reshape(1, m, m * m), m, 2)
+    return _comparison(
+        v[0],
+        v[1],
+        _metric_values(fn, tables[0][0]),
+        _metric_values(fn, tables[1][0]),
+        metric=name,
+        rope=rp,
+        prob=pr,
+        hdi_prob=hp,
+        paired=True,
+        prior=prior,
+        seed=root.entropy,
+        labels=classes,
+    )
+
+
+def _check_names(names: Any, k: int) -> list[str]:
+    if names is None:
+        return [f"model {i}" for i in range(k)]
+    if isinstance(names, str):
+        raise TypeError(f"names must be a sequence of {k} strings; got {names!r}")
+    out = [str(x) for x in names]
+    if len(out) != k or len(set(out)) != k:
+        raise ValueError(f"names must be {k} distinct names, one per classifier; got {out}")
+    return out
+
+
+def rank_classifiers(
+    counts: ArrayLike,
+    *,
+    metric: MetricSpec = "macro_f1",
+    names: Sequence[str] | None = None,
+    draws: int = 50_000,
+    alpha: PriorArg = 1.0,
+    beta: PriorArg = 1.0,
+    hdi_prob: float = 0.95,
+    rng: Any = None,
+) -> Ranking:
+    """Rank k classifiers evaluated on independent test sets.
+
+    Parameters
+    ----------
+    counts : array_like, shape (*batch, k, M, M)
+        One confusion matrix per classifier along axis -3 (k >= 2).
+    metric : str or callable, default "macro_f1"
+        Single-number metric (higher is better).
+    names : sequence of str, optional
+        Names of the k classifiers (default "model 0", "model 1", ...).
+    draws, alpha, beta, hdi_prob, rng :
+        As in :func:`f1posterior.evaluate`; classifier ``i`` uses the random
+        streams of flat batch index ``i`` (independent posteriors).
+
+    Returns
+    -------
+    Ranking
+
+    Examples
+    --------
+    >>> r = rank_classifiers([[[45, 5], [5, 45]], [[30, 20], [20, 30]]],
+    ...                      metric="accuracy", names=["good", "poor"], draws=10_000, rng=0)
+    >>> r.p_best.round(3).tolist(), r.expected_rank.round(3).tolist()
+    ([1.0, 0.0], [1.0, 2.0])
+    """
+    c = check_counts(counts)
+    if c.ndim < 3 or c.shape[-3] < 2:
+        raise ValueError(
+            f"counts must stack k >= 2 confusion matrices along axis -3, shape (*batch, k, M, M); "
+            f"got shape {c.shape}"
+        )
+    name, _ = _check_metric(metric)
+    nm = _check_names(names, c.shape[-3])
+    hp = check_prob(hdi_prob, "hdi_prob")
+    root = check_rng(rng)
+    ev = evaluate(
+        c, metrics=[metric], draws=draws, alpha=alpha, beta=beta, rng=root, keep_draws=True
+    )
+    key = next(iter(ev))
+    assert ev.metric_draws is not None
+    return _ranking(
+        ev.metric_draws[key],
+        np.asarray(ev[key].score),
+        nm,
+        metric=name,
+        hdi_prob=hp,
+        paired=False,
+        prior=ev.prior,
+        seed=root.entropy,
+    )
+
+
+def rank_predictions(
+    y_true: ArrayLike,
+    predictions: Mapping[str, ArrayLike] | Sequence[ArrayLike],
+    *,
+    metric: MetricSpec = "macro_f1",
+    draws: int = 50_000,
+    alpha: Any = None,
+    beta: Any = 1.0,
+    labels: Sequence[Any] | None = None,
+    hdi_prob: float = 0.95,
+    rng: Any = None,
+) -> Ranking:
+    """Rank k classifiers that predicted the same documents (the paired model).
+
+    The joint model has M^(k+1) cells (true class and every classifier's
+    prediction), at most :data:`MAX_PAIRED_CELLS`; the default prior puts
+    ``1/M^(k-1)`` on each, so every classifier's marginal has the core
+    model's uniform prior.
+
+    Parameters
+    ----------
+    y_true : array_like, shape (N,)
+        True classes.
+    predictions : mapping of name to array_like (N,), or sequence of them
+        The k >= 2 classifiers' predictions.
+    metric, draws, hdi_prob, rng :
+        As in :func:`compare_predictions`.
+    alpha : None, float or array_like broadcasting to (M,) * (k + 1)
+        Prior on each true class's prediction tuples (None: ``1/M^(k-1)``).
+    beta : float, array_like (M,) or "aligned", default 1.0
+        Prior on prevalences.
+    labels : sequence, optional
+        Every class, in order (default: the labels of ``y_true``).
+
+    Returns
+    -------
+    Ranking
+
+    Examples
+    --------
+    >>> y = [0] * 30 + [1] * 30
+    >>> preds = {"a": y, "b": [0] * 25 + [1] * 5 + [1] * 25 + [0] * 5, "c": [0] * 60}
+    >>> r = rank_predictions(y, preds, metric="accuracy", draws=10_000, rng=0)
+    >>> [r.names[i] for i in r.expected_rank.argsort()]
+    ['a', 'b', 'c']
+    """
+    name, fn = _check_metric(metric)
+    if isinstance(predictions, Mapping):
+        items = [(str(k), v) for k, v in predictions.items()]
+    elif isinstance(predictions, (str, bytes)) or np.ndim(predictions) == 0:
+        raise TypeError(
+            f"predictions must be a mapping of name to predictions or a sequence of prediction "
+            f"arrays; got {describe(predictions)}"
+        )
+    else:
+        items = [(f"model {i}", v) for i, v in enumerate(predictions)]
+    if len(items) < 2:
+        raise ValueError(f"predictions must hold k >= 2 classifiers; got {len(items)}")
+    n = check_draws(draws)
+    hp = check_prob(hdi_prob, "hdi_prob")
+    codes_t, codes, classes = _encode(y_true, items, labels)
+    m, k = len(classes), len(items)
+    if m ** (k + 1) > MAX_PAIRED_CELLS:
+        raise ValueError(
+            f"predictions: the paired model of {k} classifiers over {m} classes has "
+            f"{m}^{k + 1} = {m ** (k + 1):,} joint cells, more than {MAX_PAIRED_CELLS:,}; "
+            f"rank fewer classifiers at once or use rank_classifiers on their confusion matrices"
+        )
+    a, b, prior = _paired_prior(alpha, beta, m, k)
+    root = check_rng(rng)
+    joint = _joint_counts(codes_t, codes, m)
+    v = paired_metric_draws(joint, a, b, k, fn, n, root)
+    tables = _marginal_tables(joint.reshape(1, m, m**k), m, k)
+    scores = np.array([_metric_values(fn, t[0]) for t in tables])
+    return _ranking(
+        v,
+        scores,
+        [nm for nm, _ in items],
+        metric=name,
+        hdi_prob=hp,
+        paired=True,
+        prior=prior,
+        seed=root.entropy,
+    )
