@@ -73,7 +73,9 @@ def _numeric_prior(value: Any, name: str, shape: tuple[int, ...]) -> np.ndarray:
             f"{name} must broadcast against shape {shape}; got shape {arr.shape}"
         ) from None
     if not np.all(np.isfinite(arr)) or np.any(arr <= 0):
-        raise ValueError(f"{name} must be finite and > 0 everywhere; got minimum {np.min(arr)!r}")
+        raise ValueError(
+            f"{name} must be finite and > 0 everywhere; got minimum {float(np.min(arr))!r}"
+        )
     return arr
 
 

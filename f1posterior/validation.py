@@ -101,7 +101,8 @@ def check_counts(counts: Any, name: str = "counts") -> np.ndarray:
         )
     totals = arr.sum(axis=(-2, -1))
     if np.any(totals == 0):
-        where = "" if totals.ndim == 0 else f" at batch index {tuple(np.argwhere(totals == 0)[0])}"
+        first = tuple(int(i) for i in np.argwhere(totals == 0)[0])
+        where = f" at batch index {first}" if first else ""
         raise ValueError(
             f"{name} must count at least one document per matrix; got an all-zero table{where}"
         )
@@ -289,3 +290,10 @@ def check_nonnegative(value: Any, name: str) -> float:
     if not (np.isfinite(float(value)) and float(value) >= 0):
         raise ValueError(f"{name} must be a finite number >= 0; got {value!r}")
     return float(value)
+
+
+def check_flag(value: Any, name: str) -> bool:
+    """A true/false switch (Python or numpy bool, not 0/1 or a string)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False; got {describe(value)}")
+    return bool(value)
