@@ -9,6 +9,7 @@ budget, whatever the batch size.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -103,6 +104,18 @@ class Evaluation(Mapping[str, MetricSummary]):
             "batch_shape": list(self.batch_shape),
             "labels": self.labels,
         }
+
+    def to_dataframe(self, *, names: Sequence[Any] | None = None) -> Any:
+        """pandas DataFrame, one row per metric/matrix/class: see :func:`f1posterior.adapters.to_dataframe`."""  # noqa: E501
+        from .adapters import to_dataframe
+
+        return to_dataframe(self, names=names)
+
+    def to_inference_data(self, *, names: Sequence[Any] | None = None) -> Any:
+        """ArviZ InferenceData of the metric draws: see :func:`f1posterior.adapters.to_inference_data`."""  # noqa: E501
+        from .adapters import to_inference_data
+
+        return to_inference_data(self, names=names)
 
 
 def _check_metrics(metrics: Any) -> list[tuple[str, Callable[[np.ndarray], Any]]]:
@@ -211,13 +224,20 @@ def evaluate(
     n_mat = flat_conc.shape[0]
 
     scores = {name: _metric_values(fn, flat_counts, name) for name, fn in resolved}
+    # Closed forms under an aligned prior (issue 3, f1posterior.exact): exact summaries,
+    # and these metrics are not sampled unless keep_draws asks for their draws.
+    requested = list(scores)
+    exact = _exact_summaries(resolved, c, a, b, scores, tuple(batch), prob, r)
+    if exact and not keep_draws:
+        resolved = [(n, fn) for n, fn in resolved if n not in exact]
+        scores = {n: scores[n] for n, _ in resolved}
     extra = {name: scores[name].shape[1:] for name in scores}
     per_matrix_bytes = 8 * n_draws * sum(int(np.prod(e)) for e in extra.values())
-    group = max(1, _METRIC_BUDGET // per_matrix_bytes)
+    group = max(1, _METRIC_BUDGET // max(1, per_matrix_bytes))
 
     parts: dict[str, list[MetricSummary]] = {name: [] for name in scores}
     kept: dict[str, list[np.ndarray]] = {name: [] for name in scores}
-    for g0 in range(0, n_mat, group):
+    for g0 in range(0, n_mat if scores else 0, group):
         g1 = min(n_mat, g0 + group)
         md = {n: np.empty((g1 - g0, n_draws, *extra[n])) for n in scores}
         for mats, rows, cells in iter_cell_chunks(
@@ -232,7 +252,7 @@ def evaluate(
             parts[name].append(summarize_draws(x, score=scores[name][g0:g1], hdi_prob=prob, ref=r))
             if keep_draws:
                 kept[name].append(x)
-    summaries = {n: _join(parts[n], batch) for n in scores}
+    summaries = {n: exact[n] if n in exact else _join(parts[n], batch) for n in requested}
     return Evaluation(
         summaries=summaries,
         prior=describe_prior(alpha, beta),
@@ -248,6 +268,40 @@ def evaluate(
             else None
         ),
     )
+
+
+def _exact_summaries(
+    resolved: list[tuple[str, Callable[[np.ndarray], Any]]],
+    counts: np.ndarray,
+    alpha: np.ndarray,
+    beta: np.ndarray,
+    scores: dict[str, np.ndarray],
+    batch: tuple[int, ...],
+    prob: float,
+    ref: float | None,
+) -> dict[str, MetricSummary]:
+    """Exact summaries of the named metrics with a closed form, when the prior is aligned."""
+    from . import exact
+    from .metrics import METRICS
+
+    m = counts.shape[-1]
+    names = [n for n, fn in resolved if exact.has_exact(n, m) and fn is METRICS.get(n)]
+    if not names or not exact.is_aligned(alpha, beta):
+        return {}
+    if not exact.scipy_available():
+        warnings.warn(
+            f"metrics {names} have exact posteriors under this aligned prior, but they need "
+            "scipy (pip install 'f1posterior[exact]'); sampling them instead",
+            stacklevel=3,
+        )
+        return {}
+    conc = alpha + counts
+    return {
+        n: exact.posterior_from_concentration(conc, n).summary(
+            score=scores[n].reshape(batch + scores[n].shape[1:]), hdi_prob=prob, ref=ref
+        )
+        for n in names
+    }
 
 
 def _join(parts: list[MetricSummary], batch: tuple[int, ...]) -> MetricSummary:

@@ -7,7 +7,10 @@ anything.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,7 +19,7 @@ import numpy as np
 
 from .validation import check_counts
 
-__all__ = ["MatrixInput", "read_matrix"]
+__all__ = ["MatrixInput", "read_matrix", "read_predictions", "read_input", "MATRIX_SUFFIXES"]
 
 
 @dataclass(frozen=True)
@@ -98,12 +101,447 @@ def _matrix_from_json(obj: Any, where: str) -> tuple[np.ndarray, list[str] | Non
     return counts, labels
 
 
-def read_matrix(path: str | Path) -> MatrixInput:
-    """Read one confusion matrix from a JSON file.
+def read_matrix(
+    path: str | Path,
+    *,
+    labels: Sequence[Any] | None = None,
+    transpose: bool = False,
+) -> MatrixInput:
+    """Read one confusion matrix, or a batch, from a file; the format follows the suffix.
 
-    The file holds a nested list of rows, or ``{"matrix": [[...]], "labels": [...]}``.
-    Rows are true classes, columns predicted classes.
+    ``.json``
+        A nested list of rows, or ``{"matrix": [[...]], "labels": [...]}``.
+    ``.jsonl`` / ``.ndjson``
+        A batch: one such matrix (list or object, optionally with ``"name"``)
+        per line; every matrix has the same size. Unnamed ones are named
+        ``line N``.
+    ``.csv`` / ``.tsv``
+        A square table of counts, with an optional header row and an optional
+        index column of class labels (both, if given, in the same order).
+    ``.npy``
+        An ``(M, M)`` matrix or an ``(B, M, M)`` stack (named ``0 .. B-1``),
+        loaded with ``allow_pickle=False``, always.
+
+    Rows are true classes, columns predicted classes; ``transpose=True``
+    reads tables with predictions in rows. ``labels`` names the classes of an
+    unlabelled file, or, for a labelled file, fixes their order and adds
+    absent classes as rows and columns of zeros. Every malformed input raises
+    ``ValueError`` naming the file and, where possible, the line or cell.
+
+    Parameters
+    ----------
+    path : str or Path
+    labels : sequence, optional
+    transpose : bool, default False
+
+    Returns
+    -------
+    MatrixInput
+        ``counts`` of shape ``(M, M)`` or ``(B, M, M)``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "cm.csv").write_text(",cat,dog\\ncat,8,2\\ndog,1,9\\n")
+    >>> m = read_matrix(d / "cm.csv")
+    >>> m.counts.tolist(), m.labels
+    ([[8.0, 2.0], [1.0, 9.0]], ['cat', 'dog'])
     """
     p = Path(path)
-    counts, labels = _matrix_from_json(_load_json(p), str(p))
-    return MatrixInput(counts=counts, labels=labels, names=None, source=str(p))
+    suffix = p.suffix.lower()
+    if suffix not in MATRIX_SUFFIXES:
+        raise ValueError(
+            f"{p}: unknown file type {suffix or '(no suffix)'!r}; expected one of "
+            f"{', '.join(MATRIX_SUFFIXES)} (or a predictions CSV)"
+        )
+    names = None
+    if suffix == ".json":
+        counts, file_labels = _matrix_from_json(_load_json(p), str(p))
+    elif suffix in (".jsonl", ".ndjson"):
+        counts, file_labels, names = _read_jsonl(p)
+    elif suffix in (".csv", ".tsv"):
+        counts, file_labels = _read_csv_matrix(p, _read_text(p), "\t" if suffix == ".tsv" else ",")
+    else:
+        counts, names = _read_npy(p)
+        file_labels = None
+    if not isinstance(transpose, bool):
+        raise TypeError(f"transpose must be True or False; got {transpose!r}")
+    if transpose:
+        counts = np.swapaxes(counts, -1, -2).copy()
+    counts, file_labels = _apply_labels(counts, file_labels, labels, str(p))
+    return MatrixInput(counts=counts, labels=file_labels, names=names, source=str(p))
+
+
+#: File suffixes :func:`read_matrix` reads.
+MATRIX_SUFFIXES = (".json", ".jsonl", ".ndjson", ".csv", ".tsv", ".npy")
+
+
+def _read_text(path: Path) -> str:
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise ValueError(f"{path}: no such file") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not UTF-8 text; expected a text file") from None
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot be read ({exc.strerror})") from None
+    if not text.strip():
+        raise ValueError(f"{path}: the file is empty; expected a confusion matrix")
+    return text
+
+
+def _check_cells(values: np.ndarray, where: str, locate: Any) -> np.ndarray:
+    """Cell-level checks with a location ``locate(index) -> str``; then :func:`check_counts`."""
+    checks = (
+        (~np.isfinite(values), "must be a finite count"),
+        (values < 0, "must be a non-negative count"),
+    )
+    for bad, what in checks:
+        if bad.any():
+            idx = tuple(int(i) for i in np.argwhere(bad)[0])
+            raise ValueError(f"{where}, {locate(idx)}: {what}; got {values[idx]:g}")
+    frac = values != np.round(values)
+    if frac.any():
+        idx = tuple(int(i) for i in np.argwhere(frac)[0])
+        hint = ""
+        total = values.sum(axis=(-2, -1))
+        if np.allclose(values.sum(axis=-1), 1.0) or np.allclose(total, 1.0):
+            hint = (
+                " (the matrix looks normalised: its rows or total sum to 1; pass the raw "
+                "document counts, not proportions)"
+            )
+        raise ValueError(
+            f"{where}, {locate(idx)}: must be a whole-number count; got {values[idx]:g}{hint}"
+        )
+    try:
+        return check_counts(values)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"{where}: {exc}") from None
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _read_csv_matrix(path: Path, text: str, delimiter: str) -> tuple[np.ndarray, list[str] | None]:
+    reader = csv.reader(io.StringIO(text), delimiter=delimiter)
+    rows: list[tuple[int, list[str]]] = []
+    try:
+        for cells in reader:
+            if any(c.strip() for c in cells):
+                rows.append((reader.line_num, [c.strip() for c in cells]))
+    except csv.Error as exc:
+        raise ValueError(f"{path}, line {reader.line_num}: broken CSV ({exc})") from None
+    first_line, first = rows[0]
+    has_header = any(not _is_number(c) for c in first)
+    header = first if has_header else None
+    body = rows[1:] if has_header else rows
+    if not body:
+        raise ValueError(f"{path}: no rows of counts after the header line {first_line}")
+    width = len(body[0][1])
+    for line, cells in body:
+        if len(cells) != width:
+            raise ValueError(
+                f"{path}, line {line}: ragged rows: {len(cells)} cells, but line "
+                f"{body[0][0]} has {width}"
+            )
+    has_index = (
+        any(not _is_number(cells[0]) for _, cells in body)
+        or (header is not None and len(header) == width and header[0] == "")
+        or width == len(body) + 1
+    )
+    start = 1 if has_index else 0
+    values = np.empty((len(body), width - start))
+    for i, (line, cells) in enumerate(body):
+        for j, cell in enumerate(cells[start:]):
+            try:
+                values[i, j] = float(cell)
+            except ValueError:
+                raise ValueError(
+                    f"{path}, line {line}, column {j + start + 1}: expected a count; got {cell!r}"
+                ) from None
+    if values.shape[0] != values.shape[1]:
+        raise ValueError(
+            f"{path}: expected a square confusion matrix; got {values.shape[0]} rows of "
+            f"{values.shape[1]} counts"
+        )
+    m = values.shape[0]
+
+    def locate(idx: tuple[int, ...]) -> str:
+        return f"line {body[idx[0]][0]}, column {idx[1] + start + 1}"
+
+    counts = _check_cells(values, str(path), locate)
+    index_labels = [cells[0] for _, cells in body] if has_index else None
+    header_labels = None
+    if header is not None:
+        if len(header) == m + 1:
+            header_labels = header[1:]
+        elif len(header) == m and not has_index:
+            header_labels = header
+        else:
+            raise ValueError(
+                f"{path}, line {first_line}: the header has {len(header)} cells for a "
+                f"{m} x {m} matrix; expected {m} labels (plus a corner cell with an index column)"
+            )
+    if header_labels is not None and index_labels is not None and header_labels != index_labels:
+        raise ValueError(
+            f"{path}: header labels {header_labels} differ from index labels {index_labels}; "
+            "rows and columns must list the classes in the same order"
+        )
+    return counts, header_labels if header_labels is not None else index_labels
+
+
+def _read_jsonl(path: Path) -> tuple[np.ndarray, list[str] | None, list[str]]:
+    text = _read_text(path)
+    mats: list[np.ndarray] = []
+    names: list[str] = []
+    labels: list[str] | None = None
+    first_line = 0
+    for line_no, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{path}, line {line_no}"
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{where}: broken JSON at column {exc.colno} ({exc.msg})") from None
+        name: Any = f"line {line_no}"
+        if isinstance(obj, dict) and "name" in obj:
+            name = obj.pop("name")
+            if not isinstance(name, (str, int)) or isinstance(name, bool):
+                raise ValueError(f'{where}: "name" must be a string; got {name!r}')
+            name = str(name)
+        counts, lab = _matrix_from_json(obj, where)
+        if mats and counts.shape != mats[0].shape:
+            raise ValueError(
+                f"{where}: a {counts.shape[0]} x {counts.shape[1]} matrix, but line {first_line} "
+                f"has a {mats[0].shape[0]} x {mats[0].shape[1]} one; a batch needs one size"
+            )
+        if lab is not None:
+            if labels is not None and lab != labels:
+                raise ValueError(f"{where}: labels {lab} differ from earlier lines' {labels}")
+            labels = lab
+        if name in names:
+            raise ValueError(f"{where}: the name {name!r} is used twice; names must be unique")
+        if not mats:
+            first_line = line_no
+        mats.append(counts)
+        names.append(name)
+    return np.stack(mats), labels, names
+
+
+def _read_npy(path: Path) -> tuple[np.ndarray, list[str] | None]:
+    try:
+        with path.open("rb") as fh:
+            arr = np.load(fh, allow_pickle=False)
+    except FileNotFoundError:
+        raise ValueError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot be read ({exc.strerror})") from None
+    except ValueError as exc:
+        what = (
+            "it holds Python objects, which are never unpickled"
+            if "pickle" in str(exc)
+            else str(exc)
+        )
+        raise ValueError(f"{path}: not a numeric .npy array ({what})") from None
+    if not isinstance(arr, np.ndarray):
+        raise ValueError(f"{path}: expected a single .npy array, not an archive")
+    if arr.dtype == bool or not (
+        np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)
+    ):
+        raise ValueError(f"{path}: expected an array of counts; got dtype {arr.dtype}")
+    if arr.ndim not in (2, 3) or arr.shape[-1] != arr.shape[-2] or 0 in arr.shape:
+        raise ValueError(
+            f"{path}: expected a square matrix (M, M) or a stack (B, M, M); got shape {arr.shape}"
+        )
+
+    def locate(idx: tuple[int, ...]) -> str:
+        return f"cell {list(idx)}"
+
+    counts = _check_cells(arr.astype(np.float64), str(path), locate)
+    names = [str(i) for i in range(arr.shape[0])] if arr.ndim == 3 else None
+    return counts, names
+
+
+def _label_list(labels: Any, name: str = "labels") -> list[str] | None:
+    if labels is None:
+        return None
+    if isinstance(labels, (str, bytes)) or not isinstance(labels, Sequence):
+        raise TypeError(f"{name} must be a sequence of class labels; got {labels!r}")
+    out = [str(x) for x in labels]
+    if not out:
+        raise ValueError(f"{name} must name at least one class; got an empty sequence")
+    if len(set(out)) != len(out):
+        dup = next(x for x in out if out.count(x) > 1)
+        raise ValueError(f"{name} must not repeat a class; got {dup!r} twice in {out}")
+    return out
+
+
+def _apply_labels(
+    counts: np.ndarray, file_labels: list[str] | None, labels: Any, where: str
+) -> tuple[np.ndarray, list[str] | None]:
+    """Name the classes of an unlabelled matrix, or reorder/extend a labelled one."""
+    wanted = _label_list(labels)
+    if wanted is None:
+        return counts, file_labels
+    m = counts.shape[-1]
+    if file_labels is None:
+        if len(wanted) != m:
+            raise ValueError(
+                f"{where}: {len(wanted)} labels given for a {m} x {m} matrix without labels; "
+                f"got {wanted}"
+            )
+        return counts, wanted
+    unknown = [x for x in file_labels if x not in wanted]
+    if unknown:
+        raise ValueError(
+            f"{where}: the file's label(s) {unknown} are not among the given labels {wanted}"
+        )
+    pos = np.array([wanted.index(x) for x in file_labels])
+    out = np.zeros((*counts.shape[:-2], len(wanted), len(wanted)))
+    out[..., pos[:, None], pos[None, :]] = counts
+    return out, wanted
+
+
+def _sort_labels(values: set[str]) -> list[str]:
+    """Numeric order when every label is an integer, else lexicographic."""
+    try:
+        return sorted(values, key=int)
+    except ValueError:
+        return sorted(values)
+
+
+def read_predictions(
+    path: str | Path,
+    *,
+    true_col: str = "y_true",
+    pred_col: str = "y_pred",
+    labels: Sequence[Any] | None = None,
+) -> MatrixInput:
+    """Count a CSV of predictions (one document per line) into a confusion matrix.
+
+    The CSV has a header line; ``true_col`` and ``pred_col`` name the columns
+    of true and predicted labels (other columns are ignored). Labels are read
+    as text; without ``labels`` the classes are the labels seen, in numeric
+    order when all are integers and in text order otherwise. ``labels`` fixes
+    the order and adds classes never seen; a label in the file that is not in
+    ``labels`` is an error naming its line.
+
+    Parameters
+    ----------
+    path : str or Path
+    true_col, pred_col : str
+    labels : sequence, optional
+
+    Returns
+    -------
+    MatrixInput
+        ``counts`` of shape ``(M, M)`` (rows = true label) and ``labels``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "pred.csv"
+    >>> _ = f.write_text("id,y_true,y_pred\\n1,10,2\\n2,2,2\\n3,10,10\\n")
+    >>> m = read_predictions(f)
+    >>> m.labels, m.counts.tolist()
+    (['2', '10'], [[1.0, 0.0], [1.0, 1.0]])
+    """
+    from .predictions import confusion_matrix
+
+    p = Path(path)
+    text = _read_text(p)
+    delimiter = "\t" if p.suffix.lower() == ".tsv" else ","
+    reader = csv.reader(io.StringIO(text), delimiter=delimiter)
+    try:
+        header = [c.strip() for c in next(reader)]
+        missing = [c for c in (true_col, pred_col) if c not in header]
+        if missing:
+            raise ValueError(
+                f"{p}, line {reader.line_num}: no column {missing[0]!r} in the header; columns "
+                f"are {header} (set the column names of true and predicted labels)"
+            )
+        it, ip = header.index(true_col), header.index(pred_col)
+        y_true: list[str] = []
+        y_pred: list[str] = []
+        lines: list[int] = []
+        for cells in reader:
+            if not any(c.strip() for c in cells):
+                continue
+            line = reader.line_num
+            if len(cells) <= max(it, ip):
+                raise ValueError(
+                    f"{p}, line {line}: {len(cells)} cells; the header has {len(header)}"
+                )
+            t, q = cells[it].strip(), cells[ip].strip()
+            for value, col in ((t, true_col), (q, pred_col)):
+                if not value:
+                    raise ValueError(f"{p}, line {line}: empty label in column {col!r}")
+            y_true.append(t)
+            y_pred.append(q)
+            lines.append(line)
+    except csv.Error as exc:
+        raise ValueError(f"{p}, line {reader.line_num}: broken CSV ({exc})") from None
+    if not y_true:
+        raise ValueError(f"{p}: no predictions after the header line")
+    wanted = _label_list(labels)
+    if wanted is None:
+        order = _sort_labels(set(y_true) | set(y_pred))
+    else:
+        allowed = set(wanted)
+        for col, ys in ((true_col, y_true), (pred_col, y_pred)):
+            bad = next((i for i, y in enumerate(ys) if y not in allowed), None)
+            if bad is not None:
+                raise ValueError(
+                    f"{p}, line {lines[bad]}: unknown label {ys[bad]!r} in column {col!r}; "
+                    f"labels are {wanted}"
+                )
+        order = wanted
+    counts, _ = confusion_matrix(y_true, y_pred, labels=order)
+    return MatrixInput(
+        counts=np.asarray(counts, dtype=np.float64), labels=order, names=None, source=str(p)
+    )
+
+
+def _csv_header(path: Path) -> list[str]:
+    text = _read_text(path)
+    first = next(csv.reader(io.StringIO(text)), [])
+    return [c.strip() for c in first]
+
+
+def read_input(
+    path: str | Path,
+    *,
+    predictions: bool | None = None,
+    true_col: str = "y_true",
+    pred_col: str = "y_pred",
+    labels: Sequence[Any] | None = None,
+    transpose: bool = False,
+) -> MatrixInput:
+    """Read a confusion matrix, a batch, or a predictions CSV (the command line's reader).
+
+    ``predictions=None`` treats a ``.csv``/``.tsv`` file whose header has both
+    ``true_col`` and ``pred_col`` as predictions (:func:`read_predictions`)
+    and anything else as a matrix (:func:`read_matrix`); True or False forces
+    the choice. ``transpose`` applies to matrices only.
+    """
+    p = Path(path)
+    if predictions is None:
+        predictions = False
+        if p.suffix.lower() in (".csv", ".tsv"):
+            header = _csv_header(p)
+            predictions = true_col in header and pred_col in header
+    if predictions:
+        if transpose:
+            raise ValueError(
+                f"{p}: transpose applies to confusion-matrix files; a predictions CSV names "
+                "its true and predicted columns instead"
+            )
+        return read_predictions(p, true_col=true_col, pred_col=pred_col, labels=labels)
+    return read_matrix(p, labels=labels, transpose=transpose)
