@@ -9,6 +9,7 @@ Shapes: tables are ``(*batch, M, M)`` (rows = true class); metric draws are
 """
 
 from .evaluation import Evaluation, evaluate
+from .frequentist import FrequentistInterval, bootstrap_interval, delta_interval
 from .metrics import (
     accuracy_score,
     f1_score,
@@ -37,6 +38,9 @@ __all__ = [
     "recall_score",
     "accuracy_score",
     "macro_f1_star_score",
+    "delta_interval",
+    "bootstrap_interval",
+    "FrequentistInterval",
     "PRIOR_PRESETS",
     "prior_preset",
     "__version__",

@@ -28,6 +28,7 @@ __all__ = [
     "check_positive",
     "check_indicator",
     "check_nonnegative",
+    "check_flag",
     "describe",
 ]
 
