@@ -1,0 +1,307 @@
+"""Results in the tools people already use: pandas, ArviZ and scikit-learn.
+
+- :func:`to_dataframe`: a pandas DataFrame, one row per metric, matrix and
+  class, with every summary field (optional extra ``f1posterior[pandas]``).
+- :func:`to_inference_data`: the metric draws as an ArviZ ``InferenceData``
+  posterior, so ``az.summary`` and ``az.plot_posterior`` work (optional extra
+  ``f1posterior[arviz]``).
+- :func:`evaluate_estimator`: from a fitted scikit-learn classifier and a test
+  set straight to a posterior.
+
+scikit-learn's ``confusion_matrix``, ``multilabel_confusion_matrix`` and
+``ConfusionMatrixDisplay.confusion_matrix`` are plain integer arrays in the
+layout :func:`~f1posterior.evaluate` expects (rows = true class), so they are
+accepted as they are: a ``multilabel_confusion_matrix`` of shape ``(L, 2, 2)``
+is a batch of ``L`` binary tables (``[[tn, fp], [fn, tp]]``), whose per-label
+F1 is the class-1 entry of the per-class ``"f1"`` metric.
+
+Every optional package is imported inside the function that needs it.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .metrics import PER_CLASS_METRICS
+from .validation import describe
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .evaluation import Evaluation
+
+__all__ = ["to_dataframe", "to_inference_data", "evaluate_estimator", "hdi_column"]
+
+_FIELDS = ("score", "mean", "median", "std", "mc_error")
+
+
+def _check_result(result: Any) -> Evaluation:
+    from .evaluation import Evaluation
+
+    if not isinstance(result, Evaluation):
+        raise TypeError(f"result must be an Evaluation from evaluate(); got {describe(result)}")
+    return result
+
+
+def _check_names(names: Any, batch: tuple[int, ...]) -> list[Any] | None:
+    if names is None:
+        return None
+    if len(batch) != 1 or isinstance(names, str) or len(names) != batch[0]:
+        raise ValueError(
+            f"names must give one name per matrix of a 1-D batch (batch shape {batch}); got "
+            f"{describe(names)}"
+        )
+    return list(names)
+
+
+def hdi_column(kind: str, prob: float, end: str) -> str:
+    """Column name of an interval bound: ``hdi_column("hdi", 0.95, "low") == "hdi_95_low"``.
+
+    The probability is written in percent, a decimal point as ``_``
+    (``0.975`` gives ``hdi_97_5_low``).
+
+    Examples
+    --------
+    >>> hdi_column("eti", 0.9, "high"), hdi_column("hdi", 0.975, "low")
+    ('eti_90_high', 'hdi_97_5_low')
+    """
+    pct = f"{round(100 * prob, 6):g}".replace(".", "_")
+    return f"{kind}_{pct}_{end}"
+
+
+def _batch_columns(batch: tuple[int, ...]) -> list[str]:
+    return ["matrix"] if len(batch) == 1 else [f"matrix_{i}" for i in range(len(batch))]
+
+
+def to_dataframe(result: Evaluation, *, names: Sequence[Any] | None = None) -> Any:
+    """A pandas DataFrame with one row per metric, matrix and class.
+
+    Parameters
+    ----------
+    result : Evaluation
+        A result of :func:`~f1posterior.evaluate`.
+    names : sequence, optional
+        Names of the matrices of a 1-D batch (the ``matrix`` column), instead
+        of their indices.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns: ``metric``; ``matrix`` (a 1-D batch; ``matrix_0``,
+        ``matrix_1``, ... for more batch axes); ``class`` (when a metric has
+        one value per class: the class label, or its index; missing for scalar
+        metrics); ``score``, ``mean``, ``median``, ``std``, ``mc_error``; the
+        intervals as ``hdi_95_low``, ``hdi_95_high``, ``eti_95_low``,
+        ``eti_95_high`` (named by the HDI probability); ``p_below``,
+        ``p_above`` and ``ref`` when a reference was given; ``draws``,
+        ``exact``, ``prior``.
+
+    Examples
+    --------
+    >>> from f1posterior import evaluate
+    >>> df = to_dataframe(evaluate([[40, 10], [5, 45]], draws=2000, ref=0.8, rng=0))
+    >>> list(df.columns[:7])
+    ['metric', 'score', 'mean', 'median', 'std', 'mc_error', 'hdi_95_low']
+    >>> df.loc[0, "metric"], float(df.loc[0, "score"])
+    ('micro_f1', 0.85)
+    """
+    try:
+        import pandas as pd
+    except ImportError:  # pragma: no cover - exercised only without the extra
+        raise ImportError(
+            "to_dataframe needs pandas, an optional extra: pip install f1posterior[pandas]"
+        ) from None
+    res = _check_result(result)
+    batch = res.batch_shape
+    nm = _check_names(names, batch)
+    bcols = _batch_columns(batch) if batch else []
+    has_class = any(np.ndim(s.score) > len(batch) for s in res.values())
+    lo_h, hi_h = hdi_column("hdi", res.hdi_prob, "low"), hdi_column("hdi", res.hdi_prob, "high")
+    lo_e, hi_e = hdi_column("eti", res.hdi_prob, "low"), hdi_column("eti", res.hdi_prob, "high")
+    frames = []
+    for metric, s in res.items():
+        shape = np.shape(s.score)
+        n = int(np.prod(shape))
+        cols: dict[str, Any] = {"metric": np.full(n, metric, dtype=object)}
+        grid = np.indices(shape).reshape(len(shape), n) if shape else np.zeros((0, 1), int)
+        for i, col in enumerate(bcols):
+            cols[col] = grid[i] if nm is None else np.asarray(nm, dtype=object)[grid[i]]
+        if has_class:
+            if len(shape) > len(batch):
+                k = grid[len(batch)]
+                labels = res.labels
+                if labels is not None and len(labels) == shape[-1]:
+                    cols["class"] = np.asarray(labels, dtype=object)[k]
+                else:
+                    cols["class"] = k.astype(object)
+            else:
+                cols["class"] = np.full(n, None, dtype=object)
+        for f in _FIELDS:
+            cols[f] = np.asarray(getattr(s, f), dtype=float).reshape(n)
+        h, e = np.asarray(s.hdi).reshape(n, 2), np.asarray(s.eti).reshape(n, 2)
+        cols[lo_h], cols[hi_h], cols[lo_e], cols[hi_e] = h[:, 0], h[:, 1], e[:, 0], e[:, 1]
+        if res.ref is not None:
+            cols["p_below"] = np.asarray(s.p_below, dtype=float).reshape(n)
+            cols["p_above"] = np.asarray(s.p_above, dtype=float).reshape(n)
+            cols["ref"] = np.full(n, res.ref)
+        cols["draws"] = np.full(n, s.draws)
+        cols["exact"] = np.full(n, bool(s.exact))
+        cols["prior"] = np.full(n, res.prior, dtype=object)
+        frames.append(pd.DataFrame(cols))
+    return pd.concat(frames, ignore_index=True)
+
+
+def to_inference_data(result: Evaluation, *, names: Sequence[Any] | None = None) -> Any:
+    """The metric draws as an ArviZ ``InferenceData`` (one chain).
+
+    The draws are independent samples of the exact posterior, not a Markov
+    chain: the effective sample size equals the number of draws (ArviZ's ESS
+    estimate is close to it), and r-hat, which compares chains, is
+    meaningless here (it is computed, with one chain, from its two halves).
+
+    Parameters
+    ----------
+    result : Evaluation
+        A result of :func:`~f1posterior.evaluate` with ``keep_draws=True``.
+    names : sequence, optional
+        Coordinates of the ``matrix`` dimension of a 1-D batch.
+
+    Returns
+    -------
+    arviz.InferenceData
+        ``posterior``: one variable per metric with dims ``(chain, draw)``
+        (chain of length 1), then ``matrix`` (or ``matrix_0``, ... for more
+        batch axes) and ``class`` for per-class metrics (coordinates: the
+        labels when known); ``constant_data``: the observed scores under the
+        same names. Attributes: ``prior``, ``seed``, ``hdi_prob``, ``ref``.
+
+    Examples
+    --------
+    >>> from f1posterior import evaluate
+    >>> res = evaluate([[40, 10], [5, 45]], draws=1000, rng=0, keep_draws=True)
+    >>> idata = to_inference_data(res)
+    >>> dict(idata.posterior["micro_f1"].sizes)
+    {'chain': 1, 'draw': 1000}
+    """
+    try:
+        with warnings.catch_warnings():
+            # ArviZ 0.2x announces its coming refactor on import; not our user's concern.
+            warnings.filterwarnings("ignore", category=FutureWarning, module="arviz")
+            import arviz as az
+    except ImportError:  # pragma: no cover - exercised only without the extra
+        raise ImportError(
+            "to_inference_data needs arviz, an optional extra: pip install f1posterior[arviz]"
+        ) from None
+    res = _check_result(result)
+    if res.metric_draws is None:
+        raise ValueError(
+            "result must hold posterior draws; got an Evaluation without them: call "
+            "evaluate(..., keep_draws=True)"
+        )
+    batch = res.batch_shape
+    nm = _check_names(names, batch)
+    bdims = _batch_columns(batch) if batch else []
+    coords: dict[str, Any] = {}
+    if nm is not None:
+        coords["matrix"] = [str(n) for n in nm]
+    posterior: dict[str, np.ndarray] = {}
+    constant: dict[str, np.ndarray] = {}
+    dims: dict[str, list[str]] = {}
+    for metric, x in res.metric_draws.items():
+        arr = np.asarray(x)
+        extra = arr.ndim - 1 - len(batch)
+        d = list(bdims)
+        if extra:
+            cdim = "class" if metric in PER_CLASS_METRICS else f"{metric}_dim_0"
+            d.append(cdim)
+            k = arr.shape[-2]
+            if cdim == "class" and res.labels is not None and len(res.labels) == k:
+                coords["class"] = list(res.labels)
+        posterior[metric] = np.moveaxis(arr, -1, 0)[None]
+        constant[metric] = np.asarray(res[metric].score, dtype=float)
+        dims[metric] = d
+    attrs = {
+        "prior": res.prior,
+        "seed": str(res.seed),
+        "hdi_prob": res.hdi_prob,
+        "ref": "none" if res.ref is None else res.ref,
+        "sampler": "f1posterior: independent draws from the exact conjugate posterior",
+    }
+    return az.from_dict(
+        posterior=posterior,
+        constant_data=constant,
+        coords=coords,
+        dims=dims,
+        attrs=attrs,
+    )
+
+
+def evaluate_estimator(estimator: Any, X: Any, y_true: Any, **evaluate_kwargs: Any) -> Evaluation:
+    """Posterior of a fitted scikit-learn classifier's scores on a test set.
+
+    Predicts ``X``, builds the confusion matrix over ``estimator.classes_``
+    (rows = true class, in that order) and calls
+    :func:`~f1posterior.evaluate` with the class labels.
+
+    Parameters
+    ----------
+    estimator : fitted classifier
+        Anything with ``predict`` and ``classes_`` (scikit-learn's API).
+    X : array_like, shape (n_documents, ...)
+        Test inputs.
+    y_true : array_like, shape (n_documents,)
+        True classes; every one must be in ``estimator.classes_``.
+    **evaluate_kwargs
+        Passed to :func:`~f1posterior.evaluate` (``metrics``, ``draws``,
+        ``ref``, ``rng``, ...).
+
+    Returns
+    -------
+    Evaluation
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> X, y = load_iris(return_X_y=True)
+    >>> clf = LogisticRegression(max_iter=500).fit(X[::2], y[::2])
+    >>> res = evaluate_estimator(clf, X[1::2], y[1::2], draws=2000, rng=0)
+    >>> res.labels
+    ['0', '1', '2']
+    """
+    for attr in ("predict", "classes_"):
+        if not hasattr(estimator, attr):
+            raise TypeError(
+                f"estimator must be a fitted classifier with predict() and classes_; got "
+                f"{describe(estimator)} without {attr!r}"
+            )
+    classes = np.asarray(estimator.classes_)
+    truth = np.asarray(y_true)
+    if truth.ndim != 1:
+        raise ValueError(
+            f"y_true must be a 1-D array of class labels; got shape {truth.shape} "
+            "(for multi-label indicators use scikit-learn's multilabel_confusion_matrix)"
+        )
+    pred = np.asarray(estimator.predict(X))
+    if pred.shape != truth.shape:
+        raise ValueError(
+            f"y_true must have one label per row of X; got {truth.shape[0]} labels and "
+            f"{pred.shape[0]} predictions"
+        )
+    unknown = ~np.isin(truth, classes)
+    if unknown.any():
+        raise ValueError(
+            f"y_true must only hold classes the estimator knows ({classes.tolist()}); got "
+            f"{truth[unknown][0]!r}"
+        )
+    index = {c: i for i, c in enumerate(classes.tolist())}
+    t = np.fromiter((index[c] for c in truth.tolist()), dtype=np.intp, count=truth.size)
+    p = np.fromiter((index[c] for c in pred.tolist()), dtype=np.intp, count=pred.size)
+    m = classes.size
+    counts = np.bincount(t * m + p, minlength=m * m).reshape(m, m)
+    from .evaluation import evaluate
+
+    evaluate_kwargs.setdefault("labels", [str(c) for c in classes.tolist()])
+    return evaluate(counts, **evaluate_kwargs)
