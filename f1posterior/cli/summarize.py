@@ -12,6 +12,7 @@ from ..inputs import MatrixInput, read_matrix
 from ..metrics import METRICS
 from ..report import format_table
 from .common import add_sampling_arguments, prior_from_args
+from .figures import add_output_arguments, wants_draws, write_outputs
 
 __all__ = ["register", "run", "paper_comparison"]
 
@@ -39,6 +40,7 @@ def register(sub: Any) -> None:
         "--ref", type=float, default=None, help="reference value (default 0.8 on the example)"
     )
     p.add_argument("--format", choices=["table", "json"], default="table")
+    add_output_arguments(p)
     add_sampling_arguments(p)
     p.set_defaults(run=run)
 
@@ -59,7 +61,7 @@ def paper_comparison(result: Evaluation) -> str:
     lines = [
         "Zhang, Wang & Zhao (2015) Table 1, reproduced "
         "(paper: PyMC3 Metropolis, 50,000 samples; here: exact conjugate draws)",
-        f"{'metric':<9} {'quantity':<16} {'paper':<16} {'f1posterior':<16}",
+        f"{'metric':<9} {'quantity':<16} {'paper':<16} f1posterior",
     ]
     for metric, paper in TABLE1.items():
         if metric not in result:
@@ -80,7 +82,7 @@ def paper_comparison(result: Evaluation) -> str:
         theirs["95% HDI"] = f"[{lo:.3f}, {hi:.3f}]"
         for i, key in enumerate(ours):
             lines.append(
-                f"{metric if i == 0 else '':<9} {key:<16} {theirs[key]:<16} {ours[key]:<16}"
+                f"{metric if i == 0 else '':<9} {key:<16} {theirs[key]:<16} {ours[key]}"
             )
     return "\n".join(lines)
 
@@ -98,8 +100,11 @@ def run(args: argparse.Namespace) -> int:
         hdi_prob=args.hdi_prob,
         rng=args.seed,
         labels=data.labels,
+        keep_draws=wants_draws(args),
         **prior_from_args(args),
     )
+    if write_outputs(args, result, source=data.source, names=data.names):
+        return 2
     if args.format == "json":
         out = result.to_dict()
         out["source"] = data.source
