@@ -1,0 +1,83 @@
+"""``--plot`` and ``--report`` options: pictures and shareable reports from a subcommand."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..evaluation import Evaluation
+
+__all__ = ["PLOT_SUFFIXES", "add_output_arguments", "wants_draws", "write_outputs"]
+
+#: Image formats of ``--plot``.
+PLOT_SUFFIXES = (".png", ".svg", ".pdf")
+
+
+def _plot_path(text: str) -> str:
+    if Path(text).suffix.lower() not in PLOT_SUFFIXES:
+        raise argparse.ArgumentTypeError(
+            f"expected a file name ending in {', '.join(PLOT_SUFFIXES)}; got {text!r}"
+        )
+    return text
+
+
+def _report_path(text: str) -> str:
+    from ..html_report import REPORT_FORMATS
+
+    if Path(text).suffix.lower() not in REPORT_FORMATS:
+        raise argparse.ArgumentTypeError(
+            f"expected a file name ending in {', '.join(REPORT_FORMATS)}; got {text!r}"
+        )
+    return text
+
+
+def add_output_arguments(p: argparse.ArgumentParser) -> None:
+    """Add ``--plot FILE`` and ``--report FILE``."""
+    p.add_argument(
+        "--plot",
+        type=_plot_path,
+        metavar="FILE",
+        help="also draw the posteriors to FILE (.png, .svg or .pdf; needs matplotlib)",
+    )
+    p.add_argument(
+        "--report",
+        type=_report_path,
+        metavar="FILE",
+        help="also write a shareable report, table plus plot, to FILE (.html or .md)",
+    )
+
+
+def wants_draws(args: argparse.Namespace) -> bool:
+    """True when a plot or report was asked for (the posterior draws must be kept)."""
+    return bool(getattr(args, "plot", None) or getattr(args, "report", None))
+
+
+def write_outputs(
+    args: argparse.Namespace,
+    result: Evaluation,
+    *,
+    source: str | None = None,
+    names: Sequence[Any] | None = None,
+) -> int:
+    """Write the files of ``--plot``/``--report``; return 0, or 2 with one line on stderr."""
+    if not wants_draws(args):
+        return 0
+    try:
+        if args.plot:
+            from ..plots import plot_summary
+
+            plot_summary(result, names=names).savefig(args.plot, dpi=120)
+            print(f"plot written to {args.plot}", file=sys.stderr)
+        if args.report:
+            from ..html_report import write_report
+
+            write_report(result, args.report, source=source, names=names)
+            print(f"report written to {args.report}", file=sys.stderr)
+    except ImportError as exc:
+        print(f"f1posterior {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    return 0
