@@ -55,7 +55,10 @@ from numpy.typing import ArrayLike
 
 from .evaluation import evaluate
 from .metrics import PER_CLASS_METRICS, resolve_metric
-from .priors import PriorArg, describe_prior
+from .predictions import _codes
+from .predictions import _kind as _label_kind
+from .predictions import _label_array as _predictions_label_array
+from .priors import PriorArg
 from .sampling import BLOCK_VARIATES, _fill_gammas, _stream
 from .summary import MetricSummary, summarize_draws
 from .validation import (
@@ -331,130 +334,135 @@ def _child(root: np.random.SeedSequence, i: int) -> np.random.SeedSequence:
     )
 
 
-def _check_label_array(y: Any, name: str) -> np.ndarray:
-    if isinstance(y, (str, bytes)) or np.ndim(y) == 0:
-        raise TypeError(f"{name} must be a 1-D sequence of class labels; got {describe(y)}")
-    arr = np.asarray(y)
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be a 1-D sequence of class labels; got shape {arr.shape}")
+def _label_array(y: Any, name: str) -> np.ndarray:
+    arr = _predictions_label_array(y, name)
     if arr.size == 0:
         raise ValueError(f"{name} must hold at least one label; got an empty sequence")
     return arr
 
 
-_NUMBER_TYPES = (int, float, np.integer, np.floating, bool, np.bool_)
-
-
-def _kind(arr: np.ndarray) -> str:
-    if arr.dtype.kind in "iufb":
-        return "numbers"
-    if arr.dtype.kind in "US":
-        return "strings"
-    kinds = {
-        "numbers" if isinstance(x, _NUMBER_TYPES) else "strings" if isinstance(x, str) else "other"
-        for x in arr.tolist()
-    }
-    return kinds.pop() if len(kinds) == 1 else "mixed"
-
-
 def _encode(
     y_true: Any, preds: Sequence[tuple[str, Any]], labels: Any
 ) -> tuple[np.ndarray, np.ndarray, list[Any]]:
-    """Integer codes of ``y_true`` (N,) and of the predictions (k, N), and the classes."""
-    t = _check_label_array(y_true, "y_true")
-    arrays = [(name, _check_label_array(p, name)) for name, p in preds]
+    """Integer codes of ``y_true`` (N,) and of the predictions (k, N), and the classes.
+
+    Label arrays are validated as by :func:`f1posterior.predictions.confusion_matrix`
+    (any hashable labels of one kind). Stricter than it: with ``labels=None`` a
+    prediction outside the labels of ``y_true`` is an error, and with ``labels``
+    given, a document whose label is not among them is an error (not dropped).
+    """
+    t = _label_array(y_true, "y_true")
+    arrays = [(name, _label_array(p, name)) for name, p in preds]
     for name, arr in arrays:
         if arr.shape[0] != t.shape[0]:
             raise ValueError(
                 f"{name} must hold one prediction per document of y_true ({t.shape[0]}); "
                 f"got {arr.shape[0]}"
             )
-    kinds = {"y_true": _kind(t), **{name: _kind(arr) for name, arr in arrays}}
-    if len(set(kinds.values())) != 1 or "mixed" in kinds.values():
-        shown = ", ".join(f"{k} holds {v}" for k, v in kinds.items())
+    kinds = {"y_true": _label_kind(t), **{name: _label_kind(arr) for name, arr in arrays}}
+    if len(set(kinds.values())) != 1:
+        shown = ", ".join(f"{v} labels in {k}" for k, v in kinds.items())
         raise TypeError(
-            f"y_true and the predictions must use labels of one kind (all numbers or all "
-            f"strings); got {shown}"
+            f"y_true and the predictions must hold labels of the same type; got {shown}"
         )
     if labels is None:
-        classes = _unique(t)
-        known = set(classes)
-        for name, arr in arrays:
-            extra = [x for x in _unique(arr) if x not in known]
-            if extra:
+        classes = _sorted_labels(t)
+    else:
+        if isinstance(labels, (str, bytes)):
+            raise TypeError(f"labels must be a sequence of labels or None; got {labels!r}")
+        classes = [v.item() if isinstance(v, np.generic) else v for v in labels]
+        if not classes or len(set(classes)) != len(classes):
+            raise ValueError(
+                f"labels must be distinct labels, at least one; got {describe(labels)}"
+            )
+    index = {c: i for i, c in enumerate(classes)}
+    coded = []
+    for name, arr in [("y_true", t), *arrays]:
+        c = _codes(arr, index, name)
+        if (c < 0).any():
+            extra = list(dict.fromkeys(arr[c < 0].tolist()))[:5]
+            if labels is None:
                 raise ValueError(
-                    f"{name} predicts labels that never occur in y_true: {extra[:5]} (do the "
+                    f"{name} predicts labels that never occur in y_true: {extra} (do the "
                     f"classifiers use different label sets?); pass labels=[...] listing every "
                     f"class if a model may predict classes absent from the test set"
                 )
-    else:
-        classes = _check_label_array(labels, "labels").tolist()
-        if len(set(classes)) != len(classes):
-            raise ValueError(f"labels must not repeat a class; got {describe(labels)}")
-        known = set(classes)
-        for name, arr in [("y_true", t), *arrays]:
-            extra = [x for x in _unique(arr) if x not in known]
-            if extra:
-                raise ValueError(f"{name} holds labels not in labels={classes}: {extra[:5]}")
-    index = {c: i for i, c in enumerate(classes)}
-    codes_t = np.fromiter((index[x] for x in t.tolist()), dtype=np.intp, count=t.size)
-    codes = np.stack(
-        [
-            np.fromiter((index[x] for x in arr.tolist()), dtype=np.intp, count=arr.size)
-            for _, arr in arrays
-        ]
-    )
-    return codes_t, codes, classes
+            raise ValueError(f"{name} holds labels not in labels={classes}: {extra}")
+        coded.append(c)
+    return coded[0], np.stack(coded[1:]), classes
 
 
-def _unique(arr: np.ndarray) -> list[Any]:
+def _sorted_labels(arr: np.ndarray) -> list[Any]:
     values = list(dict.fromkeys(arr.tolist()))
     try:
         return sorted(values)
     except TypeError:
-        return values
+        raise TypeError(
+            "y_true's labels cannot be sorted (they do not support <); pass labels= to give "
+            f"their order; found {describe(values)}"
+        ) from None
+
+
+#: Marginal alpha of each named paired prior (spread over M^(k-1) joint cells).
+_PAIRED_ALPHA = {"uniform": 1.0, "jeffreys": 0.5}
+_PAIRED_BETA = {"uniform": 1.0, "jeffreys": 0.5}
 
 
 def _paired_prior(alpha: Any, beta: Any, m: int, k: int) -> tuple[np.ndarray, np.ndarray, str]:
     """Concentrations (M, M^k) and (M,) of the paired model, and their description."""
     cells = (m,) * (k + 1)
     if alpha is None:
-        a = np.full(cells, 1.0 / m ** (k - 1))
-        a_text = f"{1.0 / m ** (k - 1):.4g} per joint cell (each model's marginal: alpha=1)"
+        alpha = "uniform"
+    if isinstance(alpha, str):
+        if alpha not in _PAIRED_ALPHA:
+            raise ValueError(
+                f"alpha must be None, 'uniform', 'jeffreys' or positive numbers; got {alpha!r}"
+            )
+        per_cell = _PAIRED_ALPHA[alpha] / m ** (k - 1)
+        a = np.full(cells, per_cell)
+        a_text = (
+            f"{per_cell:.4g} per joint cell (each model's marginal: alpha="
+            f"{_PAIRED_ALPHA[alpha]:g}, {alpha})"
+        )
     else:
-        if isinstance(alpha, (bool, str)):
-            raise TypeError(f"alpha must be None or a positive number or array; got {alpha!r}")
+        if isinstance(alpha, bool):
+            raise TypeError(f"alpha must be None, a preset name or positive numbers; got {alpha!r}")
         try:
             a = np.broadcast_to(np.asarray(alpha, dtype=np.float64), cells)
         except (TypeError, ValueError):
             raise ValueError(
-                f"alpha must be None or positive numbers broadcasting to the joint cells "
-                f"{cells}; got {describe(alpha)}"
+                f"alpha must be None, a preset name or positive numbers broadcasting to the "
+                f"joint cells {cells}; got {describe(alpha)}"
             ) from None
         if not (np.isfinite(a).all() and (a > 0).all()):
             raise ValueError(f"alpha must be finite and > 0 everywhere; got minimum {a.min()!r}")
-        a_text = describe_prior(alpha, 1.0).split(",")[0].removeprefix("alpha=")
+        a_text = f"{float(a.flat[0]):g} per joint cell" if np.ndim(alpha) == 0 else "array"
     a = a.reshape(m, m**k)
     if isinstance(beta, str):
-        if beta != "aligned":
+        if beta == "aligned":
+            b = a.sum(axis=-1)
+            b_text = "aligned (one Dirichlet over the joint cells)"
+        elif beta in _PAIRED_BETA:
+            b = np.full(m, _PAIRED_BETA[beta])
+            b_text = f"{_PAIRED_BETA[beta]:g} ({beta})"
+        else:
             raise ValueError(
-                f"beta must be a positive number, an array of {m} or 'aligned'; got {beta!r}"
+                f"beta must be a positive number, an array of {m}, 'uniform', 'jeffreys' or "
+                f"'aligned'; got {beta!r}"
             )
-        b = a.sum(axis=-1)
-        b_text = "aligned (one Dirichlet over the joint cells)"
     else:
         if isinstance(beta, bool):
-            raise TypeError(f"beta must be a positive number, array or 'aligned'; got {beta!r}")
+            raise TypeError(f"beta must be a positive number, array or preset name; got {beta!r}")
         try:
             b = np.broadcast_to(np.asarray(beta, dtype=np.float64), (m,))
         except (TypeError, ValueError):
             raise ValueError(
-                f"beta must be a positive number, an array of {m} or 'aligned'; got "
-                f"{describe(beta)}"
+                f"beta must be a positive number, an array of {m}, 'uniform', 'jeffreys' or "
+                f"'aligned'; got {describe(beta)}"
             ) from None
         if not (np.isfinite(b).all() and (b > 0).all()):
             raise ValueError(f"beta must be finite and > 0 everywhere; got minimum {b.min()!r}")
-        b_text = describe_prior(1.0, beta).split(", ")[1].removeprefix("beta=")
+        b_text = f"{float(b[0]):g}" if np.ndim(beta) == 0 else "array"
     return a, b, f"paired alpha={a_text}, beta={b_text}"
 
 
@@ -769,11 +777,13 @@ def compare_predictions(
         As in :func:`compare`.
     rope, prob, draws, hdi_prob :
         As in :func:`compare`.
-    alpha : None, float or array_like broadcasting to (M, M, M)
-        Dirichlet prior on each true class's M x M prediction pairs. None
-        (default): ``1/M`` per pair cell, so each classifier's marginal
-        confusion matrix has the core model's uniform prior.
-    beta : float, array_like of shape (M,), or "aligned", default 1.0
+    alpha : None, "uniform", "jeffreys", float or array_like broadcasting to (M, M, M)
+        Dirichlet prior on each true class's M x M prediction pairs. None or
+        "uniform" (default): ``1/M`` per pair cell, so each classifier's
+        marginal confusion matrix has the core model's uniform prior
+        (alpha = 1); "jeffreys": ``0.5/M`` (marginal alpha = 0.5). A number
+        or array is the per-pair-cell concentration itself.
+    beta : float, array_like of shape (M,), "uniform", "jeffreys" or "aligned", default 1.0
         Dirichlet prior on class prevalences; "aligned" sets ``beta_t`` to
         the sum of class ``t``'s pair-cell alphas (one Dirichlet over all
         M^3 cells).
@@ -946,9 +956,10 @@ def rank_predictions(
         The k >= 2 classifiers' predictions.
     metric, draws, hdi_prob, rng :
         As in :func:`compare_predictions`.
-    alpha : None, float or array_like broadcasting to (M,) * (k + 1)
-        Prior on each true class's prediction tuples (None: ``1/M^(k-1)``).
-    beta : float, array_like (M,) or "aligned", default 1.0
+    alpha : None, "uniform", "jeffreys", float or array_like broadcasting to (M,) * (k + 1)
+        Prior on each true class's prediction tuples (None or "uniform":
+        ``1/M^(k-1)`` per cell; "jeffreys": half that).
+    beta : float, array_like (M,), "uniform", "jeffreys" or "aligned", default 1.0
         Prior on prevalences.
     labels : sequence, optional
         Every class, in order (default: the labels of ``y_true``).

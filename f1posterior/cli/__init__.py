@@ -14,12 +14,12 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from . import summarize
+from . import compare, summarize
 
 __all__ = ["main", "build_parser"]
 
 #: Subcommand modules, in the order they are listed in ``--help``.
-SUBCOMMANDS = [summarize]
+SUBCOMMANDS = [summarize, compare]
 
 
 class _Parser(argparse.ArgumentParser):

@@ -11,6 +11,7 @@ from ..evaluation import Evaluation, evaluate
 from ..inputs import MatrixInput, read_matrix
 from ..metrics import METRICS
 from ..report import format_table
+from ..sensitivity import DEFAULT_THRESHOLD, PriorSensitivity, prior_sensitivity
 from .common import add_sampling_arguments, prior_from_args
 from .figures import add_output_arguments, wants_draws, write_outputs
 
@@ -40,6 +41,13 @@ def register(sub: Any) -> None:
         "--ref", type=float, default=None, help="reference value (default 0.8 on the example)"
     )
     p.add_argument("--format", choices=["table", "json"], default="table")
+    p.add_argument(
+        "--prior-sensitivity",
+        action="store_true",
+        help="also show each metric's mean and HDI under the uniform, jeffreys and aligned "
+        "priors, with a warning when the prior moves the HDI by more than "
+        f"{DEFAULT_THRESHOLD:g} of its width",
+    )
     add_output_arguments(p)
     add_sampling_arguments(p)
     p.set_defaults(run=run)
@@ -81,9 +89,7 @@ def paper_comparison(result: Evaluation) -> str:
         ours["95% HDI"] = f"[{s.hdi[0]:.3f}, {s.hdi[1]:.3f}]"
         theirs["95% HDI"] = f"[{lo:.3f}, {hi:.3f}]"
         for i, key in enumerate(ours):
-            lines.append(
-                f"{metric if i == 0 else '':<9} {key:<16} {theirs[key]:<16} {ours[key]}"
-            )
+            lines.append(f"{metric if i == 0 else '':<9} {key:<16} {theirs[key]:<16} {ours[key]}")
     return "\n".join(lines)
 
 
@@ -105,13 +111,26 @@ def run(args: argparse.Namespace) -> int:
     )
     if write_outputs(args, result, source=data.source, names=data.names):
         return 2
+    sens: dict[str, PriorSensitivity] = {}
+    if args.prior_sensitivity:
+        sens = {
+            m: prior_sensitivity(
+                data.counts, metric=m, draws=args.draws, hdi_prob=args.hdi_prob, rng=args.seed
+            )
+            for m in metrics
+        }
     if args.format == "json":
         out = result.to_dict()
         out["source"] = data.source
+        if sens:
+            out["prior_sensitivity"] = {m: v.to_dict() for m, v in sens.items()}
         print(json.dumps(out, indent=2))
         return 0
     print(f"Input: {data.source}")
     print(format_table(result))
+    for v in sens.values():
+        print()
+        print(v)
     if example and args.prior == "uniform" and args.hdi_prob == 0.95 and ref == 0.8:
         print()
         print(paper_comparison(result))
