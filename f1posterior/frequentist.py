@@ -185,36 +185,45 @@ def _safe_divide(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 def _gradient(p: np.ndarray, name: str, pos: int) -> np.ndarray:
     """Analytic gradient ``d metric / d p`` of shape (..., M, M) at normalised ``p``.
 
-    Any gradient plus a constant times the all-ones table gives the same
-    variance (the multinomial covariance annihilates it), so each formula is
-    the derivative of the metric as written, without renormalising ``p``.
+    Every metric here is homogeneous of degree 0 in ``p``, so its partial
+    derivatives satisfy ``sum(p * g) = 0``; adding a constant to ``g`` would
+    not change the variance either (the multinomial covariance annihilates
+    the all-ones table). Each diagonal entry is written as ``(1 - score) / d``
+    so that a cell whose score is exactly 1 has exactly zero gradient, and a
+    table whose metric cannot move gets ``std_error == 0`` exactly.
     """
     m = p.shape[-1]
-    eye = np.eye(m)
+    eye = np.eye(m, dtype=bool)
     tp = np.diagonal(p, axis1=-2, axis2=-1)
     row = p.sum(axis=-1)  # true class totals
     col = p.sum(axis=-2)  # predicted class totals
     if name in ("micro_f1", "accuracy"):
-        return np.broadcast_to(eye, p.shape)
+        # f = trace(p) / sum(p): df/dp_ab = [a == b] - f (sum(p) = 1)
+        f = _safe_divide(tp.sum(axis=-1), p.sum(axis=(-2, -1)))[..., None, None]
+        return np.where(eye, 1.0 - f, -f)
     if name in ("macro_f1", "binary_f1"):
         # F_i = 2 tp_i / d_i, d_i = row_i + col_i; cell (a, b) lies in row a and column b:
-        # dF_i/dp_ab = [a == b == i] 2 / d_i - (2 tp_i / d_i^2) ([a == i] + [b == i])
+        # dF_i/dp_ab = [a == b == i] 2 / d_i - (F_i / d_i) ([a == i] + [b == i])
         d = row + col
-        w = _safe_divide(np.full_like(d, 2.0), d)
-        u = _safe_divide(2.0 * tp, d * d)
+        f = _safe_divide(2.0 * tp, d)
+        u = _safe_divide(f, d)
+        diag = _safe_divide(2.0 * (1.0 - f), d)
         if name == "binary_f1":
-            sel = eye[pos]
-            uk, wk = u[..., pos, None, None], w[..., pos, None, None]
-            return wk * np.outer(sel, sel) - uk * (sel[:, None] + sel[None, :])
-        return (w[..., :, None] * eye - u[..., :, None] - u[..., None, :]) / m
+            sel = np.zeros(m)
+            sel[pos] = 1.0
+            off = -u[..., pos, None, None] * (sel[:, None] + sel[None, :])
+            on = np.where(sel.astype(bool), diag[..., pos, None], 0.0)
+            return np.where(eye, on[..., :, None], off)
+        off = -(u[..., :, None] + u[..., None, :])
+        return np.where(eye, diag[..., :, None], off) / m
     if name == "macro_recall":
-        # R_a = tp_a / row_a: dR_a/dp_ab = [a == b] / row_a - tp_a / row_a^2
-        inv, r = _safe_divide(np.ones_like(row), row), _safe_divide(tp, row * row)
-        return (inv[..., :, None] * eye - r[..., :, None]) / m
+        # R_a = tp_a / row_a: dR_a/dp_ab = ([a == b] - R_a) / row_a
+        inv, r = _safe_divide(np.ones_like(row), row), _safe_divide(tp, row)
+        return (eye - r[..., :, None]) * inv[..., :, None] / m
     if name == "macro_precision":
-        # P_b = tp_b / col_b: dP_b/dp_ab = [a == b] / col_b - tp_b / col_b^2
-        inv, q = _safe_divide(np.ones_like(col), col), _safe_divide(tp, col * col)
-        return (inv[..., None, :] * eye - q[..., None, :]) / m
+        # P_b = tp_b / col_b: dP_b/dp_ab = ([a == b] - P_b) / col_b
+        inv, q = _safe_divide(np.ones_like(col), col), _safe_divide(tp, col)
+        return (eye - q[..., None, :]) * inv[..., None, :] / m
     if name == "macro_f1_star":
         # F* = 2 P R / (P + R): dF*/dP = 2 R^2 / (P + R)^2, dF*/dR = 2 P^2 / (P + R)^2
         prec = _safe_divide(tp, col).mean(axis=-1)
