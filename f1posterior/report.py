@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .evaluation import Evaluation
     from .summary import MetricSummary
 
-__all__ = ["rows", "format_table", "Row"]
+__all__ = ["rows", "format_table", "format_markdown", "Row"]
 
 Row = dict[str, Any]
 
@@ -56,7 +56,7 @@ def rows(result: Evaluation, names: list[str] | None = None) -> Iterator[Row]:
                 c = cidx[0]
                 label = result.labels[c] if result.labels and c < len(result.labels) else str(c)
                 parts.append(f"class {label}")
-            yield {"metric": metric, "item": " ".join(parts), **_at(s, idx)}
+            yield {"metric": metric, "item": " ".join(parts), "exact": s.exact, **_at(s, idx)}
 
 
 def _pct(p: float | None) -> str:
@@ -85,8 +85,7 @@ def format_table(result: Evaluation, names: list[str] | None = None) -> str:
     if ref_head:
         head += f"{ref_head:<20} "
     head += hdi_head
-    exact = any(s.exact for s in result.values())
-    draws = "exact where marked" if exact else f"{result.draws:,} draws"
+    draws = _draws_note(result)
     lines = [
         f"Posterior of metrics; prior {result.prior}; {draws}; seed {result.seed}",
         head.rstrip(),
@@ -94,10 +93,60 @@ def format_table(result: Evaluation, names: list[str] | None = None) -> str:
     for lab, r in zip(label, records, strict=True):
         line = (
             f"{lab:<{w}}  {r['score']:<7.3f} {r['mean']:<7.3f} {r['std']:<7.3f} "
-            f"{r['mc_error']:<9.3f} "
+            f"{'exact' if r['exact'] else format(r['mc_error'], '.3f'):<9} "
         )
         if ref_head:
             line += f"{_pct(r['p_below']) + ' | ' + _pct(r['p_above']):<20} "
         line += f"[{r['hdi'][0]:.3f}, {r['hdi'][1]:.3f}]"
         lines.append(line)
+    return "\n".join(lines)
+
+
+def _draws_note(result: Evaluation) -> str:
+    """ "N draws", "exact (closed form)", or both when some metrics are exact."""
+    flags = [s.exact for s in result.values()]
+    if all(flags):
+        return "exact (closed form, no sampling)"
+    if any(flags):
+        return f"exact where marked, {result.draws:,} draws otherwise"
+    return f"{result.draws:,} draws"
+
+
+def format_markdown(result: Evaluation, names: list[str] | None = None) -> str:
+    """A GitHub-flavoured Markdown table of the summaries (one row per metric/matrix/class).
+
+    Examples
+    --------
+    >>> from f1posterior import evaluate
+    >>> print(format_markdown(evaluate([[40, 10], [5, 45]], metrics="micro_f1",
+    ...                                beta="aligned", ref=0.8)))
+    | metric | score | mean | std | MC error | P(< 0.8) | P(> 0.8) | 95% HDI |
+    |---|---|---|---|---|---|---|---|
+    | micro_f1 | 0.850 | 0.837 | 0.036 | exact | 15.6% | 84.4% | [0.765, 0.905] |
+    <BLANKLINE>
+    Prior: alpha=1 (uniform), beta=aligned (row sums of alpha: one Dirichlet over the cells).
+    Exact (closed form, no sampling).
+    """
+    pct = round(100 * result.hdi_prob, 4)
+    head = ["metric", "score", "mean", "std", "MC error"]
+    if result.ref is not None:
+        head += [f"P(< {result.ref:g})", f"P(> {result.ref:g})"]
+    head.append(f"{pct:g}% HDI")
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows(result, names):
+        label = r["metric"] + (f" [{r['item']}]" if r["item"] else "")
+        cells = [
+            label.replace("|", "\\|"),
+            f"{r['score']:.3f}",
+            f"{r['mean']:.3f}",
+            f"{r['std']:.3f}",
+            "exact" if r["exact"] else f"{r['mc_error']:.3f}",
+        ]
+        if result.ref is not None:
+            cells += [_pct(r["p_below"]), _pct(r["p_above"])]
+        cells.append(f"[{r['hdi'][0]:.3f}, {r['hdi'][1]:.3f}]")
+        lines.append("| " + " | ".join(cells) + " |")
+    seed = "" if all(s.exact for s in result.values()) else f"; seed {result.seed}"
+    note = _draws_note(result)
+    lines += ["", f"Prior: {result.prior}.", f"{note[0].upper()}{note[1:]}{seed}."]
     return "\n".join(lines)

@@ -1,0 +1,636 @@
+"""Quality gates: pass a model only when its metrics are credibly good enough.
+
+A gate is a list of checks, each a posterior probability compared with a
+required probability ``prob`` (default 0.95):
+
+``min``
+    P(metric >= T | data) >= prob. For a per-class metric (``f1``,
+    ``precision``, ``recall``) every class is checked: a per-class floor.
+``baseline``
+    P(metric(new) - metric(baseline) >= -D | data) >= prob, ``D`` the
+    allowed drop (default 0). The two confusion matrices are treated as
+    independent samples, so the two posteriors are independent (the
+    ``model`` field says so; a paired model needs the predictions of both
+    models on the same documents and slots in as another way of drawing the
+    difference, see :func:`_difference_draws`).
+
+Probabilities are exact where a closed form exists (aligned prior; see
+:mod:`f1posterior.exact`) and Monte Carlo estimates otherwise. A fixed default
+seed makes every verdict repeatable. When a sampled probability is within
+``NOISE_SIGMAS`` Monte Carlo standard errors of the requirement, the check is
+flagged as *within Monte Carlo noise* together with the number of draws that
+would put it ``SETTLE_SIGMAS`` standard errors away (if the probability
+stays where it is).
+
+:func:`gate` returns a :class:`GateResult` (text, JSON and Markdown
+renderings); :func:`assert_gate` raises ``AssertionError`` with the same
+verdict text, for test suites. The command line ``f1posterior gate`` is a
+thin layer over :func:`gate`.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .evaluation import Evaluation, evaluate
+from .metrics import METRICS, PER_CLASS_METRICS
+from .priors import PriorArg, resolve_prior
+from .summary import hdi as sample_hdi
+from .validation import check_counts, check_prob, check_rng, describe
+
+__all__ = [
+    "DEFAULT_SEED",
+    "NOISE_SIGMAS",
+    "SETTLE_SIGMAS",
+    "Check",
+    "GateResult",
+    "gate",
+    "assert_gate",
+]
+
+#: Default seed of a gate (the same as the command line's): verdicts never change run to run.
+DEFAULT_SEED = 20150927
+#: A sampled probability within this many Monte Carlo standard errors of the requirement
+#: is flagged as within noise.
+NOISE_SIGMAS = 3.0
+#: The draws suggested to settle a noisy verdict put it this many standard errors away.
+SETTLE_SIGMAS = 4.0
+
+
+def _fmt_draws(n: int) -> str:
+    return f"{n:,}"
+
+
+@dataclass(frozen=True)
+class Check:
+    """The verdict of one check (one metric, matrix and class).
+
+    Attributes
+    ----------
+    kind : {"min", "baseline"}
+        Threshold check, or comparison with a baseline.
+    metric : str
+        Metric name.
+    item : str
+        Matrix name and/or ``class <label>``; "" for a single scalar.
+    threshold : float
+        ``T`` (kind "min") or ``-D`` (kind "baseline"): the metric, or the
+        difference new - baseline, must be >= ``threshold``.
+    prob : float
+        Posterior probability of the condition.
+    required : float
+        The probability required to pass.
+    passed : bool
+        ``prob >= required``.
+    score : float
+        Observed metric on the counts (or observed difference new - baseline).
+    hdi : tuple of float
+        HDI of the metric (or of the difference), of probability ``hdi_prob``.
+    hdi_prob : float
+    exact : bool
+        True when ``prob`` is computed in closed form (no Monte Carlo error).
+    mc_error : float
+        Monte Carlo standard error of ``prob`` (0 when exact).
+    draws : int
+        Posterior draws behind ``prob`` (0 when exact).
+    within_noise : bool
+        ``|prob - required| <= NOISE_SIGMAS * mc_error``.
+    draws_to_settle : int or None
+        When within noise, the draws that would settle the verdict (None when
+        ``prob`` equals ``required`` or the check is not within noise).
+    model : str
+        For baseline checks, how the two posteriors are related
+        ("independent posteriors"); "" otherwise.
+    """
+
+    kind: str
+    metric: str
+    item: str
+    threshold: float
+    prob: float
+    required: float
+    passed: bool
+    score: float
+    hdi: tuple[float, float]
+    hdi_prob: float
+    exact: bool
+    mc_error: float
+    draws: int
+    within_noise: bool
+    draws_to_settle: int | None
+    model: str = ""
+
+    @property
+    def condition(self) -> str:
+        """The condition checked, e.g. ``micro_f1 >= 0.8``."""
+        name = self.metric + (f" [{self.item}]" if self.item else "")
+        if self.kind == "baseline":
+            return f"{name}: new - baseline >= {self.threshold:g}"
+        return f"{name} >= {self.threshold:g}"
+
+    @property
+    def text(self) -> str:
+        """One-line verdict: PASS/FAIL, condition, probability, observed score, HDI."""
+        rel = ">=" if self.passed else "<"
+        what = "observed difference" if self.kind == "baseline" else "observed"
+        pct = f"{100 * self.hdi_prob:g}%"
+        line = (
+            f"{'PASS' if self.passed else 'FAIL'}  {self.condition}: P = {self.prob:.4f} {rel} "
+            f"{self.required:g} required; {what} {self.score:.3f}, {pct} HDI "
+            f"[{self.hdi[0]:.3f}, {self.hdi[1]:.3f}]; "
+        )
+        if self.exact:
+            line += "exact"
+        else:
+            line += f"MC error {self.mc_error:.4f} ({_fmt_draws(self.draws)} draws)"
+        if self.model:
+            line += f"; {self.model}"
+        if self.within_noise:
+            line += "; WITHIN MONTE CARLO NOISE: " + (
+                f"rerun with draws={_fmt_draws(self.draws_to_settle)} "
+                f"(--draws {self.draws_to_settle}) to settle it"
+                if self.draws_to_settle is not None
+                else "the probability equals the requirement; no number of draws settles it"
+            )
+        return line
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dictionary of the fields, plus ``condition`` and ``text``."""
+        out = {k: getattr(self, k) for k in self.__dataclass_fields__}
+        out["hdi"] = list(self.hdi)
+        out["condition"] = self.condition
+        out["text"] = self.text
+        return out
+
+
+@dataclass(frozen=True)
+class GateResult:
+    """All checks of a gate.
+
+    Attributes
+    ----------
+    checks : tuple of Check
+        One per metric, matrix and class, in request order.
+    prior : str
+        Statement of the prior.
+    draws : int
+        Posterior draws per matrix for the sampled probabilities.
+    seed : int or None
+        Root seed (entropy), printed so that a run can be repeated.
+    source, baseline_source : str or None
+        Where the counts came from, when known.
+    """
+
+    checks: tuple[Check, ...]
+    prior: str
+    draws: int
+    seed: Any
+    source: str | None = None
+    baseline_source: str | None = field(default=None)
+
+    @property
+    def passed(self) -> bool:
+        """True when every check passed."""
+        return all(c.passed for c in self.checks)
+
+    @property
+    def within_noise(self) -> bool:
+        """True when any verdict is within Monte Carlo noise."""
+        return any(c.within_noise for c in self.checks)
+
+    def _header(self) -> str:
+        sampled = any(not c.exact for c in self.checks)
+        how = f"{_fmt_draws(self.draws)} draws" if sampled else "exact (closed form)"
+        if sampled and any(c.exact for c in self.checks):
+            how = f"exact where marked, {how} otherwise"
+        return f"prior {self.prior}; {how}; seed {self.seed}"
+
+    def _footer(self) -> str:
+        failed = sum(not c.passed for c in self.checks)
+        n = len(self.checks)
+        out = "GATE PASSED" if not failed else "GATE FAILED"
+        out += f": {n - failed} of {n} checks passed"
+        if self.within_noise:
+            out += " (some verdicts are within Monte Carlo noise; see above)"
+        return out
+
+    def __str__(self) -> str:
+        lines = []
+        if self.source:
+            lines.append(f"Input: {self.source}")
+        if self.baseline_source:
+            lines.append(f"Baseline: {self.baseline_source}")
+        lines.append(f"Gate: {self._header()}")
+        lines += [c.text for c in self.checks]
+        lines.append(self._footer())
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dictionary: ``passed``, ``checks`` (list), ``prior``, ``draws``, ..."""
+        return {
+            "passed": self.passed,
+            "within_noise": self.within_noise,
+            "checks": [c.to_dict() for c in self.checks],
+            "prior": self.prior,
+            "draws": self.draws,
+            "seed": self.seed,
+            "source": self.source,
+            "baseline_source": self.baseline_source,
+        }
+
+    def to_markdown(self) -> str:
+        """A Markdown table of the verdicts, for a CI job summary."""
+        title = "passed" if self.passed else "FAILED"
+        lines = [
+            f"### f1posterior gate {title}",
+            "",
+            "| verdict | check | P | required | observed | HDI | note |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for c in self.checks:
+            note = "exact" if c.exact else f"MC error {c.mc_error:.4f}"
+            if c.model:
+                note += f"; {c.model}"
+            if c.within_noise:
+                note += (
+                    f"; **within Monte Carlo noise**: rerun with --draws {c.draws_to_settle}"
+                    if c.draws_to_settle is not None
+                    else "; **within Monte Carlo noise**"
+                )
+            cells = [
+                "✅ PASS" if c.passed else "❌ FAIL",
+                c.condition.replace("|", "\\|"),
+                f"{c.prob:.4f}",
+                f"{c.required:g}",
+                f"{c.score:.3f}",
+                f"[{c.hdi[0]:.3f}, {c.hdi[1]:.3f}]",
+                note,
+            ]
+            lines.append("| " + " | ".join(cells) + " |")
+        lines += ["", f"{self._footer()}. Prior: {self.prior}; {self._header().split('; ', 1)[1]}."]
+        if self.source:
+            lines.append(
+                f"Input: `{self.source}`"
+                + (f", baseline: `{self.baseline_source}`" if self.baseline_source else "")
+            )
+        return "\n".join(lines)
+
+
+# --- validation ----------------------------------------------------------------------
+
+
+def _check_metric_name(name: Any, arg: str) -> str:
+    if not isinstance(name, str) or name not in METRICS:
+        raise ValueError(
+            f"{arg} must name known metrics ({', '.join(METRICS)}); got {describe(name)}"
+        )
+    return name
+
+
+def _check_threshold(value: Any, name: str, low: float, high: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number in [{low:g}, {high:g}]; got {describe(value)}")
+    v = float(value)
+    if not low <= v <= high:
+        raise ValueError(f"{name} must be a number in [{low:g}, {high:g}]; got {value!r}")
+    return v
+
+
+def _check_minimums(minimums: Any) -> list[tuple[str, float]]:
+    if minimums is None:
+        return []
+    items = list(minimums.items()) if isinstance(minimums, Mapping) else minimums
+    try:
+        pairs = [(m, t) for m, t in items]
+    except (TypeError, ValueError):
+        raise TypeError(
+            "minimums must be a mapping or a sequence of (metric, threshold) pairs; got "
+            f"{describe(minimums)}"
+        ) from None
+    return [
+        (_check_metric_name(m, "minimums"), _check_threshold(t, f"minimums[{m!r}]", 0.0, 1.0))
+        for m, t in pairs
+    ]
+
+
+def _check_gate_args(
+    counts: Any,
+    minimums: Any,
+    baseline: Any,
+    compare: Any,
+    max_drop: Any,
+    prob: Any,
+    names: Any,
+) -> tuple[np.ndarray, list[tuple[str, float]], np.ndarray | None, list[str], float, float]:
+    c = check_counts(counts)
+    mins = _check_minimums(minimums)
+    base = None if baseline is None else check_counts(baseline, "baseline")
+    if base is not None and base.shape[-1] != c.shape[-1]:
+        raise ValueError(
+            f"baseline must have the classes of counts: {c.shape[-1]} x {c.shape[-1]}; got "
+            f"shape {base.shape}"
+        )
+    if base is not None:
+        try:
+            np.broadcast_shapes(base.shape, c.shape)
+        except ValueError:
+            raise ValueError(
+                f"baseline must be one matrix or a batch like counts {c.shape}; got shape "
+                f"{base.shape}"
+            ) from None
+    if compare is None:
+        comp = ["micro_f1"] if base is not None else []
+    else:
+        if isinstance(compare, str):
+            compare = [compare]
+        comp = [_check_metric_name(m, "compare") for m in compare]
+        if comp and base is None:
+            raise ValueError(f"compare needs a baseline; got compare={comp} and baseline=None")
+    if len(set(comp)) != len(comp):
+        raise ValueError(f"compare must not repeat a metric; got {comp}")
+    if not mins and not comp:
+        raise ValueError("a gate needs at least one check: give minimums and/or a baseline")
+    drop = _check_threshold(max_drop, "max_drop", 0.0, 1.0)
+    p = check_prob(prob, "prob")
+    if names is not None:
+        batch = np.broadcast_shapes(c.shape, base.shape if base is not None else c.shape)[:-2]
+        if len(batch) != 1 or len(names) != batch[0]:
+            raise ValueError(
+                f"names must name each matrix of a 1-D batch; got {len(names)} names for batch "
+                f"shape {batch}"
+            )
+    return c, mins, base, comp, drop, p
+
+
+# --- probabilities --------------------------------------------------------------------
+
+
+def _noise(prob: float, required: float, n: int) -> tuple[float, bool, int | None]:
+    """MC standard error of a sampled probability, noise flag, and draws to settle it."""
+    pc = min(max(prob, 1.0 / n), 1.0 - 1.0 / n)
+    var = pc * (1.0 - pc)
+    se = math.sqrt(var / n)
+    gap = abs(prob - required)
+    if gap > NOISE_SIGMAS * se:
+        return se, False, None
+    if gap == 0.0:
+        return se, True, None
+    need = SETTLE_SIGMAS**2 * var / gap**2
+    digits = 10 ** max(0, int(math.floor(math.log10(need))) - 1)  # 2 significant digits
+    return se, True, int(math.ceil(need / digits) * digits)
+
+
+def _difference_draws(
+    new: Evaluation, base: Evaluation, metric: str
+) -> tuple[np.ndarray, np.ndarray, str]:
+    """Posterior draws of metric(new) - metric(baseline), the observed difference, the model.
+
+    Independent posteriors: the two tables are different samples, so the
+    difference of independent draws is a draw of the difference. A paired
+    model (both models' predictions on the same documents) would return
+    draws from the joint posterior here instead, with its own ``model`` name.
+    """
+    assert new.metric_draws is not None and base.metric_draws is not None
+    diff = new.metric_draws[metric] - base.metric_draws[metric]
+    score = np.asarray(new[metric].score) - np.asarray(base[metric].score)
+    return diff, score, "independent posteriors"
+
+
+def _items(
+    shape: tuple[int, ...], n_batch: int, per_class: bool, labels: Any, names: Any
+) -> list[tuple[tuple[int, ...], str]]:
+    out = []
+    for idx in np.ndindex(*shape):
+        parts = []
+        bidx = idx[:n_batch]
+        if bidx:
+            parts.append(str(names[bidx[0]]) if names is not None else ",".join(map(str, bidx)))
+        if per_class:
+            k = idx[-1]
+            parts.append(f"class {labels[k] if labels is not None else k}")
+        out.append((idx, " ".join(parts)))
+    return out
+
+
+def gate(
+    counts: ArrayLike,
+    *,
+    minimums: Mapping[str, float] | Sequence[tuple[str, float]] | None = None,
+    baseline: ArrayLike | None = None,
+    compare: str | Sequence[str] | None = None,
+    max_drop: float = 0.0,
+    prob: float = 0.95,
+    draws: int = 50_000,
+    alpha: PriorArg = 1.0,
+    beta: PriorArg = 1.0,
+    rng: Any = DEFAULT_SEED,
+    hdi_prob: float = 0.95,
+    labels: Sequence[Any] | None = None,
+    names: Sequence[str] | None = None,
+    source: str | None = None,
+    baseline_source: str | None = None,
+) -> GateResult:
+    """Check that metrics are credibly above thresholds and not credibly below a baseline.
+
+    Parameters
+    ----------
+    counts : array_like, shape (*batch, M, M)
+        Confusion matrices of the model under test (rows = true class).
+    minimums : mapping or sequence of (metric, T) pairs, optional
+        Each check passes when P(metric >= T | data) >= ``prob``. A per-class
+        metric (``f1``, ``precision``, ``recall``) is checked for every class.
+    baseline : array_like, shape (M, M) or like ``counts``, optional
+        Confusion matrix of the baseline (e.g. production) model, an
+        independent sample.
+    compare : str or sequence of str, optional
+        Metrics compared with the baseline (default ``micro_f1`` when a
+        baseline is given): each passes when P(new - baseline >= -max_drop) >= prob.
+    max_drop : float, default 0
+        Allowed drop ``D`` in [0, 1].
+    prob : float, default 0.95
+        Required posterior probability, in (0, 1).
+    draws : int, default 50_000
+        Posterior draws per matrix for probabilities without a closed form.
+    alpha, beta : prior
+        As in :func:`f1posterior.evaluate`; with ``beta="aligned"`` the
+        ``min`` checks of micro-F1, accuracy and per-class F1, precision and
+        recall are exact.
+    rng : None, int, SeedSequence or Generator, default DEFAULT_SEED
+        A fixed default, so that a verdict never flips between runs.
+    hdi_prob : float, default 0.95
+        Probability of the HDIs shown.
+    labels : sequence, optional
+        Class labels for per-class checks.
+    names : sequence of str, optional
+        Names of the matrices of a 1-D batch.
+    source, baseline_source : str, optional
+        Where the counts came from (shown in reports).
+
+    Returns
+    -------
+    GateResult
+        ``passed``, ``checks``, and text (``str``), ``to_dict`` and ``to_markdown``.
+
+    Examples
+    --------
+    >>> res = gate([[40, 10], [5, 45]], minimums={"micro_f1": 0.75}, beta="aligned")
+    >>> res.passed
+    True
+    >>> print(res.checks[0].text)  # doctest: +ELLIPSIS
+    PASS  micro_f1 >= 0.75: P = 0.9856 >= 0.95 required; observed 0.850, 95% HDI ...; exact
+    """
+    c, mins, base, comp, drop, p = _check_gate_args(
+        counts, minimums, baseline, compare, max_drop, prob, names
+    )
+    hp = check_prob(hdi_prob, "hdi_prob")
+    root = check_rng(rng)
+    kw: dict[str, Any] = dict(draws=draws, alpha=alpha, beta=beta, hdi_prob=hp, labels=labels)
+    from . import exact
+
+    a, b = resolve_prior(alpha, beta, c.shape)
+    m = c.shape[-1]
+    closed = exact.is_aligned(a, b) and exact.scipy_available()
+    min_names = list(dict.fromkeys(n for n, _ in mins))
+    no_draws = [n for n in min_names if closed and exact.has_exact(n, m) and n not in comp]
+    with_draws = [n for n in dict.fromkeys([*min_names, *comp]) if n not in no_draws]
+    ev: dict[str, Evaluation] = {}
+    if no_draws:
+        e = evaluate(c, metrics=no_draws, rng=root, **kw)
+        ev.update(dict.fromkeys(no_draws, e))
+    if with_draws:
+        e = evaluate(c, metrics=with_draws, rng=root, keep_draws=True, **kw)
+        ev.update(dict.fromkeys(with_draws, e))
+    n_batch = len(c.shape) - 2
+    lab = None if labels is None else [str(x) for x in labels]
+    checks: list[Check] = []
+    for name, t in mins:
+        s = ev[name][name]
+        per_class = name in PER_CLASS_METRICS
+        if s.exact:
+            post = exact.posterior_from_concentration(a + c, name)
+            pr = np.asarray(post.sf(t))
+        else:
+            md = ev[name].metric_draws
+            assert md is not None
+            pr = np.mean(md[name] >= t, axis=-1)
+        for idx, item in _items(pr.shape, n_batch, per_class, lab, names):
+            checks.append(
+                _make_check(
+                    "min",
+                    name,
+                    item,
+                    t,
+                    float(pr[idx]),
+                    p,
+                    np.asarray(s.score)[idx],
+                    np.asarray(s.hdi)[idx],
+                    hp,
+                    s.exact,
+                    draws,
+                    "",
+                )
+            )
+    if base is not None:
+        base_ev = evaluate(base, metrics=comp, rng=root.spawn(1)[0], keep_draws=True, **kw)
+        for name in comp:
+            diff, score, model = _difference_draws(ev[name], base_ev, name)
+            pr = np.mean(diff >= -drop, axis=-1)
+            interval = sample_hdi(diff, hp)
+            score = np.broadcast_to(score, pr.shape)
+            n_b = diff.ndim - 1 - (name in PER_CLASS_METRICS)
+            for idx, item in _items(pr.shape, n_b, name in PER_CLASS_METRICS, lab, names):
+                checks.append(
+                    _make_check(
+                        "baseline",
+                        name,
+                        item,
+                        -drop,
+                        float(pr[idx]),
+                        p,
+                        score[idx],
+                        interval[idx],
+                        hp,
+                        False,
+                        draws,
+                        model,
+                    )
+                )
+    e0 = next(iter(ev.values()))
+    return GateResult(
+        checks=tuple(checks),
+        prior=e0.prior,
+        draws=e0.draws,
+        seed=root.entropy,
+        source=source,
+        baseline_source=baseline_source,
+    )
+
+
+def _make_check(
+    kind: str,
+    metric: str,
+    item: str,
+    threshold: float,
+    pr: float,
+    required: float,
+    score: Any,
+    interval: Any,
+    hdi_prob: float,
+    is_exact: bool,
+    draws: int,
+    model: str,
+) -> Check:
+    if is_exact:
+        se, noisy, settle, n = 0.0, False, None, 0
+    else:
+        se, noisy, settle = _noise(pr, required, draws)
+        n = draws
+    return Check(
+        kind=kind,
+        metric=metric,
+        item=item,
+        threshold=threshold,
+        prob=pr,
+        required=required,
+        passed=pr >= required,
+        score=float(score),
+        hdi=(float(interval[0]), float(interval[1])),
+        hdi_prob=hdi_prob,
+        exact=is_exact,
+        mc_error=se,
+        draws=n,
+        within_noise=noisy,
+        draws_to_settle=settle,
+        model=model,
+    )
+
+
+def assert_gate(counts: ArrayLike, **kwargs: Any) -> GateResult:
+    """:func:`gate`, raising ``AssertionError`` with the verdict text when it fails.
+
+    For test suites: ``assert_gate(cm, minimums={"macro_f1": 0.8})`` inside a
+    pytest test fails the test with the same report as ``f1posterior gate``.
+    Takes the keyword arguments of :func:`gate`; returns its result on a pass.
+
+    Examples
+    --------
+    >>> _ = assert_gate([[40, 10], [5, 45]], minimums={"micro_f1": 0.75}, beta="aligned")
+    >>> assert_gate([[40, 10], [5, 45]], minimums={"micro_f1": 0.85}, beta="aligned")
+    ... # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    AssertionError: Gate: prior alpha=1 (uniform), beta=aligned ...; seed 20150927
+    FAIL  micro_f1 >= 0.85: P = 0.3748 < 0.95 required; observed 0.850, 95% HDI ...; exact
+    GATE FAILED: 0 of 1 checks passed
+    """
+    result = gate(counts, **kwargs)
+    if not result.passed:
+        raise AssertionError(str(result))
+    return result
