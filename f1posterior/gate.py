@@ -551,7 +551,7 @@ def gate(
                         "baseline",
                         name,
                         item,
-                        -drop,
+                        0.0 - drop,
                         float(pr[idx]),
                         p,
                         score[idx],
