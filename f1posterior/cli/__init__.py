@@ -14,12 +14,12 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from . import compare, summarize
+from . import compare, gate, summarize
 
 __all__ = ["main", "build_parser"]
 
 #: Subcommand modules, in the order they are listed in ``--help``.
-SUBCOMMANDS = [summarize, compare]
+SUBCOMMANDS = [summarize, compare, gate]
 
 
 class _Parser(argparse.ArgumentParser):

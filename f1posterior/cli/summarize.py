@@ -8,12 +8,13 @@ from typing import Any
 
 from ..data import FIGURE3_LABELS, TABLE1, figure3
 from ..evaluation import Evaluation, evaluate
-from ..inputs import MatrixInput, read_matrix
+from ..inputs import MatrixInput
 from ..metrics import METRICS
-from ..report import format_table
+from ..report import format_markdown, format_table
 from ..sensitivity import DEFAULT_THRESHOLD, PriorSensitivity, prior_sensitivity
 from .common import add_sampling_arguments, prior_from_args
 from .figures import add_output_arguments, wants_draws, write_outputs
+from .input_args import FILE_HELP, add_input_arguments, load_input
 
 __all__ = ["register", "run", "paper_comparison"]
 
@@ -27,7 +28,7 @@ def register(sub: Any) -> None:
         "Figure 3 matrix and prints Table 1 side by side.",
     )
     p.add_argument(
-        "file", nargs="?", metavar="FILE", help='JSON: nested list, or {"matrix", "labels"}'
+        "file", nargs="?", metavar="FILE", help=FILE_HELP + "; one row per matrix of a batch"
     )
     p.add_argument(
         "--metric",
@@ -40,7 +41,7 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--ref", type=float, default=None, help="reference value (default 0.8 on the example)"
     )
-    p.add_argument("--format", choices=["table", "json"], default="table")
+    p.add_argument("--format", choices=["table", "json", "markdown"], default="table")
     p.add_argument(
         "--prior-sensitivity",
         action="store_true",
@@ -49,6 +50,7 @@ def register(sub: Any) -> None:
         f"{DEFAULT_THRESHOLD:g} of its width",
     )
     add_output_arguments(p)
+    add_input_arguments(p)
     add_sampling_arguments(p)
     p.set_defaults(run=run)
 
@@ -61,7 +63,7 @@ def load(args: argparse.Namespace) -> MatrixInput:
             names=None,
             source="embedded example: Zhang et al. (2015), Figure 3",
         )
-    return read_matrix(args.file)
+    return load_input(args, args.file)
 
 
 def paper_comparison(result: Evaluation) -> str:
@@ -126,8 +128,11 @@ def run(args: argparse.Namespace) -> int:
             out["prior_sensitivity"] = {m: v.to_dict() for m, v in sens.items()}
         print(json.dumps(out, indent=2))
         return 0
+    if args.format == "markdown":
+        print(format_markdown(result, data.names))
+        return 0
     print(f"Input: {data.source}")
-    print(format_table(result))
+    print(format_table(result, data.names))
     for v in sens.values():
         print()
         print(v)

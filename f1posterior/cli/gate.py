@@ -1,0 +1,158 @@
+"""``f1posterior gate``: fail a CI job when a model is not credibly good enough.
+
+Exit status 0 when every check passes, 1 when any fails, 2 on a usage or
+input error. See :mod:`f1posterior.gate` for the checks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from ..gate import gate
+from ..metrics import METRICS
+from .common import add_sampling_arguments, prior_from_args, probability
+from .input_args import FILE_HELP, add_input_arguments, load_input
+
+__all__ = ["register", "run"]
+
+
+class _MetricAction(argparse.Action):
+    """``--metric NAME`` starts a check; a following ``--min T`` gives it a floor."""
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option_string: Any = None) -> None:
+        checks = list(getattr(namespace, "checks", None) or [])
+        checks.append([values, None])
+        namespace.checks = checks
+
+
+class _MinAction(argparse.Action):
+    def __call__(self, parser: Any, namespace: Any, values: Any, option_string: Any = None) -> None:
+        checks = list(getattr(namespace, "checks", None) or [])
+        if not checks:
+            parser.error(f"--min {values:g} must follow the --metric it applies to")
+        if checks[-1][1] is not None:
+            parser.error(
+                f"--metric {checks[-1][0]} has two --min values ({checks[-1][1]:g} and "
+                f"{values:g}); give one --min per --metric"
+            )
+        checks[-1] = [checks[-1][0], values]
+        namespace.checks = checks
+
+
+def _unit(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1]; got {text!r}") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1]; got {text!r}")
+    return value
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "gate",
+        help="pass/fail: is a metric credibly above a threshold, or not credibly below a baseline?",
+        description="Passes when P(metric >= T | data) >= P for every --metric NAME --min T "
+        "(per-class metrics f1, precision, recall: every class), and, with --baseline, when "
+        "P(metric(new) - metric(baseline) >= -D | data) >= P for every --metric. "
+        "Exit status: 0 pass, 1 gate failed, 2 usage or input error.",
+    )
+    p.add_argument("file", metavar="FILE", help=FILE_HELP)
+    p.add_argument(
+        "--metric",
+        action=_MetricAction,
+        choices=list(METRICS),
+        metavar="NAME",
+        dest="checks",
+        help="metric to check (repeatable); one of " + ", ".join(METRICS),
+    )
+    p.add_argument(
+        "--min",
+        action=_MinAction,
+        type=_unit,
+        metavar="T",
+        dest="checks",
+        help="floor for the preceding --metric: require P(metric >= T) >= P",
+    )
+    p.add_argument("--baseline", metavar="BASEFILE", help="confusion matrix of the baseline model")
+    p.add_argument(
+        "--max-drop",
+        type=_unit,
+        default=0.0,
+        metavar="D",
+        help="allowed drop below the baseline (default 0)",
+    )
+    p.add_argument(
+        "--prob",
+        type=probability,
+        default=0.95,
+        metavar="P",
+        help="required posterior probability (default 0.95)",
+    )
+    p.add_argument("--format", choices=["text", "json", "markdown"], default="text")
+    p.add_argument(
+        "--append-markdown",
+        metavar="PATH",
+        help="also append the Markdown verdict table to PATH (e.g. the CI job summary file)",
+    )
+    add_input_arguments(p)
+    add_sampling_arguments(p)
+    p.set_defaults(run=run, checks=None)
+
+
+def run(args: argparse.Namespace) -> int:
+    checks = args.checks or []
+    if args.baseline is None:
+        if not checks:
+            raise ValueError("nothing to check: give --metric NAME --min T, or --baseline BASEFILE")
+        bare = [m for m, t in checks if t is None]
+        if bare:
+            raise ValueError(
+                f"--metric {bare[0]} has no --min and there is no --baseline to compare with; "
+                "give --min T after it or --baseline BASEFILE"
+            )
+    data = load_input(args, args.file)
+    base = None
+    if args.baseline is not None:
+        base = load_input(args, args.baseline)
+        if base.labels is not None and data.labels is not None and base.labels != data.labels:
+            raise ValueError(
+                f"{args.baseline}: labels {base.labels} differ from {args.file}'s {data.labels}; "
+                "use --labels to fix one order"
+            )
+    labels = data.labels or (base.labels if base is not None else None)
+    result = gate(
+        data.counts,
+        minimums=[(m, t) for m, t in checks if t is not None],
+        baseline=None if base is None else base.counts,
+        compare=None if base is None else ([m for m, _ in checks] or ["micro_f1"]),
+        max_drop=args.max_drop,
+        prob=args.prob,
+        draws=args.draws,
+        rng=args.seed,
+        hdi_prob=args.hdi_prob,
+        labels=labels,
+        names=data.names,
+        source=data.source,
+        baseline_source=None if base is None else base.source,
+        **prior_from_args(args),
+    )
+    if args.append_markdown:
+        try:
+            with Path(args.append_markdown).open("a", encoding="utf-8") as fh:
+                fh.write(result.to_markdown() + "\n")
+        except OSError as exc:
+            raise ValueError(
+                f"--append-markdown {args.append_markdown}: cannot write ({exc.strerror})"
+            ) from None
+    if args.format == "json":
+        print(json.dumps(result.to_dict(), indent=2))
+    elif args.format == "markdown":
+        print(result.to_markdown())
+    else:
+        print(result)
+    return 0 if result.passed else 1
