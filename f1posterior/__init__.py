@@ -8,6 +8,14 @@ Shapes: tables are ``(*batch, M, M)`` (rows = true class); metric draws are
 ``(*batch, draws)`` with the draws axis last.
 """
 
+from .compare import (
+    Comparison,
+    Ranking,
+    compare,
+    compare_predictions,
+    rank_classifiers,
+    rank_predictions,
+)
 from .evaluation import Evaluation, evaluate
 from .frequentist import FrequentistInterval, bootstrap_interval, delta_interval
 from .metrics import (
@@ -20,6 +28,7 @@ from .metrics import (
 )
 from .priors import PRIOR_PRESETS, prior_preset
 from .sampling import sample_posterior
+from .sensitivity import PriorSensitivity, prior_sensitivity
 from .summary import MetricSummary, eti, hdi, summarize_draws
 
 __version__ = "0.1.0"
@@ -41,6 +50,14 @@ __all__ = [
     "delta_interval",
     "bootstrap_interval",
     "FrequentistInterval",
+    "compare",
+    "compare_predictions",
+    "rank_classifiers",
+    "rank_predictions",
+    "Comparison",
+    "Ranking",
+    "prior_sensitivity",
+    "PriorSensitivity",
     "PRIOR_PRESETS",
     "prior_preset",
     "__version__",

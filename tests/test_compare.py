@@ -1,0 +1,500 @@
+"""Tests of f1posterior.compare and the ``compare`` command line.
+
+Statistical claims are checked against exact answers: the Beta law of the
+paired accuracy comparison under an aligned prior (aggregation property),
+integrals of independent Beta posteriors for the unpaired comparison and for
+P(best), the exact posterior mean of accuracy under the default prior, and
+the Binomial(n, 1/2) law of P(A better) for a classifier compared with
+itself. Tolerances are 5 Monte Carlo standard errors.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import math
+
+import numpy as np
+import pytest
+from scipy import integrate, stats
+
+import f1posterior
+from f1posterior import evaluate
+from f1posterior.cli import main
+from f1posterior.compare import (
+    Comparison,
+    Ranking,
+    compare,
+    compare_predictions,
+    rank_classifiers,
+    rank_predictions,
+)
+from f1posterior.predictions import confusion_matrix
+
+K = 5.0  # Monte Carlo standard errors allowed
+
+
+def mc_prob_tol(p: float, n: int) -> float:
+    return K * math.sqrt(max(p * (1 - p), 1e-4) / n)
+
+
+def make_pairs(both_right, both_wrong, a_only, b_only, m=2, seed=0):
+    """y, pred_a, pred_b with the given numbers of (A right?, B right?) documents."""
+    rng = np.random.default_rng(seed)
+    y, a, b = [], [], []
+    for n, (ra, rb) in (
+        (both_right, (1, 1)),
+        (both_wrong, (0, 0)),
+        (a_only, (1, 0)),
+        (b_only, (0, 1)),
+    ):
+        for _ in range(n):
+            t = int(rng.integers(m))
+            wa = (t + 1 + int(rng.integers(m - 1))) % m
+            wb = (t + 1 + int(rng.integers(m - 1))) % m
+            y.append(t)
+            a.append(t if ra else wa)
+            b.append(t if rb else wb)
+    return np.array(y), np.array(a), np.array(b)
+
+
+def exact_accuracy_mean(counts, alpha=1.0, beta=1.0):
+    """DESIGN.md: exact posterior mean of accuracy (micro-F1) under the core model."""
+    c = np.asarray(counts, float)
+    m = c.shape[-1]
+    n = c.sum(axis=1)
+    a = np.full((m, m), alpha)
+    b = np.full(m, beta)
+    return float(np.sum((b + n) / (b.sum() + n.sum()) * (np.diag(a) + np.diag(c)) / (a.sum(1) + n)))
+
+
+# ---------------------------------------------------------------- paired: exact oracles
+
+
+@pytest.mark.parametrize("alpha", [None, 1.0])
+def test_paired_accuracy_sign_matches_exact_beta(alpha):
+    """Aligned prior: P(acc_A > acc_B) = P(Beta(A_a, A_b) > 1/2) by aggregation."""
+    y, a, b = make_pairs(30, 6, 9, 5, m=3, seed=1)
+    m, n = 3, 40_000
+    res = compare_predictions(
+        y, a, b, metric="accuracy", alpha=alpha, beta="aligned", draws=n, rng=11
+    )
+    per_cell = 1.0 / m if alpha is None else alpha
+    conc = np.full((m, m, m), per_cell)
+    np.add.at(conc, (y, a, b), 1.0)
+    t, pa, pb = np.indices((m, m, m))
+    mass_a = conc[(pa == t) & (pb != t)].sum()
+    mass_b = conc[(pb == t) & (pa != t)].sum()
+    exact = stats.beta.sf(0.5, mass_a, mass_b)
+    assert 0.7 < exact < 0.98  # a case where the answer is not trivial
+    assert abs(res.p_a_better - exact) < mc_prob_tol(exact, n)
+    assert abs(res.p_b_better - (1 - exact)) < mc_prob_tol(exact, n)
+    # exact mean of the difference: E[P_a - P_b] = (mass_a - mass_b) / total mass
+    mean = (mass_a - mass_b) / conc.sum()
+    assert abs(res.difference.mean - mean) < K * res.difference.mc_error
+
+
+def test_paired_marginal_is_the_core_posterior():
+    """Default prior: each model's marginal is the core model with alpha = beta = 1."""
+    y, a, b = make_pairs(25, 5, 8, 2, m=3, seed=2)
+    res = compare_predictions(y, a, b, metric="accuracy", draws=40_000, rng=5)
+    for s, pred in ((res.a, a), (res.b, b)):
+        counts = confusion_matrix(y, pred, labels=[0, 1, 2]).counts
+        assert abs(s.mean - exact_accuracy_mean(counts)) < K * s.mc_error
+        core = evaluate(counts, metrics="accuracy", draws=40_000, rng=6)["accuracy"]
+        assert abs(s.std - core.std) < 0.03 * core.std
+    assert res.a.score == pytest.approx(np.mean(y == a))
+
+
+def test_paired_scores_are_observed_metrics():
+    y, a, b = make_pairs(40, 4, 10, 6, m=3, seed=3)
+    res = compare_predictions(y, a, b, metric="macro_f1", draws=2_000, rng=0)
+    from sklearn.metrics import f1_score
+
+    fa = f1_score(y, a, average="macro")
+    fb = f1_score(y, b, average="macro")
+    assert res.a.score == pytest.approx(fa)
+    assert res.b.score == pytest.approx(fb)
+    assert res.difference.score == pytest.approx(fa - fb)
+    assert res.paired and res.labels == [0, 1, 2]
+
+
+# ----------------------------------------------------------- independent: exact oracle
+
+
+def test_independent_accuracy_matches_beta_integral():
+    ca = np.array([[20, 4], [3, 13]])
+    cb = np.array([[18, 6], [5, 11]])
+    n = 40_000
+    res = compare(ca, cb, metric="accuracy", beta="aligned", draws=n, rng=3)
+    A, B = ca + 1.0, cb + 1.0
+    xa = stats.beta(np.trace(A), A.sum() - np.trace(A))
+    xb = stats.beta(np.trace(B), B.sum() - np.trace(B))
+    exact = integrate.quad(lambda x: xa.pdf(x) * xb.cdf(x), 0, 1)[0]
+    assert 0.7 < exact < 0.95
+    assert abs(res.p_a_better - exact) < mc_prob_tol(exact, n)
+    assert abs(res.difference.mean - (xa.mean() - xb.mean())) < K * res.difference.mc_error
+
+
+def test_independent_uses_evaluate_streams_of_child_seeds():
+    ca, cb = np.array([[8, 2], [1, 9]]), np.array([[7, 3], [2, 8]])
+    res = compare(ca, cb, metric="macro_f1", draws=3_000, rng=42)
+    root = np.random.SeedSequence(42)
+    for s, c, i in ((res.a, ca, 0), (res.b, cb, 1)):
+        child = np.random.SeedSequence(root.entropy, spawn_key=(i,))
+        ev = evaluate(c, metrics="macro_f1", draws=3_000, rng=child)["macro_f1"]
+        assert s.mean == ev.mean and np.array_equal(s.hdi, ev.hdi)
+
+
+# ------------------------------------------------------------------------- symmetry
+
+
+def test_probabilities_sum_to_one_and_decision_rule():
+    y, a, b = make_pairs(30, 5, 6, 4, m=2, seed=4)
+    res = compare_predictions(y, a, b, rope=0.02, draws=5_000, rng=1)
+    assert res.p_a_better + res.p_b_better + res.p_equivalent == pytest.approx(1.0)
+    assert res.p_a_better == pytest.approx(np.mean(res.draws > 0.02))
+    assert res.p_equivalent == pytest.approx(np.mean(np.abs(res.draws) <= 0.02))
+    assert res.decision == "undecided"
+    assert res.difference.p_above == pytest.approx(np.mean(res.draws > 0))
+
+
+def test_swapping_a_and_b_swaps_probabilities_independent():
+    ca = np.array([[20, 4, 1], [3, 13, 2], [1, 1, 9]])
+    cb = np.array([[18, 6, 1], [5, 11, 2], [2, 1, 8]])
+    n = 20_000
+    ab = compare(ca, cb, rope=0.01, draws=n, rng=9)
+    ba = compare(cb, ca, rope=0.01, draws=n, rng=9)
+    p = ab.p_a_better
+    tol = K * math.sqrt(2 * p * (1 - p) / n)
+    assert abs(ab.p_a_better - ba.p_b_better) < tol
+    assert abs(ab.p_b_better - ba.p_a_better) < tol
+    assert abs(ab.difference.mean + ba.difference.mean) < K * math.sqrt(2) * ab.difference.mc_error
+    assert ab.difference.score == -ba.difference.score
+    # same seed, same answer
+    again = compare(ca, cb, rope=0.01, draws=n, rng=9)
+    assert again.p_a_better == ab.p_a_better and np.array_equal(again.draws, ab.draws)
+
+
+def test_swapping_a_and_b_swaps_probabilities_paired():
+    y, a, b = make_pairs(30, 6, 9, 5, m=3, seed=1)
+    n = 20_000
+    ab = compare_predictions(y, a, b, draws=n, rng=2)
+    ba = compare_predictions(y, b, a, draws=n, rng=2)
+    p = ab.p_a_better
+    tol = K * math.sqrt(2 * p * (1 - p) / n)
+    assert abs(ab.p_a_better - ba.p_b_better) < tol
+    assert abs(ab.difference.mean + ba.difference.mean) < K * math.sqrt(2) * ab.difference.mc_error
+    assert ab.difference.score == pytest.approx(-ba.difference.score)
+
+
+def test_self_comparison_is_a_fair_coin_in_distribution():
+    """P(diff > 0) = 1/2 exactly, so each estimate is Binomial(n, 1/2) / n."""
+    c = np.array([[20, 4, 1], [3, 13, 2], [1, 1, 9]])
+    reps, n = 40, 5_000
+    batch = np.broadcast_to(c, (reps, 3, 3))
+    res = compare(batch, batch, draws=n, rng=17)
+    z = (np.asarray(res.p_a_better) - 0.5) / math.sqrt(0.25 / n)
+    chi2 = float(np.sum(z**2))
+    assert stats.chi2.ppf(1e-4, reps) < chi2 < stats.chi2.ppf(1 - 1e-4, reps)
+    assert abs(z.mean()) < K / math.sqrt(reps)
+    # paired model, a classifier against itself
+    y, a, _ = make_pairs(30, 6, 9, 5, m=3, seed=1)
+    n = 40_000
+    res = compare_predictions(y, a, a, draws=n, rng=3)
+    assert abs(res.p_a_better - 0.5) < mc_prob_tol(0.5, n)
+    assert res.difference.score == 0.0
+    assert abs(res.difference.mean) < K * res.difference.mc_error
+
+
+def test_self_comparison_equivalent_with_enough_data():
+    big = make_pairs(2800, 150, 25, 25, m=3, seed=5)
+    small = make_pairs(28, 1, 1, 0, m=3, seed=5)
+    for rope in (0.01, 0.03):
+        res = compare_predictions(big[0], big[1], big[1], rope=rope, draws=20_000, rng=0)
+        assert res.decision == "equivalent", (rope, res.p_equivalent)
+    # negative control: 30 documents are not enough
+    res = compare_predictions(small[0], small[1], small[1], rope=0.01, draws=20_000, rng=0)
+    assert res.decision == "undecided"
+    c = np.array([[900, 50, 50], [40, 920, 40], [30, 30, 940]])
+    assert compare(c, c, rope=0.02, draws=20_000, rng=0).decision == "equivalent"
+    assert compare(c // 50, c // 50, rope=0.02, draws=20_000, rng=0).decision == "undecided"
+
+
+def test_paired_model_is_more_decisive_than_unpaired():
+    y, a, b = make_pairs(170, 14, 12, 4, m=2, seed=0)
+    ca = confusion_matrix(y, a).counts
+    cb = confusion_matrix(y, b).counts
+    paired = compare_predictions(y, a, b, metric="accuracy", draws=40_000, rng=0)
+    unpaired = compare(ca, cb, metric="accuracy", draws=40_000, rng=0)
+    assert paired.difference.score == pytest.approx(unpaired.difference.score)
+    assert paired.decision == "A better" and unpaired.decision == "undecided"
+    assert paired.p_a_better > unpaired.p_a_better + 0.05
+    assert paired.difference.std < 0.75 * unpaired.difference.std
+    # the marginals agree: pairing changes the dependence, not each model's posterior
+    assert abs(paired.a.mean - unpaired.a.mean) < K * math.hypot(
+        paired.a.mc_error, unpaired.a.mc_error
+    )
+
+
+# ---------------------------------------------------------------- shapes and streams
+
+
+def test_batches_broadcast_and_match_single_calls():
+    ca = np.array([[8, 2], [1, 9]])
+    cb = np.stack([[[7, 3], [2, 8]], [[9, 1], [1, 9]], [[5, 5], [5, 5]]])
+    res = compare(ca, cb, draws=2_000, rng=1)
+    assert res.batch_shape == (3,) and res.draws.shape == (3, 2_000)
+    assert np.asarray(res.p_a_better).shape == (3,) and res.difference.hdi.shape == (3, 2)
+    assert np.asarray(res.decision).shape == (3,)
+    single = compare(ca, cb[0], draws=2_000, rng=1)
+    assert np.array_equal(res.draws[0], single.draws)
+    grid = compare(np.broadcast_to(ca, (2, 3, 2, 2)), cb, draws=500, rng=1)
+    assert grid.draws.shape == (2, 3, 500) and np.asarray(grid.p_b_better).shape == (2, 3)
+    assert "[1, 2]" in str(grid)
+
+
+def test_paired_draws_do_not_depend_on_chunking(monkeypatch):
+    y, a, b = make_pairs(30, 6, 9, 5, m=3, seed=1)
+    full = compare_predictions(y, a, b, draws=9_000, rng=4)
+    module = importlib.import_module("f1posterior.compare")
+    monkeypatch.setattr(module, "_CHUNK_VARIATES", 2_000)
+    chunked = compare_predictions(y, a, b, draws=9_000, rng=4)
+    assert np.array_equal(full.draws, chunked.draws)
+
+
+def test_labels_of_any_type_give_the_same_answer():
+    y, a, b = make_pairs(20, 3, 5, 2, m=3, seed=6)
+    names = np.array(["ant", "bee", "cat"])
+    num = compare_predictions(y, a, b, draws=3_000, rng=8)
+    txt = compare_predictions(names[y], names[a].tolist(), list(names[b]), draws=3_000, rng=8)
+    assert np.array_equal(num.draws, txt.draws)
+    assert txt.labels == ["ant", "bee", "cat"]
+    # a class no document has, given explicitly
+    extra = compare_predictions(y, a, b, labels=[0, 1, 2, 3], draws=1_000, rng=8)
+    assert extra.labels == [0, 1, 2, 3]
+
+
+def test_result_to_dict_and_str():
+    y, a, b = make_pairs(20, 3, 5, 2, m=2, seed=6)
+    res = compare_predictions(y, a, b, draws=1_000, rng=8)
+    d = res.to_dict()
+    json.dumps(d)
+    assert set(d) >= {"p_a_better", "p_b_better", "p_equivalent", "decision", "difference"}
+    text = str(res)
+    assert "P(A better)" in text and "paired" in text and "decision" in text
+    assert isinstance(res, Comparison)
+
+
+# -------------------------------------------------------------------------- rankings
+
+
+def test_rank_independent_p_best_matches_beta_integrals():
+    tables = np.array([[[20, 5], [4, 11]], [[18, 7], [5, 10]], [[21, 4], [6, 9]]], dtype=float)
+    n = 40_000
+    r = rank_classifiers(
+        tables, metric="accuracy", beta="aligned", names=["x", "y", "z"], draws=n, rng=12
+    )
+    dists = []
+    for t in tables + 1.0:
+        dists.append(stats.beta(np.trace(t), t.sum() - np.trace(t)))
+    for i, d in enumerate(dists):
+        others = [e for j, e in enumerate(dists) if j != i]
+        exact = integrate.quad(
+            lambda x, d=d, others=others: d.pdf(x) * np.prod([e.cdf(x) for e in others]), 0, 1
+        )[0]
+        assert abs(r.p_best[i] - exact) < mc_prob_tol(exact, n)
+    assert r.rank_probs.sum(axis=-1) == pytest.approx(np.ones(3))
+    assert r.rank_probs.sum(axis=-2) == pytest.approx(np.ones(3))
+    assert r.expected_rank == pytest.approx(r.rank_probs @ np.arange(1, 4))
+    assert r.p_best == pytest.approx(r.rank_probs[:, 0])
+    assert r.draws.shape == (3, n) and r.summary.mean.shape == (3,)
+    assert "E[rank]" in str(r) and isinstance(r, Ranking)
+    json.dumps(r.to_dict())
+
+
+def test_rank_independent_batches():
+    t = np.array([[[20, 5], [4, 11]], [[18, 7], [5, 10]]], dtype=float)
+    r = rank_classifiers(np.stack([t, t[::-1]]), metric="accuracy", draws=2_000, rng=0)
+    assert r.p_best.shape == (2, 2) and r.rank_probs.shape == (2, 2, 2)
+    assert r.batch_shape == (2,)
+
+
+def test_rank_paired_two_models_equals_compare():
+    y, a, b = make_pairs(30, 6, 9, 5, m=3, seed=1)
+    r = rank_predictions(y, {"a": a, "b": b}, draws=10_000, rng=21)
+    c = compare_predictions(y, a, b, draws=10_000, rng=21)
+    assert r.p_best[0] == pytest.approx(c.p_a_better)
+    assert np.array_equal(r.draws[0] - r.draws[1], c.draws)
+
+
+def test_rank_paired_three_models_marginals_exact():
+    rng = np.random.default_rng(7)
+    y = rng.integers(0, 3, 60)
+    preds = {
+        name: np.where(rng.random(60) < acc, y, rng.integers(0, 3, 60))
+        for name, acc in (("p", 0.9), ("q", 0.7), ("r", 0.5))
+    }
+    r = rank_predictions(y, preds, metric="accuracy", draws=40_000, rng=3)
+    for i, pred in enumerate(preds.values()):
+        counts = confusion_matrix(y, pred, labels=[0, 1, 2]).counts
+        assert abs(r.summary.mean[i] - exact_accuracy_mean(counts)) < K * r.summary.mc_error[i]
+    assert r.names == ["p", "q", "r"]
+    assert np.argmin(r.expected_rank) == 0
+    seq = rank_predictions(y, list(preds.values()), metric="accuracy", draws=1_000, rng=3)
+    assert seq.names == ["model 0", "model 1", "model 2"]
+
+
+# ------------------------------------------------------------------------ bad inputs
+
+
+@pytest.mark.parametrize(
+    ("call", "exc", "match"),
+    [
+        (lambda: compare_predictions([0, 1, 1], [0, 1], [0, 1, 1]), ValueError,
+         r"pred_a must hold one prediction per document of y_true \(3\); got 2"),
+        (lambda: compare_predictions([0, 1], [0, 1], [0, 1, 0]), ValueError,
+         r"pred_b must hold one prediction per document of y_true \(2\); got 3"),
+        (lambda: compare_predictions(["x", "y"], ["x", "y"], ["x", "z"]), ValueError,
+         r"pred_b predicts labels that never occur in y_true: \['z'\].*different label sets"),
+        (lambda: compare_predictions([0, 1], ["0", "1"], ["0", "1"]), TypeError,
+         r"same type; got number labels in y_true, str labels in pred_a"),
+        (lambda: compare_predictions([0, 1], [0, 1], [0, 2], labels=[0, 1]), ValueError,
+         r"pred_b holds labels not in labels=\[0, 1\]: \[2\]"),
+        (lambda: compare_predictions([0, 1], [0, 1], [0, 1], labels=[0, 0]), ValueError,
+         r"labels must be distinct"),
+        (lambda: compare_predictions([], [], []), ValueError, r"y_true must hold at least one"),
+        (lambda: compare_predictions("01", [0, 1], [0, 1]), TypeError,
+         r"y_true must be a 1-D sequence"),
+        (lambda: compare([[1, 2], [3, 4]], [[1, 2, 3]] * 3), ValueError,
+         r"counts_a and counts_b must have the same classes.*2 x 2 and 3 x 3"),
+        (lambda: compare(np.ones((2, 2, 2)), np.ones((3, 2, 2))), ValueError,
+         r"broadcastable batch shapes; got \(2,\) and \(3,\)"),
+        (lambda: compare([[1, 2], [3, 4]], [[1, 2], [3, 4]], metric="f2"), ValueError,
+         r"metric must name known metrics .*got 'f2'"),
+        (lambda: compare([[1, 2], [3, 4]], [[1, 2], [3, 4]], metric="f1"), ValueError,
+         r"metric must be a single-number metric .*got 'f1'"),
+        (lambda: compare_predictions([0, 1], [0, 1], [0, 1], metric="nope"), ValueError,
+         r"metric must name known metrics"),
+        (lambda: compare([[1, 2], [3, 4]], [[1, 2], [3, 4]], rope=-0.1), ValueError,
+         r"rope must be a finite number >= 0; got -0.1"),
+        (lambda: compare([[1, 2], [3, 4]], [[1, 2], [3, 4]], rope="0.1"), TypeError,
+         r"rope must be a finite number >= 0; got '0.1'"),
+        (lambda: compare([[1, 2], [3, 4]], [[1, 2], [3, 4]], prob=0.4), ValueError,
+         r"prob must be in \(0.5, 1\) so that at most one decision reaches it; got 0.4"),
+        (lambda: compare([[1, 2], [3, 4]], [[-1, 2], [3, 4]]), ValueError,
+         r"counts_b must be non-negative"),
+        (lambda: compare_predictions([0, 1], [0, 1], [0, 1], alpha=-1.0), ValueError,
+         r"alpha must be finite and > 0"),
+        (lambda: compare_predictions([0, 1], [0, 1], [0, 1], alpha="flat"), ValueError,
+         r"alpha must be None, 'uniform', 'jeffreys' or positive numbers; got 'flat'"),
+        (lambda: compare_predictions([0, 1], [0, 1], [0, 1], beta="flat"), ValueError,
+         r"beta must be a positive number, an array of 2, 'uniform', 'jeffreys' or 'aligned'"),
+        (lambda: compare_predictions([0, 1], [0, 1], [0, 1], alpha=np.ones(5)), ValueError,
+         r"alpha must be None, a preset name or positive numbers broadcasting to the joint"),
+        (lambda: rank_classifiers([[1, 2], [3, 4]]), ValueError,
+         r"counts must stack k >= 2 confusion matrices.*got shape \(2, 2\)"),
+        (lambda: rank_classifiers(np.ones((2, 2, 2)), names=["a"]), ValueError,
+         r"names must be 2 distinct names, one per classifier; got \['a'\]"),
+        (lambda: rank_predictions([0, 1], {"a": [0, 1]}), ValueError,
+         r"predictions must hold k >= 2 classifiers; got 1"),
+        (lambda: rank_predictions([0, 1], 5), TypeError,
+         r"predictions must be a mapping of name to predictions"),
+        (lambda: rank_predictions(list(range(10)), [list(range(10))] * 5), ValueError,
+         r"10\^6 = 1,000,000 joint cells, more than"),
+    ],
+)  # fmt: skip
+def test_bad_inputs(call, exc, match):
+    with pytest.raises(exc, match=match):
+        call()
+
+
+def test_exported_from_package():
+    for name in ("compare", "compare_predictions", "rank_classifiers", "rank_predictions"):
+        assert name in f1posterior.__all__ and callable(getattr(f1posterior, name))
+    assert "prior_sensitivity" in f1posterior.__all__
+
+
+# ------------------------------------------------------------------------- command line
+
+
+@pytest.fixture()
+def files(tmp_path):
+    a = tmp_path / "a.json"
+    b = tmp_path / "b.json"
+    c = tmp_path / "c.json"
+    a.write_text(json.dumps({"matrix": [[40, 5], [4, 51]], "labels": ["neg", "pos"]}))
+    # same classes, other order: rows and columns are permuted back
+    b.write_text(json.dumps({"matrix": [[45, 10], [6, 39]], "labels": ["pos", "neg"]}))
+    c.write_text(json.dumps([[30, 15], [15, 40]]))
+    y, pa, pb = make_pairs(170, 14, 12, 4, m=2, seed=0)
+    rng = np.random.default_rng(1)
+    pc = np.where(rng.random(y.size) < 0.6, y, 1 - y)
+    lines = ["doc,y_true,alpha,beta,gamma"]
+    names = np.array(["neg", "pos"])
+    lines += [
+        f"{i},{names[t]},{names[u]},{names[v]},{names[w]}"
+        for i, (t, u, v, w) in enumerate(zip(y, pa, pb, pc, strict=True))
+    ]
+    p = tmp_path / "preds.csv"
+    p.write_text("\n".join(lines) + "\n")
+    return a, b, c, p
+
+
+def test_cli_compare_files(files, capsys):
+    a, b, c, _ = files
+    assert main(["compare", str(a), str(b), "--draws", "4000", "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    res = compare(
+        [[40, 5], [4, 51]], [[39, 6], [10, 45]], draws=4000, rng=20150927, metric="macro_f1"
+    )
+    assert out["p_a_better"] == pytest.approx(res.p_a_better)
+    assert out["models"] == {"A": str(a), "B": str(b)}
+    assert main(["compare", str(a), str(b), "--draws", "2000", "--rope", "0.01"]) == 0
+    text = capsys.readouterr().out
+    assert "P(A better)" in text and "independent test sets" in text
+    assert main(["compare", str(a), str(b), str(c), "--draws", "2000"]) == 0
+    assert "P(best)" in capsys.readouterr().out
+
+
+def test_cli_compare_paired_predictions(files, capsys):
+    _, _, _, p = files
+    args = ["compare", "--predictions", str(p), "--models", "alpha", "beta", "--draws", "4000"]
+    assert main([*args, "--metric", "accuracy", "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["paired"] is True and out["decision"] == "A better"
+    assert out["labels"] == ["neg", "pos"]
+    assert main([*args, "--prior", "jeffreys"]) == 0
+    assert "alpha=0.5" in capsys.readouterr().out
+    assert main(["compare", "--predictions", str(p), "--models", "alpha", "beta", "gamma",
+                 "--draws", "2000"]) == 0  # fmt: skip
+    assert "Ranking" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("argv", "match"),
+    [
+        (["{a}"], "needs two or more confusion-matrix FILEs"),
+        (["{a}", "{c}", "--predictions", "{p}"], "not both"),
+        (["--predictions", "{p}"], "column 'doc' holds labels that never occur in y_true"),
+        (["--predictions", "{p}", "--models", "alpha", "nope"], "no column 'nope'"),
+        (["--predictions", "{p}", "--models", "alpha"], "at least two model columns"),
+        (["{a}", "{bad}"], "different class labels"),
+        (["{a}", "{c}", "--prob", "0.3"], r"prob must be in \(0.5, 1\)"),
+        (["{a}", "{c}", "--rope", "-1"], "expected a number >= 0"),
+        (["{a}", "{missing}"], "no such file"),
+    ],
+)
+def test_cli_compare_errors(files, tmp_path, capsys, argv, match):
+    a, _, c, p = files
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"matrix": [[1, 2], [3, 4]], "labels": ["neg", "other"]}))
+    paths = dict(a=a, c=c, p=p, bad=bad, missing=tmp_path / "missing.json")
+    try:
+        status = main(["compare", *(x.format(**paths) for x in argv)])
+    except SystemExit as exc:  # argparse usage errors
+        status = exc.code
+    assert status == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert __import__("re").search(match, err), err
