@@ -1,0 +1,303 @@
+"""evaluate_multilabel / multilabel_scores: exact oracles, scikit-learn, properties, errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+from sklearn import metrics as skm
+
+import f1posterior.multilabel as ml
+from f1posterior import evaluate
+from f1posterior.multilabel import (
+    MULTILABEL_METRICS,
+    PER_LABEL_METRICS,
+    evaluate_multilabel,
+    multilabel_scores,
+)
+from f1posterior.predictions import multilabel_confusion_matrix
+
+TABLES = np.array(
+    [[[50, 3], [7, 40]], [[80, 12], [2, 6]], [[95, 0], [5, 0]], [[60, 20], [10, 10]]],
+    dtype=float,
+)  # four labels over D = 100 documents; label 2 is never predicted
+
+
+def _indicators(seed: int, d: int, n_labels: int, density: float):
+    rng = np.random.default_rng(seed)
+    yt = (rng.random((d, n_labels)) < density).astype(int)
+    yp = np.where(rng.random((d, n_labels)) < 0.7, yt, 1 - yt)
+    yp[:, 0] = 0  # a label never predicted
+    return yt, yp
+
+
+# --- plug-in scores against scikit-learn ----------------------------------------------
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    d=st.integers(1, 40),
+    n_labels=st.integers(2, 7),
+    density=st.floats(0.05, 0.95),
+)
+def test_scores_equal_sklearn(seed, d, n_labels, density):
+    yt, yp = _indicators(seed, d, n_labels, density)
+    t = multilabel_confusion_matrix(yt, yp)
+    s = multilabel_scores(t, metrics=MULTILABEL_METRICS, f_beta=2.0)
+    kw = {"zero_division": 0}
+    close = np.testing.assert_allclose
+    for avg in ("micro", "macro", "weighted"):
+        close(s[f"{avg}_f1"], skm.f1_score(yt, yp, average=avg, **kw), atol=1e-12)
+        close(s[f"{avg}_fbeta"], skm.fbeta_score(yt, yp, beta=2.0, average=avg, **kw), atol=1e-12)
+    for avg in ("micro", "macro"):
+        close(s[f"{avg}_precision"], skm.precision_score(yt, yp, average=avg, **kw), atol=1e-12)
+        close(s[f"{avg}_recall"], skm.recall_score(yt, yp, average=avg, **kw), atol=1e-12)
+        close(s[f"{avg}_jaccard"], skm.jaccard_score(yt, yp, average=avg, **kw), atol=1e-12)
+    close(s["f1"], skm.f1_score(yt, yp, average=None, **kw), atol=1e-12)
+    close(s["fbeta"], skm.fbeta_score(yt, yp, beta=2.0, average=None, **kw), atol=1e-12)
+    close(s["precision"], skm.precision_score(yt, yp, average=None, **kw), atol=1e-12)
+    close(s["recall"], skm.recall_score(yt, yp, average=None, **kw), atol=1e-12)
+    close(s["jaccard"], skm.jaccard_score(yt, yp, average=None, **kw), atol=1e-12)
+    close(s["hamming_loss"], skm.hamming_loss(yt, yp), atol=1e-12)
+
+
+# --- properties ---------------------------------------------------------------------
+
+counts = st.integers(0, 30)
+
+
+@st.composite
+def table_stacks(draw, max_labels=6):
+    n_labels = draw(st.integers(1, max_labels))
+    cells = [[draw(counts) for _ in range(4)] for _ in range(n_labels)]
+    for c in cells:
+        if sum(c) == 0:
+            c[0] = 1
+    return np.array(cells, dtype=float).reshape(n_labels, 2, 2)
+
+
+@settings(max_examples=60, deadline=None)
+@given(t=table_stacks(), data=st.data())
+def test_label_permutation_invariance_of_scores(t, data):
+    perm = np.array(data.draw(st.permutations(range(t.shape[0]))))
+    a = multilabel_scores(t, metrics=MULTILABEL_METRICS)
+    b = multilabel_scores(t[perm], metrics=MULTILABEL_METRICS)
+    for name in MULTILABEL_METRICS:
+        want = a[name][perm] if name in PER_LABEL_METRICS else a[name]
+        np.testing.assert_allclose(b[name], want, rtol=1e-12, atol=1e-15)
+
+
+@settings(max_examples=60, deadline=None)
+@given(t=table_stacks())
+def test_micro_pooling_equals_summing_tables(t):
+    s = multilabel_scores(t, metrics=["micro_f1", "micro_fbeta", "micro_precision"], f_beta=0.5)
+    pooled = multilabel_scores(
+        t.sum(axis=0, keepdims=True), metrics=["f1", "fbeta", "precision"], f_beta=0.5
+    )
+    np.testing.assert_allclose(s["micro_f1"], pooled["f1"][0], rtol=1e-12)
+    np.testing.assert_allclose(s["micro_fbeta"], pooled["fbeta"][0], rtol=1e-12)
+    np.testing.assert_allclose(s["micro_precision"], pooled["precision"][0], rtol=1e-12)
+
+
+def test_posterior_of_micro_f1_uses_pooled_expected_counts():
+    """Draw by draw, micro-F1 equals F1 of the summed expected-count tables."""
+    from f1posterior.sampling import sample_posterior
+
+    res = evaluate_multilabel(TABLES, metrics=["micro_f1"], draws=500, rng=3, keep_draws=True)
+    cells = (
+        sample_posterior(TABLES, draws=500, rng=3) * TABLES.sum(axis=(-2, -1))[:, None, None, None]
+    )
+    pooled = cells.sum(axis=0)
+    want = 2 * pooled[:, 1, 1] / (2 * pooled[:, 1, 1] + pooled[:, 0, 1] + pooled[:, 1, 0])
+    np.testing.assert_allclose(res.metric_draws["micro_f1"], want, rtol=1e-12)
+
+
+def test_label_permutation_invariance_of_posterior():
+    perm = np.array([2, 0, 3, 1])
+    names = ["micro_f1", "macro_f1", "hamming_loss", "f1"]
+    a = evaluate_multilabel(TABLES, metrics=names, draws=20_000, rng=5)
+    b = evaluate_multilabel(TABLES[perm], metrics=names, draws=20_000, rng=6)
+    for name in names:
+        ma, mb = np.asarray(a[name].mean), np.asarray(b[name].mean)
+        se = np.hypot(np.asarray(a[name].mc_error), np.asarray(b[name].mc_error))
+        if name == "f1":
+            ma, se = ma[perm], se[perm]
+        assert np.all(np.abs(ma - mb) < 5 * se), name
+
+
+# --- exact oracles ---------------------------------------------------------------------
+
+
+def test_per_label_metrics_equal_the_m2_core_model():
+    """Per-label draws are evaluate()'s class-1 draws of each label's table (same streams)."""
+    batch = np.stack([TABLES, TABLES[::-1] + 1])  # (2, L, 2, 2)
+    names = ["f1", "precision", "recall"]
+    res = evaluate_multilabel(batch, metrics=names, draws=3000, rng=11, keep_draws=True)
+    core = evaluate(batch.reshape(-1, 2, 2), metrics=names, draws=3000, rng=11, keep_draws=True)
+    for n in names:
+        want = core.metric_draws[n][:, 1, :].reshape(2, 4, 3000)
+        np.testing.assert_allclose(res.metric_draws[n], want, rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(res[n].score, core[n].score[:, 1].reshape(2, 4))
+
+
+def _f1_cdf(a: float, b: float):
+    """CDF of F1 = 2B/(1+B), B ~ Beta(a, b): F1 <= x iff B <= x / (2 - x)."""
+    return lambda x: stats.beta.cdf(np.asarray(x) / (2.0 - np.asarray(x)), a, b)
+
+
+@pytest.mark.parametrize("table", [[[50, 3], [7, 40]], [[5, 1], [0, 2]], [[900, 40], [30, 30]]])
+def test_binary_f1_aligned_prior_is_goutte_gaussier(table):
+    """Aligned prior (alpha=1, beta=row sums): F1 = 2B/(1+B), B ~ Beta(A11, A01 + A10)."""
+    a = np.asarray(table, float) + 1.0
+    cdf = _f1_cdf(a[1, 1], a[0, 1] + a[1, 0])
+    ml_res = evaluate_multilabel(
+        [table], metrics=["f1"], draws=20_000, beta="aligned", rng=2, keep_draws=True
+    )
+    core = evaluate(table, metrics=["f1"], draws=20_000, beta="aligned", rng=3, keep_draws=True)
+    assert stats.kstest(ml_res.metric_draws["f1"][0], cdf).pvalue > 1e-3
+    assert stats.kstest(core.metric_draws["f1"][1], cdf).pvalue > 1e-3
+    # negative control: the uniform (unaligned) prior is a different posterior
+    wrong = _f1_cdf(a[1, 1] + 1.0, a[0, 1] + a[1, 0])
+    if sum(map(sum, table)) < 100:
+        assert stats.kstest(ml_res.metric_draws["f1"][0], wrong).pvalue < 1e-6
+
+
+def test_exact_means_of_recall_and_hamming_loss():
+    """Uniform prior: E[recall] = (1+tp)/(2+tp+fn); E[hamming] = mean_l E[1-pi]E[f] + E[pi]E[1-r]."""
+    res = evaluate_multilabel(
+        TABLES, metrics=["recall", "macro_recall", "hamming_loss"], draws=40_000, rng=8
+    )
+    tn, fp, fn, tp = (TABLES[:, i, j] for i, j in ((0, 0), (0, 1), (1, 0), (1, 1)))
+    e_r = (1 + tp) / (2 + tp + fn)
+    e_f = (1 + fp) / (2 + fp + tn)
+    e_pi = (1 + tp + fn) / (2 + TABLES.sum(axis=(-2, -1)))
+    e_ham = np.mean((1 - e_pi) * e_f + e_pi * (1 - e_r))
+    s = res["recall"]
+    assert np.all(np.abs(s.mean - e_r) < 5 * s.mc_error)
+    assert abs(res["macro_recall"].mean - e_r.mean()) < 5 * res["macro_recall"].mc_error
+    assert abs(res["hamming_loss"].mean - e_ham) < 5 * res["hamming_loss"].mc_error
+    # negative control: the plug-in value is many standard errors away
+    assert abs(res["hamming_loss"].score - e_ham) > 5 * res["hamming_loss"].mc_error
+
+
+# --- chunking, shapes, reproducibility -------------------------------------------------
+
+
+def test_results_do_not_depend_on_memory_budgets(monkeypatch):
+    rng = np.random.default_rng(4)
+    t = rng.integers(0, 20, size=(3, 7, 2, 2)).astype(float) + 1
+    names = ["micro_f1", "weighted_f1", "macro_jaccard", "hamming_loss", "f1", "recall"]
+    full = evaluate_multilabel(t, metrics=names, draws=700, rng=9, keep_draws=True)
+    monkeypatch.setattr(ml, "_SUM_BUDGET", 1)  # one set of tables at a time
+    monkeypatch.setattr(ml, "_LABEL_BUDGET", 3 * 8 * 700 * 2)  # 3 labels: blocks cross sets
+    monkeypatch.setattr(ml, "_CELL_VARIATES", 5)  # one draw block per chunk
+    small = evaluate_multilabel(t, metrics=names, draws=700, rng=9, keep_draws=True)
+    for n in names:
+        np.testing.assert_allclose(small.metric_draws[n], full.metric_draws[n], rtol=1e-12)
+        np.testing.assert_allclose(small[n].hdi, full[n].hdi, rtol=1e-12)
+
+
+@pytest.mark.parametrize("batch", [(), (3,), (2, 2)])
+def test_batch_shapes(batch):
+    t = np.broadcast_to(TABLES, (*batch, *TABLES.shape))
+    res = evaluate_multilabel(t, metrics=["micro_f1", "f1"], draws=300, rng=0, ref=0.5)
+    assert np.shape(res["micro_f1"].mean) == batch
+    assert res["micro_f1"].hdi.shape == (*batch, 2)
+    assert res["f1"].mean.shape == (*batch, 4)
+    assert res["f1"].hdi.shape == (*batch, 4, 2)
+    assert np.shape(res["f1"].p_below) == (*batch, 4)
+    assert res.batch_shape == batch
+    if batch:  # identical tables in a batch get different streams but the same scores
+        assert np.all(np.asarray(res["micro_f1"].score) == res["micro_f1"].score.flat[0])
+
+
+def test_reproducible_and_float32():
+    a = evaluate_multilabel(TABLES, draws=2000, rng=42)
+    b = evaluate_multilabel(TABLES, draws=2000, rng=42)
+    assert a.to_dict() == b.to_dict()
+    c = evaluate_multilabel(TABLES, draws=2000, rng=43)
+    assert c["micro_f1"].mean != a["micro_f1"].mean
+    f = evaluate_multilabel(TABLES, draws=2000, rng=42, dtype=np.float32)
+    assert abs(f["micro_f1"].mean - a["micro_f1"].mean) < 5 * a["micro_f1"].std / np.sqrt(1000)
+
+
+def test_labels_and_text_report():
+    res = evaluate_multilabel(TABLES, metrics=["f1"], draws=500, rng=0, labels=list("abcd"))
+    assert res.labels == ["a", "b", "c", "d"]
+    assert "f1 [class c]" in str(res)
+
+
+def test_memory_is_bounded_for_30000_labels(monkeypatch):
+    """L = 30,000 labels (the MeSH scale): no array ever holds all labels' cell draws.
+
+    Every chunk of cell draws passed to the metric code has at most
+    ``_CELL_VARIATES`` cells, far fewer than ``L * draws * 4``; peak memory is
+    measured in ``benchmarks/bench_multilabel.py``.
+    """
+    rng = np.random.default_rng(0)
+    n_labels, draws = 30_000, 100
+    tp, fp, fn = (rng.integers(0, 40, n_labels) for _ in range(3))
+    t = np.stack([1000 - tp - fp - fn, fp, fn, tp], -1).reshape(n_labels, 2, 2)
+    seen: list[int] = []
+    real = ml._label_terms
+
+    def spy(table, b2):
+        seen.append(table.size)
+        return real(table, b2)
+
+    monkeypatch.setattr(ml, "_label_terms", spy)
+    res = evaluate_multilabel(t, metrics=["micro_f1", "macro_f1"], draws=draws, rng=1)
+    chunks = seen[1:]  # seen[0] is the plug-in score on the counts
+    assert len(chunks) > 1 and max(chunks) <= ml._CELL_VARIATES < n_labels * draws * 4
+    assert sum(chunks) == n_labels * draws * 4  # every draw of every label was used once
+    scores = multilabel_scores(t)
+    assert res["macro_f1"].score == pytest.approx(float(scores["macro_f1"]))
+    assert np.isfinite(res["macro_f1"].mean) and res["macro_f1"].draws == draws
+
+
+# --- bad input -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "exc", "match"),
+    [
+        (
+            {"tables": [[1, 2], [3, 4]]},
+            ValueError,
+            r"shape \(\*batch, L, 2, 2\).*got shape \(2, 2\)",
+        ),
+        (
+            {"tables": np.ones((2, 3, 3))},
+            ValueError,
+            r"tables must be per-label 2 x 2.*\(2, 3, 3\)",
+        ),
+        ({"tables": "x"}, ValueError, r"tables must be per-label 2 x 2 tables.*'x'"),
+        ({"tables": [[[1, 2], [3, 4.5]]]}, ValueError, r"tables must be whole-number"),
+        ({"tables": [[[1, 2], [3, -4]]]}, ValueError, r"tables must be non-negative"),
+        ({"tables": [[[0, 0], [0, 0]]]}, ValueError, r"tables must count at least one document"),
+        ({"metrics": ["f2"]}, ValueError, r"metrics must be names from micro_f1.*got 'f2'"),
+        ({"metrics": []}, ValueError, r"metrics must name at least one metric"),
+        ({"metrics": ["f1", "f1"]}, ValueError, r"metrics must not repeat a name"),
+        ({"metrics": 3}, TypeError, r"metrics must be a metric name or a sequence of names; got 3"),
+        ({"f_beta": 0}, ValueError, r"f_beta must be a finite number > 0; got 0"),
+        ({"labels": ["a"]}, ValueError, r"labels must name the 4 labels; got 1 names"),
+        ({"labels": "abcd"}, TypeError, r"labels must be a sequence of 4 names; got 'abcd'"),
+        ({"draws": 0}, ValueError, r"draws must be an integer >= 1; got 0"),
+        ({"hdi_prob": 1.5}, ValueError, r"hdi_prob must be in the open interval"),
+        ({"beta": "bogus"}, ValueError, r"beta must be a positive number, an array or one of"),
+    ],
+)
+def test_bad_input(kwargs, exc, match):
+    args = {"tables": TABLES, "draws": 10, **kwargs}
+    with pytest.raises(exc, match=match):
+        evaluate_multilabel(**args)
+
+
+def test_bad_input_scores():
+    with pytest.raises(ValueError, match=r"metrics must be names from"):
+        multilabel_scores(TABLES, metrics=["accuracy"])
+    with pytest.raises(TypeError, match=r"f_beta must be a finite number > 0"):
+        multilabel_scores(TABLES, f_beta="2")
