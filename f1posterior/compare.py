@@ -979,7 +979,7 @@ def rank_predictions(
     name, fn = _check_metric(metric)
     if isinstance(predictions, Mapping):
         items = [(str(k), v) for k, v in predictions.items()]
-    elif isinstance(predictions, (str, bytes)) or np.ndim(predictions) == 0:
+    elif isinstance(predictions, (str, bytes)) or not hasattr(predictions, "__iter__"):
         raise TypeError(
             f"predictions must be a mapping of name to predictions or a sequence of prediction "
             f"arrays; got {describe(predictions)}"
