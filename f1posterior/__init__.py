@@ -8,6 +8,7 @@ Shapes: tables are ``(*batch, M, M)`` (rows = true class); metric draws are
 ``(*batch, draws)`` with the draws axis last.
 """
 
+from . import thresholds
 from .compare import (
     Comparison,
     Ranking,
@@ -34,6 +35,7 @@ from .summary import MetricSummary, eti, hdi, summarize_draws
 __version__ = "0.1.0"
 
 __all__ = [
+    "thresholds",
     "sample_posterior",
     "evaluate",
     "Evaluation",

@@ -138,7 +138,7 @@ def _check_truth(y: Any, shape: tuple[int, ...], name: str = "y_true", other: st
     bad = (arr != 0) & (arr != 1)
     if bad.any():
         idx = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise ValueError(f"{name} must hold only 0 and 1; got {arr[idx]!r} at index {idx}")
+        raise ValueError(f"{name} must hold only 0 and 1; got {arr[idx].item()!r} at index {idx}")
     return arr == 1
 
 
@@ -436,7 +436,7 @@ def expected_fbeta_decisions(
     Notes
     -----
     Time ``O(n^2)`` per batch of ``n`` items (``O(D^2 L)`` per label,
-    ``O((D L)^2)`` shared), memory ``O(n)``: about a second for
+    ``O((D L)^2)`` shared), memory ``O(n)``: about 1.5 s for
     ``n = 10_000`` on one core.
 
     Examples
@@ -629,13 +629,13 @@ def proportional_cutoff(
     [3, 1]
     """
     s = _check_matrix(scores)
-    y = _check_scores(y_train, "y_train")
-    if y.ndim != 2 or y.shape[1] != s.shape[1]:
+    shape = np.shape(y_train) if not isinstance(y_train, (str, bytes)) else ()
+    if len(shape) != 2 or shape[0] == 0 or shape[1] != s.shape[1]:
         raise ValueError(
-            f"y_train must have shape (D_train, {s.shape[1]}) (one column per label of "
-            f"scores); got shape {y.shape}"
+            f"y_train must have shape (D_train, {s.shape[1]}) with D_train >= 1 (one column "
+            f"per label of scores); got shape {shape}"
         )
-    yb = _check_truth(y, y.shape, "y_train", "itself")
+    yb = _check_truth(y_train, shape, "y_train", "itself")
     check_choice(pivot, "pivot", _PIVOTS)
     if pivot == "label":
         k = np.ceil(s.shape[0] / yb.shape[0] * yb.sum(0) - 1e-9).astype(np.int64)
@@ -729,6 +729,8 @@ class ThresholdEvaluation:
         Thresholds chosen on the training part of each fold.
     in_sample_threshold : float or ndarray, shape (L,)
         Thresholds chosen on all data.
+    fold_index : ndarray of int, shape (n,)
+        The fold of each document (row).
     folds : int
     beta : float
     strategy : str
@@ -747,6 +749,7 @@ class ThresholdEvaluation:
     table: np.ndarray
     thresholds: np.ndarray
     in_sample_threshold: Any
+    fold_index: np.ndarray
     folds: int
     beta: float
     strategy: str
@@ -927,6 +930,7 @@ def evaluate_threshold(
             (k,) if one_d or strategy == "shared" else (k, n_lab)
         ),
         in_sample_threshold=full.threshold,
+        fold_index=fold_of,
         folds=k,
         beta=b,
         strategy=strategy,
