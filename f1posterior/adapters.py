@@ -109,7 +109,7 @@ def to_dataframe(result: Evaluation, *, names: Sequence[Any] | None = None) -> A
     """
     try:
         import pandas as pd
-    except ImportError:  # pragma: no cover - exercised only without the extra
+    except ImportError:
         raise ImportError(
             "to_dataframe needs pandas, an optional extra: pip install f1posterior[pandas]"
         ) from None
@@ -159,7 +159,8 @@ def to_inference_data(result: Evaluation, *, names: Sequence[Any] | None = None)
     The draws are independent samples of the exact posterior, not a Markov
     chain: the effective sample size equals the number of draws (ArviZ's ESS
     estimate is close to it), and r-hat, which compares chains, is
-    meaningless here (it is computed, with one chain, from its two halves).
+    meaningless here (ArviZ reports it as NaN, and logs a warning that one
+    chain is fewer than it expects: both are expected and harmless).
 
     Parameters
     ----------
@@ -190,7 +191,7 @@ def to_inference_data(result: Evaluation, *, names: Sequence[Any] | None = None)
             # ArviZ 0.2x announces its coming refactor on import; not our user's concern.
             warnings.filterwarnings("ignore", category=FutureWarning, module="arviz")
             import arviz as az
-    except ImportError:  # pragma: no cover - exercised only without the extra
+    except ImportError:
         raise ImportError(
             "to_inference_data needs arviz, an optional extra: pip install f1posterior[arviz]"
         ) from None
@@ -229,13 +230,18 @@ def to_inference_data(result: Evaluation, *, names: Sequence[Any] | None = None)
         "ref": "none" if res.ref is None else res.ref,
         "sampler": "f1posterior: independent draws from the exact conjugate posterior",
     }
-    return az.from_dict(
-        posterior=posterior,
-        constant_data=constant,
-        coords=coords,
-        dims=dims,
-        attrs=attrs,
+    idata = az.from_dict(posterior=posterior, coords=coords, dims=dims)
+    idata.posterior.attrs.update(attrs)
+    import xarray as xr  # a dependency of arviz
+
+    idata.add_groups(
+        constant_data=xr.Dataset(
+            {m: (dims[m], v) for m, v in constant.items()},
+            coords={k: v for k, v in idata.posterior.coords.items() if k not in ("chain", "draw")},
+            attrs=attrs,
+        )
     )
+    return idata
 
 
 def evaluate_estimator(estimator: Any, X: Any, y_true: Any, **evaluate_kwargs: Any) -> Evaluation:
@@ -294,7 +300,7 @@ def evaluate_estimator(estimator: Any, X: Any, y_true: Any, **evaluate_kwargs: A
     if unknown.any():
         raise ValueError(
             f"y_true must only hold classes the estimator knows ({classes.tolist()}); got "
-            f"{truth[unknown][0]!r}"
+            f"{truth[unknown].tolist()[0]!r}"
         )
     index = {c: i for i, c in enumerate(classes.tolist())}
     t = np.fromiter((index[c] for c in truth.tolist()), dtype=np.intp, count=truth.size)

@@ -72,7 +72,7 @@ def _mpl() -> Any:
         import matplotlib.axes  # noqa: F401
         import matplotlib.collections  # noqa: F401
         import matplotlib.figure  # noqa: F401
-    except ImportError:  # pragma: no cover - exercised only without the extra
+    except ImportError:
         raise ImportError(
             "plotting needs matplotlib, an optional extra: pip install f1posterior[plot]"
         ) from None
@@ -185,7 +185,8 @@ def _check_metric_name(result: Any, metric: Any) -> str:
     return metric
 
 
-def _check_index(index: Any, lead: tuple[int, ...], name: str) -> tuple[int, ...]:
+def _check_index(given: Any, lead: tuple[int, ...], name: str) -> tuple[int, ...]:
+    index = given
     if isinstance(index, (int, np.integer)) and not isinstance(index, bool):
         index = (int(index),)
     try:
@@ -197,7 +198,7 @@ def _check_index(index: Any, lead: tuple[int, ...], name: str) -> tuple[int, ...
     if not ok or any(not 0 <= i < n for i, n in zip(idx, lead, strict=True)):
         raise ValueError(
             f"index must pick one matrix (and class) of metric {name!r}, a tuple of "
-            f"{len(lead)} integers within shape {lead}; got {describe(index)}"
+            f"{len(lead)} integers within shape {lead}; got {describe(given)}"
         )
     return idx
 
@@ -398,7 +399,7 @@ def _forest_rows(
         if rec["metric"] not in metrics:
             continue
         item = rec["item"]
-        label = item if len(metrics) == 1 else (f"{rec['metric']} {item}".strip())
+        label = item if len(metrics) == 1 else f"{metric_label(rec['metric'])} {item}".strip()
         out.append({**rec, "label": label or metric_label(rec["metric"])})
     return out
 
