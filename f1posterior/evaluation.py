@@ -1,10 +1,10 @@
 """``evaluate``: posterior summaries of metrics for one matrix or a batch.
 
 Data flow: validated counts -> posterior concentrations -> cell draws in
-memory-bounded chunks (:func:`f1posterior.sampling.iter_cell_chunks`) ->
-metric draws (the only per-draw arrays kept) -> summaries. Matrices are
-processed in groups so that the metric draws held at once stay within a
-budget, whatever the batch size.
+memory-bounded chunks -> metric draws (the only per-draw arrays kept) ->
+summaries. The batch engine (:mod:`f1posterior.batch`) processes matrices
+in groups on ``workers`` threads so that the working arrays stay within
+``max_memory``, whatever the batch size.
 """
 
 from __future__ import annotations
@@ -17,28 +17,27 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
+from .batch import run as run_batch
 from .metrics import resolve_metric
 from .priors import PriorArg, describe_prior, resolve_prior
-from .sampling import concentrations, iter_cell_chunks
-from .summary import MetricSummary, summarize_draws
+from .sampling import concentrations
+from .summary import MetricSummary
 from .validation import (
     check_counts,
     check_draws,
     check_dtype,
+    check_index_offset,
+    check_max_memory,
     check_prob,
     check_ref,
     check_rng,
+    check_workers,
     describe,
 )
 
 __all__ = ["evaluate", "Evaluation"]
 
 MetricSpec = str | Callable[[np.ndarray], Any]
-
-#: Bytes of metric draws held at once (per group of matrices).
-_METRIC_BUDGET = 64 << 20
-#: Gamma variates held at once in one chunk of cell draws.
-_CELL_VARIATES = 1 << 21
 
 
 @dataclass(frozen=True)
@@ -161,6 +160,10 @@ def evaluate(
     dtype: DTypeLike = np.float64,
     labels: Sequence[Any] | None = None,
     keep_draws: bool = False,
+    workers: int | None = None,
+    max_memory: int | None = None,
+    index_offset: int = 0,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Evaluation:
     """Posterior summaries of F-scores and other metrics of confusion matrices.
 
@@ -186,12 +189,29 @@ def evaluate(
         Source of randomness. For the same seed, the draws equal those of
         :func:`f1posterior.sample_posterior` passed through the metric.
     dtype : numpy.float64 or numpy.float32
-        Floating type of the cell draws.
+        Floating type of the cell draws. float32 halves the working memory and
+        is faster; metric draws and summaries are float64 either way.
     labels : sequence, optional
         Class names, used when printing per-class metrics.
     keep_draws : bool, default False
         Keep every metric's posterior draws in ``result.metric_draws`` (memory
         grows with the batch; by default only summaries are kept).
+    workers : int, optional
+        Threads to run on; default every core (``os.cpu_count()``). Results
+        are bit-identical whatever the number (see docs/batch.md).
+    max_memory : int, optional
+        Byte budget of the working arrays (Gamma buffers, metric draws,
+        summary temporaries), default 256 MiB. Matrices and draws are chunked
+        to respect it; results are bit-identical whatever the budget. One
+        matrix's metric draws are always held, and kept draws
+        (``keep_draws``) are not counted.
+    index_offset : int, default 0
+        Flat batch index of the first matrix of ``counts`` within a larger
+        batch: ``evaluate(C[i:j], rng=s, index_offset=i)`` equals rows
+        ``i:j`` of ``evaluate(C, rng=s)`` (used by :mod:`f1posterior.dask`).
+    progress : callable, optional
+        Called as ``progress(done, total)`` (matrices) from the calling thread
+        as groups of matrices finish.
 
     Returns
     -------
@@ -216,12 +236,18 @@ def evaluate(
     r = check_ref(ref)
     dt = check_dtype(dtype)
     root = check_rng(rng)
+    n_workers = check_workers(workers)
+    budget = check_max_memory(max_memory)
+    offset = check_index_offset(index_offset)
+    if progress is not None and not callable(progress):
+        raise TypeError(
+            f"progress must be a callable(done, total) or None; got {describe(progress)}"
+        )
     a, b = resolve_prior(alpha, beta, c.shape)
     conc = concentrations(c, a, b)
     batch, m = conc.shape[:-2], conc.shape[-1]
     flat_conc = conc.reshape((-1, m + 1, m))
     flat_counts = np.broadcast_to(c, (*batch, m, m)).reshape((-1, m, m))
-    n_mat = flat_conc.shape[0]
 
     scores = {name: _metric_values(fn, flat_counts, name) for name, fn in resolved}
     # Closed forms under an aligned prior (issue 3, f1posterior.exact): exact summaries,
@@ -231,27 +257,25 @@ def evaluate(
     if exact and not keep_draws:
         resolved = [(n, fn) for n, fn in resolved if n not in exact]
         scores = {n: scores[n] for n, _ in resolved}
-    extra = {name: scores[name].shape[1:] for name in scores}
-    per_matrix_bytes = 8 * n_draws * sum(int(np.prod(e)) for e in extra.values())
-    group = max(1, _METRIC_BUDGET // max(1, per_matrix_bytes))
-
-    parts: dict[str, list[MetricSummary]] = {name: [] for name in scores}
-    kept: dict[str, list[np.ndarray]] = {name: [] for name in scores}
-    for g0 in range(0, n_mat if scores else 0, group):
-        g1 = min(n_mat, g0 + group)
-        md = {n: np.empty((g1 - g0, n_draws, *extra[n])) for n in scores}
-        for mats, rows, cells in iter_cell_chunks(
-            flat_conc[g0:g1], n_draws, root, dt, _CELL_VARIATES, index_offset=g0
-        ):
-            for name, fn in resolved:
-                md[name][mats, rows] = _metric_values(fn, cells, name)
-        for name in scores:
-            x = np.moveaxis(md[name], 1, -1)
-            if not np.isfinite(x).all():
-                raise ValueError(f"metric {name!r} returned non-finite values on posterior draws")
-            parts[name].append(summarize_draws(x, score=scores[name][g0:g1], hdi_prob=prob, ref=r))
-            if keep_draws:
-                kept[name].append(x)
+    parts: dict[str, list[MetricSummary]] = {}
+    kept: dict[str, list[np.ndarray]] = {}
+    if scores:  # the batch engine: groups, chunks and threads (f1posterior.batch)
+        parts, kept = run_batch(
+            flat_conc,
+            resolved,
+            scores,
+            _metric_values,
+            draws=n_draws,
+            root=root,
+            dtype=dt,
+            hdi_prob=prob,
+            ref=r,
+            keep_draws=keep_draws,
+            workers=n_workers,
+            max_memory=budget,
+            index_offset=offset,
+            progress=progress,
+        )
     summaries = {n: exact[n] if n in exact else _join(parts[n], batch) for n in requested}
     return Evaluation(
         summaries=summaries,

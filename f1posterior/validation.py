@@ -29,6 +29,9 @@ __all__ = [
     "check_indicator",
     "check_nonnegative",
     "check_flag",
+    "check_workers",
+    "check_max_memory",
+    "check_index_offset",
     "describe",
 ]
 
@@ -298,3 +301,48 @@ def check_flag(value: Any, name: str) -> bool:
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be True or False; got {describe(value)}")
     return bool(value)
+
+
+def check_workers(workers: Any, name: str = "workers") -> int:
+    """Number of threads: None (every core, ``os.cpu_count()``) or an integer >= 1."""
+    if workers is None:
+        import os
+
+        return os.cpu_count() or 1
+    if isinstance(workers, bool) or not isinstance(workers, numbers.Integral):
+        raise TypeError(f"{name} must be None or an integer >= 1; got {describe(workers)}")
+    if workers < 1:
+        raise ValueError(f"{name} must be None or an integer >= 1; got {workers}")
+    return int(workers)
+
+
+#: Default byte budget of the batch engine's working arrays (256 MiB).
+DEFAULT_MAX_MEMORY = 256 << 20
+#: Smallest accepted budget (1 MiB): below it chunks would be a few draws each.
+MIN_MAX_MEMORY = 1 << 20
+
+
+def check_max_memory(max_memory: Any, name: str = "max_memory") -> int:
+    """Byte budget of working arrays: None (``DEFAULT_MAX_MEMORY``) or an integer >= 1 MiB."""
+    if max_memory is None:
+        return DEFAULT_MAX_MEMORY
+    if isinstance(max_memory, bool) or not isinstance(max_memory, numbers.Integral):
+        raise TypeError(
+            f"{name} must be None or a number of bytes (an integer >= {MIN_MAX_MEMORY}); "
+            f"got {describe(max_memory)}"
+        )
+    if max_memory < MIN_MAX_MEMORY:
+        raise ValueError(
+            f"{name} must be None or a number of bytes >= {MIN_MAX_MEMORY} (1 MiB); "
+            f"got {max_memory}"
+        )
+    return int(max_memory)
+
+
+def check_index_offset(index_offset: Any, name: str = "index_offset") -> int:
+    """Flat batch index of a first matrix: an integer >= 0."""
+    if isinstance(index_offset, bool) or not isinstance(index_offset, numbers.Integral):
+        raise TypeError(f"{name} must be an integer >= 0; got {describe(index_offset)}")
+    if index_offset < 0:
+        raise ValueError(f"{name} must be an integer >= 0; got {index_offset}")
+    return int(index_offset)

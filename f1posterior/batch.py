@@ -1,0 +1,280 @@
+"""The batch engine behind :func:`f1posterior.evaluate`: chunks, memory budget, threads.
+
+Work is planned in three levels:
+
+* **groups** of matrices whose metric draws (``draws`` float64 values per
+  matrix and scalar metric) are held at once and summarised together;
+* **chunks** of cell draws inside a group (whole matrices, or whole random
+  blocks of draws of one matrix), each sampled into one working buffer,
+  turned into cell probabilities and passed through every metric;
+* **threads**: independent groups run on ``workers`` threads (numpy releases
+  the GIL while drawing Gamma variates and in its ufuncs, sorts and
+  partitions). When there are fewer matrices than workers, the chunks of one
+  matrix's draws run in parallel instead.
+
+Every piece of work reads only its own random streams (one per matrix and
+block of draws, :mod:`f1posterior.sampling`), so results are bit-identical
+whatever ``workers`` and ``max_memory`` are. The working memory (Gamma
+buffers, metric temporaries, metric draws and the summary's partition) is kept
+within ``max_memory`` bytes in total, except that one matrix's metric draws and
+one random block of its cell draws are always held: a single matrix with an
+enormous number of draws can exceed a small budget.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor, ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .sampling import (
+    LOG_SPACE_BELOW,
+    _cells_inplace,
+    _gamma_chunk,
+    block_draws,
+    draw_chunks,
+)
+from .summary import MetricSummary, summarize_draws
+from .validation import DEFAULT_MAX_MEMORY
+
+__all__ = ["DEFAULT_MAX_MEMORY", "summarize_rows", "plan", "run"]
+
+MetricFn = Callable[[np.ndarray], Any]
+Progress = Callable[[int, int], None]
+
+
+def _work_bytes_per_draw(m: int, itemsize: int, metric_width: int) -> int:
+    """Upper estimate of working bytes per matrix-draw of a cell chunk.
+
+    The Gamma buffer ``(M+1) M`` values, row sums and scales, and the metric
+    functions' temporaries (a handful of ``(..., M)`` arrays, cast to float64)
+    plus their outputs.
+    """
+    return itemsize * (m + 1) * m + itemsize * 3 * (m + 1) + 8 * (12 * m + 2 * metric_width)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    group: int  # matrices per group
+    chunk_draws: int  # matrix-draws per cell chunk
+    parallel_draws: bool  # split one matrix's draws across workers
+
+
+def plan(
+    n_mat: int, m: int, draws: int, widths: Sequence[int], itemsize: int, workers: int, budget: int
+) -> _Plan:
+    """Group and chunk sizes for ``n_mat`` matrices within ``budget`` bytes."""
+    per_worker = max(1, budget // workers)
+    half = per_worker // 2
+    # metric draws held for a group, plus the summary's partition copy, tails and masks
+    per_matrix = 8 * draws * (sum(widths) + 3 * max(widths))
+    group = max(1, min(half // per_matrix, math.ceil(n_mat / workers)))
+    chunk = max(1, half // _work_bytes_per_draw(m, itemsize, sum(widths)))
+    return _Plan(group=group, chunk_draws=chunk, parallel_draws=n_mat < workers)
+
+
+def _chunks(
+    n: int, draws: int, m: int, chunk_draws: int, split: int
+) -> list[tuple[int, int, int, int]]:
+    """Cell chunks ``(i0, i1, d0, d1)`` covering ``n`` matrices x ``draws``.
+
+    With ``split > 1``, one matrix's draws are cut into at least ``split``
+    chunks where there are enough random blocks to do so.
+    """
+    if split <= 1 and draws <= chunk_draws:
+        per = max(1, chunk_draws // draws)
+        return [(i, min(n, i + per), 0, draws) for i in range(0, n, per)]
+    bd = block_draws(m)
+    max_blocks = max(1, chunk_draws // bd)
+    if split > 1:
+        max_blocks = min(max_blocks, math.ceil(math.ceil(draws / bd) / split))
+    pieces = draw_chunks(draws, m, max_blocks)
+    return [(i, i + 1, d0, d1) for i in range(n) for d0, d1 in pieces]
+
+
+def summarize_rows(
+    x: np.ndarray, *, score: Any = None, hdi_prob: float = 0.95, ref: float | None = None
+) -> MetricSummary:
+    """:func:`f1posterior.summarize_draws` of finite draws ``(..., draws)``, one partition.
+
+    One :func:`numpy.partition` of each row places the HDI's candidate tails,
+    the median and the equal-tailed interval's order statistics; only the two
+    tails (``1 - hdi_prob`` of the draws) are then sorted. The values equal
+    :func:`~f1posterior.summarize_draws`'s bit for bit (the median and the
+    interval are functions of order statistics, and the interpolation repeats
+    :func:`numpy.quantile`'s ``linear`` rule). Falls back to
+    :func:`~f1posterior.summarize_draws` when the draws are too few for the
+    tails to be disjoint.
+    """
+    arr = np.asarray(x, dtype=np.float64)
+    n = arr.shape[-1]
+    k = min(n, max(1, math.ceil(hdi_prob * n - 1e-9)))
+    nw = n - k + 1
+    virtual = (n - 1) * np.asarray([(1 - hdi_prob) / 2, (1 + hdi_prob) / 2])
+    prev = np.floor(virtual).astype(np.intp)
+    gamma = virtual - np.floor(virtual)
+    if not (2 * nw < n and prev[0] + 1 < nw and prev[1] >= k - 1 and prev[1] + 1 < n):
+        return summarize_draws(arr, score=score, hdi_prob=hdi_prob, ref=ref)
+    mid = sorted({(n - 1) // 2, n // 2})
+    part = np.partition(arr, sorted({nw - 1, *mid, k - 1}), axis=-1)
+    lows = np.sort(part[..., :nw], axis=-1)
+    highs = np.sort(part[..., k - 1 :], axis=-1)
+    best = np.argmin(highs - lows, axis=-1)[..., None]
+    hdi = np.concatenate(
+        [np.take_along_axis(lows, best, -1), np.take_along_axis(highs, best, -1)], axis=-1
+    )
+    if n % 2:
+        median = part[..., mid[0]] / 1.0
+    else:
+        median = (part[..., mid[0]] + part[..., mid[1]]) / 2.0
+    ends = []
+    for a, b, t in (
+        (lows[..., prev[0]], lows[..., prev[0] + 1], gamma[0]),
+        (highs[..., prev[1] - k + 1], highs[..., prev[1] - k + 2], gamma[1]),
+    ):
+        diff = b - a
+        ends.append(b - diff * (1 - t) if t >= 0.5 else a + diff * t)
+    std = arr.std(axis=-1, ddof=1) if n > 1 else np.zeros(arr.shape[:-1])
+
+    def scalar(v: Any) -> Any:
+        a = np.asarray(v)
+        return float(a) if a.ndim == 0 else a
+
+    return MetricSummary(
+        score=scalar(np.nan if score is None else score),
+        mean=scalar(arr.mean(axis=-1)),
+        median=scalar(median),
+        std=scalar(std),
+        mc_error=scalar(std / math.sqrt(n)),
+        hdi=hdi,
+        eti=np.stack(ends, axis=-1),
+        p_below=None if ref is None else scalar((arr < ref).mean(axis=-1)),
+        p_above=None if ref is None else scalar((arr > ref).mean(axis=-1)),
+        hdi_prob=hdi_prob,
+        ref=ref,
+        draws=n,
+    )
+
+
+def run(
+    conc: np.ndarray,
+    metrics: Sequence[tuple[str, MetricFn]],
+    scores: dict[str, np.ndarray],
+    values: Callable[[MetricFn, np.ndarray, str], np.ndarray],
+    *,
+    draws: int,
+    root: np.random.SeedSequence,
+    dtype: np.dtype,
+    hdi_prob: float,
+    ref: float | None,
+    keep_draws: bool,
+    workers: int,
+    max_memory: int,
+    index_offset: int = 0,
+    progress: Progress | None = None,
+) -> tuple[dict[str, list[MetricSummary]], dict[str, list[np.ndarray]]]:
+    """Summaries (and optionally draws) of every metric for a flat batch ``conc``.
+
+    Parameters
+    ----------
+    conc : ndarray, shape (B, M + 1, M)
+        Posterior concentrations (:func:`f1posterior.sampling.concentrations`).
+    metrics : sequence of (name, callable)
+        Metric functions of ``(..., M, M)`` tables.
+    scores : dict of str to ndarray, shape (B,) or (B, K)
+        Observed scores; their trailing shape gives each metric's width.
+    values : callable
+        ``values(fn, table, name)`` -> float64 metric values, with shape checks.
+    draws, root, dtype, hdi_prob, ref, keep_draws
+        As in :func:`f1posterior.evaluate`.
+    workers : int
+        Threads.
+    max_memory : int
+        Byte budget of the working arrays.
+    index_offset : int
+        Flat index of ``conc[0]`` in the whole batch (its random-stream key).
+    progress : callable, optional
+        Called as ``progress(matrices_done, B)`` from the calling thread.
+
+    Returns
+    -------
+    parts : dict of str to list of MetricSummary
+        Per metric, the summaries of consecutive groups of matrices (flat).
+    kept : dict of str to list of ndarray
+        Per metric, the draws ``(group, [K,] draws)`` of each group when
+        ``keep_draws``; empty lists otherwise.
+    """
+    n_mat, _, m = conc.shape
+    extra = {name: scores[name].shape[1:] for name, _ in metrics}
+    widths = [int(np.prod(extra[name])) for name, _ in metrics]
+    p = plan(n_mat, m, draws, widths, dtype.itemsize, workers, max_memory)
+    small_any = np.asarray((conc < LOG_SPACE_BELOW).any(axis=(-2, -1)))
+    groups = [(g0, min(n_mat, g0 + p.group)) for g0 in range(0, n_mat, p.group)]
+
+    def sample_into(md: dict[str, np.ndarray], g0: int, c: tuple[int, int, int, int]) -> None:
+        i0, i1, d0, d1 = c
+        buf = _gamma_chunk(conc, small_any, g0 + i0, g0 + i1, d0, d1, root, index_offset, dtype)
+        cells = _cells_inplace(buf)
+        for name, fn in metrics:
+            md[name][i0:i1, d0:d1] = values(fn, cells, name)
+
+    def new_draws(n: int) -> dict[str, np.ndarray]:
+        return {name: np.empty((n, draws, *extra[name])) for name, _ in metrics}
+
+    def finish(md: dict[str, np.ndarray], g0: int, g1: int) -> tuple[list, list]:
+        summaries, kept = [], []
+        for name, _ in metrics:
+            x = np.moveaxis(md[name], 1, -1)
+            if not np.isfinite(x).all():
+                raise ValueError(f"metric {name!r} returned non-finite values on posterior draws")
+            x = np.ascontiguousarray(x)
+            summaries.append(
+                summarize_rows(x, score=scores[name][g0:g1], hdi_prob=hdi_prob, ref=ref)
+            )
+            kept.append(x if keep_draws else None)
+        return summaries, kept
+
+    def whole_group(g: tuple[int, int]) -> tuple[list, list]:
+        g0, g1 = g
+        md = new_draws(g1 - g0)
+        for c in _chunks(g1 - g0, draws, m, p.chunk_draws, 1):
+            sample_into(md, g0, c)
+        return finish(md, g0, g1)
+
+    parts: dict[str, list[MetricSummary]] = {name: [] for name, _ in metrics}
+    kept: dict[str, list[np.ndarray]] = {name: [] for name, _ in metrics}
+    done = 0
+
+    def collect(g: tuple[int, int], result: tuple[list, list]) -> None:
+        nonlocal done
+        for (name, _), s, x in zip(metrics, *result, strict=True):
+            parts[name].append(s)
+            if keep_draws:
+                kept[name].append(x)
+        done += g[1] - g[0]
+        if progress is not None:
+            progress(done, n_mat)
+
+    pool: Executor | None = ThreadPoolExecutor(max_workers=workers) if workers > 1 else None
+    try:
+        if pool is None:
+            for g in groups:
+                collect(g, whole_group(g))
+        elif not p.parallel_draws:
+            for g, result in zip(groups, pool.map(whole_group, groups), strict=True):
+                collect(g, result)
+        else:
+            for g in groups:
+                g0, g1 = g
+                md = new_draws(g1 - g0)
+                pieces = _chunks(g1 - g0, draws, m, p.chunk_draws, workers)
+                list(pool.map(lambda c, md=md, g0=g0: sample_into(md, g0, c), pieces))
+                collect(g, finish(md, g0, g1))
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+    return parts, kept
