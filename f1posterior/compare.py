@@ -575,7 +575,7 @@ def _comparison(
         raise ValueError(f"metric {metric!r} returned non-finite values on posterior draws")
     pa = (diff > rope).mean(axis=-1)
     pb = (diff < -rope).mean(axis=-1)
-    pe = 1.0 - pa - pb
+    pe = (np.abs(diff) <= rope).mean(axis=-1)
     decision = np.select(
         [pa >= prob, pb >= prob, pe >= prob],
         ["A better", "B better", "equivalent"],

@@ -498,3 +498,29 @@ def test_cli_compare_errors(files, tmp_path, capsys, argv, match):
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
     assert __import__("re").search(match, err), err
+
+
+def test_docs_examples_run_and_match_quoted_numbers(capsys):
+    """Execute the Python blocks of docs/compare.md and check the numbers it quotes."""
+    import pathlib
+    import re
+
+    doc = pathlib.Path(__file__).resolve().parent.parent / "docs" / "compare.md"
+    blocks = re.findall(r"```python\n(.*?)```", doc.read_text(), flags=re.S)
+    assert len(blocks) == 2
+    ns: dict = {}
+    for block in blocks:
+        exec(block, ns)
+    capsys.readouterr()
+    paired, unpaired, res = ns["paired"], ns["unpaired"], ns["res"]
+    n = 50_000
+    assert paired.decision == "A better" and unpaired.decision == "undecided"
+    assert abs(paired.p_a_better - 0.9771) < mc_prob_tol(0.9771, n)
+    assert abs(unpaired.p_a_better - 0.8946) < mc_prob_tol(0.8946, n)
+    assert paired.difference.std == pytest.approx(0.0206, abs=0.001)
+    assert unpaired.difference.std == pytest.approx(0.0318, abs=0.001)
+    assert paired.a.score == pytest.approx(0.91) and paired.b.score == pytest.approx(0.87)
+    uni = res.summaries["uniform"]
+    assert uni.score == pytest.approx(0.832, abs=5e-4)
+    assert abs(uni.mean - 0.6599) < K * uni.mc_error
+    assert res.sensitive is True and abs(res.shift["jeffreys"] - 0.20) < 0.05
