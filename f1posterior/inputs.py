@@ -238,7 +238,9 @@ def _read_csv_matrix(path: Path, text: str, delimiter: str) -> tuple[np.ndarray,
     except csv.Error as exc:
         raise ValueError(f"{path}, line {reader.line_num}: broken CSV ({exc})") from None
     first_line, first = rows[0]
-    has_header = any(not _is_number(c) for c in first)
+    has_header = any(not _is_number(c) for c in first[1:]) or (
+        not _is_number(first[0]) and all(_is_number(cells[0]) for _, cells in rows[1:])
+    )
     header = first if has_header else None
     body = rows[1:] if has_header else rows
     if not body:
@@ -250,10 +252,8 @@ def _read_csv_matrix(path: Path, text: str, delimiter: str) -> tuple[np.ndarray,
                 f"{path}, line {line}: ragged rows: {len(cells)} cells, but line "
                 f"{body[0][0]} has {width}"
             )
-    has_index = (
-        any(not _is_number(cells[0]) for _, cells in body)
-        or (header is not None and len(header) == width and header[0] == "")
-        or width == len(body) + 1
+    has_index = any(not _is_number(cells[0]) for _, cells in body) or (
+        header is not None and len(header) == width and header[0] == ""
     )
     start = 1 if has_index else 0
     values = np.empty((len(body), width - start))
@@ -279,7 +279,7 @@ def _read_csv_matrix(path: Path, text: str, delimiter: str) -> tuple[np.ndarray,
     index_labels = [cells[0] for _, cells in body] if has_index else None
     header_labels = None
     if header is not None:
-        if len(header) == m + 1:
+        if len(header) == m + 1 and has_index:
             header_labels = header[1:]
         elif len(header) == m and not has_index:
             header_labels = header

@@ -1,0 +1,139 @@
+"""The gate's verdicts against exact probabilities, noise detection, and assert_gate."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import integrate, stats
+
+from f1posterior.gate import DEFAULT_SEED, _noise, assert_gate, gate
+
+NEW = np.array([[40, 10], [5, 45]])
+BASE = np.array([[38, 12], [6, 44]])
+# beta a hair off alignment: the same posterior to 1e-9, but no closed form is used
+NEAR_ALIGNED = dict(alpha=1.0, beta=np.array([2.0, 2.0]) * (1 + 1e-9))
+
+
+def test_default_seed_matches_cli() -> None:
+    from f1posterior.cli.common import DEFAULT_SEED as CLI_SEED
+
+    assert DEFAULT_SEED == CLI_SEED
+
+
+def test_exact_min_check_equals_scipy() -> None:
+    res = gate(NEW, minimums={"micro_f1": 0.8, "recall": 0.7}, beta="aligned", labels=["a", "b"])
+    c = res.checks
+    assert [x.item for x in c] == ["", "class a", "class b"]
+    assert c[0].exact and c[0].mc_error == 0
+    assert c[0].prob == pytest.approx(stats.beta(87, 17).sf(0.8), rel=1e-12)
+    assert c[1].prob == pytest.approx(stats.beta(41, 11).sf(0.7), rel=1e-12)
+    assert [x.passed for x in c] == [False, False, True]
+    assert not res.passed
+
+
+def test_sampled_min_check_agrees_with_exact() -> None:
+    exact = gate(NEW, minimums={"micro_f1": 0.8}, beta="aligned").checks[0]
+    sampled = gate(NEW, minimums={"micro_f1": 0.8}, draws=40_000, **NEAR_ALIGNED).checks[0]
+    assert not sampled.exact and sampled.draws == 40_000
+    se = np.sqrt(exact.prob * (1 - exact.prob) / 40_000)
+    assert sampled.mc_error == pytest.approx(se, rel=0.05)
+    assert abs(sampled.prob - exact.prob) < 5 * se
+    assert sampled.hdi == pytest.approx(exact.hdi, abs=0.01)
+
+
+def test_baseline_probability_against_quadrature() -> None:
+    d = 0.02
+    res = gate(NEW, baseline=BASE, max_drop=d, beta="aligned", draws=40_000)
+    (c,) = res.checks
+    x, y = stats.beta(87, 17), stats.beta(84, 20)  # micro-F1 of NEW and BASE
+    truth = integrate.quad(lambda v: y.pdf(v) * x.sf(v - d), 0, 1, epsabs=1e-12)[0]
+    assert abs(c.prob - truth) < 5 * np.sqrt(truth * (1 - truth) / 40_000)
+    assert c.kind == "baseline" and c.model == "independent posteriors"
+    assert c.threshold == -d and c.score == pytest.approx(0.85 - 0.82)
+    assert "independent posteriors" in c.text
+
+
+def test_baseline_draws_are_independent_of_new_draws() -> None:
+    """Comparing a matrix with itself: P(diff >= 0) must be about 1/2, not 1 (shared draws)."""
+    (c,) = gate(NEW, baseline=NEW, draws=20_000).checks
+    assert abs(c.prob - 0.5) < 5 * np.sqrt(0.25 / 20_000)
+
+
+def test_per_class_baseline_and_batch_items() -> None:
+    batch = np.stack([NEW, BASE])
+    res = gate(
+        batch,
+        minimums=[("f1", 0.5)],
+        baseline=BASE,
+        compare=["f1"],
+        names=["m1", "m2"],
+        labels=["a", "b"],
+        draws=2_000,
+    )
+    items = [c.item for c in res.checks]
+    assert items[:4] == ["m1 class a", "m1 class b", "m2 class a", "m2 class b"]
+    assert items[4:] == items[:4]
+
+
+def test_noise_flag_and_draws_to_settle() -> None:
+    se, noisy, settle = _noise(0.951, 0.95, 10_000)
+    assert noisy and se == pytest.approx(np.sqrt(0.951 * 0.049 / 10_000))
+    assert settle == 750_000  # 4^2 * 0.951 * 0.049 / 0.001^2 = 745,584, two significant digits
+    assert _noise(0.99, 0.95, 10_000)[1:] == (False, None)
+    assert _noise(0.95, 0.95, 10_000)[1:] == (True, None)
+
+
+def test_boundary_verdict_is_flagged_within_noise() -> None:
+    # threshold whose exact probability is 0.95: a sampled verdict cannot be sure
+    t = float(stats.beta(87, 17).isf(0.95))
+    (c,) = gate(NEW, minimums={"micro_f1": t}, draws=5_000, **NEAR_ALIGNED).checks
+    assert c.within_noise and (c.draws_to_settle is None or c.draws_to_settle > 5_000)
+    assert "WITHIN MONTE CARLO NOISE" in c.text
+    (e,) = gate(NEW, minimums={"micro_f1": t}, beta="aligned").checks
+    assert e.exact and not e.within_noise and e.prob == pytest.approx(0.95, abs=1e-10)
+
+
+def test_deterministic_verdicts() -> None:
+    kw = dict(minimums={"macro_f1": 0.8}, draws=3_000)
+    assert gate(NEW, **kw) == gate(NEW, **kw)
+    assert gate(NEW, rng=1, **kw).checks[0].prob != gate(NEW, rng=2, **kw).checks[0].prob
+
+
+def test_renderings() -> None:
+    res = gate(NEW, minimums={"micro_f1": 0.75}, baseline=BASE, max_drop=0.1, draws=2_000)
+    d = res.to_dict()
+    assert d["passed"] == res.passed and len(d["checks"]) == 2
+    assert d["checks"][0]["text"] == res.checks[0].text
+    md = res.to_markdown()
+    assert md.count("\n| ") == 3 and "micro_f1 >= 0.75" in md
+    assert str(res).splitlines()[-1].startswith("GATE PASSED")
+
+
+def test_assert_gate_pass_and_fail() -> None:
+    ok = assert_gate(NEW, minimums={"micro_f1": 0.7}, beta="aligned")
+    assert ok.passed
+    kw = dict(minimums={"micro_f1": 0.85}, beta="aligned")
+    with pytest.raises(AssertionError) as info:
+        assert_gate(NEW, **kw)
+    assert str(info.value) == str(gate(NEW, **kw))
+    assert "FAIL  micro_f1 >= 0.85" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "kwargs,exc,match",
+    [
+        (dict(minimums={"f2": 0.5}), ValueError, "minimums must name known metrics.*got 'f2'"),
+        (dict(minimums={"micro_f1": 1.5}), ValueError, r"minimums\['micro_f1'\] must be .*1.5"),
+        (dict(minimums={"micro_f1": "x"}), TypeError, r"must be a number in \[0, 1\]; got 'x'"),
+        (dict(minimums=5), TypeError, "minimums must be a mapping or a sequence"),
+        (dict(), ValueError, "a gate needs at least one check"),
+        (dict(compare=["micro_f1"]), ValueError, "compare needs a baseline"),
+        (dict(baseline=np.eye(3)), ValueError, r"baseline must have the classes .*\(3, 3\)"),
+        (dict(minimums={"micro_f1": 0.5}, prob=1.0), ValueError, "prob must be in the open"),
+        (dict(baseline=BASE, max_drop=-0.1), ValueError, r"max_drop must be .*-0.1"),
+        (dict(minimums={"micro_f1": 0.5}, names=["a"]), ValueError, "names must name each"),
+    ],
+)
+def test_gate_errors(kwargs: dict, exc: type, match: str) -> None:
+    with pytest.raises(exc, match=match):
+        gate(NEW, **kwargs)

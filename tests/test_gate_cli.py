@@ -1,0 +1,239 @@
+"""The real console script, as a subprocess: verdicts, exit codes, formats, errors."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+NEW = [[40, 10], [5, 45]]
+BASE = [[38, 12], [6, 44]]
+
+
+def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "f1posterior", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=120,
+    )
+
+
+@pytest.fixture()
+def files(tmp_path: Path) -> dict[str, str]:
+    (tmp_path / "new.json").write_text(json.dumps({"matrix": NEW, "labels": ["cat", "dog"]}))
+    (tmp_path / "base.csv").write_text(",cat,dog\ncat,38,12\ndog,6,44\n")
+    return {k: str(tmp_path / v) for k, v in (("new", "new.json"), ("base", "base.csv"))}
+
+
+def test_pass_exit_0_exact(files: dict[str, str]) -> None:
+    r = cli("gate", files["new"], "--metric", "micro_f1", "--min", "0.75", "--prior", "aligned")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert "seed 20150927" in r.stdout
+    assert lines[2].startswith(
+        "PASS  micro_f1 >= 0.75: P = 0.9856 >= 0.95 required; observed 0.850"
+    )
+    assert lines[2].endswith("exact") and "95% HDI [0.765, 0.905]" in lines[2]
+    assert lines[-1] == "GATE PASSED: 1 of 1 checks passed"
+
+
+def test_fail_exit_1_per_class_floor(files: dict[str, str]) -> None:
+    r = cli("gate", files["new"], "--metric", "recall", "--min", "0.75", "--draws", "4000")
+    assert r.returncode == 1, r.stderr
+    verdicts = [x for x in r.stdout.splitlines() if x.startswith(("PASS", "FAIL"))]
+    assert verdicts[0].startswith("FAIL  recall [class cat] >= 0.75")
+    assert verdicts[1].startswith("PASS  recall [class dog] >= 0.75")
+    assert "MC error" in verdicts[0] and "4,000 draws" in verdicts[0]
+
+
+def test_several_pairs_and_baseline_json(files: dict[str, str]) -> None:
+    r = cli(
+        "gate",
+        files["new"],
+        "--metric",
+        "micro_f1",
+        "--min",
+        "0.7",
+        "--metric",
+        "macro_f1",
+        "--baseline",
+        files["base"],
+        "--max-drop",
+        "0.1",
+        "--draws",
+        "4000",
+        "--format",
+        "json",
+    )
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    kinds = [(c["kind"], c["metric"]) for c in out["checks"]]
+    assert kinds == [("min", "micro_f1"), ("baseline", "micro_f1"), ("baseline", "macro_f1")]
+    assert out["checks"][1]["model"] == "independent posteriors"
+    assert out["passed"] is True and out["seed"] == 20150927
+
+
+def test_markdown_and_append(files: dict[str, str], tmp_path: Path) -> None:
+    summary = tmp_path / "summary.md"
+    summary.write_text("# CI\n")
+    args = ["gate", files["new"], "--metric", "micro_f1", "--min", "0.85", "--prior", "aligned"]
+    r = cli(*args, "--format", "markdown", "--append-markdown", str(summary))
+    assert r.returncode == 1
+    assert r.stdout.startswith("### f1posterior gate FAILED")
+    assert "| ❌ FAIL | micro_f1 >= 0.85 | 0.3748 | 0.95 |" in r.stdout
+    assert summary.read_text() == "# CI\n" + r.stdout
+
+
+def test_deterministic_and_seed_override(files: dict[str, str]) -> None:
+    args = ["gate", files["new"], "--metric", "macro_f1", "--min", "0.8", "--draws", "3000"]
+    a, b, c = cli(*args), cli(*args), cli(*args, "--seed", "5")
+    assert a.stdout == b.stdout and a.returncode == b.returncode
+    assert "seed 5" in c.stdout and c.stdout != a.stdout
+
+
+def test_within_noise_message(files: dict[str, str]) -> None:
+    # P(micro_f1 >= 0.8) is about 0.84 here; require 0.84: a verdict within MC noise
+    r = cli(
+        "gate",
+        files["new"],
+        "--metric",
+        "micro_f1",
+        "--min",
+        "0.8",
+        "--prob",
+        "0.843",
+        "--draws",
+        "2000",
+    )
+    assert "WITHIN MONTE CARLO NOISE" in r.stdout
+    m = re.search(r"--draws (\d+)\) to settle it", r.stdout)
+    assert m and int(m.group(1)) > 2000
+
+
+def test_batch_named_rows(tmp_path: Path) -> None:
+    f = tmp_path / "b.jsonl"
+    f.write_text(
+        json.dumps({"name": "good", "matrix": NEW})
+        + "\n"
+        + json.dumps({"name": "bad", "matrix": [[20, 30], [25, 25]]})
+        + "\n"
+    )
+    r = cli("gate", str(f), "--metric", "micro_f1", "--min", "0.7", "--prior", "aligned")
+    assert r.returncode == 1
+    assert "PASS  micro_f1 [good] >= 0.7" in r.stdout and "FAIL  micro_f1 [bad] >= 0.7" in r.stdout
+
+
+def test_predictions_input(tmp_path: Path) -> None:
+    f = tmp_path / "p.csv"
+    f.write_text("id,truth,guess\n" + "\n".join(f"{i},a,a" for i in range(60)) + "\n1,b,b\n")
+    r = cli(
+        "gate",
+        str(f),
+        "--true-col",
+        "truth",
+        "--pred-col",
+        "guess",
+        "--labels",
+        "a,b,c",
+        "--metric",
+        "micro_f1",
+        "--min",
+        "0.8",
+        "--metric",
+        "recall",
+        "--min",
+        "0.01",
+        "--prior",
+        "aligned",
+    )
+    assert r.returncode == 0, r.stderr
+    assert "PASS  recall [class c] >= 0.01" in r.stdout  # absent class added by --labels
+
+
+CHECK = ["--metric", "micro_f1", "--min", "0.5"]
+OK = "[[5, 1], [2, 7]]"
+
+
+@pytest.mark.parametrize(
+    "name,content,args,message",
+    [
+        ("m.json", "[[1, 2], [3,", CHECK, r"m.json: broken JSON at line 1"),
+        ("m.json", "[[1, 2], [3]]", CHECK, r"m.json: ragged rows"),
+        ("m.json", "[[1, 2, 3], [4, 5, 6]]", CHECK, r"m.json: counts must be square"),
+        ("m.json", "[[1, -2], [3, 4]]", CHECK, r"m.json: counts must be non-negative"),
+        ("m.json", "[[0.4, 0.1], [0.2, 0.3]]", CHECK, r"looks normalised"),
+        ("m.csv", "", CHECK, r"m.csv: the file is empty"),
+        ("m.csv", "1,2\n3,x\n", CHECK, r"m.csv, line 2, column 2: expected a count; got 'x'"),
+        ("p.csv", "y_true,y_pred\na,b\nz,a\n", [*CHECK, "--labels", "a,b"], r"line 3: unknown"),
+        ("m.json", OK, ["--metric", "nope", "--min", "0.5"], r"invalid choice: 'nope'"),
+        ("m.json", OK, [*CHECK, "--prob", "1.5"], r"--prob: expected a number in \(0, 1\)"),
+        ("m.json", OK, ["--metric", "f1", "--min", "2"], r"--min: expected a number in \[0, 1\]"),
+        ("m.json", OK, ["--min", "0.5"], r"--min 0.5 must follow the --metric"),
+        ("m.json", OK, ["--metric", "f1"], r"--metric f1 has no --min"),
+        ("m.json", OK, [], r"nothing to check"),
+        ("m.json", OK, ["--baseline", "missing.json"], r"missing.json: no such file"),
+    ],
+)
+def test_input_errors_exit_2(
+    tmp_path: Path, name: str, content: str, args: list[str], message: str
+) -> None:
+    (tmp_path / name).write_text(content)
+    r = cli("gate", name, *args, cwd=tmp_path)
+    assert r.returncode == 2
+    assert r.stdout == ""
+    assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert "Traceback" not in r.stderr
+    assert re.search(message, r.stderr), r.stderr
+
+
+def test_missing_file_exit_2(tmp_path: Path) -> None:
+    r = cli("gate", str(tmp_path / "none.json"), "--metric", "micro_f1", "--min", "0.5")
+    assert r.returncode == 2 and r.stderr.strip().endswith("none.json: no such file")
+
+
+def test_summarize_batch_markdown(tmp_path: Path) -> None:
+    import numpy as np
+
+    np.save(tmp_path / "s.npy", np.stack([NEW, BASE]))
+    r = cli(
+        "summarize",
+        str(tmp_path / "s.npy"),
+        "--metric",
+        "micro_f1",
+        "--prior",
+        "aligned",
+        "--format",
+        "markdown",
+    )
+    assert r.returncode == 0, r.stderr
+    assert "| micro_f1 [0] | 0.850 | 0.837 | 0.036 | exact |" in r.stdout
+    assert "| micro_f1 [1] | 0.820 |" in r.stdout
+
+
+def test_docs_ci_example_runs(tmp_path: Path) -> None:
+    """The copy-paste CI job in docs/ci-gate.md runs: summary appended, exit status kept."""
+    text = (ROOT / "docs" / "ci-gate.md").read_text()
+    script = re.search(r"```bash\n(.*?)```", text, re.S)
+    assert script is not None
+    (tmp_path / "eval").mkdir()
+    (tmp_path / "eval" / "confusion.csv").write_text(",cat,dog\ncat,40,10\ndog,5,45\n")
+    (tmp_path / "eval" / "production.csv").write_text(",cat,dog\ncat,38,12\ndog,6,44\n")
+    env_summary = tmp_path / "summary.md"
+    bindir = Path(sys.executable).parent
+    r = subprocess.run(
+        ["bash", "-c", script.group(1)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+        env={"PATH": f"{bindir}:/usr/bin:/bin", "CI_JOB_SUMMARY": str(env_summary)},
+    )
+    assert r.returncode in (0, 1), r.stderr
+    assert env_summary.read_text().startswith("### f1posterior gate")
