@@ -18,7 +18,10 @@ from .compare import (
     rank_predictions,
 )
 from .evaluation import Evaluation, evaluate
+from .exact import BetaPosterior, exact_posterior, exact_summary
 from .frequentist import FrequentistInterval, bootstrap_interval, delta_interval
+from .gate import Check, GateResult, assert_gate, gate
+from .inputs import MatrixInput, read_input
 from .metrics import (
     accuracy_score,
     f1_score,
@@ -62,5 +65,14 @@ __all__ = [
     "PriorSensitivity",
     "PRIOR_PRESETS",
     "prior_preset",
+    "exact_posterior",
+    "exact_summary",
+    "BetaPosterior",
+    "gate",
+    "assert_gate",
+    "GateResult",
+    "Check",
+    "read_input",
+    "MatrixInput",
     "__version__",
 ]
