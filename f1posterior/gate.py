@@ -403,6 +403,54 @@ def _difference_draws(
     return diff, score, "independent posteriors"
 
 
+def _paired_difference(
+    paired: Any,
+    metric: str,
+    counts: np.ndarray,
+    base: np.ndarray,
+    alpha: Any,
+    beta: Any,
+    draws: int,
+    root: np.random.SeedSequence,
+) -> tuple[np.ndarray, np.ndarray, str]:
+    """Paired-model draws of metric(new) - metric(baseline) on the same documents."""
+    from .compare import compare_predictions
+
+    if isinstance(paired, (str, bytes)) or len(paired) != 3:
+        raise ValueError(
+            f"paired must be (y_true, pred_new, pred_baseline); got {describe(paired)}"
+        )
+    if metric in PER_CLASS_METRICS:
+        raise ValueError(
+            f"paired baseline comparisons take single-number metrics; got per-class {metric!r}"
+        )
+    if counts.ndim != 2:
+        raise ValueError(f"paired predictions give one matrix; got counts of shape {counts.shape}")
+    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real):
+        raise ValueError(
+            f"with paired predictions alpha must be a number (each model's marginal "
+            f"prior); got {describe(alpha)}"
+        )
+    y, new, old = paired
+    res = compare_predictions(
+        y,
+        new,
+        old,
+        metric=metric,
+        alpha=float(alpha) / counts.shape[-1],
+        beta=beta,
+        draws=draws,
+        rng=np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, 2)),
+    )
+    for s, table, what in ((res.a, counts, "counts"), (res.b, base, "baseline")):
+        if not np.isclose(s.score, float(METRICS[metric](table))):
+            raise ValueError(
+                f"paired predictions do not match {what}: {metric} is {s.score:.4f} from the "
+                f"predictions but {float(METRICS[metric](table)):.4f} from the matrix"
+            )
+    return res.draws, np.asarray(res.difference.score), "paired model (same documents)"
+
+
 def _items(
     shape: tuple[int, ...], n_batch: int, per_class: bool, labels: Any, names: Any
 ) -> list[tuple[tuple[int, ...], str]]:
@@ -436,6 +484,7 @@ def gate(
     names: Sequence[str] | None = None,
     source: str | None = None,
     baseline_source: str | None = None,
+    paired: Sequence[Any] | None = None,
 ) -> GateResult:
     """Check that metrics are credibly above thresholds and not credibly below a baseline.
 
@@ -472,6 +521,12 @@ def gate(
         Names of the matrices of a 1-D batch.
     source, baseline_source : str, optional
         Where the counts came from (shown in reports).
+    paired : (y_true, pred_new, pred_baseline), optional
+        Both models' predictions on the same documents, of which ``counts``
+        and ``baseline`` are the confusion matrices. The baseline checks then
+        use the paired model of :func:`f1posterior.compare_predictions`
+        (single-number metrics only; ``alpha`` a number, each model's
+        marginal prior), which is far more decisive than independent samples.
 
     Returns
     -------
@@ -540,7 +595,12 @@ def gate(
     if base is not None:
         base_ev = evaluate(base, metrics=comp, rng=root.spawn(1)[0], keep_draws=True, **kw)
         for name in comp:
-            diff, score, model = _difference_draws(ev[name], base_ev, name)
+            if paired is not None:
+                diff, score, model = _paired_difference(
+                    paired, name, c, base, alpha, beta, draws, root
+                )
+            else:
+                diff, score, model = _difference_draws(ev[name], base_ev, name)
             pr = np.mean(diff >= -drop, axis=-1)
             interval = sample_hdi(diff, hp)
             score = np.broadcast_to(score, pr.shape)

@@ -524,3 +524,52 @@ def test_docs_examples_run_and_match_quoted_numbers(capsys):
     assert uni.score == pytest.approx(0.832, abs=5e-4)
     assert abs(uni.mean - 0.6599) < K * uni.mc_error
     assert res.sensitive is True and abs(res.shift["jeffreys"] - 0.20) < 0.05
+
+
+def _doc_pairs():
+    y = np.repeat([0, 1], 100)
+    a_right = np.tile(np.repeat([1, 0, 1, 0], [85, 7, 6, 2]), 2).astype(bool)
+    b_right = np.tile(np.repeat([1, 0, 0, 1], [85, 7, 6, 2]), 2).astype(bool)
+    return y, np.where(a_right, y, 1 - y), np.where(b_right, y, 1 - y)
+
+
+def test_gate_baseline_uses_paired_model():
+    from f1posterior.gate import gate
+
+    y, pa, pb = _doc_pairs()
+    ca, cb = confusion_matrix(y, pa).counts, confusion_matrix(y, pb).counts
+    res = gate(ca, baseline=cb, compare="macro_f1", paired=(y, pa, pb), draws=20_000, rng=7)
+    ref = compare_predictions(
+        y, pa, pb, draws=20_000, rng=np.random.SeedSequence(7, spawn_key=(2,))
+    )
+    (check,) = res.checks
+    assert check.prob == pytest.approx(np.mean(ref.draws >= 0))
+    assert res.passed and "paired" in str(res)
+    indep = gate(ca, baseline=cb, compare="macro_f1", draws=20_000, rng=7)
+    assert not indep.passed  # the independent model cannot tell them apart
+    with pytest.raises(ValueError, match=r"paired predictions do not match baseline"):
+        gate(ca, baseline=ca, compare="macro_f1", paired=(y, pa, pb), draws=100)
+    with pytest.raises(ValueError, match=r"paired baseline comparisons take single-number"):
+        gate(ca, baseline=cb, compare="f1", paired=(y, pa, pb), draws=100)
+
+
+def test_gate_cli_pairs_prediction_files_with_the_same_documents(tmp_path, capsys):
+    y, pa, pb = _doc_pairs()
+    paths = []
+    for name, pred in (("new", pa), ("base", pb)):
+        p = tmp_path / f"{name}.csv"
+        p.write_text(
+            "y_true,y_pred\n" + "".join(f"{t},{q}\n" for t, q in zip(y, pred, strict=True))
+        )
+        paths.append(str(p))
+    argv = ["gate", paths[0], "--baseline", paths[1], "--metric", "macro_f1", "--draws", "20000"]
+    assert main(argv) == 0
+    assert "paired model (same documents)" in capsys.readouterr().out
+    # other documents (shuffled y_true): independent samples
+    other = tmp_path / "other.csv"
+    order = np.random.default_rng(0).permutation(y.size)
+    other.write_text(
+        "y_true,y_pred\n" + "".join(f"{t},{q}\n" for t, q in zip(y[order], pb, strict=True))
+    )
+    main(["gate", paths[0], "--baseline", str(other), "--metric", "macro_f1", "--draws", "2000"])
+    assert "independent posteriors" in capsys.readouterr().out

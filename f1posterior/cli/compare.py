@@ -35,7 +35,7 @@ from ..metrics import METRICS, PER_CLASS_METRICS
 from ..priors import prior_preset
 from .common import add_sampling_arguments, probability
 
-__all__ = ["register", "run", "read_prediction_columns", "paired_prior"]
+__all__ = ["register", "run", "read_prediction_columns", "paired_prior", "paired_gate_predictions"]
 
 SCALAR_METRICS = [m for m in METRICS if m not in PER_CLASS_METRICS]
 
@@ -110,7 +110,10 @@ def paired_prior(name: str) -> dict[str, Any]:
 
 
 def read_prediction_columns(
-    path: str | Path, true_col: str = "y_true", models: list[str] | None = None
+    path: str | Path,
+    true_col: str = "y_true",
+    models: list[str] | None = None,
+    min_models: int = 2,
 ) -> tuple[list[str], dict[str, list[str]]]:
     """Read ``y_true`` and model columns (labels as text) from a predictions CSV."""
     p = Path(path)
@@ -131,7 +134,7 @@ def read_prediction_columns(
                 raise ValueError(f"--models: no column {missing[0]!r} in {p}; columns are {header}")
             if len(set(models)) != len(models):
                 raise ValueError(f"--models must not repeat a model; got {models}")
-        if len(models) < 2:
+        if len(models) < min_models:
             raise ValueError(
                 f"{p}: need at least two model columns besides {true_col!r}; got {models}"
             )
@@ -156,6 +159,28 @@ def read_prediction_columns(
     if not values[0]:
         raise ValueError(f"{p}: no predictions after the header line")
     return values[0], dict(zip(models, values[1:], strict=True))
+
+
+def paired_gate_predictions(args: argparse.Namespace) -> tuple[list[str], ...] | None:
+    """``(y_true, new, baseline)`` when ``gate``'s FILE and --baseline are paired predictions.
+
+    Both must be predictions CSVs (``--true-col``/``--pred-col`` in the header)
+    with the same ``y_true`` column, document by document; anything else is
+    compared as independent samples (None).
+    """
+    paths = [Path(args.file), Path(args.baseline)]
+    if args.predictions is False or any(p.suffix.lower() not in (".csv", ".tsv") for p in paths):
+        return None
+    cols = []
+    for p in paths:
+        header = [c.strip() for c in next(csv.reader(io.StringIO(_read_text(p))), [])]
+        if args.true_col not in header or args.pred_col not in header:
+            return None
+        y, preds = read_prediction_columns(p, args.true_col, [args.pred_col], min_models=1)
+        cols.append((y, preds[args.pred_col]))
+    if cols[0][0] != cols[1][0]:
+        return None
+    return cols[0][0], cols[0][1], cols[1][1]
 
 
 def _align_labels(inputs: list[Any], files: list[str]) -> list[np.ndarray]:

@@ -14,6 +14,7 @@ from typing import Any
 from ..gate import gate
 from ..metrics import METRICS
 from .common import add_sampling_arguments, prior_from_args, probability
+from .compare import paired_gate_predictions
 from .input_args import FILE_HELP, add_input_arguments, load_input
 
 __all__ = ["register", "run"]
@@ -139,6 +140,7 @@ def run(args: argparse.Namespace) -> int:
         names=data.names,
         source=data.source,
         baseline_source=None if base is None else base.source,
+        paired=None if base is None else paired_gate_predictions(args),
         **prior_from_args(args),
     )
     if args.append_markdown:
