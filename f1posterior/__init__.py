@@ -17,6 +17,7 @@ from .compare import (
     rank_classifiers,
     rank_predictions,
 )
+from .documents import document_scores, evaluate_documents
 from .evaluation import Evaluation, evaluate
 from .exact import BetaPosterior, exact_posterior, exact_summary
 from .frequentist import FrequentistInterval, bootstrap_interval, delta_interval
@@ -30,6 +31,8 @@ from .metrics import (
     precision_score,
     recall_score,
 )
+from .multilabel import evaluate_multilabel, multilabel_scores
+from .predictions import ConfusionMatrix, confusion_matrix, multilabel_confusion_matrix
 from .priors import PRIOR_PRESETS, prior_preset
 from .sampling import sample_posterior
 from .sensitivity import PriorSensitivity, prior_sensitivity
@@ -74,5 +77,12 @@ __all__ = [
     "Check",
     "read_input",
     "MatrixInput",
+    "confusion_matrix",
+    "multilabel_confusion_matrix",
+    "ConfusionMatrix",
+    "evaluate_multilabel",
+    "multilabel_scores",
+    "evaluate_documents",
+    "document_scores",
     "__version__",
 ]
