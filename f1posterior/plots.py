@@ -257,7 +257,9 @@ def _draw_density(
         [lo, hi], [y_bar, y_bar], color=_HDI, lw=4, solid_capstyle="butt", label=f"{pct} HDI",
         gid="hdi_bar",
     )  # fmt: skip
-    ax.text((lo + hi) / 2, y_bar + 0.03 * top, f"{pct} HDI", ha="center", va="bottom", fontsize=9)
+    ax.text((lo + hi) / 2, y_bar + 0.03 * top, f"{pct} HDI", ha="center", va="bottom", fontsize=9,
+        bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.8}, zorder=5,
+    )  # fmt: skip
     for v in (lo, hi):
         ax.text(v, y_bar - 0.03 * top, f"{v:.3f}", ha="center", va="top", fontsize=8, color="#222")
 
@@ -277,7 +279,8 @@ def _draw_density(
             va="top",
             color=_REF,
             fontsize=10,
-            bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": "none", "alpha": 0.85},
+            bbox={"boxstyle": "round,pad=0.3", "fc": "white", "ec": _REF, "lw": 0.8},
+            zorder=5,
         )
     _legend_below(ax)
     # keep the reference visible even if it lies outside the posterior's range
