@@ -342,7 +342,7 @@ def evaluate_multilabel(
     label_names = _check_label_names(labels, n_labels)
     a, b = resolve_prior(alpha, beta, c.shape)
     conc = concentrations(c, a, b).reshape((-1, 3, 2))  # flat (batch * L, M + 1, M)
-    n_flat = conc.shape[0]
+    n_flat = len(conc)
     n_sets = n_flat // n_labels
     sizes = np.broadcast_to(c.sum(axis=(-2, -1)), (*batch, n_labels)).reshape(-1)
     scores = _scores(c, names, b2)
