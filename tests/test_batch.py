@@ -1,0 +1,206 @@
+"""The batch engine: bit-identical results whatever workers/max_memory, bounded memory."""
+
+from __future__ import annotations
+
+import math
+import tracemalloc
+
+import numpy as np
+import pytest
+
+from f1posterior import evaluate, f1_score, sample_posterior, summarize_draws
+from f1posterior.batch import plan, summarize_rows
+from f1posterior.metrics import METRICS
+from f1posterior.sampling import _fill_block, _stream, block_draws, draw_chunks
+
+FIELDS = ("score", "mean", "median", "std", "mc_error", "hdi", "eti", "p_below", "p_above")
+METRICS3 = ("micro_f1", "macro_f1", "f1")
+
+
+def _stack(b, m, seed=0):
+    rng = np.random.default_rng(seed)
+    c = rng.integers(0, 30, size=(b, m, m))
+    c[..., np.arange(m), np.arange(m)] += 20
+    return c
+
+
+def assert_same(a, b, rows=slice(None)):
+    """Every summary field of every metric equal bit for bit (rows of ``a``)."""
+    assert list(a) == list(b)
+    for name in a:
+        for f in FIELDS:
+            x, y = getattr(a[name], f), getattr(b[name], f)
+            np.testing.assert_array_equal(np.asarray(x)[rows], y, err_msg=f"{name}.{f}")
+
+
+@pytest.mark.parametrize(
+    "b, m, draws, alpha",
+    [
+        (24, 4, 3000, 1.0),  # many matrices, whole-matrix chunks
+        (3, 20, 3000, 1.0),  # draws split into random blocks
+        (3, 3, 2001, 0.01),  # log-space path (concentrations below 0.1)
+        (2, 300, 5, 1.0),  # one-draw blocks; a one-draw remainder is merged
+    ],
+)
+def test_bit_identical_whatever_workers_and_max_memory(b, m, draws, alpha):
+    c = _stack(b, m)
+    kw = dict(metrics=METRICS3, draws=draws, alpha=alpha, ref=0.6, rng=7)
+    ref = evaluate(c, workers=1, max_memory=1 << 31, **kw)
+    for workers, budget in [(1, 1 << 20), (2, 1 << 20), (3, 5 << 20), (2, None)]:
+        assert_same(ref, evaluate(c, workers=workers, max_memory=budget, **kw))
+
+
+def test_budget_really_changes_the_plan():
+    """Guard for the test above: the small budget does split groups and draws."""
+    small = plan(24, 4, 3000, [1, 1, 4], 8, 2, 1 << 20)
+    big = plan(24, 4, 3000, [1, 1, 4], 8, 1, 1 << 31)
+    assert small.group == 1 and big.group == 24
+    assert len(draw_chunks(3000, 20, (1 << 19) // (8 * 420 * 2) // block_draws(20))) > 1
+    assert draw_chunks(5, 300, 1) == [(0, 2), (2, 5)]  # no one-draw chunk
+    assert draw_chunks(1, 300, 1) == [(0, 1)]
+
+
+def test_matrix_results_do_not_depend_on_the_batch():
+    c = _stack(6, 3, seed=1)
+    full = evaluate(c, metrics=METRICS3, draws=2000, rng=3, ref=0.7)
+    other = c.copy()
+    other[[0, 1, 3, 5]] = _stack(4, 3, seed=99)
+    changed = evaluate(other, metrics=METRICS3, draws=2000, rng=3, ref=0.7)
+    for b in (2, 4):
+        for name in full:
+            for f in FIELDS:
+                np.testing.assert_array_equal(
+                    np.asarray(getattr(full[name], f))[b], np.asarray(getattr(changed[name], f))[b]
+                )
+    # batched equals one matrix at a time (its flat index as stream key)
+    for b in range(6):
+        alone = evaluate(c[b], metrics=METRICS3, draws=2000, rng=3, ref=0.7, index_offset=b)
+        for name in full:
+            for f in FIELDS:
+                np.testing.assert_array_equal(
+                    np.asarray(getattr(full[name], f))[b], getattr(alone[name], f)
+                )
+    # and a slice of the batch with its offset equals those rows
+    assert_same(
+        full,
+        evaluate(c[2:5], metrics=METRICS3, draws=2000, rng=3, ref=0.7, index_offset=2),
+        rows=slice(2, 5),
+    )
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_keep_draws_equal_metric_of_sample_posterior(dtype):
+    c = _stack(6, 4, seed=2).reshape(2, 3, 4, 4)
+    res = evaluate(
+        c, metrics=METRICS3, draws=1500, rng=11, dtype=dtype, keep_draws=True, max_memory=1 << 20
+    )
+    p = sample_posterior(c, draws=1500, rng=11, dtype=dtype)
+    assert p.dtype == dtype and p.shape == (2, 3, 1500, 4, 4)
+    for name in ("micro_f1", "macro_f1"):
+        np.testing.assert_array_equal(res.metric_draws[name], METRICS[name](p))
+    np.testing.assert_array_equal(
+        res.metric_draws["f1"], np.moveaxis(f1_score(p, average=None), -2, -1)
+    )
+    # the summaries are those of the kept draws
+    s = summarize_draws(res.metric_draws["macro_f1"], hdi_prob=0.95)
+    for f in ("mean", "median", "std", "hdi", "eti"):
+        np.testing.assert_array_equal(getattr(res["macro_f1"], f), getattr(s, f))
+
+
+@pytest.mark.parametrize("n", [7, 80, 81, 999, 1000, 4001])
+@pytest.mark.parametrize("prob", [0.5, 0.9, 0.95, 0.99])
+def test_one_partition_summary_equals_summarize_draws(n, prob):
+    rng = np.random.default_rng(n)
+    x = rng.gamma(3.0, size=(5, n))
+    x[0] = np.round(x[0], 1)  # ties
+    for ref in (None, 3.0):
+        a = summarize_rows(x, score=np.arange(5.0), hdi_prob=prob, ref=ref)
+        b = summarize_draws(x, score=np.arange(5.0), hdi_prob=prob, ref=ref)
+        for f in FIELDS:
+            np.testing.assert_array_equal(getattr(a, f), getattr(b, f), err_msg=f)
+
+
+def test_per_cell_and_broadcast_fills_consume_the_stream_identically():
+    root = np.random.SeedSequence(5)
+    conc = np.array([[3.0, 1.0, 0.5], [2.0, 40.0, 1.0], [1.0, 2.0, 7.5], [9.0, 4.0, 3.0]])
+    for dt in (np.float64, np.float32):
+        a, b = np.empty((4, 3, 300), dt), np.empty((4, 3, 300), dt)
+        _fill_block(_stream(root, 0, 0), conc.tolist(), conc, None, a, per_cell_min=1)
+        _fill_block(_stream(root, 0, 0), conc.tolist(), conc, None, b, per_cell_min=10**9)
+        np.testing.assert_array_equal(a, b)
+
+
+def test_working_memory_stays_within_budget():
+    c = _stack(1_000, 3, seed=4)
+    budget = 2 << 20
+    inputs = 12 * c.size * 8  # copies of the counts, concentrations and scores: O(B)
+
+    def peak(max_memory, workers):
+        tracemalloc.start()
+        tracemalloc.reset_peak()
+        evaluate(c, draws=1000, rng=0, ref=0.5, workers=workers, max_memory=max_memory)
+        _, top = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        return top
+
+    assert peak(budget, 1) < budget + inputs
+    assert peak(budget, 2) < budget + inputs
+    # negative control: a generous budget is used, so the bound above is the budget's doing
+    assert peak(256 << 20, 1) > 3 * (budget + inputs)
+
+
+def test_float32_agrees_with_float64_within_monte_carlo_error():
+    c = _stack(3, 5, seed=6)
+    n = 20_000
+    r64 = evaluate(c, metrics=("micro_f1", "macro_f1"), draws=n, rng=1)
+    r32 = evaluate(c, metrics=("micro_f1", "macro_f1"), draws=n, rng=1, dtype=np.float32)
+    for name in r64:
+        sd = r64[name].std
+        # SE of a 2.5% quantile of a near-normal posterior is about 2.7 sd / sqrt(n); two
+        # independent runs, 5 standard errors
+        tol = 5 * math.sqrt(2) * 2.7 * sd / math.sqrt(n)
+        assert np.all(np.abs(r32[name].hdi - r64[name].hdi) < tol[..., None])
+        assert np.all(
+            np.abs(r32[name].mean - r64[name].mean) < 5 * math.sqrt(2) * r64[name].mc_error
+        )
+        assert not np.array_equal(r32[name].hdi, r64[name].hdi)  # really another sampler
+
+
+def test_progress_reports_matrices_done():
+    calls = []
+    evaluate(
+        _stack(50, 3),
+        draws=400,
+        rng=0,
+        max_memory=1 << 20,
+        workers=2,
+        progress=lambda done, total: calls.append((done, total)),
+    )
+    assert calls[-1] == (50, 50) and len(calls) > 1
+    assert all(t == 50 for _, t in calls) and [d for d, _ in calls] == sorted(d for d, _ in calls)
+
+
+@pytest.mark.parametrize(
+    "kwargs, err, match",
+    [
+        ({"workers": 0}, ValueError, r"workers must be None or an integer >= 1; got 0"),
+        ({"workers": 1.5}, TypeError, r"workers must be None or an integer >= 1; got 1\.5"),
+        ({"workers": True}, TypeError, r"workers must be None or an integer >= 1; got True"),
+        (
+            {"max_memory": 1000},
+            ValueError,
+            r"max_memory must be None or a number of bytes >= 1048576 \(1 MiB\); got 1000",
+        ),
+        (
+            {"max_memory": "1GB"},
+            TypeError,
+            r"max_memory must be None or a number of bytes \(an integer >= 1048576\); got '1GB'",
+        ),
+        ({"index_offset": -1}, ValueError, r"index_offset must be an integer >= 0; got -1"),
+        ({"index_offset": 1.0}, TypeError, r"index_offset must be an integer >= 0; got 1\.0"),
+        ({"progress": 3}, TypeError, r"progress must be a callable\(done, total\) or None; got 3"),
+    ],
+)
+def test_bad_engine_arguments(kwargs, err, match):
+    with pytest.raises(err, match=match):
+        evaluate([[5, 1], [2, 7]], draws=10, **kwargs)
