@@ -301,3 +301,74 @@ def test_bad_input_scores():
         multilabel_scores(TABLES, metrics=["accuracy"])
     with pytest.raises(TypeError, match=r"f_beta must be a finite number > 0"):
         multilabel_scores(TABLES, f_beta="2")
+
+
+# --- command line -------------------------------------------------------------------
+
+
+def test_cli_summarize_multilabel_npy_and_json(tmp_path, capsys):
+    import json
+
+    from f1posterior.cli import main
+
+    np.save(tmp_path / "t.npy", TABLES.astype(int))
+    rc = main(["summarize", str(tmp_path / "t.npy"), "--multilabel", "--metric", "micro_f1",
+               "--metric", "f1", "--draws", "2000", "--seed", "4", "--format", "json"])  # fmt: skip
+    assert rc == 0
+    out = json.loads(capsys.readouterr().out)
+    want = evaluate_multilabel(TABLES, metrics=["micro_f1", "f1"], draws=2000, rng=4)
+    assert out["metrics"]["micro_f1"]["mean"] == pytest.approx(want["micro_f1"].mean, rel=1e-12)
+    assert out["metrics"]["f1"]["score"] == pytest.approx(want["f1"].score.tolist())
+
+    yt, yp = _indicators(1, 30, 3, 0.4)
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps({"y_true": yt.tolist(), "y_pred": yp.tolist(), "labels": "abc"}))
+    with pytest.raises(TypeError, match="labels must be a sequence"):
+        from f1posterior.inputs import read_multilabel
+
+        read_multilabel(path)
+    path.write_text(
+        json.dumps({"y_true": yt.tolist(), "y_pred": yp.tolist(), "labels": list("abc")})
+    )
+    assert main(["summarize", str(path), "--multilabel", "--metric", "f1", "--draws", "500"]) == 0
+    text = capsys.readouterr().out
+    assert "multi-label: 3 labels" in text and "f1 [class c]" in text
+    score = skm.f1_score(yt, yp, average=None, zero_division=0)[2]
+    assert f"{score:.3f}" in text.splitlines()[-1]
+
+
+@pytest.mark.parametrize(
+    ("content", "argv", "match"),
+    [
+        (
+            "[[1, 2], [3, 4]]",
+            ["--multilabel"],
+            r"shape \(L, 2, 2\) or \(B, L, 2, 2\); got shape \(2, 2\)",
+        ),
+        ('{"y_true": [[1, 0]]}', ["--multilabel"], r'predictions need both "y_true" and "y_pred"'),
+        ('{"y_true": [[1, 2]], "y_pred": [[1, 0]]}', ["--multilabel"], r"Y_true must be a 0/1"),
+        ('{"matrix": []}', ["--multilabel"], r'must have "tables" or "y_true" and "y_pred"'),
+        (
+            "[[[1, 2], [3, 4]]]",
+            ["--multilabel", "--labels", "a,b"],
+            r"2 labels given for 1 per-label",
+        ),
+        (
+            "[[[1, 2], [3, 4]]]",
+            ["--multilabel", "--metric", "accuracy"],
+            r"not a multi-label metric",
+        ),
+        ("[[1, 2], [3, 4]]", ["--metric", "hamming_loss"], r"hamming_loss is a multi-label metric"),
+    ],
+)
+def test_cli_multilabel_errors(tmp_path, capsys, content, argv, match):
+    from f1posterior.cli import main
+
+    path = tmp_path / "in.json"
+    path.write_text(content)
+    assert main(["summarize", str(path), "--draws", "50", *argv]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    import re
+
+    assert re.search(match, err), err

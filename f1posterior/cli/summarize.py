@@ -8,8 +8,9 @@ from typing import Any
 
 from ..data import FIGURE3_LABELS, TABLE1, figure3
 from ..evaluation import Evaluation, evaluate
-from ..inputs import MatrixInput
+from ..inputs import MatrixInput, read_multilabel
 from ..metrics import METRICS
+from ..multilabel import MULTILABEL_METRICS, evaluate_multilabel
 from ..report import format_markdown, format_table
 from ..sensitivity import DEFAULT_THRESHOLD, PriorSensitivity, prior_sensitivity
 from .common import add_sampling_arguments, prior_from_args
@@ -33,10 +34,25 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--metric",
         action="append",
-        choices=list(METRICS),
+        choices=list(dict.fromkeys([*METRICS, *MULTILABEL_METRICS])),
         metavar="NAME",
         help="metric to summarise (repeatable; default micro_f1 and macro_f1); one of "
-        + ", ".join(METRICS),
+        + ", ".join(METRICS)
+        + "; with --multilabel one of "
+        + ", ".join(MULTILABEL_METRICS),
+    )
+    p.add_argument(
+        "--multilabel",
+        action="store_true",
+        help="FILE holds multi-label input: a .npy stack (L, 2, 2) or (B, L, 2, 2) of per-label "
+        'tables [[tn, fp], [fn, tp]], or .json: a list of such tables, {"tables", "labels"}, '
+        'or indicator predictions {"y_true", "y_pred", "labels"} of shape (D, L)',
+    )
+    p.add_argument(
+        "--f-beta",
+        type=float,
+        default=1.0,
+        help="beta of the *_fbeta multi-label metrics (default 1)",
     )
     p.add_argument(
         "--ref", type=float, default=None, help="reference value (default 0.8 on the example)"
@@ -95,11 +111,58 @@ def paper_comparison(result: Evaluation) -> str:
     return "\n".join(lines)
 
 
+def _run_multilabel(args: argparse.Namespace) -> int:
+    if args.file is None:
+        raise ValueError("--multilabel needs a FILE of per-label tables or indicator predictions")
+    if args.prior_sensitivity:
+        raise ValueError("--prior-sensitivity is not available with --multilabel")
+    data = read_multilabel(args.file, labels=args.labels)
+    metrics = args.metric or ["micro_f1", "macro_f1"]
+    unknown = [m for m in metrics if m not in MULTILABEL_METRICS]
+    if unknown:
+        raise ValueError(
+            f"--metric {unknown[0]} is not a multi-label metric; use one of "
+            + ", ".join(MULTILABEL_METRICS)
+        )
+    result = evaluate_multilabel(
+        data.counts,
+        metrics=metrics,
+        f_beta=args.f_beta,
+        draws=args.draws,
+        ref=args.ref,
+        hdi_prob=args.hdi_prob,
+        rng=args.seed,
+        labels=data.labels,
+        keep_draws=wants_draws(args),
+        **prior_from_args(args),
+    )
+    if write_outputs(args, result, source=data.source, names=data.names):
+        return 2
+    if args.format == "json":
+        out = result.to_dict()
+        out["source"] = data.source
+        print(json.dumps(out, indent=2))
+    elif args.format == "markdown":
+        print(format_markdown(result, data.names))
+    else:
+        print(f"Input: {data.source} (multi-label: {data.counts.shape[-3]} labels)")
+        print(format_table(result, data.names))
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.multilabel:
+        return _run_multilabel(args)
     data = load(args)
     example = args.file is None
     ref = args.ref if args.ref is not None or not example else 0.8
     metrics = args.metric or ["micro_f1", "macro_f1"]
+    unknown = [m for m in metrics if m not in METRICS]
+    if unknown:
+        raise ValueError(
+            f"--metric {unknown[0]} is a multi-label metric; add --multilabel, or use one of "
+            + ", ".join(METRICS)
+        )
     result = evaluate(
         data.counts,
         metrics=metrics,
