@@ -483,54 +483,80 @@ def bootstrap_interval(
     True
     """
     c, name, fn, lev, n_res, meth = _check_bootstrap(counts, metric, level, resamples, method)
-    root = check_rng(rng)
+    out = _bootstrap_many(c, [(name, fn)], lev, n_res, (meth,), check_rng(rng))
+    return out[name, meth]
+
+
+def _bootstrap_many(
+    c: np.ndarray,
+    metrics: list[tuple[str, Callable[[np.ndarray], Any]]],
+    lev: float,
+    n_res: int,
+    methods: tuple[str, ...],
+    root: np.random.SeedSequence,
+) -> dict[tuple[str, str], FrequentistInterval]:
+    """Bootstrap intervals of several metrics and methods from one set of resamples.
+
+    Validated inputs; returns ``{(metric name, method): FrequentistInterval}``.
+    For one metric and method this is :func:`bootstrap_interval` (the
+    calibration study uses it to score every method on the same resamples).
+    """
     batch, m = c.shape[:-2], c.shape[-1]
     flat = c.reshape(-1, m, m)
     n_mat = flat.shape[0]
-    est = _metric_on(fn, flat, name)
-    extra = est.shape[1:]
+    ests = {name: _metric_on(fn, flat, name) for name, fn in metrics}
     group = max(1, _BOOT_BUDGET // (8 * max(n_res, m * m) * m * m))
     tail = (1.0 - lev) / 2.0
-    lows_highs, ses = [], []
+    bounds: dict[tuple[str, str], list[np.ndarray]] = {
+        (n, k): [] for n, _ in metrics for k in methods
+    }
+    ses: dict[str, list[np.ndarray]] = {name: [] for name, _ in metrics}
     n_undefined = 0
     for g0 in range(0, n_mat, group):
         tabs = flat[g0 : g0 + group]
         g = tabs.shape[0]
         res = np.zeros((g, n_res, m * m))
         for i, table in enumerate(tabs):
-            b = g0 + i
-            seq = np.random.SeedSequence(root.entropy, spawn_key=root.spawn_key + (b,))
+            seq = np.random.SeedSequence(root.entropy, spawn_key=root.spawn_key + (g0 + i,))
             cells = table.ravel()
             nz = np.flatnonzero(cells)
             total = int(cells.sum())
             draws = np.random.default_rng(seq).multinomial(total, cells[nz] / total, size=n_res)
             res[i][:, nz] = draws
-        vals = _metric_on(fn, res.reshape(g * n_res, m, m), name).reshape(g, n_res, *extra)
-        vals = np.moveaxis(vals, 1, -1)  # (g, *extra, R)
-        ses.append(vals.std(axis=-1, ddof=1) if n_res > 1 else np.zeros(vals.shape[:-1]))
-        srt = np.sort(vals, axis=-1)
-        if meth == "percentile":
-            q = np.broadcast_to(np.array([tail, 1.0 - tail]), (*srt.shape[:-1], 2))
-        else:
-            accel = _jackknife_acceleration(tabs, fn, extra)
-            q = _bca_quantile_levels(vals, est[g0 : g0 + g], accel, lev)
-            n_undefined += int(np.isnan(q).any(axis=-1).sum())
-        lows_highs.append(_quantiles(srt, q))
+        for name, fn in metrics:
+            extra = ests[name].shape[1:]
+            vals = _metric_on(fn, res.reshape(g * n_res, m, m), name).reshape(g, n_res, *extra)
+            vals = np.moveaxis(vals, 1, -1)  # (g, *extra, R)
+            ses[name].append(vals.std(axis=-1, ddof=1) if n_res > 1 else np.zeros(vals.shape[:-1]))
+            srt = np.sort(vals, axis=-1)
+            for meth in methods:
+                if meth == "percentile":
+                    q = np.broadcast_to(np.array([tail, 1.0 - tail]), (*srt.shape[:-1], 2))
+                else:
+                    accel = _jackknife_acceleration(tabs, fn, extra)
+                    q = _bca_quantile_levels(vals, ests[name][g0 : g0 + g], accel, lev)
+                    n_undefined += int(np.isnan(q).any(axis=-1).sum())
+                bounds[name, meth].append(_quantiles(srt, q))
     if n_undefined:
         warnings.warn(
             f"{n_undefined} BCa interval(s) are undefined (every resample on one side of the "
             "estimate, or 1 - a (z0 + z) <= 0) and are NaN; use method='percentile' there",
             DegenerateIntervalWarning,
-            stacklevel=2,
+            stacklevel=3,
         )
-    interval = np.concatenate(lows_highs).reshape(batch + extra + (2,))
-    return FrequentistInterval(
-        estimate=_scalar(est.reshape(batch + extra)),
-        std_error=_scalar(np.concatenate(ses).reshape(batch + extra)),
-        interval=interval,
-        level=lev,
-        metric=name,
-        method=meth,
-        n=_scalar(flat.sum(axis=(-2, -1)).reshape(batch)),
-        resamples=n_res,
-    )
+    out = {}
+    n_docs = _scalar(flat.sum(axis=(-2, -1)).reshape(batch))
+    for name, _ in metrics:
+        extra = ests[name].shape[1:]
+        for meth in methods:
+            out[name, meth] = FrequentistInterval(
+                estimate=_scalar(ests[name].reshape(batch + extra)),
+                std_error=_scalar(np.concatenate(ses[name]).reshape(batch + extra)),
+                interval=np.concatenate(bounds[name, meth]).reshape(batch + extra + (2,)),
+                level=lev,
+                metric=name,
+                method=meth,
+                n=n_docs,
+                resamples=n_res,
+            )
+    return out
