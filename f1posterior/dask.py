@@ -1,0 +1,197 @@
+"""Posterior summaries of Dask arrays of confusion matrices, block by block.
+
+``f1posterior.dask.evaluate(x)`` takes a ``(B, M, M)`` Dask array chunked along
+``B`` and runs :func:`f1posterior.evaluate` on every block with
+:func:`dask.array.map_blocks`, on whatever scheduler is active (local threads,
+processes, or a distributed cluster). Each block passes its global offset as
+``index_offset``, so every matrix reads the same random streams as in one
+in-memory call: the summaries equal ``f1posterior.evaluate(x.compute(), ...)``
+bit for bit, whatever the chunking.
+
+Dask is an optional dependency (``pip install 'f1posterior[dask]'``), imported
+only when this function runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import DTypeLike
+
+from .evaluation import Evaluation, MetricSpec
+from .evaluation import evaluate as evaluate_in_memory
+from .priors import PriorArg
+from .summary import MetricSummary
+from .validation import check_draws, check_rng, describe
+
+__all__ = ["evaluate"]
+
+_SCALARS = ("score", "mean", "median", "std", "mc_error")
+_INTERVALS = ("hdi", "eti")
+_REF = ("p_below", "p_above")
+
+
+def _fields(ref: float | None) -> list[tuple[str, int]]:
+    """Packed fields and their number of values per class."""
+    out = [(f, 1) for f in _SCALARS] + [(f, 2) for f in _INTERVALS]
+    return out + ([(f, 1) for f in _REF] if ref is not None else [])
+
+
+def _pack(res: Evaluation, widths: dict[str, int]) -> np.ndarray:
+    """Summaries of a block, (n, total width) float64."""
+    cols = []
+    for name, k in widths.items():
+        s = res[name]
+        for f, w in _fields(res.ref):
+            v = np.asarray(getattr(s, f), dtype=np.float64)
+            cols.append(v.reshape(v.shape[0], k * w))
+    return np.concatenate(cols, axis=1)
+
+
+def _check_dask_counts(counts: Any) -> Any:
+    try:
+        import dask.array as da
+    except ImportError:  # pragma: no cover - dask is in the test extra
+        raise ImportError("f1posterior.dask needs dask: pip install 'f1posterior[dask]'") from None
+    if not isinstance(counts, da.Array):
+        raise TypeError(
+            f"counts must be a dask.array.Array of shape (B, M, M); got {describe(counts)} "
+            "(use f1posterior.evaluate for in-memory arrays)"
+        )
+    if counts.ndim != 3 or counts.shape[1] != counts.shape[2]:
+        raise ValueError(
+            f"counts must be a dask array of shape (B, M, M) (one batch axis); got shape "
+            f"{counts.shape}"
+        )
+    if any(_unknown(s) for s in counts.shape):
+        raise ValueError("counts must have a known shape; call compute_chunk_sizes() first")
+    return counts.rechunk({1: -1, 2: -1})
+
+
+def _unknown(v: Any) -> bool:
+    """True for an unknown (NaN) Dask dimension."""
+    return isinstance(v, float) and v != v
+
+
+def evaluate(
+    counts: Any,
+    *,
+    metrics: MetricSpec | Sequence[MetricSpec] = ("micro_f1", "macro_f1"),
+    draws: int = 50_000,
+    alpha: PriorArg = 1.0,
+    beta: PriorArg = 1.0,
+    ref: float | None = None,
+    hdi_prob: float = 0.95,
+    rng: Any = None,
+    dtype: DTypeLike = np.float64,
+    labels: Sequence[Any] | None = None,
+    workers: int | None = 1,
+    max_memory: int | None = None,
+) -> Evaluation:
+    """:func:`f1posterior.evaluate` of a ``(B, M, M)`` Dask array, block by block.
+
+    Parameters
+    ----------
+    counts : dask.array.Array, shape (B, M, M)
+        Confusion matrices, chunked along ``B`` (the class axes are made
+        single chunks).
+    metrics, draws, alpha, beta, ref, hdi_prob, dtype, labels, max_memory
+        As in :func:`f1posterior.evaluate`. ``alpha`` and ``beta`` must be the
+        same for every matrix (presets, scalars, ``(M, M)`` and ``(M,)``
+        arrays).
+    rng : None, int, SeedSequence or Generator
+        Resolved once to a root seed; every block derives its matrices'
+        streams from it and its global offset.
+    workers : int or None, default 1
+        Threads inside each block's computation (Dask already runs blocks in
+        parallel; ``None`` uses every core per block).
+
+    Returns
+    -------
+    Evaluation
+        Summaries with batch shape ``(B,)``, equal bit for bit to those of
+        ``f1posterior.evaluate(counts.compute(), ...)`` with the same seed.
+        Draws are never kept (``metric_draws`` is None).
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> import numpy as np
+    >>> x = da.from_array(np.array([[[8, 2], [1, 9]]] * 4), chunks=(2, 2, 2))
+    >>> res = evaluate(x, draws=2_000, rng=0)
+    >>> res["micro_f1"].mean.shape
+    (4,)
+    """
+    x = _check_dask_counts(counts)
+    import dask.array as da
+
+    root = check_rng(rng)
+    n_draws = check_draws(draws)
+    m = int(x.shape[-1])
+    for name, prior in (("alpha", alpha), ("beta", beta)):
+        arr = None if isinstance(prior, str) else np.asarray(prior)
+        limit = 2 if name == "alpha" else 1
+        if arr is not None and arr.ndim > limit:
+            raise ValueError(
+                f"{name} must be the same for every matrix with f1posterior.dask (at most "
+                f"{limit} dimensions); got shape {arr.shape}"
+            )
+    kw: dict[str, Any] = dict(
+        metrics=metrics,
+        draws=draws,
+        alpha=alpha,
+        beta=beta,
+        ref=ref,
+        hdi_prob=hdi_prob,
+        rng=root,
+        dtype=dtype,
+        labels=labels,
+        workers=workers,
+        max_memory=max_memory,
+    )
+    # A template run on one all-ones matrix validates every argument up front and
+    # gives the metric names, widths, draws and exactness of the summaries.
+    template = evaluate_in_memory(np.ones((1, m, m)), **{**kw, "draws": 2})
+    widths = {n: int(np.prod(np.shape(s.mean)[1:], dtype=int)) for n, s in template.items()}
+    total = sum(k * w for k in widths.values() for _, w in _fields(template.ref))
+
+    def block(c: np.ndarray, block_info: Any = None) -> np.ndarray:
+        offset = block_info[0]["array-location"][0][0] if block_info else 0
+        res = evaluate_in_memory(c, index_offset=int(offset), **kw)
+        return _pack(res, widths)
+
+    packed = np.asarray(
+        da.map_blocks(
+            block, x, drop_axis=2, chunks=(x.chunks[0], (total,)), dtype=np.float64
+        ).compute()
+    )
+    b = packed.shape[0]
+    summaries: dict[str, MetricSummary] = {}
+    col = 0
+    for name, k in widths.items():
+        t = template[name]
+        extra = np.shape(t.mean)[1:]
+        fields: dict[str, Any] = {}
+        for f, w in _fields(template.ref):
+            v = packed[:, col : col + k * w]
+            col += k * w
+            fields[f] = v.reshape((b, *extra, 2) if w == 2 else (b, *extra))
+        summaries[name] = MetricSummary(
+            **fields,
+            hdi_prob=t.hdi_prob,
+            ref=t.ref,
+            draws=t.draws if t.exact else n_draws,
+            exact=t.exact,
+        )
+    return Evaluation(
+        summaries=summaries,
+        prior=template.prior,
+        draws=n_draws,
+        hdi_prob=template.hdi_prob,
+        ref=template.ref,
+        seed=template.seed,
+        batch_shape=(b,),
+        labels=template.labels,
+    )
