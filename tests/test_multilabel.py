@@ -372,3 +372,15 @@ def test_cli_multilabel_errors(tmp_path, capsys, content, argv, match):
     import re
 
     assert re.search(match, err), err
+
+
+def test_docs_examples_run():
+    """Every ```python block of docs/multilabel.md runs (they hold their own asserts)."""
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "multilabel.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    assert len(blocks) == 4
+    for block in blocks:
+        exec(compile(block, "docs/multilabel.md", "exec"), {})
