@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import math
 import tracemalloc
 
@@ -10,6 +11,7 @@ import pytest
 
 from f1posterior import evaluate, f1_score, sample_posterior, summarize_draws
 from f1posterior.batch import plan, summarize_rows
+from f1posterior.cli.progress import terminal_progress
 from f1posterior.metrics import METRICS
 from f1posterior.sampling import _fill_block, _stream, block_draws, draw_chunks
 
@@ -204,3 +206,39 @@ def test_progress_reports_matrices_done():
 def test_bad_engine_arguments(kwargs, err, match):
     with pytest.raises(err, match=match):
         evaluate([[5, 1], [2, 7]], draws=10, **kwargs)
+
+
+class _Term(io.StringIO):
+    def __init__(self, tty):
+        super().__init__()
+        self.tty = tty
+
+    def isatty(self):
+        return self.tty
+
+
+def test_terminal_progress_only_on_a_terminal():
+    assert terminal_progress(_Term(False)) is None
+    term = _Term(True)
+    ticks = iter([0.0, 0.05, 0.5, 0.6])
+    report = terminal_progress(term, interval=0.2, clock=lambda: next(ticks))
+    report(10, 100)  # drawn
+    report(20, 100)  # throttled (0.05 s later)
+    report(50, 100)  # drawn
+    report(100, 100)  # the end is always drawn, with a newline
+    assert term.getvalue() == (
+        "\r  10 / 100 matrices (10%)\r  50 / 100 matrices (50%)\r  100 / 100 matrices (100%)\n"
+    )
+    single = _Term(True)
+    terminal_progress(single)(1, 1)
+    assert single.getvalue() == ""  # one matrix: no progress line
+
+
+def test_cli_summarize_prints_no_progress_when_stderr_is_not_a_terminal(tmp_path, capsys):
+    from f1posterior.cli import main
+
+    path = tmp_path / "stack.npy"
+    np.save(path, _stack(30, 3))
+    assert main(["summarize", str(path), "--draws", "300", "--format", "json"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == "" and '"metrics"' in captured.out

@@ -16,6 +16,7 @@ from ..sensitivity import DEFAULT_THRESHOLD, PriorSensitivity, prior_sensitivity
 from .common import add_sampling_arguments, prior_from_args
 from .figures import add_output_arguments, wants_draws, write_outputs
 from .input_args import FILE_HELP, add_input_arguments, load_input
+from .progress import terminal_progress
 
 __all__ = ["register", "run", "paper_comparison"]
 
@@ -172,6 +173,7 @@ def run(args: argparse.Namespace) -> int:
         rng=args.seed,
         labels=data.labels,
         keep_draws=wants_draws(args),
+        progress=terminal_progress(),
         **prior_from_args(args),
     )
     if write_outputs(args, result, source=data.source, names=data.names):
