@@ -219,25 +219,28 @@ class ThresholdResult:
 
 
 def _sweep(s: np.ndarray, y: np.ndarray, beta2: float, zd: float):
-    """Best cut per column of (n, L) scores: (threshold, score, tp, k) arrays of shape (L,)."""
-    n, n_lab = s.shape
-    order = np.argsort(-s, axis=0, kind="stable")
-    ss = np.take_along_axis(s, order, 0)
-    tp = np.zeros((n + 1, n_lab))
-    np.cumsum(np.take_along_axis(y, order, 0), axis=0, out=tp[1:])
-    pos = tp[-1]
-    k = np.arange(n + 1, dtype=np.float64)[:, None]
+    """Best cut per column of (n, L) scores: (threshold, score, tp, k, positives), each (L,).
+
+    Works on the transposed, contiguous (L, n) arrays so that every sort and
+    cumulative sum runs along contiguous memory.
+    """
+    st, yt = np.ascontiguousarray(s.T), np.ascontiguousarray(y.T)
+    n_lab, n = st.shape
+    order = np.argsort(-st, axis=1)  # tie order is irrelevant: cuts inside ties are masked
+    ss = np.take_along_axis(st, order, 1)
+    tp = np.zeros((n_lab, n + 1))
+    np.cumsum(np.take_along_axis(yt, order, 1), axis=1, out=tp[:, 1:])
+    pos = tp[:, -1]
+    k = np.arange(n + 1, dtype=np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
-        f = (1.0 + beta2) * tp / (beta2 * pos + k)
-    f[0] = np.where(pos > 0, 0.0, zd)
+        f = (1.0 + beta2) * tp / (beta2 * pos[:, None] + k)
+    f[:, 0] = np.where(pos > 0, 0.0, zd)
     # a cut after k items is possible only between different scores (ties go together)
-    valid = np.ones((n + 1, n_lab), dtype=bool)
-    valid[1:n] = ss[:-1] != ss[1:]
-    f = np.where(valid, f, -np.inf)
-    kbest = _first_max(f)
-    cols = np.arange(n_lab)
-    thr = np.where(kbest == 0, np.inf, ss[np.maximum(kbest - 1, 0), cols])
-    return thr, f[kbest, cols], tp[kbest, cols], kbest, pos
+    f[:, 1:n][ss[:, :-1] == ss[:, 1:]] = -np.inf
+    kbest = _first_max(f.T)
+    rows = np.arange(n_lab)
+    thr = np.where(kbest == 0, np.inf, ss[rows, np.maximum(kbest - 1, 0)])
+    return thr, f[rows, kbest], tp[rows, kbest], kbest, pos
 
 
 def best_threshold(
