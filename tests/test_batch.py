@@ -242,3 +242,14 @@ def test_cli_summarize_prints_no_progress_when_stderr_is_not_a_terminal(tmp_path
     assert main(["summarize", str(path), "--draws", "300", "--format", "json"]) == 0
     captured = capsys.readouterr()
     assert captured.err == "" and '"metrics"' in captured.out
+
+
+def test_docs_batch_examples_run():
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "batch.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    assert len(blocks) == 2
+    for code in blocks:
+        exec(compile(code, "docs/batch.md", "exec"), {})
