@@ -117,15 +117,26 @@ def floor_threads_dtype(cases: list[tuple[int, int, int]], repeats: int) -> list
 _RSS_CHILD = """
 import resource, sys, time, numpy as np
 from f1posterior import evaluate
+
+def hwm():
+    # peak RSS of this process image: VmHWM is reset by exec, unlike ru_maxrss,
+    # which Linux carries over from the (large) parent across fork + exec
+    try:
+        for line in open("/proc/self/status"):
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
 b, draws = int(sys.argv[1]), int(sys.argv[2])
 rng = np.random.default_rng(0)
 c = rng.integers(0, 30, size=(b, 3, 3)); c[..., [0, 1, 2], [0, 1, 2]] += 50
-base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+base = hwm()
 t0 = time.perf_counter()
 res = evaluate(c, metrics=("micro_f1", "macro_f1"), draws=draws, rng=0)
 t = time.perf_counter() - t0
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print(base * 1024, peak * 1024, t, float(res["macro_f1"].mean.mean()))
+print(base, hwm(), t, float(res["macro_f1"].mean.mean()))
 """
 
 
