@@ -40,9 +40,13 @@ def test_hdi_equals_brute_force(x, prob):
     x=arrays(np.float64, st.integers(2, 300), elements=st.floats(0, 1)), prob=st.floats(0.5, 0.99)
 )
 def test_hdi_no_wider_than_eti_holds_prob(x, prob):
+    """The HDI is the shortest interval holding prob of the draws: no wider than the
+    equal-tailed interval whenever that holds prob too (an interpolated ETI of a small
+    sample with ties may hold less, and may then be narrower)."""
     h, e = hdi(x, prob), eti(x, prob)
-    assert h[1] - h[0] <= e[1] - e[0] + 1e-12
     assert np.mean((x >= h[0]) & (x <= h[1])) >= prob - 1e-12
+    if np.mean((x >= e[0]) & (x <= e[1])) >= prob:
+        assert h[1] - h[0] <= e[1] - e[0] + 1e-12
 
 
 def test_hdi_vectorised_equals_loop_and_axis():
