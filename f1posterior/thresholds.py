@@ -439,7 +439,7 @@ def expected_fbeta_decisions(
     Notes
     -----
     Time ``O(n^2)`` per batch of ``n`` items (``O(D^2 L)`` per label,
-    ``O((D L)^2)`` shared), memory ``O(n)``: about 1.5 s for
+    ``O((D L)^2)`` shared), memory ``O(n)``: 1-2 s for
     ``n = 10_000`` on one core.
 
     Examples
