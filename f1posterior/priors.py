@@ -9,6 +9,12 @@ entries) and ``alpha`` over each true class's row of prediction rates
 ``"jeffreys"``
     alpha = 0.5, beta = 0.5. Jeffreys' prior for each multinomial; pulls
     small tables less towards the centre than the uniform prior.
+``"perks"``
+    alpha = 1/M, beta = 1/M (Perks' prior): a total prior mass of one
+    pseudo-document per row and one on the prevalences, whatever M. The
+    uniform prior adds M pseudo-documents to every row, which pulls every
+    recall towards 1/M; with many classes that bias can exceed the posterior
+    spread (see docs/frequentist.md for its measured effect on coverage).
 ``"aligned"`` (``beta`` only; as a full prior: alpha = 1, beta = "aligned")
     beta_j = sum_k alpha_jk. The model then collapses to one Dirichlet over
     the M^2 cells, p ~ Dir(alpha + C), and micro-F1, per-class F1, precision
@@ -33,16 +39,17 @@ _ALPHA_PRESETS = {"uniform": 1.0, "jeffreys": 0.5}
 _BETA_PRESETS = {"uniform": 1.0, "jeffreys": 0.5}
 
 #: Named (alpha, beta) pairs accepted by ``prior_preset`` and the command line.
-PRIOR_PRESETS: dict[str, tuple[float, float | str]] = {
+PRIOR_PRESETS: dict[str, tuple[float | str, float | str]] = {
     "uniform": (1.0, 1.0),
     "jeffreys": (0.5, 0.5),
+    "perks": ("perks", "perks"),
     "aligned": (1.0, "aligned"),
 }
 
 PriorArg = float | str | np.ndarray
 
 
-def prior_preset(name: str) -> tuple[float, float | str]:
+def prior_preset(name: str) -> tuple[float | str, float | str]:
     """Return the ``(alpha, beta)`` pair of a named prior preset.
 
     Examples
@@ -85,28 +92,29 @@ def resolve_prior(
     """Broadcast ``alpha`` to ``counts_shape`` and ``beta`` to ``counts_shape[:-1]``.
 
     ``alpha`` accepts a positive scalar, an array broadcasting against
-    ``(M, M)`` or the full counts shape, or ``"uniform"``/``"jeffreys"``.
+    ``(M, M)`` or the full counts shape, or ``"uniform"``/``"jeffreys"``/``"perks"``.
     ``beta`` accepts a positive scalar, an array broadcasting against ``(M,)``
-    (or ``(*batch, M)``), ``"uniform"``/``"jeffreys"``, or ``"aligned"``
-    (``beta_j = sum_k alpha_jk``).
+    (or ``(*batch, M)``), ``"uniform"``/``"jeffreys"``/``"perks"``, or
+    ``"aligned"`` (``beta_j = sum_k alpha_jk``).
     """
+    m = counts_shape[-1]
     if isinstance(alpha, str):
-        if alpha not in _ALPHA_PRESETS:
+        if alpha not in _ALPHA_PRESETS and alpha != "perks":
             raise ValueError(
                 f"alpha must be a positive number, an array or one of "
-                f"{', '.join(map(repr, _ALPHA_PRESETS))}; got {alpha!r}"
+                f"{', '.join(map(repr, [*_ALPHA_PRESETS, 'perks']))}; got {alpha!r}"
             )
-        alpha = _ALPHA_PRESETS[alpha]
+        alpha = 1.0 / m if alpha == "perks" else _ALPHA_PRESETS[alpha]
     a = _numeric_prior(alpha, "alpha", counts_shape)
     if isinstance(beta, str):
         if beta == "aligned":
             return a, a.sum(axis=-1)
-        if beta not in _BETA_PRESETS:
+        if beta not in _BETA_PRESETS and beta != "perks":
             raise ValueError(
                 f"beta must be a positive number, an array or one of "
-                f"{', '.join(map(repr, [*_BETA_PRESETS, 'aligned']))}; got {beta!r}"
+                f"{', '.join(map(repr, [*_BETA_PRESETS, 'perks', 'aligned']))}; got {beta!r}"
             )
-        beta = _BETA_PRESETS[beta]
+        beta = 1.0 / m if beta == "perks" else _BETA_PRESETS[beta]
     b = _numeric_prior(beta, "beta", counts_shape[:-1])
     return a, b
 
@@ -118,6 +126,8 @@ def describe_prior(alpha: Any, beta: Any) -> str:
     --------
     >>> describe_prior(1.0, 1.0)
     'alpha=1 (uniform), beta=1 (uniform)'
+    >>> describe_prior("perks", "perks")
+    'alpha=1/M (perks), beta=1/M (perks)'
     >>> describe_prior(1.0, "aligned")
     'alpha=1 (uniform), beta=aligned (row sums of alpha: one Dirichlet over the cells)'
     """
@@ -126,6 +136,8 @@ def describe_prior(alpha: Any, beta: Any) -> str:
         if isinstance(v, str):
             if v == "aligned":
                 return "aligned (row sums of alpha: one Dirichlet over the cells)"
+            if v == "perks":
+                return "1/M (perks)"
             return f"{presets[v]:g} ({v})"
         if isinstance(v, numbers.Real):
             names = [k for k, x in presets.items() if x == v]

@@ -174,7 +174,7 @@ def test_error_all_zero_matrix_in_batch_is_located():
         ({"beta": -1.0}, ValueError, r"beta must be finite and > 0 everywhere; got minimum -1.0"),
         ({"alpha": np.ones((3, 3))}, ValueError, r"alpha must broadcast against shape \(2, 2\)"),
         ({"beta": np.ones(3)}, ValueError, r"beta must broadcast against shape \(2,\); got shape \(3,\)"),
-        ({"alpha": "flat"}, ValueError, r"alpha must be a positive number, an array or one of 'uniform', 'jeffreys'; got 'flat'"),
+        ({"alpha": "flat"}, ValueError, r"alpha must be a positive number, an array or one of 'uniform', 'jeffreys', 'perks'; got 'flat'"),
         ({"beta": "laplace"}, ValueError, r"beta must be .* 'aligned'; got 'laplace'"),
         ({"alpha": True}, TypeError, r"alpha must be a positive number, array or preset name; got True"),
         ({"hdi_prob": 1.0}, ValueError, r"hdi_prob must be in the open interval \(0, 1\); got 1.0"),

@@ -204,3 +204,10 @@ def test_prior_broadcasting_and_presets():
     c = sample_posterior(counts, draws=5, alpha="jeffreys", beta="jeffreys", rng=0)
     d = sample_posterior(counts, draws=5, alpha=0.5, beta=0.5, rng=0)
     np.testing.assert_array_equal(c, d)
+
+
+def test_perks_preset_is_one_over_m():
+    counts = np.stack([SMALL, SMALL.T])
+    a = sample_posterior(counts, draws=5, alpha="perks", beta="perks", rng=0)
+    b = sample_posterior(counts, draws=5, alpha=1 / 3, beta=1 / 3, rng=0)
+    np.testing.assert_array_equal(a, b)
