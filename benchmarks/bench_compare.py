@@ -1,4 +1,4 @@
-"""Benchmark of f1posterior.compare: time per call at 50,000 draws.
+"""Benchmark of f1posterior.comparison: time per call at 50,000 draws.
 
 Writes benchmarks/results/compare.json. Run: python benchmarks/bench_compare.py
 """
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from f1posterior.compare import compare, compare_predictions, rank_predictions
+from f1posterior.comparison import compare, compare_predictions, rank_predictions
 
 
 def best_of(fn, repeat=3):

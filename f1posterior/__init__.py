@@ -9,7 +9,7 @@ Shapes: tables are ``(*batch, M, M)`` (rows = true class); metric draws are
 """
 
 from . import thresholds
-from .compare import (
+from .comparison import (
     Comparison,
     Ranking,
     compare,

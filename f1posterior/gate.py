@@ -414,7 +414,7 @@ def _paired_difference(
     root: np.random.SeedSequence,
 ) -> tuple[np.ndarray, np.ndarray, str]:
     """Paired-model draws of metric(new) - metric(baseline) on the same documents."""
-    from .compare import compare_predictions
+    from .comparison import compare_predictions
 
     if isinstance(paired, (str, bytes)) or len(paired) != 3:
         raise ValueError(

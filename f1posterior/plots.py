@@ -7,7 +7,7 @@
   (matrices of a batch, classes, labels, metrics), sorted, readable with
   hundreds of rows.
 - :func:`plot_comparison`: the posterior of a difference between two
-  classifiers (a result of :mod:`f1posterior.compare`) with the region of
+  classifiers (a result of :mod:`f1posterior.comparison`) with the region of
   practical equivalence shaded.
 - :func:`plot_summary`: every metric of an :class:`~f1posterior.Evaluation` in
   one figure (what ``f1posterior summarize --plot`` draws).
@@ -548,7 +548,7 @@ def plot_comparison(
     Parameters
     ----------
     comparison : comparison result
-        A result of :mod:`f1posterior.compare`: it needs ``draws`` (the
+        A result of :mod:`f1posterior.comparison`: it needs ``draws`` (the
         difference draws, shape ``(draws,)``), ``difference`` (a
         :class:`~f1posterior.MetricSummary`), ``p_a_better``, ``p_b_better``,
         ``p_equivalent`` and ``decision``.

@@ -97,7 +97,7 @@ def _stream(root: np.random.SeedSequence, b: int, k: int) -> np.random.Generator
 def _fill_gammas(gen: np.random.Generator, conc: np.ndarray, out: np.ndarray) -> None:
     """Fill ``out`` (n, M+1, M) with Gamma(conc) variates, row-scaled where needed.
 
-    Draws-major helper kept for :mod:`f1posterior.compare`. Rows may be scaled
+    Draws-major helper kept for :mod:`f1posterior.comparison`. Rows may be scaled
     by positive constants (log-space path); callers only ever use each row
     normalised.
     """

@@ -1,4 +1,4 @@
-"""Tests of f1posterior.compare and the ``compare`` command line.
+"""Tests of f1posterior.comparison and the ``compare`` command line.
 
 Statistical claims are checked against exact answers: the Beta law of the
 paired accuracy comparison under an aligned prior (aggregation property),
@@ -10,7 +10,6 @@ itself. Tolerances are 5 Monte Carlo standard errors.
 
 from __future__ import annotations
 
-import importlib
 import json
 import math
 
@@ -19,9 +18,9 @@ import pytest
 from scipy import integrate, stats
 
 import f1posterior
-from f1posterior import evaluate
+from f1posterior import comparison, evaluate
 from f1posterior.cli import main
-from f1posterior.compare import (
+from f1posterior.comparison import (
     Comparison,
     Ranking,
     compare,
@@ -257,8 +256,7 @@ def test_batches_broadcast_and_match_single_calls():
 def test_paired_draws_do_not_depend_on_chunking(monkeypatch):
     y, a, b = make_pairs(30, 6, 9, 5, m=3, seed=1)
     full = compare_predictions(y, a, b, draws=9_000, rng=4)
-    module = importlib.import_module("f1posterior.compare")
-    monkeypatch.setattr(module, "_CHUNK_VARIATES", 2_000)
+    monkeypatch.setattr(comparison, "_CHUNK_VARIATES", 2_000)
     chunked = compare_predictions(y, a, b, draws=9_000, rng=4)
     assert np.array_equal(full.draws, chunked.draws)
 

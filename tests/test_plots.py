@@ -24,7 +24,7 @@ from scipy import stats  # noqa: E402
 
 from f1posterior import evaluate  # noqa: E402
 from f1posterior.cli import main  # noqa: E402
-from f1posterior.compare import compare  # noqa: E402
+from f1posterior.comparison import compare  # noqa: E402
 from f1posterior.data import figure3  # noqa: E402
 from f1posterior.html_report import render_report, write_report  # noqa: E402
 from f1posterior.plots import (  # noqa: E402

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ..compare import (
+from ..comparison import (
     Comparison,
     Ranking,
     compare,
