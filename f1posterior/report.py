@@ -72,8 +72,8 @@ def format_table(result: Evaluation, names: list[str] | None = None) -> str:
     >>> print(evaluate([[40, 10], [5, 45]], draws=2000, ref=0.8, rng=0))
     Posterior of metrics; prior alpha=1 (uniform), beta=1 (uniform); 2,000 draws; seed 0
     metric    score   mean    std     MC error  below < 0.8 < above  95% HDI
-    micro_f1  0.850   0.836   0.036   0.001     14.9% | 85.0%        [0.762, 0.903]
-    macro_f1  0.850   0.834   0.036   0.001     16.2% | 83.8%        [0.764, 0.906]
+    micro_f1  0.850   0.836   0.036   0.001     16.2% | 83.8%        [0.764, 0.902]
+    macro_f1  0.850   0.835   0.037   0.001     17.8% | 82.2%        [0.761, 0.900]
     """
     pct = round(100 * result.hdi_prob, 4)
     hdi_head = f"{pct:g}% HDI"
