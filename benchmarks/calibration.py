@@ -14,8 +14,9 @@ For every scenario, ``reps`` test sets ``C ~ Mult(N, p)`` are drawn and each
 method's interval is computed for every table at once (batched):
 
 * Bayesian 95% HDI and equal-tailed interval (ETI) of the posterior under the
-  uniform (alpha = beta = 1) and Jeffreys (0.5) priors, via
-  :func:`f1posterior.evaluate`;
+  uniform (alpha = beta = 1), Jeffreys (0.5) and Perks (1/M) priors, via
+  :func:`f1posterior.evaluate` (the three priors share the posterior random
+  stream of a scenario: common random numbers);
 * delta method (:func:`f1posterior.delta_interval`);
 * multinomial bootstrap, percentile and BCa, on the same resamples.
 
@@ -57,11 +58,14 @@ METHODS = (
     "ETI uniform",
     "HDI Jeffreys",
     "ETI Jeffreys",
+    "HDI Perks",
+    "ETI Perks",
     "delta",
     "bootstrap percentile",
     "bootstrap BCa",
 )
 LEVEL = 0.95
+PRIORS: dict[str, float | str] = {"uniform": 1.0, "Jeffreys": 0.5, "Perks": "perks"}
 SETTINGS = {
     "quick": {"reps": 100, "draws": 500, "resamples": 300},
     "full": {"reps": 500, "draws": 1000, "resamples": 1000},
@@ -108,7 +112,7 @@ def run_scenario(sc: dict, index: int, seed: int, cfg: dict) -> list[dict]:
 
     intervals: dict[tuple[str, str], np.ndarray] = {}
     timing: dict[str, float] = {}
-    for prior, a in (("uniform", 1.0), ("Jeffreys", 0.5)):
+    for prior, a in PRIORS.items():
         t0 = time.perf_counter()
         res = evaluate(
             tables,
@@ -191,6 +195,104 @@ def summarise(rows: list[dict]) -> dict:
     return out
 
 
+def exact_micro_mean(tables: np.ndarray, a: float, b: float) -> np.ndarray:
+    """Closed-form posterior mean of micro-F1 (DESIGN.md) under alpha = a, beta = b (scalars).
+
+    ``E = sum_j (b + n_j) / (M b + N) * (a + c_jj) / (M a + n_j)``; no sampling.
+    """
+    m = tables.shape[-1]
+    n_j = tables.sum(axis=-1)
+    diag = np.diagonal(tables, axis1=-2, axis2=-1)
+    big_n = n_j.sum(axis=-1, keepdims=True)
+    return ((b + n_j) / (m * b + big_n) * (a + diag) / (m * a + n_j)).sum(axis=-1)
+
+
+def mechanism(seed: int, tables_per_case: int = 50, draws: int = 4000) -> dict:
+    """Direct check of the prior pseudo-count mechanism, M = 20, strong classifier.
+
+    For the first ``tables_per_case`` test sets of the study's own scenarios
+    (same seeds, so the same tables as the full run) at N = 20, 200, 10000 and
+    both prevalences: the bias of the posterior mean of macro-F1 and micro-F1
+    (posterior mean minus the TRUE value, averaged over the test sets) under
+    each prior, next to the posterior standard deviation. Micro-F1's posterior
+    mean is also computed in closed form (no Monte Carlo error) as a check.
+    """
+    out: dict = {"tables_per_case": tables_per_case, "draws": draws, "cases": []}
+    for index, sc in enumerate(scenarios()):
+        if sc["M"] != 20 or sc["classifier"] != "strong" or sc["N"] not in (20, 200, 10000):
+            continue
+        p = truth(sc["M"], sc["prevalence"], sc["diag"])
+        m = sc["M"]
+        gen = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(index, 0)))
+        tables = gen.multinomial(sc["N"], p.ravel(), size=SETTINGS["full"]["reps"])
+        tables = tables.reshape(-1, m, m)[:tables_per_case]
+        case: dict = {k: sc[k] for k in ("M", "prevalence", "classifier", "N")}
+        for name in METRIC_NAMES:
+            true = float(METRICS[name](p))
+            plug = METRICS[name](tables.astype(float))
+            case[name] = {
+                "true": true,
+                "plug_in_bias": float(np.nanmean(plug) - true),
+                "plug_in_sd_over_tests": float(np.nanstd(plug, ddof=1)),
+            }
+        for prior, a in PRIORS.items():
+            res = evaluate(
+                tables,
+                metrics=METRIC_NAMES,
+                draws=draws,
+                alpha=a,
+                beta=a,
+                rng=np.random.SeedSequence(seed, spawn_key=(index, 3)),
+            )
+            av = 1.0 / m if a == "perks" else float(a)
+            for name in METRIC_NAMES:
+                s = res[name]
+                true = case[name]["true"]
+                hit = (s.hdi[:, 0] <= true) & (true <= s.hdi[:, 1])
+                entry = {
+                    "pseudo_docs_per_row": m * av,
+                    "posterior_mean_bias": float(np.mean(s.mean) - true),
+                    "posterior_sd": float(np.mean(s.std)),
+                    "bias_over_sd": float(np.mean((s.mean - true) / s.std)),
+                    "hdi_coverage_of_these_tables": float(hit.mean()),
+                }
+                if name == "micro_f1":
+                    exact = exact_micro_mean(tables.astype(float), av, av)
+                    entry["exact_mean_bias"] = float(np.mean(exact) - true)
+                    entry["max_abs_mc_vs_exact_mean"] = float(np.max(np.abs(s.mean - exact)))
+                case[name][prior] = entry
+        out["cases"].append(case)
+    return out
+
+
+def mechanism_markdown(mech: dict) -> str:
+    lines = [
+        "# Mechanism check: prior pseudo-counts vs posterior spread (M = 20, strong classifier)",
+        "",
+        f"First {mech['tables_per_case']} test sets of each scenario of the study (same seeds), "
+        f"{mech['draws']} posterior draws. bias = mean over test sets of (posterior mean - TRUE "
+        "value); sd = mean posterior standard deviation; bias/sd averaged per table.",
+        "",
+        "| metric | prevalence | N | true | plug-in bias | "
+        + " | ".join(f"{p}: bias / sd / bias÷sd" for p in PRIORS)
+        + " |",
+        "|" + "---|" * (5 + len(PRIORS)),
+    ]
+    for name in METRIC_NAMES:
+        for case in mech["cases"]:
+            c = case[name]
+            cells = [
+                f"{c[p]['posterior_mean_bias']:+.4f} / {c[p]['posterior_sd']:.4f} / "
+                f"{c[p]['bias_over_sd']:+.1f}"
+                for p in PRIORS
+            ]
+            lines.append(
+                f"| {name} | {case['prevalence']} | {case['N']} | {c['true']:.4f} | "
+                f"{c['plug_in_bias']:+.4f} | " + " | ".join(cells) + " |"
+            )
+    return "\n".join(lines) + "\n"
+
+
 def markdown(rows: list[dict], summary: dict, meta: dict) -> str:
     lines = [
         "# Coverage of 95% intervals for the true micro- and macro-F1",
@@ -251,11 +353,13 @@ def figure(summary: dict, path: Path, meta: dict) -> None:
         "ETI uniform": ("#1f77b4", "s", "--"),
         "HDI Jeffreys": ("#2ca02c", "o", "-"),
         "ETI Jeffreys": ("#2ca02c", "s", "--"),
+        "HDI Perks": ("#8c564b", "P", "-"),
+        "ETI Perks": ("#8c564b", "X", "--"),
         "delta": ("#d62728", "^", "-"),
         "bootstrap percentile": ("#ff7f0e", "v", "-"),
         "bootstrap BCa": ("#9467bd", "D", "--"),
     }
-    fig, axes = plt.subplots(2, 3, figsize=(15, 8.5), sharex=True, sharey=True)
+    fig, axes = plt.subplots(2, 3, figsize=(15, 9), sharex=True, sharey=True)
     for i, name in enumerate(METRIC_NAMES):
         for j, m in enumerate(MS):
             ax = axes[i, j]
@@ -277,13 +381,13 @@ def figure(summary: dict, path: Path, meta: dict) -> None:
                 ax.set_ylabel("coverage of the true value", fontsize=12)
             ax.tick_params(labelsize=11)
     handles, labels = axes[0, 0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=7, fontsize=11, frameon=False)
+    fig.legend(handles, labels, loc="lower center", ncol=5, fontsize=11, frameon=False)
     fig.suptitle(
         "Coverage of nominal 95% intervals (dotted line), mean over prevalence "
         f"(balanced / 1%-rare) and classifier (weak / strong); {meta['reps']} test sets each",
         fontsize=13,
     )
-    fig.tight_layout(rect=(0, 0.05, 1, 0.96))
+    fig.tight_layout(rect=(0, 0.08, 1, 0.96))
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
@@ -294,11 +398,32 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=20150917)
     parser.add_argument("--reps", type=int, help="override test sets per scenario")
     parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="reuse the scenarios already saved in calibration[_quick].partial.jsonl "
+        "(written after every scenario; same seed and settings required)",
+    )
+    parser.add_argument(
         "--replot", action="store_true", help="redraw the figure and table from the saved JSON"
+    )
+    parser.add_argument(
+        "--mechanism",
+        action="store_true",
+        help="only the direct bias-vs-spread check (M = 20): calibration_mechanism.json/.md",
     )
     args = parser.parse_args(argv)
     mode = "quick" if args.quick else "full"
     suffix = "_quick" if args.quick else ""
+    if args.mechanism:
+        t0 = time.perf_counter()
+        mech = mechanism(args.seed)
+        mech["seconds"] = time.perf_counter() - t0
+        mech["seed"] = args.seed
+        RESULTS.mkdir(parents=True, exist_ok=True)
+        (RESULTS / "calibration_mechanism.json").write_text(json.dumps(mech, indent=1))
+        (RESULTS / "calibration_mechanism.md").write_text(mechanism_markdown(mech))
+        print(mechanism_markdown(mech))
+        return 0
     if args.replot:
         saved = json.loads((RESULTS / f"calibration{suffix}.json").read_text())
         (RESULTS / f"calibration{suffix}.md").write_text(
@@ -312,10 +437,31 @@ def main(argv: list[str] | None = None) -> int:
     t_start = time.perf_counter()
     rows: list[dict] = []
     timing_total: dict[str, float] = {}
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    partial = RESULTS / f"calibration{suffix}.partial.jsonl"
+    run_key = {"seed": args.seed, **cfg, "methods": list(METHODS)}
+    done: dict[int, dict] = {}
+    if args.resume and partial.exists():
+        for line in partial.read_text().splitlines():
+            rec = json.loads(line)
+            if rec["key"] == run_key:
+                done[rec["index"]] = rec
+    elif partial.exists():
+        partial.unlink()
+    seconds_before = sum(rec["seconds"] for rec in done.values())
     for i, sc in enumerate(scenarios()):
+        if i in done:
+            r, timing = done[i]["rows"], done[i]["timing"]
+            rows += r
+            for k, v in timing.items():
+                timing_total[k] = timing_total.get(k, 0.0) + v
+            continue
         t0 = time.perf_counter()
         r, timing = run_scenario(sc, i, args.seed, cfg)
         rows += r
+        with partial.open("a") as fh:
+            rec = {"key": run_key, "index": i, "rows": r, "timing": timing}
+            fh.write(json.dumps({**rec, "seconds": time.perf_counter() - t0}) + "\n")
         for k, v in timing.items():
             timing_total[k] = timing_total.get(k, 0.0) + v
         print(
@@ -323,7 +469,7 @@ def main(argv: list[str] | None = None) -> int:
             f"N={sc['N']:5d}  {time.perf_counter() - t0:6.1f} s",
             flush=True,
         )
-    seconds = time.perf_counter() - t_start
+    seconds = time.perf_counter() - t_start + seconds_before
     meta = {
         "mode": mode,
         **cfg,
@@ -333,7 +479,11 @@ def main(argv: list[str] | None = None) -> int:
         "seconds_by_method": timing_total,
         "machine": f"{platform.machine()}, {os.cpu_count()} cores (shared), "
         f"Python {platform.python_version()}, numpy {np.__version__}",
-        "priors": {"uniform": "alpha = beta = 1", "Jeffreys": "alpha = beta = 0.5"},
+        "priors": {
+            "uniform": "alpha = beta = 1",
+            "Jeffreys": "alpha = beta = 0.5",
+            "Perks": "alpha = beta = 1/M",
+        },
         "classifiers": CLASSIFIERS,
         "prevalences": {f"M={m}": prevalences(m, "imbalanced").round(4).tolist() for m in MS},
     }
@@ -344,6 +494,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     (RESULTS / f"calibration{suffix}.md").write_text(markdown(rows, summary, meta))
     figure(summary, RESULTS / f"calibration{suffix}.png", meta)
+    partial.unlink()  # complete: the per-scenario checkpoint is no longer needed
     print(f"done in {seconds:.0f} s; results in {RESULTS}/calibration{suffix}.*")
     return 0
 
