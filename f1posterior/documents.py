@@ -75,6 +75,7 @@ from .summary import MetricSummary, summarize_draws
 from .validation import (
     check_draws,
     check_indicator,
+    check_metric_names,
     check_positive,
     check_prob,
     check_ref,
@@ -221,27 +222,12 @@ def _check_metric_names(metrics: Any, have_pred: bool, have_scores: bool) -> lis
         if have_scores:
             names += ["average_precision", "one_error", "ranking_loss", "coverage"]
         return names
-    if isinstance(metrics, str):
-        metrics = (metrics,)
-    try:
-        names = list(metrics)
-    except TypeError:
-        raise TypeError(
-            f"metrics must be a metric name, a sequence of names or None; got {describe(metrics)}"
-        ) from None
-    if not names:
-        raise ValueError("metrics must name at least one metric; got an empty sequence")
+    names = check_metric_names(metrics, DOCUMENT_METRICS)
     for n in names:
-        if not isinstance(n, str) or n not in DOCUMENT_METRICS:
-            raise ValueError(
-                f"metrics must be names from {', '.join(DOCUMENT_METRICS)}; got {describe(n)}"
-            )
         if n in BINARY_METRICS and not have_pred:
             raise ValueError(f"metric {n!r} needs predicted labels: pass Y_pred")
         if n in RANKING_METRICS and not have_scores:
             raise ValueError(f"metric {n!r} needs a score matrix: pass scores")
-    if len(set(names)) != len(names):
-        raise ValueError(f"metrics must not repeat a name; got {names}")
     return names
 
 

@@ -51,6 +51,7 @@ from .validation import (
     check_counts,
     check_draws,
     check_dtype,
+    check_metric_names,
     check_positive,
     check_prob,
     check_ref,
@@ -172,24 +173,7 @@ def _check_tables(tables: Any) -> np.ndarray:
 
 
 def _check_metric_names(metrics: Any) -> list[str]:
-    if isinstance(metrics, str):
-        metrics = (metrics,)
-    try:
-        names = list(metrics)
-    except TypeError:
-        raise TypeError(
-            f"metrics must be a metric name or a sequence of names; got {describe(metrics)}"
-        ) from None
-    if not names:
-        raise ValueError("metrics must name at least one metric; got an empty sequence")
-    for n in names:
-        if not isinstance(n, str) or n not in MULTILABEL_METRICS:
-            raise ValueError(
-                f"metrics must be names from {', '.join(MULTILABEL_METRICS)}; got {describe(n)}"
-            )
-    if len(set(names)) != len(names):
-        raise ValueError(f"metrics must not repeat a name; got {names}")
-    return names
+    return check_metric_names(metrics, MULTILABEL_METRICS)
 
 
 def _check_label_names(labels: Any, n_labels: int) -> list[str] | None:

@@ -25,6 +25,7 @@ __all__ = [
     "check_labels",
     "check_zero_division",
     "check_table",
+    "check_metric_names",
     "check_positive",
     "check_indicator",
     "check_nonnegative",
@@ -346,3 +347,23 @@ def check_index_offset(index_offset: Any, name: str = "index_offset") -> int:
     if index_offset < 0:
         raise ValueError(f"{name} must be an integer >= 0; got {index_offset}")
     return int(index_offset)
+
+
+def check_metric_names(metrics: Any, allowed: Sequence[str], name: str = "metrics") -> list[str]:
+    """A metric name or a non-empty sequence of distinct names from ``allowed``."""
+    if isinstance(metrics, str):
+        metrics = (metrics,)
+    try:
+        names = list(metrics)
+    except TypeError:
+        raise TypeError(
+            f"{name} must be a metric name or a sequence of names; got {describe(metrics)}"
+        ) from None
+    if not names:
+        raise ValueError(f"{name} must name at least one metric; got an empty sequence")
+    for n in names:
+        if not isinstance(n, str) or n not in allowed:
+            raise ValueError(f"{name} must be names from {', '.join(allowed)}; got {describe(n)}")
+    if len(set(names)) != len(names):
+        raise ValueError(f"{name} must not repeat a name; got {names}")
+    return names
