@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import resource
 import subprocess
 import sys
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from _common import machine
 
 from f1posterior import evaluate
 from f1posterior.priors import resolve_prior
@@ -273,24 +273,6 @@ def peers(n_mat: int, repeats: int) -> dict:
         out["confidenceinterval"] = "not installed"
     print(json.dumps(out), flush=True)
     return out
-
-
-def machine() -> dict:
-    mem = None
-    try:
-        import psutil
-
-        mem = psutil.virtual_memory().total
-    except ImportError:
-        pass
-    return {
-        "cpus": os.cpu_count(),
-        "memory_bytes": mem,
-        "python": platform.python_version(),
-        "numpy": np.__version__,
-        "platform": platform.platform(),
-        "load_average": os.getloadavg(),
-    }
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -8,21 +8,12 @@ from __future__ import annotations
 import json
 import os
 import platform
-import time
 from pathlib import Path
 
 import numpy as np
+from _common import best_of
 
 from f1posterior.comparison import compare, compare_predictions, rank_predictions
-
-
-def best_of(fn, repeat=3):
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def case(m, n_docs=2_000, seed=0):

@@ -11,27 +11,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
-import time
 from pathlib import Path
 
 import numpy as np
+from _common import best_of, machine
 
-import f1posterior
 from f1posterior import evaluate, hdi, sample_posterior
 from f1posterior.data import figure3
 
 OUT = Path(__file__).resolve().parent / "results" / "bench_core.json"
-
-
-def best_of(fn, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def full_sort_hdi(x: np.ndarray, prob: float) -> np.ndarray:
@@ -44,17 +32,6 @@ def full_sort_hdi(x: np.ndarray, prob: float) -> np.ndarray:
     return np.concatenate(
         [np.take_along_axis(s, i, -1), np.take_along_axis(s, i + k - 1, -1)], axis=-1
     )
-
-
-def machine() -> dict:
-    return {
-        "python": platform.python_version(),
-        "numpy": np.__version__,
-        "f1posterior": f1posterior.__version__,
-        "cpu": platform.processor() or platform.machine(),
-        "cores": os.cpu_count(),
-        "platform": platform.platform(),
-    }
 
 
 def main() -> None:

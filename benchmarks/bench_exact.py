@@ -7,23 +7,14 @@ from __future__ import annotations
 
 import json
 import platform
-import time
 from functools import partial
 from pathlib import Path
 
 import numpy as np
+from _common import best_of
 
 from f1posterior import evaluate
 from f1posterior.gate import gate
-
-
-def best_of(fn, repeat: int = 3) -> float:
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def main() -> None:

@@ -23,15 +23,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import time
 from pathlib import Path
 
 import numpy as np
+from _common import machine
 from scipy import stats
 
-import f1posterior
 from f1posterior.thresholds import (
     best_threshold,
     evaluate_threshold,
@@ -40,17 +38,6 @@ from f1posterior.thresholds import (
 
 RESULTS = Path(__file__).resolve().parent / "results"
 OUT = RESULTS / "thresholds_findings.json"
-
-
-def machine() -> dict:
-    return {
-        "python": platform.python_version(),
-        "numpy": np.__version__,
-        "f1posterior": f1posterior.__version__,
-        "cpu": platform.processor() or platform.machine(),
-        "cores": os.cpu_count(),
-        "platform": platform.platform(),
-    }
 
 
 # 1. Theorem 4.3 ---------------------------------------------------------------------------

@@ -1,0 +1,43 @@
+"""Helpers shared by the benchmark scripts: timing and a record of the machine."""
+
+from __future__ import annotations
+
+import os
+import platform
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+import f1posterior
+
+
+def best_of(fn: Callable[[], Any], repeat: int = 3) -> float:
+    """Smallest wall time of ``repeat`` calls of ``fn`` (seconds)."""
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def machine() -> dict[str, Any]:
+    """What the figures were measured on (the load average says how busy it was)."""
+    try:
+        import psutil
+
+        memory: int | None = psutil.virtual_memory().total
+    except ImportError:
+        memory = None
+    return {
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "f1posterior": f1posterior.__version__,
+        "cpu": platform.processor() or platform.machine(),
+        "cores": os.cpu_count(),
+        "memory_bytes": memory,
+        "platform": platform.platform(),
+        "load_average": os.getloadavg(),
+    }
