@@ -59,7 +59,7 @@ from .predictions import _codes
 from .predictions import _kind as _label_kind
 from .predictions import _label_array as _predictions_label_array
 from .priors import PriorArg
-from .sampling import BLOCK_VARIATES, _fill_gammas, _stream
+from .sampling import LOG_SPACE_BELOW, STREAM_BLOCK_VARIATES, _fill_block, _stream
 from .summary import MetricSummary, summarize_draws
 from .validation import (
     check_counts,
@@ -479,12 +479,12 @@ def _joint_counts(codes_t: np.ndarray, codes: np.ndarray, m: int) -> np.ndarray:
 
 
 def _marginal_tables(p: np.ndarray, m: int, k: int) -> list[np.ndarray]:
-    """Each classifier's (n, M, M) confusion table from joint draws (n, M, M^k)."""
-    full = p.reshape((p.shape[0],) + (m,) * (k + 1))
+    """Each classifier's confusion tables, (n, M, M) views, from joint draws (M, M^k, n)."""
+    full = p.reshape((m,) * (k + 1) + (p.shape[-1],))
     out = []
     for j in range(k):
-        axes = tuple(2 + i for i in range(k) if i != j)
-        out.append(full.sum(axis=axes) if axes else full)
+        axes = tuple(1 + i for i in range(k) if i != j)
+        out.append(np.moveaxis(full.sum(axis=axes) if axes else full, -1, 0))
     return out
 
 
@@ -521,21 +521,25 @@ def paired_metric_draws(
     rows = alpha + joint  # (M, L)
     prev = (beta + joint.sum(axis=-1))[None, :]  # (1, M)
     per_draw = rows.size + m
-    bd = max(1, BLOCK_VARIATES // per_draw)
+    bd = max(1, STREAM_BLOCK_VARIATES // per_draw)
     step = bd * max(1, _CHUNK_VARIATES // (bd * per_draw))
     out = np.empty((k, draws))
     tiny = np.finfo(np.float64).tiny
+    parts = []
+    for conc in (rows, prev):
+        small = conc < LOG_SPACE_BELOW
+        parts.append((conc.tolist(), conc, small if small.any() else None))
     for d0 in range(0, draws, step):
         d1 = min(draws, d0 + step)
-        g_rows = np.empty((d1 - d0, *rows.shape))
-        g_prev = np.empty((d1 - d0, 1, m))
+        g_rows = np.empty((*rows.shape, d1 - d0))  # draws last, as the batch engine
+        g_prev = np.empty((1, m, d1 - d0))
         for s0 in range(d0, d1, bd):
             s1 = min(d1, s0 + bd)
             gen = _stream(root, 0, s0 // bd)
-            _fill_gammas(gen, rows, g_rows[s0 - d0 : s1 - d0])
-            _fill_gammas(gen, prev, g_prev[s0 - d0 : s1 - d0])
-        mu = g_prev[:, 0, :] / g_prev[:, 0, :].sum(axis=-1, keepdims=True)
-        p = g_rows * (mu / g_rows.sum(axis=-1))[:, :, None]
+            for (lists, conc, small), g in zip(parts, (g_rows, g_prev), strict=True):
+                _fill_block(gen, lists, conc, small, g[..., s0 - d0 : s1 - d0])
+        mu = g_prev[0] / g_prev[0].sum(axis=0)  # (M, n)
+        p = g_rows * (mu / g_rows.sum(axis=1))[:, None, :]  # (M, L, n)
         np.maximum(p, tiny, out=p)
         for j, table in enumerate(_marginal_tables(p, m, k)):
             out[j, d0:d1] = _metric_values(fn, table)
@@ -838,7 +842,7 @@ def _compare_predictions(
     root = check_rng(rng)
     joint = _joint_counts(codes_t, codes, m)
     v = paired_metric_draws(joint, a, b, 2, fn, n, root)
-    tables = _marginal_tables(joint.reshape(1, m, m * m), m, 2)
+    tables = _marginal_tables(joint.reshape(m, m * m, 1), m, 2)
     return _comparison(
         v[0],
         v[1],
@@ -1002,7 +1006,7 @@ def rank_predictions(
     root = check_rng(rng)
     joint = _joint_counts(codes_t, codes, m)
     v = paired_metric_draws(joint, a, b, k, fn, n, root)
-    tables = _marginal_tables(joint.reshape(1, m, m**k), m, k)
+    tables = _marginal_tables(joint.reshape(m, m**k, 1), m, k)
     scores = np.array([_metric_values(fn, t[0]) for t in tables])
     return _ranking(
         v,

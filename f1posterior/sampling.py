@@ -57,8 +57,6 @@ from .validation import check_counts, check_draws, check_dtype, check_rng
 
 __all__ = ["sample_posterior", "concentrations", "block_draws", "iter_cell_chunks"]
 
-#: Block size of the draws-major helper :func:`_fill_gammas` (used by ``compare``).
-BLOCK_VARIATES = 1 << 16
 #: Target number of Gamma variates per random-stream block of the batch engine.
 STREAM_BLOCK_VARIATES = 1 << 18
 #: Concentrations below this are sampled in log space.
@@ -92,25 +90,6 @@ def _stream(root: np.random.SeedSequence, b: int, k: int) -> np.random.Generator
         root.entropy, spawn_key=(*root.spawn_key, b, k), pool_size=root.pool_size
     )
     return np.random.Generator(np.random.PCG64(child))
-
-
-def _fill_gammas(gen: np.random.Generator, conc: np.ndarray, out: np.ndarray) -> None:
-    """Fill ``out`` (n, M+1, M) with Gamma(conc) variates, row-scaled where needed.
-
-    Draws-major helper kept for :mod:`f1posterior.comparison`. Rows may be scaled
-    by positive constants (log-space path); callers only ever use each row
-    normalised.
-    """
-    small = conc < LOG_SPACE_BELOW
-    if not small.any():
-        gen.standard_gamma(conc, dtype=out.dtype, out=out)
-        return
-    gen.standard_gamma(conc + small, dtype=out.dtype, out=out)
-    u = 1.0 - gen.random(out.shape, dtype=out.dtype)  # in (0, 1]: log never -inf
-    np.log(out, out=out)
-    out += np.where(small, np.log(u) / conc, 0.0).astype(out.dtype)
-    out -= out.max(axis=-1, keepdims=True)
-    np.exp(out, out=out)
 
 
 def _fill_block(
