@@ -196,7 +196,7 @@ class Comparison:
         for idx in np.ndindex(*self.batch_shape):
             if self.batch_shape:
                 lines.append(f"[{', '.join(map(str, idx))}]")
-            lines.append(f"  {'':<6} {'score':>8} {'mean':>8} {'std':>8}  {pct + ' HDI':<20}")
+            lines.append(f"  {'':<6} {'score':>8} {'mean':>8} {'std':>8}  {pct} HDI")
             for name, s in (("A", self.a), ("B", self.b), ("A - B", self.difference)):
                 g = {k: np.asarray(getattr(s, k))[idx] for k in ("score", "mean", "std")}
                 lo, hi = np.asarray(s.hdi)[idx]
