@@ -317,6 +317,16 @@ def markdown(rows: list[dict], summary: dict, meta: dict) -> str:
                     cells.append(f"{s['mean_coverage']:.3f} ({s['min_coverage']:.2f})")
                 lines.append(f"| {method} | {m} | " + " | ".join(cells) + " |")
         lines.append("")
+    lines += ["## Mean width of the defined intervals, averaged over the same four settings", ""]
+    for name in METRIC_NAMES:
+        lines += [f"### {name}", ""]
+        lines += ["| method | M | " + " | ".join(f"N={n}" for n in NS) + " |"]
+        lines += ["|" + "---|" * (len(NS) + 2)]
+        for method in METHODS:
+            for m in MS:
+                cells = [f"{summary[name][method][str(m)][str(n)]['mean_width']:.3f}" for n in NS]
+                lines.append(f"| {method} | {m} | " + " | ".join(cells) + " |")
+        lines.append("")
     lines += [
         "## Every scenario: coverage / mean width (undefined = NaN intervals, counted as misses)",
         "",
@@ -382,6 +392,14 @@ def figure(summary: dict, path: Path, meta: dict) -> None:
             ax.tick_params(labelsize=11)
     handles, labels = axes[0, 0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=5, fontsize=11, frameon=False)
+    fig.text(
+        0.99,
+        0.01,
+        "For M = 2 the Perks prior (1/M) is the Jeffreys prior (0.5): brown hides green.",
+        ha="right",
+        fontsize=10,
+        style="italic",
+    )
     fig.suptitle(
         "Coverage of nominal 95% intervals (dotted line), mean over prevalence "
         f"(balanced / 1%-rare) and classifier (weak / strong); {meta['reps']} test sets each",
