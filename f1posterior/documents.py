@@ -80,6 +80,7 @@ from .validation import (
     check_prob,
     check_ref,
     check_rng,
+    check_scores,
     describe,
 )
 
@@ -190,30 +191,6 @@ def _ranking_values(t: np.ndarray, s: np.ndarray, names: list[str]) -> dict[str,
     return out
 
 
-def _check_scores(scores: Any, shape: tuple[int, ...]) -> np.ndarray:
-    if isinstance(scores, (str, bytes)):
-        raise TypeError(f"scores must be a (D, L) array of numbers; got {describe(scores)}")
-    try:
-        arr = np.asarray(scores)
-    except ValueError:
-        raise ValueError("scores must be a rectangular (D, L) array; got ragged input") from None
-    if arr.dtype.kind not in "iuf":
-        raise TypeError(
-            f"scores must be a (D, L) array of real numbers; got dtype {arr.dtype} "
-            f"({describe(scores)})"
-        )
-    if arr.shape != shape:
-        raise ValueError(
-            f"scores must have the shape of Y_true, {shape} (D documents, L labels); "
-            f"got shape {arr.shape}"
-        )
-    arr = arr.astype(np.float64)
-    if not np.isfinite(arr).all():
-        idx = tuple(int(i) for i in np.argwhere(~np.isfinite(arr))[0])
-        raise ValueError(f"scores must be finite; got {arr[idx]} at index {idx}")
-    return arr
-
-
 def _check_metric_names(metrics: Any, have_pred: bool, have_scores: bool) -> list[str]:
     if metrics is None:
         names = []
@@ -243,7 +220,7 @@ def _check_inputs(
             f"Y_true and Y_pred must have the same shape (D documents, L labels); got "
             f"{t.shape} and {p.shape}"
         )
-    s = None if scores is None else _check_scores(scores, t.shape)
+    s = None if scores is None else check_scores(scores, shape=t.shape, like="Y_true")
     names = _check_metric_names(metrics, p is not None, s is not None)
     fb = check_positive(f_beta, "f_beta")
     if isinstance(zero_division, bool) or zero_division not in (0, 1):

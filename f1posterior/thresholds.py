@@ -60,6 +60,7 @@ from .validation import (
     check_positive,
     check_prob,
     check_rng,
+    check_scores,
     describe,
 )
 
@@ -87,32 +88,6 @@ _TIE = 1e-12
 
 
 # --- validation ------------------------------------------------------------------------
-
-
-def _check_scores(scores: Any, name: str = "scores") -> np.ndarray:
-    """Finite real scores of shape (n,) or (D, L), as float64."""
-    if isinstance(scores, (str, bytes)):
-        raise TypeError(f"{name} must be an array of real numbers; got {describe(scores)}")
-    try:
-        arr = np.asarray(scores)
-    except ValueError:
-        raise ValueError(
-            f"{name} must be a rectangular array of numbers; got ragged input"
-        ) from None
-    if arr.dtype.kind not in "iuf":
-        raise TypeError(
-            f"{name} must hold integers or floats; got dtype {arr.dtype} ({describe(scores)})"
-        )
-    if arr.ndim not in (1, 2) or 0 in arr.shape:
-        raise ValueError(
-            f"{name} must be a non-empty array of shape (n,) or (D documents, L labels); "
-            f"got shape {arr.shape}"
-        )
-    arr = arr.astype(np.float64)
-    if not np.isfinite(arr).all():
-        idx = tuple(int(i) for i in np.argwhere(~np.isfinite(arr))[0])
-        raise ValueError(f"{name} must be finite (no NaN or inf); got {arr[idx]} at index {idx}")
-    return arr
 
 
 def _check_truth(y: Any, shape: tuple[int, ...], name: str = "y_true", other: str = "scores"):
@@ -143,7 +118,7 @@ def _check_truth(y: Any, shape: tuple[int, ...], name: str = "y_true", other: st
 
 
 def _check_probabilities(p: Any, name: str = "probabilities") -> np.ndarray:
-    arr = _check_scores(p, name)
+    arr = check_scores(p, name)
     if arr.min() < 0 or arr.max() > 1:
         bad = float(arr.min()) if arr.min() < 0 else float(arr.max())
         raise ValueError(f"{name} must lie in [0, 1]; got {bad!r}")
@@ -214,7 +189,7 @@ class ThresholdResult:
 
     def predict(self, scores: ArrayLike) -> np.ndarray:
         """Boolean decisions ``scores >= threshold`` for new scores of the same layout."""
-        s = _check_scores(scores)
+        s = check_scores(scores)
         return np.asarray(s >= self.threshold)
 
 
@@ -290,7 +265,7 @@ def best_threshold(
     >>> best_threshold([[0.2, 0.9], [0.7, 0.1]], [[0, 1], [1, 0]]).threshold.tolist()
     [0.7, 0.9]
     """
-    s = _check_scores(scores)
+    s = check_scores(scores)
     y = _check_truth(y_true, s.shape)
     b = check_positive(beta, "beta")
     check_choice(strategy, "strategy", _STRATEGIES)
@@ -550,7 +525,7 @@ class RankCutoff:
 
 
 def _check_matrix(scores: Any) -> np.ndarray:
-    s = _check_scores(scores)
+    s = check_scores(scores)
     if s.ndim != 2:
         raise ValueError(
             "scores must be a (D documents, L labels) matrix for rank cut-offs; got shape "
@@ -853,7 +828,7 @@ def evaluate_threshold(
     >>> bool(r.optimism > 0), bool(r.held_out.hdi[0] < r.held_out.score < r.held_out.hdi[1])
     (True, True)
     """
-    s = _check_scores(scores)
+    s = check_scores(scores)
     y = _check_truth(y_true, s.shape)
     b = check_positive(beta, "beta")
     check_choice(strategy, "strategy", _STRATEGIES)

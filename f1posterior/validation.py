@@ -25,6 +25,7 @@ __all__ = [
     "check_labels",
     "check_zero_division",
     "check_table",
+    "check_scores",
     "check_metric_names",
     "check_positive",
     "check_indicator",
@@ -367,3 +368,36 @@ def check_metric_names(metrics: Any, allowed: Sequence[str], name: str = "metric
     if len(set(names)) != len(names):
         raise ValueError(f"{name} must not repeat a name; got {names}")
     return names
+
+
+def check_scores(
+    scores: Any, name: str = "scores", shape: tuple[int, ...] | None = None, like: str = ""
+) -> np.ndarray:
+    """Finite real scores as float64: shape ``(n,)`` or ``(D, L)``, or exactly ``shape``.
+
+    ``like`` names the argument whose shape ``shape`` is (for the message).
+    """
+    if isinstance(scores, (str, bytes)):
+        raise TypeError(f"{name} must be an array of real numbers; got {describe(scores)}")
+    try:
+        arr = np.asarray(scores)
+    except ValueError:
+        raise ValueError(
+            f"{name} must be a rectangular array of numbers; got ragged input"
+        ) from None
+    if arr.dtype.kind not in "iuf":
+        raise TypeError(
+            f"{name} must hold integers or floats; got dtype {arr.dtype} ({describe(scores)})"
+        )
+    if shape is not None and arr.shape != shape:
+        raise ValueError(f"{name} must have the shape of {like}, {shape}; got shape {arr.shape}")
+    if arr.ndim not in (1, 2) or 0 in arr.shape:
+        raise ValueError(
+            f"{name} must be a non-empty array of shape (n,) or (D documents, L labels); "
+            f"got shape {arr.shape}"
+        )
+    arr = arr.astype(np.float64)
+    if not np.isfinite(arr).all():
+        idx = tuple(int(i) for i in np.argwhere(~np.isfinite(arr))[0])
+        raise ValueError(f"{name} must be finite (no NaN or inf); got {arr[idx]} at index {idx}")
+    return arr
