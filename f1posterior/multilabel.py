@@ -33,10 +33,20 @@ and of the posterior expected counts (draws). With ``b2 = f_beta ** 2``:
 On counts, ``0/0`` gives 0 (scikit-learn's default ``zero_division``; a
 label never true and never predicted scores 0 and counts in macro averages,
 as in scikit-learn). Posterior draws never divide by zero.
+
+Under the aligned prior (``beta="aligned"``: each label one Dirichlet over
+its four cells, ``A = alpha + C``) the per-label metrics have the M = 2
+closed forms of :mod:`f1posterior.exact` (:data:`EXACT_LABEL_METRICS`):
+``precision ~ Beta(A_11, A_01)``, ``recall ~ Beta(A_11, A_10)``,
+``jaccard = B ~ Beta(A_11, A_01 + A_10)`` and ``f1 = 2B / (1 + B)`` (also
+``fbeta`` when ``f_beta = 1``). Their summaries are then exact (``exact``
+True, ``mc_error`` 0, ``draws`` 0), as in :func:`f1posterior.evaluate`;
+metrics across labels are still sampled.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -44,6 +54,7 @@ import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
 from .evaluation import Evaluation
+from .exact import BetaPosterior, is_aligned, posterior_from_concentration, scipy_available
 from .priors import PriorArg, describe_prior, resolve_prior
 from .sampling import concentrations, iter_cell_chunks
 from .summary import MetricSummary, summarize_draws
@@ -86,6 +97,9 @@ AGGREGATE_METRICS = (
 )
 #: Every metric name :func:`evaluate_multilabel` accepts.
 MULTILABEL_METRICS = AGGREGATE_METRICS + PER_LABEL_METRICS
+#: Per-label metrics with a closed-form posterior under the aligned prior (``fbeta`` too
+#: when ``f_beta`` is 1).
+EXACT_LABEL_METRICS = ("f1", "precision", "recall", "jaccard")
 
 #: Bytes of per-label metric draws held at once.
 _LABEL_BUDGET = 64 << 20
@@ -158,6 +172,53 @@ def _aggregate(name: str, s: dict[str, np.ndarray], n_labels: int, b2: float) ->
         "macro_jaccard": "j",
     }[name]
     return np.asarray(s[key] / n_labels)
+
+
+def label_posterior(conc: np.ndarray, name: str) -> BetaPosterior:
+    """Exact posterior of a per-label metric given ``A = alpha + C``, shape ``(..., L, 2, 2)``.
+
+    The M = 2 per-class closed forms of :mod:`f1posterior.exact` for the
+    positive class (index 1), valid under the aligned prior: ``precision``,
+    ``recall``, ``f1`` (and ``fbeta`` with ``f_beta = 1``), and ``jaccard``,
+    whose posterior is the ``B ~ Beta(A_11, A_01 + A_10)`` behind F1. No
+    validation (internal use by :func:`evaluate_multilabel` and the gate).
+    """
+    key = {"jaccard": "f1", "fbeta": "f1"}.get(name, name)
+    post = posterior_from_concentration(conc, key)
+    transform = "identity" if name == "jaccard" else post.transform
+    return BetaPosterior(post.a[..., 1], post.b[..., 1], transform)
+
+
+def exact_label_metrics(names: Sequence[str], f_beta: float) -> list[str]:
+    """The per-label metrics among ``names`` with a closed form (under the aligned prior)."""
+    return [n for n in names if n in EXACT_LABEL_METRICS or (n == "fbeta" and f_beta == 1.0)]
+
+
+def _exact_summaries(
+    counts: np.ndarray,
+    alpha: np.ndarray,
+    beta: np.ndarray,
+    names: list[str],
+    f_beta: float,
+    scores: dict[str, np.ndarray],
+    prob: float,
+    ref: float | None,
+) -> dict[str, MetricSummary]:
+    """Exact summaries of the per-label metrics with a closed form, when the prior is aligned."""
+    todo = exact_label_metrics(names, f_beta)
+    if not todo or not is_aligned(alpha, beta):
+        return {}
+    if not scipy_available():
+        warnings.warn(
+            f"per-label metrics {todo} have exact posteriors under this aligned prior, but they "
+            "need scipy (pip install 'f1posterior[exact]'); sampling them instead",
+            stacklevel=3,
+        )
+        return {}
+    conc = alpha + counts
+    return {
+        n: label_posterior(conc, n).summary(score=scores[n], hdi_prob=prob, ref=ref) for n in todo
+    }
 
 
 def _check_tables(tables: Any) -> np.ndarray:
@@ -282,7 +343,11 @@ def evaluate_multilabel(
         Dirichlet priors of each label's 2 x 2 model, as in
         :func:`f1posterior.evaluate`: ``alpha`` broadcasts against
         ``(*batch, L, 2, 2)`` and ``beta`` against ``(*batch, L, 2)``;
-        ``beta="aligned"`` makes each label one Dirichlet over its four cells.
+        ``beta="aligned"`` makes each label one Dirichlet over its four cells,
+        and then the per-label ``f1``, ``precision``, ``recall`` and
+        ``jaccard`` (and ``fbeta`` when ``f_beta`` is 1) are summarised exactly
+        (closed forms, ``exact`` True, ``mc_error`` 0, ``draws`` 0; needs
+        scipy, else they are sampled with a warning).
     ref : float, optional
         Reference value; adds ``p_below``/``p_above`` to every summary.
     hdi_prob : float, default 0.95
@@ -312,6 +377,9 @@ def evaluate_multilabel(
     >>> res = evaluate_multilabel(t, metrics=["micro_f1", "f1"], draws=4000, rng=0)
     >>> round(res["micro_f1"].score, 4), res["f1"].mean.shape
     (0.8, (2,))
+    >>> res = evaluate_multilabel(t, metrics=["f1"], beta="aligned")
+    >>> res["f1"].exact, res["f1"].mean.round(4).tolist()
+    (True, [0.5255, 0.8153])
     """
     c = _check_tables(tables)
     names = _check_metric_names(metrics)
@@ -330,9 +398,13 @@ def evaluate_multilabel(
     n_sets = n_flat // n_labels
     sizes = np.broadcast_to(c.sum(axis=(-2, -1)), (*batch, n_labels)).reshape(-1)
     scores = _scores(c, names, b2)
+    # Closed forms under the aligned prior: exact per-label summaries, and these metrics are
+    # not sampled unless keep_draws asks for their draws.
+    exact = _exact_summaries(c, a, b, names, fb, scores, prob, r)
+    sampled = [n for n in names if keep_draws or n not in exact]
 
-    per_label = [n for n in names if n in PER_LABEL_METRICS]
-    aggregate = [n for n in names if n not in PER_LABEL_METRICS]
+    per_label = [n for n in sampled if n in PER_LABEL_METRICS]
+    aggregate = [n for n in sampled if n not in PER_LABEL_METRICS]
     sets_per_group = max(1, _SUM_BUDGET // (8 * len(_SUMS) * n_draws)) if aggregate else n_sets
     labels_per_block = (
         max(1, _LABEL_BUDGET // (8 * n_draws * len(per_label))) if per_label else n_flat
@@ -341,7 +413,7 @@ def evaluate_multilabel(
     label_parts: dict[str, list[MetricSummary]] = {n: [] for n in per_label}
     agg_parts: dict[str, list[MetricSummary]] = {n: [] for n in aggregate}
     kept: dict[str, list[np.ndarray]] = {n: [] for n in names}
-    for s0 in range(0, n_sets, sets_per_group):
+    for s0 in range(0, n_sets if sampled else 0, sets_per_group):
         s1 = min(n_sets, s0 + sets_per_group)
         sums = {k: np.zeros((s1 - s0, n_draws)) for k in _SUMS} if aggregate else {}
         for f0 in range(s0 * n_labels, s1 * n_labels, labels_per_block):
@@ -369,6 +441,9 @@ def evaluate_multilabel(
 
     summaries: dict[str, MetricSummary] = {}
     for n in names:
+        if n in exact:
+            summaries[n] = exact[n]
+            continue
         shape = (*batch, n_labels) if n in PER_LABEL_METRICS else tuple(batch)
         parts = label_parts[n] if n in PER_LABEL_METRICS else agg_parts[n]
         summaries[n] = _join(parts, shape)

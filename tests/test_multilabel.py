@@ -183,6 +183,137 @@ def test_exact_means_of_recall_and_hamming_loss():
     assert abs(res["hamming_loss"].score - e_ham) > 5 * res["hamming_loss"].mc_error
 
 
+# --- exact per-label summaries under the aligned prior -----------------------------------
+
+EXACT_NAMES = ["f1", "precision", "recall", "jaccard"]
+
+
+def _label_betas(tables: np.ndarray) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Beta parameters (A_11, ...) of the per-label posteriors, A = 1 + C (aligned prior)."""
+    a = tables + 1.0
+    tp, fp, fn = a[..., 1, 1], a[..., 0, 1], a[..., 1, 0]
+    return {"precision": (tp, fp), "recall": (tp, fn), "jaccard": (tp, fp + fn)}
+
+
+def _f1_mean_by_quadrature(a: float, b: float) -> float:
+    from scipy import integrate
+
+    return integrate.quad(lambda x: 2 * x / (1 + x) * stats.beta.pdf(x, a, b), 0, 1)[0]
+
+
+def test_exact_per_label_summaries_equal_scipy():
+    """Aligned prior: precision/recall/jaccard are Betas, f1 = 2B/(1+B); oracles from scipy."""
+    res = evaluate_multilabel(TABLES, metrics=EXACT_NAMES, beta="aligned", ref=0.7, hdi_prob=0.9)
+    betas = _label_betas(TABLES)
+    for n in EXACT_NAMES:
+        s = res[n]
+        assert s.exact and s.draws == 0 and np.all(s.mc_error == 0), n
+        np.testing.assert_array_equal(s.score, multilabel_scores(TABLES, metrics=[n])[n])
+    for n, (a, b) in betas.items():
+        s = res[n]
+        np.testing.assert_allclose(s.mean, stats.beta.mean(a, b), rtol=1e-12)
+        np.testing.assert_allclose(s.std, stats.beta.std(a, b), rtol=1e-10)
+        np.testing.assert_allclose(s.median, stats.beta.median(a, b), rtol=1e-9)
+        np.testing.assert_allclose(s.eti, np.stack(stats.beta.interval(0.9, a, b), -1), rtol=1e-9)
+        np.testing.assert_allclose(s.p_below, stats.beta.cdf(0.7, a, b), rtol=1e-10)
+        # HDI: probability 0.9, equal density at both ends (the shortest interval), or
+        # starting at 0 for a density decreasing from 0 (label 2: tp = 0, a = 1)
+        lo, hi = s.hdi[..., 0], s.hdi[..., 1]
+        np.testing.assert_allclose(stats.beta.cdf(hi, a, b) - stats.beta.cdf(lo, a, b), 0.9)
+        inner = a > 1
+        assert inner.tolist() == [True, True, False, True]
+        np.testing.assert_allclose(
+            stats.beta.pdf(lo, a, b)[inner], stats.beta.pdf(hi, a, b)[inner], rtol=1e-4
+        )
+        decreasing = ~inner & (b > 1)  # precision of label 2 is Beta(1, 1): any 0.9 interval
+        assert np.all(lo[decreasing] < 1e-9)
+    a, b = betas["jaccard"]
+    f1 = res["f1"]
+    want = [_f1_mean_by_quadrature(x, y) for x, y in zip(a, b, strict=True)]
+    np.testing.assert_allclose(f1.mean, want, rtol=1e-9)
+    # P(F1 < 0.7) = P(B < 0.7 / 1.3); the F1 interval ends are transforms of B's quantiles
+    np.testing.assert_allclose(f1.p_below, stats.beta.cdf(0.7 / 1.3, a, b), rtol=1e-10)
+    q = stats.beta.ppf([[0.05], [0.95]], a, b).T
+    np.testing.assert_allclose(f1.eti, 2 * q / (1 + q), rtol=1e-9)
+
+
+def test_exact_per_label_summaries_agree_with_sampled_ones():
+    """keep_draws still samples: the draws' summaries agree with the exact ones."""
+    t = np.stack([TABLES, TABLES[::-1] + 3])  # batch (2, L = 4)
+    names = [*EXACT_NAMES, "fbeta"]
+    res = evaluate_multilabel(t, metrics=names, beta="aligned", draws=20_000, rng=5,
+                              keep_draws=True, ref=0.5)  # fmt: skip
+    for n in names:
+        s, x = res[n], res.metric_draws[n]
+        assert s.exact and x.shape == (2, 4, 20_000), n
+        se = x.std(axis=-1) / np.sqrt(x.shape[-1])
+        assert np.all(np.abs(x.mean(axis=-1) - s.mean) < 5 * se), n
+        assert np.all(np.abs(x.std(axis=-1) - s.std) < 5 * se * np.sqrt(2)), n
+        frac = np.mean(x < 0.5, axis=-1)
+        assert np.all(np.abs(frac - s.p_below) <= 5 * np.sqrt(s.p_below * (1 - s.p_below) / 2e4)
+                      + 1e-4), n  # fmt: skip
+        # KS test of each label's draws against the exact CDF
+        post = ml.label_posterior(t + 1.0, n)
+        for idx in np.ndindex(2, 4):
+            cdf = ml.BetaPosterior(post.a[idx], post.b[idx], post.transform).cdf
+            assert stats.kstest(x[idx], cdf).pvalue > 1e-4, (n, idx)
+    # negative control: the uniform prior's draws are a different posterior
+    wrong = evaluate_multilabel(TABLES[:1] * 0 + [[[3, 1], [1, 2]]], metrics=["precision"],
+                                draws=20_000, rng=5, keep_draws=True)  # fmt: skip
+    exact = evaluate_multilabel([[[3, 1], [1, 2]]], metrics=["precision"], beta="aligned")
+    assert exact["precision"].exact and not wrong["precision"].exact
+    post = ml.label_posterior(np.array([[[4.0, 2.0], [2.0, 3.0]]]), "precision")
+    assert stats.kstest(wrong.metric_draws["precision"][0], post.cdf).pvalue < 1e-6
+
+
+@pytest.mark.parametrize("batch", [(), (3,), (2, 2)])
+def test_exact_summaries_shapes_and_aggregates_stay_sampled(batch):
+    t = np.broadcast_to(TABLES, (*batch, *TABLES.shape))
+    res = evaluate_multilabel(t, metrics=["micro_f1", "f1", "macro_f1"], beta="aligned",
+                              draws=300, rng=0, ref=0.5)  # fmt: skip
+    f1 = res["f1"]
+    assert f1.exact and f1.mean.shape == (*batch, 4) and f1.hdi.shape == (*batch, 4, 2)
+    assert np.shape(f1.p_below) == (*batch, 4) and f1.draws == 0
+    one = evaluate_multilabel(TABLES, metrics=["f1"], beta="aligned")["f1"]
+    np.testing.assert_allclose(f1.hdi, np.broadcast_to(one.hdi, f1.hdi.shape))
+    for n in ("micro_f1", "macro_f1"):
+        assert not res[n].exact and res[n].draws == 300 and np.all(res[n].mc_error > 0)
+
+
+def test_exact_only_metrics_draw_nothing(monkeypatch):
+    def fail(*args, **kwargs):
+        raise AssertionError("sampled although every metric is exact")
+
+    monkeypatch.setattr(ml, "iter_cell_chunks", fail)
+    res = evaluate_multilabel(TABLES, metrics=["f1", "recall"], beta="aligned", draws=10**6)
+    assert res["f1"].exact and res["recall"].exact
+    with pytest.raises(AssertionError, match="sampled although"):
+        evaluate_multilabel(TABLES, metrics=["f1"], beta="aligned", keep_draws=True, draws=10)
+
+
+def test_exact_only_under_aligned_prior_and_fbeta_only_for_beta_1():
+    assert not evaluate_multilabel(TABLES, metrics=["f1"], draws=200, rng=0)["f1"].exact
+    assert not evaluate_multilabel(TABLES, metrics=["f1"], beta="jeffreys", draws=200)["f1"].exact
+    res = evaluate_multilabel(TABLES, metrics=["fbeta", "f1"], f_beta=2.0, beta="aligned",
+                              draws=200, rng=0)  # fmt: skip
+    assert res["f1"].exact and not res["fbeta"].exact
+    res1 = evaluate_multilabel(TABLES, metrics=["fbeta", "f1"], beta="aligned")
+    assert res1["fbeta"].exact and np.array_equal(res1["fbeta"].hdi, res1["f1"].hdi)
+    # an aligned prior given as arrays (alpha = 2, beta = row sums) is recognised too
+    res2 = evaluate_multilabel(TABLES, metrics=["recall"], alpha=2.0, beta=4.0)
+    a, b = TABLES[:, 1, 1] + 2, TABLES[:, 1, 0] + 2
+    assert res2["recall"].exact
+    np.testing.assert_allclose(res2["recall"].mean, a / (a + b), rtol=1e-12)
+
+
+def test_exact_falls_back_to_sampling_without_scipy(monkeypatch):
+    monkeypatch.setattr(ml, "scipy_available", lambda: False)
+    with pytest.warns(UserWarning, match=r"per-label metrics \['f1'\] have exact posteriors.*"
+                      r"need scipy"):  # fmt: skip
+        res = evaluate_multilabel(TABLES, metrics=["f1", "micro_f1"], beta="aligned", draws=100)
+    assert not res["f1"].exact and res["f1"].draws == 100
+
+
 # --- chunking, shapes, reproducibility -------------------------------------------------
 
 
