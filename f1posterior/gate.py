@@ -26,6 +26,14 @@ stays where it is).
 renderings); :func:`assert_gate` raises ``AssertionError`` with the same
 verdict text, for test suites. The command line ``f1posterior gate`` is a
 thin layer over :func:`gate`.
+
+Multi-label classifiers (``gate(tables, multilabel=True, ...)``) are gated
+the same way on their per-label 2 x 2 tables ``(*batch, L, 2, 2)`` with the
+metrics of :func:`f1posterior.evaluate_multilabel`: a per-label metric
+(``f1``, ``fbeta``, ``precision``, ``recall``, ``jaccard``) is a floor for
+every label, exact under the aligned prior (except ``fbeta`` with
+``f_beta != 1``). ``hamming_loss`` is a loss, not a score, and cannot be given
+a floor.
 """
 
 from __future__ import annotations
@@ -41,12 +49,14 @@ from numpy.typing import ArrayLike
 
 from .evaluation import Evaluation, evaluate
 from .metrics import METRICS, PER_CLASS_METRICS
+from .multilabel import MULTILABEL_METRICS, PER_LABEL_METRICS, check_tables
 from .priors import PriorArg, resolve_prior
 from .summary import hdi as sample_hdi
-from .validation import check_counts, check_prob, check_rng, describe
+from .validation import check_counts, check_positive, check_prob, check_rng, describe
 
 __all__ = [
     "DEFAULT_SEED",
+    "GATE_MULTILABEL_METRICS",
     "NOISE_SIGMAS",
     "SETTLE_SIGMAS",
     "Check",
@@ -62,6 +72,8 @@ DEFAULT_SEED = 20150927
 NOISE_SIGMAS = 3.0
 #: The draws suggested to settle a noisy verdict put it this many standard errors away.
 SETTLE_SIGMAS = 4.0
+#: Metrics of a multi-label gate (``multilabel=True``): scores, higher is better.
+GATE_MULTILABEL_METRICS = tuple(m for m in MULTILABEL_METRICS if m != "hamming_loss")
 
 
 def _fmt_draws(n: int) -> str:
@@ -286,10 +298,15 @@ class GateResult:
 # --- validation ----------------------------------------------------------------------
 
 
-def _check_metric_name(name: Any, arg: str) -> str:
-    if not isinstance(name, str) or name not in METRICS:
+def _check_metric_name(name: Any, arg: str, known: Sequence[str] = tuple(METRICS)) -> str:
+    if name == "hamming_loss" and known is GATE_MULTILABEL_METRICS:
         raise ValueError(
-            f"{arg} must name known metrics ({', '.join(METRICS)}); got {describe(name)}"
+            f"{arg}: hamming_loss is a loss (lower is better) and a gate checks floors of "
+            f"scores; gate one of {', '.join(known)}"
+        )
+    if not isinstance(name, str) or name not in known:
+        raise ValueError(
+            f"{arg} must name known metrics ({', '.join(known)}); got {describe(name)}"
         )
     return name
 
@@ -303,7 +320,9 @@ def _check_threshold(value: Any, name: str, low: float, high: float) -> float:
     return v
 
 
-def _check_minimums(minimums: Any) -> list[tuple[str, float]]:
+def _check_minimums(
+    minimums: Any, known: Sequence[str] = tuple(METRICS)
+) -> list[tuple[str, float]]:
     if minimums is None:
         return []
     items = list(minimums.items()) if isinstance(minimums, Mapping) else minimums
@@ -315,7 +334,10 @@ def _check_minimums(minimums: Any) -> list[tuple[str, float]]:
             f"{describe(minimums)}"
         ) from None
     return [
-        (_check_metric_name(m, "minimums"), _check_threshold(t, f"minimums[{m!r}]", 0.0, 1.0))
+        (
+            _check_metric_name(m, "minimums", known),
+            _check_threshold(t, f"minimums[{m!r}]", 0.0, 1.0),
+        )
         for m, t in pairs
     ]
 
@@ -328,10 +350,24 @@ def _check_gate_args(
     max_drop: Any,
     prob: Any,
     names: Any,
+    multilabel: bool = False,
 ) -> tuple[np.ndarray, list[tuple[str, float]], np.ndarray | None, list[str], float, float]:
-    c = check_counts(counts)
-    mins = _check_minimums(minimums)
-    base = None if baseline is None else check_counts(baseline, "baseline")
+    if not isinstance(multilabel, bool):
+        raise TypeError(f"multilabel must be True or False; got {describe(multilabel)}")
+    known: Sequence[str] = GATE_MULTILABEL_METRICS if multilabel else tuple(METRICS)
+    core = 3 if multilabel else 2  # trailing axes of one input: (L, 2, 2) or (M, M)
+    if multilabel:
+        c = check_tables(counts, "counts")
+        base = None if baseline is None else check_tables(baseline, "baseline")
+    else:
+        c = check_counts(counts)
+        base = None if baseline is None else check_counts(baseline, "baseline")
+    mins = _check_minimums(minimums, known)
+    if multilabel and base is not None and base.shape[-3] != c.shape[-3]:
+        raise ValueError(
+            f"baseline must have the {c.shape[-3]} labels of counts: tables of shape "
+            f"(..., {c.shape[-3]}, 2, 2); got shape {base.shape}"
+        )
     if base is not None and base.shape[-1] != c.shape[-1]:
         raise ValueError(
             f"baseline must have the classes of counts: {c.shape[-1]} x {c.shape[-1]}; got "
@@ -350,7 +386,7 @@ def _check_gate_args(
     else:
         if isinstance(compare, str):
             compare = [compare]
-        comp = [_check_metric_name(m, "compare") for m in compare]
+        comp = [_check_metric_name(m, "compare", known) for m in compare]
         if comp and base is None:
             raise ValueError(f"compare needs a baseline; got compare={comp} and baseline=None")
     if len(set(comp)) != len(comp):
@@ -360,7 +396,7 @@ def _check_gate_args(
     drop = _check_threshold(max_drop, "max_drop", 0.0, 1.0)
     p = check_prob(prob, "prob")
     if names is not None:
-        batch = np.broadcast_shapes(c.shape, base.shape if base is not None else c.shape)[:-2]
+        batch = np.broadcast_shapes(c.shape, base.shape if base is not None else c.shape)[:-core]
         if len(batch) != 1 or len(names) != batch[0]:
             raise ValueError(
                 f"names must name each matrix of a 1-D batch; got {len(names)} names for batch "
@@ -452,7 +488,12 @@ def _paired_difference(
 
 
 def _items(
-    shape: tuple[int, ...], n_batch: int, per_class: bool, labels: Any, names: Any
+    shape: tuple[int, ...],
+    n_batch: int,
+    per_class: bool,
+    labels: Any,
+    names: Any,
+    unit: str = "class",
 ) -> list[tuple[tuple[int, ...], str]]:
     out = []
     for idx in np.ndindex(*shape):
@@ -462,7 +503,7 @@ def _items(
             parts.append(str(names[bidx[0]]) if names is not None else ",".join(map(str, bidx)))
         if per_class:
             k = idx[-1]
-            parts.append(f"class {labels[k] if labels is not None else k}")
+            parts.append(f"{unit} {labels[k] if labels is not None else k}")
         out.append((idx, " ".join(parts)))
     return out
 
@@ -485,6 +526,8 @@ def gate(
     source: str | None = None,
     baseline_source: str | None = None,
     paired: Sequence[Any] | None = None,
+    multilabel: bool = False,
+    f_beta: float = 1.0,
 ) -> GateResult:
     """Check that metrics are credibly above thresholds and not credibly below a baseline.
 
@@ -527,6 +570,19 @@ def gate(
         use the paired model of :func:`f1posterior.compare_predictions`
         (single-number metrics only; ``alpha`` a number, each model's
         marginal prior), which is far more decisive than independent samples.
+    multilabel : bool, default False
+        ``counts`` (and ``baseline``) are per-label 2 x 2 tables of shape
+        ``(*batch, L, 2, 2)``, ``[[tn, fp], [fn, tp]]`` per label, evaluated
+        with :func:`f1posterior.evaluate_multilabel`; metric names from
+        :data:`GATE_MULTILABEL_METRICS`, per-label metrics (``f1``,
+        ``fbeta``, ``precision``, ``recall``, ``jaccard``) are floors for every
+        label, ``labels`` names the labels. With ``beta="aligned"`` the
+        per-label floors are exact (``fbeta`` only when ``f_beta`` is 1).
+        Baseline checks use independent posteriors (``paired`` is not
+        available); a per-label comparison holds ``L x draws`` draws per table.
+    f_beta : float, default 1.0
+        The ``beta`` of the multi-label F-beta metrics (``*_fbeta``,
+        ``fbeta``); only with ``multilabel=True``.
 
     Returns
     -------
@@ -540,12 +596,52 @@ def gate(
     True
     >>> print(res.checks[0].text)  # doctest: +ELLIPSIS
     PASS  micro_f1 >= 0.75: P = 0.9856 >= 0.95 required; observed 0.850, 95% HDI ...; exact
+
+    Multi-label: per-label tables, a floor for every label.
+
+    >>> tables = [[[50, 3], [7, 40]], [[80, 2], [4, 14]]]
+    >>> res = gate(tables, multilabel=True, minimums={"f1": 0.7}, beta="aligned",
+    ...            labels=["sports", "politics"])
+    >>> for check in res.checks:
+    ...     print(check.text)  # doctest: +ELLIPSIS
+    PASS  f1 [label sports] >= 0.7: P = 0.9998 >= 0.95 required; observed 0.889, ...; exact
+    FAIL  f1 [label politics] >= 0.7: P = 0.8724 < 0.95 required; observed 0.824, ...; exact
     """
     c, mins, base, comp, drop, p = _check_gate_args(
-        counts, minimums, baseline, compare, max_drop, prob, names
+        counts, minimums, baseline, compare, max_drop, prob, names, multilabel
     )
     hp = check_prob(hdi_prob, "hdi_prob")
     root = check_rng(rng)
+    fb = check_positive(f_beta, "f_beta")
+    if multilabel:
+        if paired is not None:
+            raise ValueError(
+                "paired predictions are for single-label confusion matrices; a multi-label "
+                "baseline is compared as an independent sample (leave paired=None)"
+            )
+        return _gate_multilabel(
+            c,
+            mins,
+            base,
+            comp,
+            drop,
+            p,
+            draws,
+            alpha,
+            beta,
+            root,
+            hp,
+            labels,
+            names,
+            fb,
+            source,
+            baseline_source,
+        )
+    if fb != 1.0:
+        raise ValueError(
+            f"f_beta applies to the F-beta metrics of a multi-label gate (multilabel=True); "
+            f"got f_beta={f_beta!r} with multilabel=False"
+        )
     kw: dict[str, Any] = dict(draws=draws, alpha=alpha, beta=beta, hdi_prob=hp, labels=labels)
     from . import exact
 
@@ -627,6 +723,116 @@ def gate(
         checks=tuple(checks),
         prior=e0.prior,
         draws=e0.draws,
+        seed=root.entropy,
+        source=source,
+        baseline_source=baseline_source,
+    )
+
+
+def _gate_multilabel(
+    c: np.ndarray,
+    mins: list[tuple[str, float]],
+    base: np.ndarray | None,
+    comp: list[str],
+    drop: float,
+    p: float,
+    draws: int,
+    alpha: Any,
+    beta: Any,
+    root: np.random.SeedSequence,
+    hp: float,
+    labels: Any,
+    names: Any,
+    f_beta: float,
+    source: str | None,
+    baseline_source: str | None,
+) -> GateResult:
+    """:func:`gate` of per-label tables ``(*batch, L, 2, 2)`` (arguments validated).
+
+    Floors: one :func:`evaluate_multilabel` run per distinct threshold ``T``
+    with ``ref=T``, so that sampled probabilities come from the summaries
+    (``P(metric >= T) = 1 - p_below``) and memory stays bounded whatever
+    ``L``; exact per-label floors use the closed form's survival function.
+    Baseline checks need the metric draws of both tables.
+    """
+    from .multilabel import evaluate_multilabel, label_posterior
+
+    kw: dict[str, Any] = dict(
+        draws=draws, alpha=alpha, beta=beta, hdi_prob=hp, labels=labels, f_beta=f_beta
+    )
+    by_threshold: dict[float, list[str]] = {}
+    for name, t in mins:
+        listed = by_threshold.setdefault(t, [])
+        if name not in listed:
+            listed.append(name)
+    at = {
+        t: evaluate_multilabel(c, metrics=ns, ref=t, rng=root, **kw)
+        for t, ns in by_threshold.items()
+    }
+    a, _ = resolve_prior(alpha, beta, c.shape)
+    n_batch = c.ndim - 3
+    lab = None if labels is None else [str(x) for x in labels]
+    checks: list[Check] = []
+    for name, t in mins:
+        s = at[t][name]
+        if s.exact:
+            pr = np.asarray(label_posterior(a + c, name).sf(t))
+        else:  # count of draws >= t, recovered exactly from p_below = count(< t) / draws
+            below = np.rint(np.asarray(s.p_below) * draws)
+            pr = (draws - below) / draws
+        per_label = name in PER_LABEL_METRICS
+        for idx, item in _items(pr.shape, n_batch, per_label, lab, names, "label"):
+            checks.append(
+                _make_check(
+                    "min",
+                    name,
+                    item,
+                    t,
+                    float(pr[idx]),
+                    p,
+                    np.asarray(s.score)[idx],
+                    np.asarray(s.hdi)[idx],
+                    hp,
+                    s.exact,
+                    draws,
+                    "",
+                )
+            )
+    results = list(at.values())
+    if base is not None:
+        new_ev = evaluate_multilabel(c, metrics=comp, rng=root, keep_draws=True, **kw)
+        base_ev = evaluate_multilabel(
+            base, metrics=comp, rng=root.spawn(1)[0], keep_draws=True, **kw
+        )
+        results.append(new_ev)
+        for name in comp:
+            diff, score, model = _difference_draws(new_ev, base_ev, name)
+            pr = np.mean(diff >= -drop, axis=-1)
+            interval = sample_hdi(diff, hp)
+            score = np.broadcast_to(score, pr.shape)
+            per_label = name in PER_LABEL_METRICS
+            n_b = diff.ndim - 1 - per_label
+            for idx, item in _items(pr.shape, n_b, per_label, lab, names, "label"):
+                checks.append(
+                    _make_check(
+                        "baseline",
+                        name,
+                        item,
+                        0.0 - drop,
+                        float(pr[idx]),
+                        p,
+                        score[idx],
+                        interval[idx],
+                        hp,
+                        False,
+                        draws,
+                        model,
+                    )
+                )
+    return GateResult(
+        checks=tuple(checks),
+        prior=results[0].prior,
+        draws=results[0].draws,
         seed=root.entropy,
         source=source,
         baseline_source=baseline_source,

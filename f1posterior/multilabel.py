@@ -221,16 +221,17 @@ def _exact_summaries(
     }
 
 
-def _check_tables(tables: Any) -> np.ndarray:
+def check_tables(tables: Any, name: str = "tables") -> np.ndarray:
+    """Per-label 2 x 2 count tables ``(*batch, L, 2, 2)`` as float (validation)."""
     arr = np.asarray(tables) if not isinstance(tables, (str, bytes)) else tables
     shape = getattr(arr, "shape", None)
     if shape is None or len(shape) < 3 or tuple(shape[-2:]) != (2, 2):
         raise ValueError(
-            "tables must be per-label 2 x 2 tables of shape (*batch, L, 2, 2) in scikit-learn's "
+            f"{name} must be per-label 2 x 2 tables of shape (*batch, L, 2, 2) in scikit-learn's "
             f"multilabel_confusion_matrix layout [[tn, fp], [fn, tp]]; got "
             f"{'shape ' + str(shape) if shape is not None else describe(tables)}"
         )
-    return check_counts(tables, "tables")
+    return check_counts(tables, name)
 
 
 def _check_metric_names(metrics: Any) -> list[str]:
@@ -282,7 +283,7 @@ def multilabel_scores(
     >>> round(float(s["micro_f1"]), 4), s["f1"].round(4).tolist(), float(s["hamming_loss"])
     (0.8, [0.5714, 0.9231], 0.2)
     """
-    c = _check_tables(tables)
+    c = check_tables(tables)
     names = _check_metric_names(metrics)
     b = check_positive(f_beta, "f_beta")
     return _scores(c, names, b * b)
@@ -381,7 +382,7 @@ def evaluate_multilabel(
     >>> res["f1"].exact, res["f1"].mean.round(4).tolist()
     (True, [0.5255, 0.8153])
     """
-    c = _check_tables(tables)
+    c = check_tables(tables)
     names = _check_metric_names(metrics)
     fb = check_positive(f_beta, "f_beta")
     b2 = fb * fb

@@ -237,3 +237,105 @@ def test_docs_ci_example_runs(tmp_path: Path) -> None:
     )
     assert r.returncode in (0, 1), r.stderr
     assert env_summary.read_text().startswith("### f1posterior gate")
+
+
+# --- multi-label input (--multilabel) ----------------------------------------------------
+
+SCRIPT = Path(sys.executable).parent / "f1posterior"
+ML_TABLES = [[[50, 3], [7, 40]], [[80, 2], [4, 14]], [[60, 20], [10, 10]]]
+
+
+def console(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """The installed ``f1posterior`` console script itself."""
+    exe = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "f1posterior"]
+    return subprocess.run([*exe, *args], capture_output=True, text=True, cwd=cwd, timeout=120)
+
+
+@pytest.fixture()
+def ml_files(tmp_path: Path) -> dict[str, str]:
+    import numpy as np
+
+    np.save(tmp_path / "t.npy", np.array(ML_TABLES))
+    np.save(tmp_path / "base.npy", np.array(ML_TABLES) + [[0, 0], [2, -2]])
+    (tmp_path / "t.json").write_text(json.dumps({"tables": ML_TABLES, "labels": list("abc")}))
+    rng = np.random.default_rng(0)
+    yt = (rng.random((300, 3)) < 0.4).astype(int)
+    yp = np.where(rng.random((300, 3)) < 0.9, yt, 1 - yt)
+    (tmp_path / "p.json").write_text(json.dumps({"y_true": yt.tolist(), "y_pred": yp.tolist()}))
+    return {k: str(tmp_path / f) for k, f in [("npy", "t.npy"), ("base", "base.npy"),
+                                               ("json", "t.json"), ("preds", "p.json")]}  # fmt: skip
+
+
+def test_multilabel_fail_exit_1_exact_per_label_floors(ml_files: dict[str, str]) -> None:
+    r = console("gate", ml_files["json"], "--multilabel", "--metric", "micro_f1", "--min", "0.7",
+                "--metric", "f1", "--min", "0.5", "--prior", "aligned", "--draws", "3000")  # fmt: skip
+    assert r.returncode == 1, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0] == f"Input: {ml_files['json']}"
+    assert lines[1].endswith("exact where marked, 3,000 draws otherwise; seed 20150927")
+    assert lines[2].startswith("FAIL  micro_f1 >= 0.7: P = 0.") and "(3,000 draws)" in lines[2]
+    assert lines[3].startswith("PASS  f1 [label a] >= 0.5: P = 1.0000 >= 0.95 required")
+    assert lines[5].startswith("FAIL  f1 [label c] >= 0.5: P = 0.1245 < 0.95 required")
+    assert all(x.endswith("; exact") for x in lines[3:6])
+    assert lines[-1] == "GATE FAILED: 2 of 4 checks passed"
+
+
+def test_multilabel_pass_exit_0_json_and_markdown(ml_files: dict[str, str]) -> None:
+    r = console("gate", ml_files["preds"], "--multilabel", "--metric", "macro_f1", "--min", "0.7",
+                "--metric", "recall", "--min", "0.7", "--draws", "2000", "--format", "json",
+                "--labels", "x,y,z")  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["passed"] is True and out["draws"] == 2000 and out["seed"] == 20150927
+    got = [(c["metric"], c["item"]) for c in out["checks"]]
+    assert got == [("macro_f1", ""), ("recall", "label x"), ("recall", "label y"),
+                   ("recall", "label z")]  # fmt: skip
+    assert "per label (M = 2 model)" in out["prior"]
+    m = console("gate", ml_files["npy"], "--multilabel", "--metric", "precision", "--min", "0.2",
+                "--prior", "aligned", "--format", "markdown")  # fmt: skip
+    assert m.returncode == 0, m.stderr
+    assert "| ✅ PASS | precision [label 2] >= 0.2 | 0.9673 | 0.95 | 0.333 |" in m.stdout
+    assert "GATE PASSED: 3 of 3 checks passed" in m.stdout
+
+
+def test_multilabel_baseline_and_within_noise(ml_files: dict[str, str]) -> None:
+    r = console("gate", ml_files["npy"], "--multilabel", "--metric", "micro_f1", "--baseline",
+                ml_files["base"], "--max-drop", "0.02", "--prob", "0.87", "--draws", "2000")  # fmt: skip
+    assert r.returncode in (0, 1), r.stderr
+    line = r.stdout.splitlines()[3]
+    assert line.startswith(("PASS  micro_f1: new - baseline >= -0.02: P = 0.8", "FAIL  micro_f1"))
+    assert "independent posteriors; WITHIN MONTE CARLO NOISE: rerun with draws=" in line
+    assert r.stdout.splitlines()[1] == f"Baseline: {ml_files['base']}"
+    assert "(some verdicts are within Monte Carlo noise; see above)" in r.stdout
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--multilabel", "--metric", "hamming_loss", "--min", "0.1"],
+         r"--metric hamming_loss is a loss \(lower is better\)"),
+        (["--multilabel", "--metric", "accuracy", "--min", "0.1"],
+         r"--metric accuracy is not a multi-label metric; with --multilabel use one of micro_f1"),
+        (["--metric", "jaccard", "--min", "0.1"],
+         r"--metric jaccard is a multi-label metric; add --multilabel"),
+        (["--multilabel", "--metric", "fbeta", "--min", "0.1", "--f-beta", "0"],
+         r"--f-beta: expected a number > 0; got '0'"),
+        (["--metric", "micro_f1", "--min", "0.1", "--f-beta", "2"],
+         r"--f-beta 2 applies to the multi-label F-beta metrics; add --multilabel"),
+        (["--multilabel", "--metric", "f1", "--min", "0.1", "--transpose"],
+         r"--transpose reads single-label confusion matrices"),
+        (["--multilabel", "--metric", "f1", "--min", "0.1", "--labels", "a,b"],
+         r"2 labels given for 3 per-label tables"),
+        (["--multilabel", "--metric", "f1", "--baseline", "small.npy"],
+         r"small.npy: 2 labels, but t.npy has 3"),
+    ],
+)  # fmt: skip
+def test_multilabel_errors_exit_2(ml_files: dict[str, str], args: list[str], message: str) -> None:
+    import numpy as np
+
+    cwd = Path(ml_files["npy"]).parent
+    np.save(cwd / "small.npy", np.array(ML_TABLES[:2]))
+    r = console("gate", "t.npy", *args, cwd=cwd)
+    assert r.returncode == 2 and r.stdout == ""
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+    assert re.search(message, r.stderr), r.stderr

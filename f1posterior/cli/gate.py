@@ -1,7 +1,10 @@
 """``f1posterior gate``: fail a CI job when a model is not credibly good enough.
 
 Exit status 0 when every check passes, 1 when any fails, 2 on a usage or
-input error. See :mod:`f1posterior.gate` for the checks.
+input error. See :mod:`f1posterior.gate` for the checks. With ``--multilabel``
+FILE (and BASEFILE) hold per-label 2 x 2 tables or indicator predictions
+(:func:`f1posterior.inputs.read_multilabel`), gated with the multi-label
+metrics; per-label metrics are floors for every label.
 """
 
 from __future__ import annotations
@@ -11,8 +14,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..gate import gate
+from ..gate import GATE_MULTILABEL_METRICS, gate
+from ..inputs import MatrixInput, read_multilabel
 from ..metrics import METRICS
+from ..multilabel import MULTILABEL_METRICS
 from .common import add_sampling_arguments, prior_from_args, probability
 from .compare import paired_gate_predictions
 from .input_args import FILE_HELP, add_input_arguments, load_input
@@ -53,6 +58,16 @@ def _unit(text: str) -> float:
     return value
 
 
+def _positive(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number > 0; got {text!r}") from None
+    if not 0.0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number > 0; got {text!r}")
+    return value
+
+
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "gate",
@@ -66,10 +81,13 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--metric",
         action=_MetricAction,
-        choices=list(METRICS),
+        choices=list(dict.fromkeys([*METRICS, *MULTILABEL_METRICS])),
         metavar="NAME",
         dest="checks",
-        help="metric to check (repeatable); one of " + ", ".join(METRICS),
+        help="metric to check (repeatable); one of "
+        + ", ".join(METRICS)
+        + "; with --multilabel one of "
+        + ", ".join(GATE_MULTILABEL_METRICS),
     )
     p.add_argument(
         "--min",
@@ -94,6 +112,22 @@ def register(sub: Any) -> None:
         metavar="P",
         help="required posterior probability (default 0.95)",
     )
+    p.add_argument(
+        "--multilabel",
+        action="store_true",
+        help="FILE (and BASEFILE) hold multi-label input: a .npy stack (L, 2, 2) or "
+        "(B, L, 2, 2) of per-label tables [[tn, fp], [fn, tp]], or .json: a list of such "
+        'tables, {"tables", "labels"}, or indicator predictions {"y_true", "y_pred", "labels"}; '
+        "per-label metrics (f1, fbeta, precision, recall, jaccard) are floors for every label",
+    )
+    p.add_argument(
+        "--f-beta",
+        type=_positive,
+        default=1.0,
+        metavar="B",
+        help="beta of the multi-label F-beta metrics micro_fbeta, macro_fbeta, weighted_fbeta, "
+        "fbeta (default 1)",
+    )
     p.add_argument("--format", choices=["text", "json", "markdown"], default="text")
     p.add_argument(
         "--append-markdown",
@@ -103,6 +137,34 @@ def register(sub: Any) -> None:
     add_input_arguments(p)
     add_sampling_arguments(p)
     p.set_defaults(run=run, checks=None)
+
+
+def _check_metric_names(args: argparse.Namespace, metrics: list[str]) -> None:
+    """One-line errors for a metric of the other mode (single-label vs --multilabel)."""
+    if not args.multilabel:
+        wrong = [m for m in metrics if m not in METRICS]
+        if wrong:
+            raise ValueError(
+                f"--metric {wrong[0]} is a multi-label metric; add --multilabel, or use one of "
+                + ", ".join(METRICS)
+            )
+        if args.f_beta != 1.0:
+            raise ValueError(
+                f"--f-beta {args.f_beta:g} applies to the multi-label F-beta metrics; add "
+                "--multilabel"
+            )
+        return
+    if "hamming_loss" in metrics:
+        raise ValueError(
+            "--metric hamming_loss is a loss (lower is better) and a gate checks floors of "
+            "scores; use one of " + ", ".join(GATE_MULTILABEL_METRICS)
+        )
+    wrong = [m for m in metrics if m not in GATE_MULTILABEL_METRICS]
+    if wrong:
+        raise ValueError(
+            f"--metric {wrong[0]} is not a multi-label metric; with --multilabel use one of "
+            + ", ".join(GATE_MULTILABEL_METRICS)
+        )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -116,10 +178,28 @@ def run(args: argparse.Namespace) -> int:
                 f"--metric {bare[0]} has no --min and there is no --baseline to compare with; "
                 "give --min T after it or --baseline BASEFILE"
             )
-    data = load_input(args, args.file)
+    _check_metric_names(args, [m for m, _ in checks])
+    if args.multilabel:
+        if args.predictions or args.transpose:
+            flag = "--predictions" if args.predictions else "--transpose"
+            raise ValueError(
+                f"{flag} reads single-label confusion matrices; --multilabel reads per-label "
+                "tables or indicator predictions (leave out one of the two)"
+            )
+        data: MatrixInput = read_multilabel(args.file, labels=args.labels)
+    else:
+        data = load_input(args, args.file)
     base = None
     if args.baseline is not None:
-        base = load_input(args, args.baseline)
+        if args.multilabel:
+            base = read_multilabel(args.baseline, labels=args.labels)
+            if base.counts.shape[-3] != data.counts.shape[-3]:
+                raise ValueError(
+                    f"{args.baseline}: {base.counts.shape[-3]} labels, but {args.file} has "
+                    f"{data.counts.shape[-3]}"
+                )
+        else:
+            base = load_input(args, args.baseline)
         if base.labels is not None and data.labels is not None and base.labels != data.labels:
             raise ValueError(
                 f"{args.baseline}: labels {base.labels} differ from {args.file}'s {data.labels}; "
@@ -140,7 +220,9 @@ def run(args: argparse.Namespace) -> int:
         names=data.names,
         source=data.source,
         baseline_source=None if base is None else base.source,
-        paired=None if base is None else paired_gate_predictions(args),
+        paired=None if base is None or args.multilabel else paired_gate_predictions(args),
+        multilabel=args.multilabel,
+        f_beta=args.f_beta,
         **prior_from_args(args),
     )
     if args.append_markdown:

@@ -1,0 +1,182 @@
+"""gate(..., multilabel=True): per-label floors, baselines, noise, assert_gate, errors."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from scipy import integrate, stats
+
+import f1posterior.multilabel as ml
+from f1posterior.gate import GATE_MULTILABEL_METRICS, assert_gate, gate
+from f1posterior.multilabel import evaluate_multilabel, multilabel_scores
+
+# three labels, [[tn, fp], [fn, tp]] each
+TABLES = np.array([[[50, 3], [7, 40]], [[80, 2], [4, 14]], [[60, 20], [10, 10]]], dtype=float)
+BASE = TABLES + np.array([[0, 0], [2, -2]])  # the baseline finds two fewer positives per label
+LABELS = ["a", "b", "c"]
+
+
+def test_exact_per_label_floors_equal_scipy() -> None:
+    """Aligned prior: P(f1 >= t) = P(B >= t / (2 - t)), B ~ Beta(A11, A01 + A10); precision Beta."""
+    res = gate(TABLES, multilabel=True, minimums={"f1": 0.6, "precision": 0.8},
+               beta="aligned", labels=LABELS)  # fmt: skip
+    a = TABLES + 1.0
+    tp, fp, fn = a[:, 1, 1], a[:, 0, 1], a[:, 1, 0]
+    want = [*stats.beta.sf(0.6 / 1.4, tp, fp + fn), *stats.beta.sf(0.8, tp, fp)]
+    c = res.checks
+    assert [x.item for x in c] == ["label a", "label b", "label c"] * 2
+    assert [x.metric for x in c] == ["f1"] * 3 + ["precision"] * 3
+    np.testing.assert_allclose([x.prob for x in c], want, rtol=1e-10)
+    assert all(x.exact and x.mc_error == 0 and x.draws == 0 for x in c)
+    assert [x.passed for x in c] == [p >= 0.95 for p in want]
+    assert [x.passed for x in c[:3]] == [True, True, False]
+    scores = multilabel_scores(TABLES, metrics=["f1", "precision"])
+    np.testing.assert_allclose([x.score for x in c], [*scores["f1"], *scores["precision"]])
+    assert c[0].text.startswith("PASS  f1 [label a] >= 0.6: P = 1.0000 >= 0.95 required")
+    assert c[0].text.endswith("; exact")
+
+
+def test_sampled_floors_agree_with_closed_forms() -> None:
+    """Uniform prior: recall ~ Beta(1 + tp, 1 + fn) exactly, though the gate samples it."""
+    n = 20_000
+    res = gate(TABLES, multilabel=True, minimums=[("recall", 0.75), ("micro_f1", 0.7)], draws=n)
+    rec = res.checks[:3]
+    want = stats.beta.sf(0.75, TABLES[:, 1, 1] + 1, TABLES[:, 1, 0] + 1)
+    for c, w in zip(rec, want, strict=True):
+        assert not c.exact and c.draws == n
+        assert abs(c.prob - w) <= 5 * np.sqrt(w * (1 - w) / n) + 1e-12, (c.item, c.prob, w)
+    # micro_f1 has no closed form: the probability is the fraction of the same draws >= 0.7
+    micro = res.checks[3]
+    draws = evaluate_multilabel(TABLES, metrics=["micro_f1"], draws=n, rng=20150927,
+                                keep_draws=True).metric_draws["micro_f1"]  # fmt: skip
+    assert micro.prob == np.mean(draws >= 0.7)
+    assert micro.item == "" and micro.mc_error == pytest.approx(
+        np.sqrt(micro.prob * (1 - micro.prob) / n)
+    )
+
+
+def test_floors_keep_no_draws(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Per-label floors come from the summaries (ref = threshold): memory bounded in L."""
+    seen = []
+    real = ml.evaluate_multilabel
+
+    def spy(*args, **kwargs):
+        seen.append((kwargs.get("keep_draws", False), kwargs["ref"], kwargs["metrics"]))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(ml, "evaluate_multilabel", spy)
+    res = gate(TABLES, multilabel=True, draws=500,
+               minimums=[("f1", 0.5), ("micro_f1", 0.5), ("recall", 0.6)])  # fmt: skip
+    assert seen == [(False, 0.5, ["f1", "micro_f1"]), (False, 0.6, ["recall"])]
+    assert [c.metric for c in res.checks] == ["f1"] * 3 + ["micro_f1"] + ["recall"] * 3
+
+
+def test_baseline_per_label_against_quadrature() -> None:
+    """Uniform prior, recall: P(R_new - R_base >= -d) = int pdf_base(y) sf_new(y - d) dy."""
+    n, d = 20_000, 0.05
+    res = gate(TABLES, multilabel=True, baseline=BASE, compare=["recall", "macro_f1"],
+               max_drop=d, draws=n, labels=LABELS)  # fmt: skip
+    checks = res.checks
+    assert [(c.kind, c.metric, c.item) for c in checks] == [
+        ("baseline", "recall", "label a"),
+        ("baseline", "recall", "label b"),
+        ("baseline", "recall", "label c"),
+        ("baseline", "macro_f1", ""),
+    ]
+    for c, t, b in zip(checks[:3], TABLES, BASE, strict=True):
+        new = stats.beta(t[1, 1] + 1, t[1, 0] + 1)
+        old = stats.beta(b[1, 1] + 1, b[1, 0] + 1)
+        truth = integrate.quad(lambda y, o=old, w=new: o.pdf(y) * w.sf(y - d), 0, 1)[0]
+        assert abs(c.prob - truth) < 5 * np.sqrt(truth * (1 - truth) / n), (c.item, truth)
+        assert c.model == "independent posteriors" and c.threshold == -d
+        assert c.score == pytest.approx(t[1, 1] / t[1].sum() - b[1, 1] / b[1].sum())
+    # comparing with itself: P(diff >= 0) about 1/2 (independent draws, not shared ones)
+    (same,) = gate(TABLES, multilabel=True, baseline=TABLES, draws=n).checks
+    assert same.metric == "micro_f1" and abs(same.prob - 0.5) < 5 * np.sqrt(0.25 / n)
+
+
+def test_batch_names_and_label_items() -> None:
+    batch = np.stack([TABLES, TABLES * 3])
+    res = gate(batch, multilabel=True, minimums={"jaccard": 0.5, "macro_f1": 0.6},
+               beta="aligned", draws=1000, names=["small", "large"], labels=LABELS)  # fmt: skip
+    items = [c.item for c in res.checks]
+    assert items[:6] == [f"{m} label {x}" for m in ("small", "large") for x in LABELS]
+    assert items[6:] == ["small", "large"]
+    jac = [c for c in res.checks if c.metric == "jaccard"]
+    a = np.stack([TABLES, TABLES * 3]) + 1.0
+    want = stats.beta.sf(0.5, a[..., 1, 1], a[..., 0, 1] + a[..., 1, 0]).ravel()
+    np.testing.assert_allclose([c.prob for c in jac], want, rtol=1e-10)
+    assert "exact where marked, 1,000 draws otherwise" in str(res)
+
+
+def test_within_noise_notice() -> None:
+    """A threshold at the 5% quantile of the draws puts P(micro_f1 >= T) at about 0.95."""
+    n = 4000
+    x = evaluate_multilabel(TABLES, metrics=["micro_f1"], draws=n, rng=20150927,
+                            keep_draws=True).metric_draws["micro_f1"]  # fmt: skip
+    t = float(np.round(np.quantile(x, 0.055), 4))
+    (c,) = gate(TABLES, multilabel=True, minimums={"micro_f1": t}, draws=n).checks
+    assert 0 < abs(c.prob - 0.95) < 0.01
+    assert c.within_noise and c.draws_to_settle is not None and c.draws_to_settle > n
+    assert "WITHIN MONTE CARLO NOISE: rerun with" in c.text
+
+
+def test_f_beta_and_scores() -> None:
+    res = gate(TABLES, multilabel=True, minimums={"micro_fbeta": 0.5, "fbeta": 0.3},
+               f_beta=2.0, beta="aligned", draws=500)  # fmt: skip
+    want = multilabel_scores(TABLES, metrics=["micro_fbeta", "fbeta"], f_beta=2.0)
+    assert res.checks[0].score == pytest.approx(float(want["micro_fbeta"]))
+    np.testing.assert_allclose([c.score for c in res.checks[1:]], want["fbeta"])
+    assert not any(c.exact for c in res.checks)  # F2 has no closed form
+    one = gate(TABLES, multilabel=True, minimums={"fbeta": 0.3}, beta="aligned")
+    two = gate(TABLES, multilabel=True, minimums={"f1": 0.3}, beta="aligned")
+    assert all(c.exact for c in one.checks)
+    assert [c.prob for c in one.checks] == [c.prob for c in two.checks]
+
+
+def test_deterministic_renderings_and_assert_gate() -> None:
+    kw = dict(multilabel=True, minimums={"macro_f1": 0.6, "f1": 0.5}, draws=1000)
+    a, b = gate(TABLES, **kw), gate(TABLES, **kw)
+    assert a.to_dict() == b.to_dict() and a.seed == 20150927
+    json.dumps(a.to_dict())
+    assert "| ❌ FAIL | f1 [label 2] >= 0.5 |" in a.to_markdown()
+    assert str(a).splitlines()[-1] == "GATE FAILED: 3 of 4 checks passed"
+    ok = assert_gate(TABLES, multilabel=True, minimums={"f1": 0.2}, beta="aligned")
+    assert ok.passed
+    with pytest.raises(AssertionError, match=r"FAIL  f1 \[label c\] >= 0.5: P = 0.1245 <"):
+        assert_gate(TABLES, multilabel=True, minimums={"f1": 0.5}, beta="aligned", labels=LABELS)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "exc", "match"),
+    [
+        ({"minimums": {"hamming_loss": 0.1}}, ValueError, r"minimums: hamming_loss is a loss"),
+        ({"minimums": {"accuracy": 0.5}}, ValueError,
+         r"minimums must name known metrics \(micro_f1, .*jaccard\); got 'accuracy'"),
+        ({"counts": [[1, 2], [3, 4]]}, ValueError,
+         r"counts must be per-label 2 x 2 tables of shape \(\*batch, L, 2, 2\).*got shape \(2, 2\)"),
+        ({"baseline": TABLES[:2]}, ValueError,
+         r"baseline must have the 3 labels of counts: tables of shape \(..., 3, 2, 2\); got "
+         r"shape \(2, 2, 2\)"),
+        ({"baseline": [[1, 2], [3, 4]]}, ValueError, r"baseline must be per-label 2 x 2 tables"),
+        ({"compare": "hamming_loss", "baseline": BASE}, ValueError, r"compare: hamming_loss is a"),
+        ({"paired": ([0], [0], [0]), "baseline": BASE}, ValueError,
+         r"paired predictions are for single-label confusion matrices"),
+        ({"multilabel": 1}, TypeError, r"multilabel must be True or False; got 1"),
+        ({"f_beta": 0}, ValueError, r"f_beta must be a finite number > 0; got 0"),
+        ({"labels": ["a"]}, ValueError, r"labels must name the 3 labels; got 1 names"),
+        ({"names": ["x"]}, ValueError, r"names must name each matrix of a 1-D batch"),
+    ],
+)  # fmt: skip
+def test_errors(kwargs: dict, exc: type, match: str) -> None:
+    args = {"counts": TABLES, "multilabel": True, "minimums": {"f1": 0.5}, "draws": 10, **kwargs}
+    with pytest.raises(exc, match=match):
+        gate(**args)
+
+
+def test_f_beta_needs_multilabel() -> None:
+    with pytest.raises(ValueError, match=r"f_beta applies to .*multilabel=True\); got f_beta=2"):
+        gate([[40, 10], [5, 45]], minimums={"micro_f1": 0.5}, f_beta=2)
+    assert set(GATE_MULTILABEL_METRICS) == set(ml.MULTILABEL_METRICS) - {"hamming_loss"}
