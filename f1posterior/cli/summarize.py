@@ -7,8 +7,9 @@ import json
 from typing import Any
 
 from ..data import FIGURE3_LABELS, TABLE1, figure3
+from ..documents import BINARY_METRICS, DOCUMENT_METRICS, RANKING_METRICS, evaluate_documents
 from ..evaluation import Evaluation, evaluate
-from ..inputs import MatrixInput, read_multilabel
+from ..inputs import MatrixInput, read_documents, read_multilabel
 from ..metrics import METRICS
 from ..multilabel import MULTILABEL_METRICS, evaluate_multilabel
 from ..report import format_markdown, format_table
@@ -35,12 +36,14 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--metric",
         action="append",
-        choices=list(dict.fromkeys([*METRICS, *MULTILABEL_METRICS])),
+        choices=list(dict.fromkeys([*METRICS, *MULTILABEL_METRICS, *DOCUMENT_METRICS])),
         metavar="NAME",
         help="metric to summarise (repeatable; default micro_f1 and macro_f1); one of "
         + ", ".join(METRICS)
         + "; with --multilabel one of "
-        + ", ".join(MULTILABEL_METRICS),
+        + ", ".join(MULTILABEL_METRICS)
+        + "; with --documents one of "
+        + ", ".join(DOCUMENT_METRICS),
     )
     p.add_argument(
         "--multilabel",
@@ -50,10 +53,25 @@ def register(sub: Any) -> None:
         'or indicator predictions {"y_true", "y_pred", "labels"} of shape (D, L)',
     )
     p.add_argument(
+        "--documents",
+        metavar="DOCFILE",
+        help="document-level multi-label metrics (Bayesian bootstrap over documents) instead "
+        'of FILE: .json {"y_true": [[0, 1, ...], ...], "y_pred": [[...], ...], "scores": '
+        "[[...], ...]} with (D, L) 0/1 indicators and optional scores (y_pred and/or scores), "
+        "or .npz arrays of those names",
+    )
+    p.add_argument(
+        "--zero-division",
+        type=int,
+        choices=[0, 1],
+        default=None,
+        help="with --documents: value of a 0/0 document-level set metric (default 0)",
+    )
+    p.add_argument(
         "--f-beta",
         type=float,
         default=1.0,
-        help="beta of the *_fbeta multi-label metrics (default 1)",
+        help="beta of the *_fbeta multi-label metrics and of samples_fbeta (default 1)",
     )
     p.add_argument(
         "--ref", type=float, default=None, help="reference value (default 0.8 on the example)"
@@ -151,7 +169,75 @@ def _run_multilabel(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_documents(args: argparse.Namespace) -> int:
+    clash = [
+        flag
+        for flag, given in (
+            ("FILE", args.file is not None),
+            ("--multilabel", args.multilabel),
+            ("--prior-sensitivity", args.prior_sensitivity),
+            (f"--prior {args.prior}", args.prior != "uniform"),
+            ("--labels", args.labels is not None),
+            ("--transpose", args.transpose),
+            ("--predictions", args.predictions),
+        )
+        if given
+    ]
+    if clash:
+        raise ValueError(
+            f"--documents takes no {clash[0]}: document-level metrics come from the per-document "
+            "values in DOCFILE, with a Bayesian bootstrap over documents (no prior to choose)"
+        )
+    metrics = args.metric
+    if metrics is not None:
+        unknown = [m for m in metrics if m not in DOCUMENT_METRICS]
+        if unknown:
+            raise ValueError(
+                f"--metric {unknown[0]} is not a document-level metric; with --documents use "
+                "one of " + ", ".join(DOCUMENT_METRICS)
+            )
+    data = read_documents(args.documents)
+    for m in metrics or []:
+        if m in BINARY_METRICS and data.y_pred is None:
+            raise ValueError(f'{data.source}: --metric {m} needs "y_pred" (predicted labels)')
+        if m in RANKING_METRICS and data.scores is None:
+            raise ValueError(f'{data.source}: --metric {m} needs "scores" (a score matrix)')
+    try:
+        result = evaluate_documents(
+            data.y_true,
+            data.y_pred,
+            data.scores,
+            metrics=metrics,
+            f_beta=args.f_beta,
+            zero_division=args.zero_division or 0,
+            draws=args.draws,
+            ref=args.ref,
+            hdi_prob=args.hdi_prob,
+            rng=args.seed,
+            keep_draws=wants_draws(args),
+        )
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{data.source}: {exc}") from None
+    if write_outputs(args, result, source=data.source):
+        return 2
+    if args.format == "json":
+        out = result.to_dict()
+        out["source"] = data.source
+        print(json.dumps(out, indent=2))
+    elif args.format == "markdown":
+        print(format_markdown(result))
+    else:
+        d, n_labels = data.y_true.shape
+        print(f"Input: {data.source} (documents: {d:,} documents, {n_labels} labels)")
+        print(format_table(result))
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.documents is not None:
+        return _run_documents(args)
+    if args.zero_division is not None:
+        raise ValueError("--zero-division applies to document-level metrics; add --documents")
     if args.multilabel:
         return _run_multilabel(args)
     data = load(args)
