@@ -180,3 +180,15 @@ def test_f_beta_needs_multilabel() -> None:
     with pytest.raises(ValueError, match=r"f_beta applies to .*multilabel=True\); got f_beta=2"):
         gate([[40, 10], [5, 45]], minimums={"micro_f1": 0.5}, f_beta=2)
     assert set(GATE_MULTILABEL_METRICS) == set(ml.MULTILABEL_METRICS) - {"hamming_loss"}
+
+
+def test_docs_ci_gate_python_blocks_run() -> None:
+    """The ```python blocks of docs/ci-gate.md run (the multi-label one holds asserts)."""
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "ci-gate.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    assert len(blocks) == 2 and "multilabel=True" in blocks[1]
+    for block in blocks:
+        exec(compile(block, "docs/ci-gate.md", "exec"), {})

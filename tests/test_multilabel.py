@@ -512,6 +512,6 @@ def test_docs_examples_run():
 
     text = (Path(__file__).resolve().parent.parent / "docs" / "multilabel.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", text, re.S)
-    assert len(blocks) == 4
+    assert len(blocks) == 5
     for block in blocks:
         exec(compile(block, "docs/multilabel.md", "exec"), {})
