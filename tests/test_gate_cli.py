@@ -339,3 +339,15 @@ def test_multilabel_errors_exit_2(ml_files: dict[str, str], args: list[str], mes
     assert r.returncode == 2 and r.stdout == ""
     assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
     assert re.search(message, r.stderr), r.stderr
+
+
+def test_multilabel_baseline_label_order_exit_2(ml_files: dict[str, str]) -> None:
+    cwd = Path(ml_files["json"]).parent
+    (cwd / "cba.json").write_text(json.dumps({"tables": ML_TABLES, "labels": list("cba")}))
+    r = console("gate", "t.json", "--multilabel", "--metric", "f1", "--baseline", "cba.json",
+                cwd=cwd)  # fmt: skip
+    assert r.returncode == 2 and r.stdout == "" and len(r.stderr.strip().splitlines()) == 1
+    assert r.stderr.strip().endswith(
+        "cba.json: labels ['c', 'b', 'a'] differ from t.json's ['a', 'b', 'c']; both files must "
+        "list the per-label tables in one label order"
+    )

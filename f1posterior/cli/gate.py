@@ -201,9 +201,14 @@ def run(args: argparse.Namespace) -> int:
         else:
             base = load_input(args, args.baseline)
         if base.labels is not None and data.labels is not None and base.labels != data.labels:
+            fix = (
+                "both files must list the per-label tables in one label order"
+                if args.multilabel
+                else "use --labels to fix one order"
+            )
             raise ValueError(
                 f"{args.baseline}: labels {base.labels} differ from {args.file}'s {data.labels}; "
-                "use --labels to fix one order"
+                + fix
             )
     labels = data.labels or (base.labels if base is not None else None)
     result = gate(
