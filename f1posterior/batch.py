@@ -24,6 +24,7 @@ enormous number of draws can exceed a small budget.
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -31,10 +32,13 @@ from typing import Any
 
 import numpy as np
 
+from .metrics import shared_class_sums
 from .sampling import (
     LOG_SPACE_BELOW,
+    _block_keys,
     _cells_inplace,
     _gamma_chunk,
+    _streams,
     block_draws,
     draw_chunks,
 )
@@ -45,6 +49,13 @@ __all__ = ["DEFAULT_MAX_MEMORY", "summarize_rows", "plan", "run"]
 
 #: Rows of at most this many draws are fully sorted instead of partitioned (faster).
 _SORT_BELOW = 2048
+#: Streams of a group are made in one bulk call when there are at most this many.
+_BULK_STREAMS = 4096
+#: Working bytes of one cell chunk, at most (whatever the budget): small chunks stay in
+#: the processor's caches through sampling, normalising and every metric.
+_CHUNK_BYTES = 4 << 20
+#: Bytes of one group's metric draws and summary temporaries, at most.
+_GROUP_BYTES = 16 << 20
 
 MetricFn = Callable[[np.ndarray], Any]
 Progress = Callable[[int, int], None]
@@ -75,8 +86,8 @@ def plan(
     half = per_worker // 2
     # metric draws held for a group, plus the summary's partition copy, tails and masks
     per_matrix = 8 * draws * (sum(widths) + 3 * max(widths))
-    group = max(1, min(half // per_matrix, math.ceil(n_mat / workers)))
-    chunk = max(1, half // _work_bytes_per_draw(m, itemsize, sum(widths)))
+    group = max(1, min(min(half, _GROUP_BYTES) // per_matrix, math.ceil(n_mat / workers)))
+    chunk = max(1, min(half, _CHUNK_BYTES) // _work_bytes_per_draw(m, itemsize, sum(widths)))
     return _Plan(group=group, chunk_draws=chunk, parallel_draws=n_mat < workers)
 
 
@@ -100,7 +111,12 @@ def _chunks(
 
 
 def summarize_rows(
-    x: np.ndarray, *, score: Any = None, hdi_prob: float = 0.95, ref: float | None = None
+    x: np.ndarray,
+    *,
+    score: Any = None,
+    hdi_prob: float = 0.95,
+    ref: float | None = None,
+    work: np.ndarray | None = None,
 ) -> MetricSummary:
     """:func:`f1posterior.summarize_draws` of finite draws ``(..., draws)``, one partition.
 
@@ -113,9 +129,16 @@ def summarize_rows(
     :func:`numpy.quantile`'s ``linear`` rule). Falls back to
     :func:`~f1posterior.summarize_draws` when the draws are too few for the
     tails to be disjoint.
+
+    ``work``, a flat float64 array with room for ``x.size`` values, holds the
+    temporaries (deviations from the mean, then the sorted or partitioned
+    copy) instead of fresh arrays; ``x`` itself is never modified.
     """
     arr = np.asarray(x, dtype=np.float64)
     n = arr.shape[-1]
+    if work is None or work.size < arr.size:
+        work = np.empty(arr.size)
+    scratch = work[: arr.size].reshape(arr.shape)
     k = min(n, max(1, math.ceil(hdi_prob * n - 1e-9)))
     nw = n - k + 1
     virtual = (n - 1) * np.asarray([(1 - hdi_prob) / 2, (1 + hdi_prob) / 2])
@@ -123,12 +146,24 @@ def summarize_rows(
     gamma = virtual - np.floor(virtual)
     if not (2 * nw < n and prev[0] + 1 < nw and prev[1] >= k - 1 and prev[1] + 1 < n):
         return summarize_draws(arr, score=score, hdi_prob=hdi_prob, ref=ref)
+    # mean and standard deviation as numpy's mean and std(ddof=1) compute them, bit for
+    # bit (sum / n; sum of squared deviations / (n - 1), square root), the deviations
+    # in the scratch array
+    mean = arr.mean(axis=-1, keepdims=True)
+    if n > 1:
+        dev = np.subtract(arr, mean, out=scratch)
+        np.multiply(dev, dev, out=dev)
+        std = np.sqrt(np.add.reduce(dev, axis=-1) / (n - 1))
+    else:
+        std = np.zeros(arr.shape[:-1])
     mid = sorted({(n - 1) // 2, n // 2})
+    part = scratch  # np.sort and np.partition are a copy, then the same in-place operation
+    np.copyto(part, arr)
     if n <= _SORT_BELOW:  # numpy's vectorised sort beats a 4-point partition here
-        part = np.sort(arr, axis=-1)
+        part.sort(axis=-1)
         lows, highs = part[..., :nw], part[..., k - 1 :]
     else:
-        part = np.partition(arr, sorted({nw - 1, *mid, k - 1}), axis=-1)
+        part.partition(sorted({nw - 1, *mid, k - 1}), axis=-1)
         lows = np.sort(part[..., :nw], axis=-1)
         highs = np.sort(part[..., k - 1 :], axis=-1)
     best = np.argmin(highs - lows, axis=-1)[..., None]
@@ -146,7 +181,6 @@ def summarize_rows(
     ):
         diff = b - a
         ends.append(b - diff * (1 - t) if t >= 0.5 else a + diff * t)
-    std = arr.std(axis=-1, ddof=1) if n > 1 else np.zeros(arr.shape[:-1])
 
     def scalar(v: Any) -> Any:
         a = np.asarray(v)
@@ -154,7 +188,7 @@ def summarize_rows(
 
     return MetricSummary(
         score=scalar(np.nan if score is None else score),
-        mean=scalar(arr.mean(axis=-1)),
+        mean=scalar(mean[..., 0]),
         median=scalar(median),
         std=scalar(std),
         mc_error=scalar(std / math.sqrt(n)),
@@ -223,15 +257,64 @@ def run(
     small_any = np.asarray((conc < LOG_SPACE_BELOW).any(axis=(-2, -1)))
     groups = [(g0, min(n_mat, g0 + p.group)) for g0 in range(0, n_mat, p.group)]
 
-    def sample_into(md: dict[str, np.ndarray], g0: int, c: tuple[int, int, int, int]) -> None:
+    # Each thread reuses its Gamma buffer, metric draws and summary scratch for every
+    # chunk and group: fresh large arrays would cost page faults each time (the
+    # allocator hands freed memory back to the system).
+    local = threading.local()
+
+    def reused(key: str, size: int, dt: Any) -> np.ndarray:
+        arr = getattr(local, key, None)
+        if arr is None or arr.size < size:
+            arr = np.empty(size, dtype=dt)
+            setattr(local, key, arr)
+        return arr
+
+    gamma_size = min(p.chunk_draws, max(draws, 2) * n_mat) * (m + 1) * m
+    group_size = min(p.group, n_mat) * draws
+
+    n_blocks = math.ceil(draws / block_draws(m))
+
+    def group_streams(g0: int, g1: int) -> list[np.random.Generator] | None:
+        """The random streams of a group's matrices and blocks, made in one bulk call.
+
+        None (each chunk makes its own) when there are very many: a few thousand
+        generators at once are enough to make their cost negligible.
+        """
+        if (g1 - g0) * n_blocks > _BULK_STREAMS:
+            return None
+        return _streams(root, *_block_keys(index_offset + g0, index_offset + g1, 0, n_blocks))
+
+    def sample_into(
+        md: dict[str, np.ndarray],
+        g0: int,
+        c: tuple[int, int, int, int],
+        gens: list[np.random.Generator] | None,
+    ) -> None:
         i0, i1, d0, d1 = c
-        buf = _gamma_chunk(conc, small_any, g0 + i0, g0 + i1, d0, d1, root, index_offset, dtype)
-        cells = _cells_inplace(buf)
-        for name, fn in metrics:
-            md[name][i0:i1, d0:d1] = values(fn, cells, name)
+        size = (i1 - i0) * (d1 - d0) * (m + 1) * m
+        work = reused("gamma", max(size, gamma_size), dtype)
+        mine = None
+        if gens is not None:
+            k0, k1 = d0 // block_draws(m), math.ceil(d1 / block_draws(m))
+            mine = [gens[i * n_blocks + k] for i in range(i0, i1) for k in range(k0, k1)]
+        buf = _gamma_chunk(
+            conc, small_any, g0 + i0, g0 + i1, d0, d1, root, index_offset, dtype, work, mine
+        )
+        cells = _cells_inplace(buf, reused("cells", (2 * m + 1) * size // ((m + 1) * m), dtype))
+        with shared_class_sums(cells):  # the metrics share one diagonal, row and column sums
+            for name, fn in metrics:
+                md[name][i0:i1, d0:d1] = values(fn, cells, name)
 
     def new_draws(n: int) -> dict[str, np.ndarray]:
-        return {name: np.empty((n, draws, *extra[name])) for name, _ in metrics}
+        if keep_draws:  # handed back to the caller: fresh arrays
+            return {name: np.empty((n, draws, *extra[name])) for name, _ in metrics}
+        out = {}
+        for name, _ in metrics:
+            shape = (n, draws, *extra[name])
+            size = math.prod(shape)
+            out[name] = reused("md_" + name, max(size, size // n * p.group), np.float64)
+            out[name] = out[name][:size].reshape(shape)
+        return out
 
     def finish(md: dict[str, np.ndarray], g0: int, g1: int) -> tuple[list, list]:
         summaries, kept = [], []
@@ -240,8 +323,9 @@ def run(
             if not np.isfinite(x).all():
                 raise ValueError(f"metric {name!r} returned non-finite values on posterior draws")
             x = np.ascontiguousarray(x)
+            work = reused("summary", max(x.size, group_size * max(widths)), np.float64)
             summaries.append(
-                summarize_rows(x, score=scores[name][g0:g1], hdi_prob=hdi_prob, ref=ref)
+                summarize_rows(x, score=scores[name][g0:g1], hdi_prob=hdi_prob, ref=ref, work=work)
             )
             kept.append(x if keep_draws else None)
         return summaries, kept
@@ -249,8 +333,9 @@ def run(
     def whole_group(g: tuple[int, int]) -> tuple[list, list]:
         g0, g1 = g
         md = new_draws(g1 - g0)
+        gens = group_streams(g0, g1)
         for c in _chunks(g1 - g0, draws, m, p.chunk_draws, 1):
-            sample_into(md, g0, c)
+            sample_into(md, g0, c, gens)
         return finish(md, g0, g1)
 
     parts: dict[str, list[MetricSummary]] = {name: [] for name, _ in metrics}
@@ -280,7 +365,8 @@ def run(
                 g0, g1 = g
                 md = new_draws(g1 - g0)
                 pieces = _chunks(g1 - g0, draws, m, p.chunk_draws, workers)
-                list(pool.map(lambda c, md=md, g0=g0: sample_into(md, g0, c), pieces))
+                gens = group_streams(g0, g1)
+                list(pool.map(lambda c, md=md, g0=g0, gs=gens: sample_into(md, g0, c, gs), pieces))
                 collect(g, finish(md, g0, g1))
     finally:
         if pool is not None:

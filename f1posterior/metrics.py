@@ -16,8 +16,10 @@ scikit-learn's on the predictions the table summarises, with
 
 from __future__ import annotations
 
+import threading
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, Literal
 
 import numpy as np
@@ -57,6 +59,8 @@ class UndefinedMetricWarning(RuntimeWarning):
 def _divide(num: np.ndarray, den: np.ndarray, zero_division: ZeroDivision, what: str) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.asarray(num / den)
+    if np.size(den) and np.min(den) > 0:  # the common case, one cheap pass: no 0/0
+        return out
     undefined = den == 0
     if np.any(undefined):
         value = 0.0 if zero_division == "warn" else float(zero_division)
@@ -71,24 +75,54 @@ def _divide(num: np.ndarray, den: np.ndarray, zero_division: ZeroDivision, what:
     return out
 
 
+_SHARED = threading.local()
+
+
+@contextmanager
+def shared_class_sums(table: np.ndarray) -> Iterator[None]:
+    """Within the block, metrics of ``table`` (this very object) share its class sums.
+
+    The batch engine passes each chunk of cell draws through several metrics; the
+    diagonal, column sums and row sums are then computed once, by the same numpy
+    calls, and reused (read-only), so every metric's value is unchanged bit for bit.
+    Per thread; blocks may nest.
+    """
+    previous = getattr(_SHARED, "entry", None)
+    _SHARED.entry = [table, None]
+    try:
+        yield
+    finally:
+        _SHARED.entry = previous
+
+
 def _class_sums(table: np.ndarray, labels: np.ndarray | None):
     """tp, predicted totals and true totals per class, trailing class axis."""
-    tp = np.diagonal(table, axis1=-2, axis2=-1)
-    pred = table.sum(axis=-2)
-    true = table.sum(axis=-1)
+    entry = getattr(_SHARED, "entry", None)
+    if entry is not None and entry[0] is table:
+        if entry[1] is None:
+            entry[1] = _class_sums_of(table)
+        tp, pred, true = entry[1]
+    else:
+        tp, pred, true = _class_sums_of(table)
     if labels is not None:
         tp, pred, true = tp[..., labels], pred[..., labels], true[..., labels]
     return tp, pred, true
 
 
+def _class_sums_of(table: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    return np.diagonal(table, axis1=-2, axis2=-1), table.sum(axis=-2), table.sum(axis=-1)
+
+
 def _average(values: np.ndarray, weights: np.ndarray | None, zero_division: ZeroDivision):
     """scikit-learn's ``_nanaverage`` over the trailing class axis."""
     if weights is None:
-        if np.isnan(values).any():
+        mean = values.mean(axis=-1)
+        # a NaN among the values makes their mean NaN: look for them only then
+        if np.isnan(mean).any() and np.isnan(values).any():
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)
                 return np.nanmean(values, axis=-1)
-        return values.mean(axis=-1)
+        return mean
     total = weights.sum(axis=-1)
     with np.errstate(divide="ignore", invalid="ignore"):
         out = (values * weights).sum(axis=-1) / total
@@ -125,7 +159,8 @@ def _fbeta(t, beta2, average, labels, zero_division):
     tp, pred, true = _class_sums(t, labels)
     if average == "micro":
         tp, pred, true = tp.sum(-1), pred.sum(-1), true.sum(-1)
-    score = _divide((1.0 + beta2) * tp, beta2 * true + pred, zero_division, "F-score")
+    den = true + pred if beta2 == 1.0 else beta2 * true + pred  # 1.0 * x is x exactly
+    score = _divide((1.0 + beta2) * tp, den, zero_division, "F-score")
     return _finish(score, true, average, zero_division)
 
 
