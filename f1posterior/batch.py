@@ -53,7 +53,9 @@ _SORT_BELOW = 2048
 _BULK_STREAMS = 4096
 #: Working bytes of one cell chunk, at most (whatever the budget): small chunks stay in
 #: the processor's caches through sampling, normalising and every metric.
-_CHUNK_BYTES = 4 << 20
+_CHUNK_BYTES = 8 << 20
+#: ... unless that leaves fewer draws than this in a chunk (large M).
+_MIN_CHUNK_DRAWS = 512
 #: Bytes of one group's metric draws and summary temporaries, at most.
 _GROUP_BYTES = 16 << 20
 
@@ -87,7 +89,9 @@ def plan(
     # metric draws held for a group, plus the summary's partition copy, tails and masks
     per_matrix = 8 * draws * (sum(widths) + 3 * max(widths))
     group = max(1, min(min(half, _GROUP_BYTES) // per_matrix, math.ceil(n_mat / workers)))
-    chunk = max(1, min(half, _CHUNK_BYTES) // _work_bytes_per_draw(m, itemsize, sum(widths)))
+    per_draw = _work_bytes_per_draw(m, itemsize, sum(widths))
+    # cache-sized, but with enough draws that numpy's loops over the draws axis stay long
+    chunk = max(1, min(half // per_draw, max(_CHUNK_BYTES // per_draw, _MIN_CHUNK_DRAWS)))
     return _Plan(group=group, chunk_draws=chunk, parallel_draws=n_mat < workers)
 
 
