@@ -195,7 +195,12 @@ S = np.array([[0.9, 0.1, 0.5], [0.2, 0.7, 0.1]])
         ((Y, [[1, 0, 0.5], [0, 1, 0]]), {}, ValueError, r"Y_pred must be a 0/1 indicator.*0\.5"),
         ((Y, Y[:, :2]), {}, ValueError, r"same shape.*got \(2, 3\) and \(2, 2\)"),
         ((Y, None, S[:1]), {}, ValueError, r"scores must have the shape of Y_true, \(2, 3\)"),
-        ((Y, None, [[np.nan, 0, 1], [0, 1, 0]]), {}, ValueError, r"scores must be finite \(no NaN or inf\); got nan"),
+        (
+            (Y, None, [[np.nan, 0, 1], [0, 1, 0]]),
+            {},
+            ValueError,
+            r"scores must be finite \(no NaN or inf\); got nan",
+        ),
         (
             (Y, None, [["a", "b", "c"]] * 2),
             {},
