@@ -57,6 +57,7 @@ from .summary import MetricSummary, summarize_draws
 from .validation import (
     check_choice,
     check_draws,
+    check_indicator,
     check_positive,
     check_prob,
     check_rng,
@@ -91,30 +92,8 @@ _TIE = 1e-12
 
 
 def _check_truth(y: Any, shape: tuple[int, ...], name: str = "y_true", other: str = "scores"):
-    """0/1 labels (bool, int, or float equal to 0 or 1) of a given shape, as bool."""
-    if isinstance(y, (str, bytes)):
-        raise TypeError(f"{name} must be an array of 0/1 labels; got {describe(y)}")
-    try:
-        arr = np.asarray(y)
-    except ValueError:
-        raise ValueError(
-            f"{name} must be a rectangular array of 0/1 labels; got ragged input"
-        ) from None
-    if arr.dtype.kind not in "biuf":
-        raise TypeError(
-            f"{name} must hold 0/1 labels as bools, integers or floats; got dtype {arr.dtype}"
-        )
-    if arr.shape != shape:
-        raise ValueError(
-            f"{name} must have the same shape as {other}, {shape}; got shape {arr.shape}"
-        )
-    if arr.dtype.kind == "b":
-        return arr
-    bad = (arr != 0) & (arr != 1)
-    if bad.any():
-        idx = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise ValueError(f"{name} must hold only 0 and 1; got {arr[idx].item()!r} at index {idx}")
-    return arr == 1
+    """0/1 labels of the given shape, as bool."""
+    return check_indicator(y, name, shape=shape, like=other)
 
 
 def _check_probabilities(p: Any, name: str = "probabilities") -> np.ndarray:

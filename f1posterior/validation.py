@@ -253,26 +253,34 @@ def check_positive(value: Any, name: str) -> float:
     return float(value)
 
 
-def check_indicator(y: Any, name: str) -> np.ndarray:
-    """A 0/1 indicator matrix of shape ``(D, L)`` (documents x labels), as bool.
+def check_indicator(
+    y: Any, name: str, shape: tuple[int, ...] | None = None, like: str = ""
+) -> np.ndarray:
+    """0/1 indicators as bool: a ``(D, L)`` matrix (documents x labels), or exactly ``shape``.
 
     Accepts booleans, integers, and floats equal to 0 or 1; rejects any other
-    value (including NaN), other shapes and empty matrices.
+    value (including NaN), other shapes and empty matrices. ``like`` names the
+    argument whose shape ``shape`` is (for the message).
     """
     if isinstance(y, (str, bytes)):
-        raise TypeError(f"{name} must be a 0/1 indicator matrix of shape (D, L); got {describe(y)}")
+        raise TypeError(f"{name} must be an array of 0/1 indicators; got {describe(y)}")
     try:
         arr = np.asarray(y)
     except ValueError:
         raise ValueError(
-            f"{name} must be a rectangular 0/1 indicator matrix of shape (D, L); got ragged input"
+            f"{name} must be a rectangular array of 0/1 indicators; got ragged input"
         ) from None
     if arr.dtype.kind not in "biuf":
         raise TypeError(
-            f"{name} must be a 0/1 indicator matrix of shape (D, L) holding bools, integers or "
-            f"floats; got dtype {arr.dtype} ({describe(y)})"
+            f"{name} must hold 0/1 indicators as bools, integers or floats; got dtype "
+            f"{arr.dtype} ({describe(y)})"
         )
-    if arr.ndim != 2 or 0 in arr.shape:
+    if shape is not None:
+        if arr.shape != shape:
+            raise ValueError(
+                f"{name} must have the same shape as {like}, {shape}; got shape {arr.shape}"
+            )
+    elif arr.ndim != 2 or 0 in arr.shape:
         raise ValueError(
             f"{name} must be a non-empty 0/1 indicator matrix of shape (D documents, L labels); "
             f"got shape {arr.shape}"
@@ -282,10 +290,7 @@ def check_indicator(y: Any, name: str) -> np.ndarray:
     bad = (arr != 0) & (arr != 1)
     if bad.any():
         idx = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise ValueError(
-            f"{name} must be a 0/1 indicator matrix (entries 0 or 1 only); got {arr[idx].item()!r} "
-            f"at index {idx}"
-        )
+        raise ValueError(f"{name} must hold only 0 and 1; got {arr[idx].item()!r} at index {idx}")
     return arr == 1
 
 

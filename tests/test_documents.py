@@ -191,8 +191,8 @@ S = np.array([[0.9, 0.1, 0.5], [0.2, 0.7, 0.1]])
 @pytest.mark.parametrize(
     ("args", "kwargs", "exc", "match"),
     [
-        (([[1, 2, 0]], [[1, 0, 0]]), {}, ValueError, r"Y_true must be a 0/1 indicator.*got 2"),
-        ((Y, [[1, 0, 0.5], [0, 1, 0]]), {}, ValueError, r"Y_pred must be a 0/1 indicator.*0\.5"),
+        (([[1, 2, 0]], [[1, 0, 0]]), {}, ValueError, r"Y_true must hold only 0 and 1; got 2"),
+        ((Y, [[1, 0, 0.5], [0, 1, 0]]), {}, ValueError, r"Y_pred must hold only 0 and 1; got 0\.5"),
         ((Y, Y[:, :2]), {}, ValueError, r"same shape.*got \(2, 3\) and \(2, 2\)"),
         ((Y, None, S[:1]), {}, ValueError, r"scores must have the shape of Y_true, \(2, 3\)"),
         (

@@ -477,7 +477,11 @@ def test_cli_summarize_multilabel_npy_and_json(tmp_path, capsys):
             r"shape \(L, 2, 2\) or \(B, L, 2, 2\); got shape \(2, 2\)",
         ),
         ('{"y_true": [[1, 0]]}', ["--multilabel"], r'predictions need both "y_true" and "y_pred"'),
-        ('{"y_true": [[1, 2]], "y_pred": [[1, 0]]}', ["--multilabel"], r"Y_true must be a 0/1"),
+        (
+            '{"y_true": [[1, 2]], "y_pred": [[1, 0]]}',
+            ["--multilabel"],
+            r"Y_true must hold only 0 and 1; got 2",
+        ),
         ('{"matrix": []}', ["--multilabel"], r'must have "tables" or "y_true" and "y_pred"'),
         (
             "[[[1, 2], [3, 4]]]",

@@ -376,7 +376,11 @@ def test_winners_curse_uninformative_scores_are_optimistic():
             ValueError,
             r"y_true must hold only 0 and 1; got 0.5 at index \(1,\)",
         ),
-        ({"y_true": ["a", "b"]}, TypeError, r"y_true must hold 0/1 labels.*dtype <U1"),
+        (
+            {"y_true": ["a", "b"]},
+            TypeError,
+            r"y_true must hold 0/1 indicators as bools, integers or floats; got dtype <U1",
+        ),
         ({"y_true": [0, 1, 1]}, ValueError, r"same shape as scores, \(2,\); got shape \(3,\)"),
         ({"beta": 0}, ValueError, r"beta must be a finite number > 0; got 0"),
         ({"strategy": "macro"}, ValueError, r"strategy must be one of 'per_label', 'shared'"),
