@@ -51,6 +51,7 @@ from .evaluation import Evaluation, evaluate
 from .metrics import METRICS, PER_CLASS_METRICS
 from .multilabel import MULTILABEL_METRICS, PER_LABEL_METRICS, check_tables
 from .priors import PriorArg, resolve_prior
+from .summary import MetricSummary
 from .summary import hdi as sample_hdi
 from .validation import check_counts, check_positive, check_prob, check_rng, describe
 
@@ -671,23 +672,8 @@ def gate(
             md = ev[name].metric_draws
             assert md is not None
             pr = np.mean(md[name] >= t, axis=-1)
-        for idx, item in _items(pr.shape, n_batch, per_class, lab, names):
-            checks.append(
-                _make_check(
-                    "min",
-                    name,
-                    item,
-                    t,
-                    float(pr[idx]),
-                    p,
-                    np.asarray(s.score)[idx],
-                    np.asarray(s.hdi)[idx],
-                    hp,
-                    s.exact,
-                    draws,
-                    "",
-                )
-            )
+        items = _items(pr.shape, n_batch, per_class, lab, names)
+        checks += _floor_checks(name, t, pr, s, items, p, hp, draws)
     if base is not None:
         base_ev = evaluate(base, metrics=comp, rng=root.spawn(1)[0], keep_draws=True, **kw)
         for name in comp:
@@ -781,23 +767,8 @@ def _gate_multilabel(
             below = np.rint(np.asarray(s.p_below) * draws)
             pr = (draws - below) / draws
         per_label = name in PER_LABEL_METRICS
-        for idx, item in _items(pr.shape, n_batch, per_label, lab, names, "label"):
-            checks.append(
-                _make_check(
-                    "min",
-                    name,
-                    item,
-                    t,
-                    float(pr[idx]),
-                    p,
-                    np.asarray(s.score)[idx],
-                    np.asarray(s.hdi)[idx],
-                    hp,
-                    s.exact,
-                    draws,
-                    "",
-                )
-            )
+        items = _items(pr.shape, n_batch, per_label, lab, names, "label")
+        checks += _floor_checks(name, t, pr, s, items, p, hp, draws)
     results = list(at.values())
     if base is not None:
         new_ev = evaluate_multilabel(c, metrics=comp, rng=root, keep_draws=True, **kw)
@@ -876,6 +847,36 @@ def _make_check(
         draws_to_settle=settle,
         model=model,
     )
+
+
+def _floor_checks(
+    name: str,
+    t: float,
+    pr: np.ndarray,
+    s: MetricSummary,
+    items: Any,
+    p: float,
+    hp: float,
+    draws: int,
+) -> list[Check]:
+    """One "min" check per (matrix, class or label) item: P(metric >= t) in ``pr``."""
+    return [
+        _make_check(
+            "min",
+            name,
+            item,
+            t,
+            float(pr[idx]),
+            p,
+            np.asarray(s.score)[idx],
+            np.asarray(s.hdi)[idx],
+            hp,
+            s.exact,
+            draws,
+            "",
+        )
+        for idx, item in items
+    ]
 
 
 def assert_gate(counts: ArrayLike, **kwargs: Any) -> GateResult:
