@@ -684,26 +684,9 @@ def gate(
             else:
                 diff, score, model = _difference_draws(ev[name], base_ev, name)
             pr = np.mean(diff >= -drop, axis=-1)
-            interval = sample_hdi(diff, hp)
-            score = np.broadcast_to(score, pr.shape)
-            n_b = diff.ndim - 1 - (name in PER_CLASS_METRICS)
-            for idx, item in _items(pr.shape, n_b, name in PER_CLASS_METRICS, lab, names):
-                checks.append(
-                    _make_check(
-                        "baseline",
-                        name,
-                        item,
-                        0.0 - drop,
-                        float(pr[idx]),
-                        p,
-                        score[idx],
-                        interval[idx],
-                        hp,
-                        False,
-                        draws,
-                        model,
-                    )
-                )
+            per_class = name in PER_CLASS_METRICS
+            items = _items(pr.shape, diff.ndim - 1 - per_class, per_class, lab, names)
+            checks += _baseline_checks(name, drop, pr, diff, score, items, p, hp, draws, model)
     e0 = next(iter(ev.values()))
     return GateResult(
         checks=tuple(checks),
@@ -779,27 +762,9 @@ def _gate_multilabel(
         for name in comp:
             diff, score, model = _difference_draws(new_ev, base_ev, name)
             pr = np.mean(diff >= -drop, axis=-1)
-            interval = sample_hdi(diff, hp)
-            score = np.broadcast_to(score, pr.shape)
             per_label = name in PER_LABEL_METRICS
-            n_b = diff.ndim - 1 - per_label
-            for idx, item in _items(pr.shape, n_b, per_label, lab, names, "label"):
-                checks.append(
-                    _make_check(
-                        "baseline",
-                        name,
-                        item,
-                        0.0 - drop,
-                        float(pr[idx]),
-                        p,
-                        score[idx],
-                        interval[idx],
-                        hp,
-                        False,
-                        draws,
-                        model,
-                    )
-                )
+            items = _items(pr.shape, diff.ndim - 1 - per_label, per_label, lab, names, "label")
+            checks += _baseline_checks(name, drop, pr, diff, score, items, p, hp, draws, model)
     return GateResult(
         checks=tuple(checks),
         prior=results[0].prior,
@@ -847,6 +812,40 @@ def _make_check(
         draws_to_settle=settle,
         model=model,
     )
+
+
+def _baseline_checks(
+    name: str,
+    drop: float,
+    pr: np.ndarray,
+    diff: np.ndarray,
+    score: Any,
+    items: Any,
+    p: float,
+    hp: float,
+    draws: int,
+    model: str,
+) -> list[Check]:
+    """One "baseline" check per item: P(new - base >= -drop) in ``pr``, draws ``diff``."""
+    interval = sample_hdi(diff, hp)
+    score = np.broadcast_to(score, pr.shape)
+    return [
+        _make_check(
+            "baseline",
+            name,
+            item,
+            0.0 - drop,
+            float(pr[idx]),
+            p,
+            score[idx],
+            interval[idx],
+            hp,
+            False,
+            draws,
+            model,
+        )
+        for idx, item in items
+    ]
 
 
 def _floor_checks(
