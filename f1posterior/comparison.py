@@ -58,7 +58,7 @@ from .metrics import PER_CLASS_METRICS, resolve_metric
 from .predictions import _codes
 from .predictions import _kind as _label_kind
 from .predictions import _label_array as _predictions_label_array
-from .priors import PriorArg
+from .priors import PriorArg, describe_prior, resolve_prior
 from .sampling import LOG_SPACE_BELOW, STREAM_BLOCK_VARIATES, _fill_block, _stream
 from .summary import MetricSummary, summarize_draws
 from .validation import (
@@ -403,67 +403,49 @@ def _sorted_labels(arr: np.ndarray) -> list[Any]:
         ) from None
 
 
-#: Marginal alpha of each named paired prior (spread over M^(k-1) joint cells).
-_PAIRED_ALPHA = {"uniform": 1.0, "jeffreys": 0.5}
-_PAIRED_BETA = {"uniform": 1.0, "jeffreys": 0.5}
+def _paired_prior(
+    alpha: Any, beta: Any, joint: np.ndarray, m: int, k: int
+) -> tuple[np.ndarray, np.ndarray, str]:
+    """Concentrations (M, M^k) and (M,) of the paired model, and their description.
 
-
-def _paired_prior(alpha: Any, beta: Any, m: int, k: int) -> tuple[np.ndarray, np.ndarray, str]:
-    """Concentrations (M, M^k) and (M,) of the paired model, and their description."""
+    A preset (or a marginal array of shape (M, M)) is resolved by
+    :func:`f1posterior.priors.resolve_prior` on the average of the k models'
+    marginal tables (they share their row sums, so the ``"adaptive"`` prior
+    is centred on the models' mean accuracy), giving one marginal prior
+    ``A`` (M, M) with row totals ``T``. The joint prior is the product form
+    ``T_u * prod_i A[u, v_i] / T_u``: summed over the other models' cells it
+    gives every model exactly the marginal prior ``A``. A number or an
+    (M, M^k) array is taken per joint cell, as given.
+    """
     cells = (m,) * (k + 1)
     if alpha is None:
-        alpha = "uniform"
-    if isinstance(alpha, str):
-        if alpha not in _PAIRED_ALPHA:
-            raise ValueError(
-                f"alpha must be None, 'uniform', 'jeffreys' or positive numbers; got {alpha!r}"
-            )
-        per_cell = _PAIRED_ALPHA[alpha] / m ** (k - 1)
-        a = np.full(cells, per_cell)
-        a_text = (
-            f"{per_cell:.4g} per joint cell (each model's marginal: alpha="
-            f"{_PAIRED_ALPHA[alpha]:g}, {alpha})"
-        )
-    else:
-        if isinstance(alpha, bool):
-            raise TypeError(f"alpha must be None, a preset name or positive numbers; got {alpha!r}")
-        try:
-            a = np.broadcast_to(np.asarray(alpha, dtype=np.float64), cells)
-        except (TypeError, ValueError):
-            raise ValueError(
-                f"alpha must be None, a preset name or positive numbers broadcasting to the "
-                f"joint cells {cells}; got {describe(alpha)}"
-            ) from None
-        if not (np.isfinite(a).all() and (a > 0).all()):
-            raise ValueError(f"alpha must be finite and > 0 everywhere; got minimum {a.min()!r}")
+        alpha = "adaptive"
+    margins = _marginal_tables(joint.reshape(m, m**k, 1), m, k)
+    mean_table = np.mean([t[0] for t in margins], axis=0)
+    joint_numeric = not isinstance(alpha, str) and np.ndim(alpha) != 2
+    if joint_numeric:
+        a, _ = resolve_prior(alpha, 1.0, np.empty(cells).reshape(m, m**k))
         a_text = f"{float(a.flat[0]):g} per joint cell" if np.ndim(alpha) == 0 else "array"
-    a = a.reshape(m, m**k)
-    if isinstance(beta, str):
-        if beta == "aligned":
-            b = a.sum(axis=-1)
-            b_text = "aligned (one Dirichlet over the joint cells)"
-        elif beta in _PAIRED_BETA:
-            b = np.full(m, _PAIRED_BETA[beta])
-            b_text = f"{_PAIRED_BETA[beta]:g} ({beta})"
-        else:
-            raise ValueError(
-                f"beta must be a positive number, an array of {m}, 'uniform', 'jeffreys' or "
-                f"'aligned'; got {beta!r}"
-            )
+        marg = a.sum(axis=-1)
     else:
-        if isinstance(beta, bool):
-            raise TypeError(f"beta must be a positive number, array or preset name; got {beta!r}")
-        try:
-            b = np.broadcast_to(np.asarray(beta, dtype=np.float64), (m,))
-        except (TypeError, ValueError):
-            raise ValueError(
-                f"beta must be a positive number, an array of {m}, 'uniform', 'jeffreys' or "
-                f"'aligned'; got {describe(beta)}"
-            ) from None
-        if not (np.isfinite(b).all() and (b > 0).all()):
-            raise ValueError(f"beta must be finite and > 0 everywhere; got minimum {b.min()!r}")
-        b_text = f"{float(b[0]):g}" if np.ndim(beta) == 0 else "array"
-    return a, b, f"paired alpha={a_text}, beta={b_text}"
+        am, _ = resolve_prior(alpha, 1.0, mean_table)
+        totals = am.sum(axis=-1, keepdims=True)  # (M, 1)
+        shape = am / totals
+        a = totals.copy()
+        for _ in range(k):
+            a = (a[..., None] * shape.reshape((m,) + (1,) * (a.ndim - 1) + (m,))).reshape(
+                m, -1
+            )
+        marg = totals[:, 0]
+    if isinstance(beta, str) and beta == "aligned":
+        b = marg
+    else:
+        _, b = resolve_prior(1.0, beta, mean_table)
+    if joint_numeric:
+        text = f"paired alpha={a_text}, beta={describe_prior(1.0, beta).split(', beta=')[1]}"
+    else:
+        text = f"paired model; each model's marginal prior: {describe_prior(alpha, beta)}"
+    return a.reshape(m, m**k), b, text
 
 
 # ------------------------------------------------------------------------- sampling
@@ -681,8 +663,8 @@ def compare(
     rope: float = 0.0,
     prob: float = 0.95,
     draws: int = 50_000,
-    alpha: PriorArg = 1.0,
-    beta: PriorArg = 1.0,
+    alpha: PriorArg = "adaptive",
+    beta: PriorArg = "adaptive",
     hdi_prob: float = 0.95,
     rng: Any = None,
 ) -> Comparison:
@@ -764,8 +746,8 @@ def compare_predictions(
     rope: float = 0.0,
     prob: float = 0.95,
     draws: int = 50_000,
-    alpha: Any = None,
-    beta: Any = 1.0,
+    alpha: Any = "adaptive",
+    beta: Any = "adaptive",
     labels: Sequence[Any] | None = None,
     hdi_prob: float = 0.95,
     rng: Any = None,
@@ -838,9 +820,9 @@ def _compare_predictions(
     hp = check_prob(hdi_prob, "hdi_prob")
     codes_t, codes, classes = _encode(y_true, [("pred_a", pred_a), ("pred_b", pred_b)], labels)
     m = len(classes)
-    a, b, prior = _paired_prior(alpha, beta, m, 2)
     root = check_rng(rng)
     joint = _joint_counts(codes_t, codes, m)
+    a, b, prior = _paired_prior(alpha, beta, joint, m, 2)
     v = paired_metric_draws(joint, a, b, 2, fn, n, root)
     tables = _marginal_tables(joint.reshape(m, m * m, 1), m, 2)
     return _comparison(
@@ -876,8 +858,8 @@ def rank_classifiers(
     metric: MetricSpec = "macro_f1",
     names: Sequence[str] | None = None,
     draws: int = 50_000,
-    alpha: PriorArg = 1.0,
-    beta: PriorArg = 1.0,
+    alpha: PriorArg = "adaptive",
+    beta: PriorArg = "adaptive",
     hdi_prob: float = 0.95,
     rng: Any = None,
 ) -> Ranking:
@@ -939,8 +921,8 @@ def rank_predictions(
     *,
     metric: MetricSpec = "macro_f1",
     draws: int = 50_000,
-    alpha: Any = None,
-    beta: Any = 1.0,
+    alpha: Any = "adaptive",
+    beta: Any = "adaptive",
     labels: Sequence[Any] | None = None,
     hdi_prob: float = 0.95,
     rng: Any = None,
@@ -1002,9 +984,9 @@ def rank_predictions(
             f"{m}^{k + 1} = {m ** (k + 1):,} joint cells, more than {MAX_PAIRED_CELLS:,}; "
             f"rank fewer classifiers at once or use rank_classifiers on their confusion matrices"
         )
-    a, b, prior = _paired_prior(alpha, beta, m, k)
     root = check_rng(rng)
     joint = _joint_counts(codes_t, codes, m)
+    a, b, prior = _paired_prior(alpha, beta, joint, m, k)
     v = paired_metric_draws(joint, a, b, k, fn, n, root)
     tables = _marginal_tables(joint.reshape(m, m**k, 1), m, k)
     scores = np.array([_metric_values(fn, t[0]) for t in tables])

@@ -9,6 +9,7 @@ in groups on ``workers`` threads so that the working arrays stay within
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -76,6 +77,32 @@ class Evaluation(Mapping[str, MetricSummary]):
     batch_shape: tuple[int, ...] = ()
     labels: list[str] | None = field(default=None)
     metric_draws: dict[str, np.ndarray] | None = field(default=None, repr=False)
+
+    def prior_warning(self) -> str | None:
+        """One line naming the metrics whose posterior the prior dominates, or None.
+
+        See :attr:`MetricSummary.prior_dominated`.
+        """
+        hits = []
+        for name, s in self.summaries.items():
+            flags = np.asarray(s.prior_dominated if s.prior_dominated is not None else False)
+            if not flags.any():
+                continue
+            if flags.ndim and self.labels is not None and flags.shape[-1] == len(self.labels):
+                where = np.nonzero(flags.reshape(-1, flags.shape[-1]).any(axis=0))[0]
+                hits.append(f"{name} [{', '.join(self.labels[i] for i in where)}]")
+            elif flags.ndim:
+                hits.append(f"{name} ({int(flags.sum())} of {flags.size})")
+            else:
+                hits.append(name)
+        if not hits:
+            return None
+        return (
+            f"warning: the prior dominates {'; '.join(hits)}: it moves the posterior mean by "
+            "more than half a posterior standard deviation from a vanishing prior's (or no "
+            "document informs the metric); report the prior with these numbers, compare "
+            "priors with --prior-sensitivity, or evaluate on more documents"
+        )
 
     def __getitem__(self, key: str) -> MetricSummary:
         return self.summaries[key]
@@ -152,8 +179,8 @@ def evaluate(
     *,
     metrics: MetricSpec | Sequence[MetricSpec] = ("micro_f1", "macro_f1"),
     draws: int = 50_000,
-    alpha: PriorArg = 1.0,
-    beta: PriorArg = 1.0,
+    alpha: PriorArg = "adaptive",
+    beta: PriorArg = "adaptive",
     ref: float | None = None,
     hdi_prob: float = 0.95,
     rng: Any = None,
@@ -164,6 +191,7 @@ def evaluate(
     max_memory: int | None = None,
     index_offset: int = 0,
     progress: Callable[[int, int], None] | None = None,
+    prior_check: bool = True,
 ) -> Evaluation:
     """Posterior summaries of F-scores and other metrics of confusion matrices.
 
@@ -212,6 +240,11 @@ def evaluate(
     progress : callable, optional
         Called as ``progress(done, total)`` (matrices) from the calling thread
         as groups of matrices finish.
+    prior_check : bool, default True
+        Also evaluate under a vanishing prior (the prior used scaled down a
+        thousandfold; ``min(draws, 2000)`` draws) and fill every summary's
+        ``prior_shift`` and ``prior_dominated``. Pass False in large batch
+        runs to save that cost.
 
     Returns
     -------
@@ -230,7 +263,7 @@ def evaluate(
     (0.84, (2,))
     """
     c = check_counts(counts)
-    resolved = _check_metrics(metrics)
+    resolved = resolved_all = _check_metrics(metrics)
     n_draws = check_draws(draws)
     prob = check_prob(hdi_prob, "hdi_prob")
     r = check_ref(ref)
@@ -239,11 +272,13 @@ def evaluate(
     n_workers = check_workers(workers)
     budget = check_max_memory(max_memory)
     offset = check_index_offset(index_offset)
+    if not isinstance(prior_check, bool):
+        raise TypeError(f"prior_check must be True or False; got {describe(prior_check)}")
     if progress is not None and not callable(progress):
         raise TypeError(
             f"progress must be a callable(done, total) or None; got {describe(progress)}"
         )
-    a, b = resolve_prior(alpha, beta, c.shape)
+    a, b = resolve_prior(alpha, beta, c)
     conc = concentrations(c, a, b)
     batch, m = conc.shape[:-2], conc.shape[-1]
     flat_conc = conc.reshape((-1, m + 1, m))
@@ -277,6 +312,10 @@ def evaluate(
             progress=progress,
         )
     summaries = {n: exact[n] if n in exact else _join(parts[n], batch) for n in requested}
+    if prior_check:
+        summaries = _check_prior_dominance(
+            summaries, dict(resolved_all), c, a, b, n_draws, root, dt, n_workers, budget, offset
+        )
     return Evaluation(
         summaries=summaries,
         prior=describe_prior(alpha, beta),
@@ -292,6 +331,70 @@ def evaluate(
             else None
         ),
     )
+
+
+#: Draws of the vanishing-prior run behind ``prior_dominated``; the shift it measures is
+#: in posterior standard deviations, so a few thousand draws resolve 1/2 SD easily.
+PRIOR_CHECK_DRAWS = 2000
+#: The vanishing prior: the prior used, times this.
+VANISHING_FACTOR = 1e-3
+#: Per-class metrics and the count margins that inform them (rows = true class).
+_INFORMED_BY = {"recall": ("row",), "precision": ("col",), "f1": ("row", "col")}
+
+
+def _check_prior_dominance(
+    summaries: dict[str, MetricSummary],
+    fns: dict[str, Callable[[np.ndarray], Any]],
+    counts: np.ndarray,
+    alpha: np.ndarray,
+    beta: np.ndarray,
+    draws: int,
+    root: np.random.SeedSequence,
+    dtype: np.dtype,
+    workers: int,
+    budget: int,
+    offset: int,
+) -> dict[str, MetricSummary]:
+    """Fill ``prior_shift`` and ``prior_dominated`` against a vanishing prior."""
+    from .metrics import METRICS
+
+    # A stream of its own: the engine keys streams by (matrix, block) under root's
+    # spawn key; one more word keeps these apart without consuming the caller's seed.
+    check_root = np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, 2**32 - 1))
+    batch = np.broadcast_shapes(counts.shape, alpha.shape)[:-2]
+    c = np.broadcast_to(counts, (*batch, *counts.shape[-2:]))
+    ref = evaluate(
+        c,
+        metrics=[fns[n] if fns[n] is not METRICS.get(n) else n for n in summaries],
+        draws=min(draws, PRIOR_CHECK_DRAWS),
+        alpha=alpha * VANISHING_FACTOR,
+        beta=beta * VANISHING_FACTOR,
+        rng=check_root,
+        dtype=dtype,
+        workers=workers,
+        max_memory=budget,
+        index_offset=offset,
+        prior_check=False,
+    )
+    rows, cols = c.sum(axis=-1), c.sum(axis=-2)
+    out = {}
+    for (name, s), s0 in zip(summaries.items(), ref.values(), strict=True):
+        sd = np.maximum(np.asarray(s.std, dtype=float), np.finfo(float).tiny)
+        shift = np.abs(np.asarray(s.mean) - np.asarray(s0.mean)) / sd
+        noise = np.hypot(np.asarray(s.mc_error), np.asarray(s0.mc_error)) / sd
+        flag = shift - 3 * noise > 0.5
+        margins = _INFORMED_BY.get(name) if fns[name] is METRICS.get(name) else None
+        if margins is not None:
+            uninformed = np.ones(rows.shape, dtype=bool)
+            for margin in margins:
+                uninformed &= (rows if margin == "row" else cols) == 0
+            flag = flag | uninformed
+        out[name] = dataclasses.replace(
+            s,
+            prior_shift=float(shift) if shift.ndim == 0 else shift,
+            prior_dominated=bool(flag) if flag.ndim == 0 else flag,
+        )
+    return out
 
 
 def _exact_summaries(

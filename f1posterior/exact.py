@@ -317,7 +317,7 @@ def posterior_from_concentration(conc: np.ndarray, metric: str) -> BetaPosterior
 def _check_exact(counts: Any, metric: Any, alpha: Any, beta: Any) -> tuple[np.ndarray, np.ndarray]:
     c = check_counts(counts)
     check_choice(metric, "metric", EXACT_METRICS)
-    a, b = resolve_prior(alpha, beta, c.shape)
+    a, b = resolve_prior(alpha, beta, c)
     if not is_aligned(a, b):
         raise ValueError(
             "alpha and beta must form an aligned prior (beta_j = sum_k alpha_jk, e.g. "

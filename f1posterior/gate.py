@@ -518,8 +518,8 @@ def gate(
     max_drop: float = 0.0,
     prob: float = 0.95,
     draws: int = 50_000,
-    alpha: PriorArg = 1.0,
-    beta: PriorArg = 1.0,
+    alpha: PriorArg = "adaptive",
+    beta: PriorArg = "adaptive",
     rng: Any = DEFAULT_SEED,
     hdi_prob: float = 0.95,
     labels: Sequence[Any] | None = None,
@@ -646,7 +646,7 @@ def gate(
     kw: dict[str, Any] = dict(draws=draws, alpha=alpha, beta=beta, hdi_prob=hp, labels=labels)
     from . import exact
 
-    a, b = resolve_prior(alpha, beta, c.shape)
+    a, b = resolve_prior(alpha, beta, c)
     m = c.shape[-1]
     closed = exact.is_aligned(a, b) and exact.scipy_available()
     min_names = list(dict.fromkeys(n for n, _ in mins))
@@ -738,7 +738,7 @@ def _gate_multilabel(
         t: evaluate_multilabel(c, metrics=ns, ref=t, rng=root, **kw)
         for t, ns in by_threshold.items()
     }
-    a, _ = resolve_prior(alpha, beta, c.shape)
+    a, _ = resolve_prior(alpha, beta, c)
     n_batch = c.ndim - 3
     lab = None if labels is None else [str(x) for x in labels]
     checks: list[Check] = []

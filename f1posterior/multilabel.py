@@ -305,8 +305,8 @@ def evaluate_multilabel(
     metrics: str | Sequence[str] = ("micro_f1", "macro_f1"),
     f_beta: float = 1.0,
     draws: int = 50_000,
-    alpha: PriorArg = 1.0,
-    beta: PriorArg = 1.0,
+    alpha: PriorArg = "adaptive",
+    beta: PriorArg = "adaptive",
     ref: float | None = None,
     hdi_prob: float = 0.95,
     rng: Any = None,
@@ -393,7 +393,7 @@ def evaluate_multilabel(
     root = check_rng(rng)
     batch, n_labels = c.shape[:-3], c.shape[-3]
     label_names = _check_label_names(labels, n_labels)
-    a, b = resolve_prior(alpha, beta, c.shape)
+    a, b = resolve_prior(alpha, beta, c)
     conc = concentrations(c, a, b).reshape((-1, 3, 2))  # flat (batch * L, M + 1, M)
     n_flat = len(conc)
     n_sets = n_flat // n_labels

@@ -40,7 +40,10 @@ from .priors import PRIOR_PRESETS, describe_prior, prior_preset
 from .summary import MetricSummary
 from .validation import check_counts, check_draws, check_prob, check_rng, describe
 
-__all__ = ["prior_sensitivity", "PriorSensitivity", "DEFAULT_THRESHOLD"]
+__all__ = ["prior_sensitivity", "PriorSensitivity", "DEFAULT_THRESHOLD", "DEFAULT_PRIORS"]
+
+#: The default prior first (the reference), then every other preset.
+DEFAULT_PRIORS: tuple[str, ...] = ("adaptive", "paper", "jeffreys", "perks", "aligned")
 
 #: Default fraction of the reference HDI width beyond which a result is flagged.
 DEFAULT_THRESHOLD = 0.1
@@ -201,7 +204,7 @@ def prior_sensitivity(
     counts: ArrayLike,
     *,
     metric: str = "macro_f1",
-    priors: Sequence[str] | Mapping[str, tuple[Any, Any]] = ("uniform", "jeffreys", "aligned"),
+    priors: Sequence[str] | Mapping[str, tuple[Any, Any]] = DEFAULT_PRIORS,
     draws: int = 50_000,
     hdi_prob: float = 0.95,
     threshold: float = DEFAULT_THRESHOLD,
@@ -216,8 +219,9 @@ def prior_sensitivity(
     metric : str or callable, default "macro_f1"
         Any metric :func:`f1posterior.evaluate` accepts (one).
     priors : sequence of preset names or mapping of name to (alpha, beta)
-        The priors to compare, the reference first; default the presets
-        ``("uniform", "jeffreys", "aligned")``.
+        The priors to compare, the reference first (put the prior you report
+        first); default :data:`DEFAULT_PRIORS`, the default prior followed by
+        every other preset (``"uniform"`` is left out: it is ``"paper"``).
     draws : int, default 50_000
         Posterior draws per prior.
     hdi_prob : float, default 0.95
@@ -237,10 +241,10 @@ def prior_sensitivity(
     Examples
     --------
     >>> res = prior_sensitivity([[6, 1, 0], [0, 8, 1], [1, 0, 3]], draws=20_000, rng=0)
-    >>> round(float(res.summaries["uniform"].score), 2), bool(res.sensitive)
+    >>> round(float(res.summaries["paper"].score), 2), bool(res.sensitive)
     (0.83, True)
-    >>> round(res.summaries["uniform"].mean, 2)
-    0.66
+    >>> round(res.summaries["paper"].mean, 2), round(res.summaries["adaptive"].mean, 2)
+    (0.66, 0.82)
     """
     c = check_counts(counts)
     name, _ = resolve_metric(metric, "metric")

@@ -148,6 +148,14 @@ class MetricSummary:
         Number of posterior draws (0 for an exact summary).
     exact : bool
         True when computed from a closed form rather than from draws.
+    prior_shift : float, ndarray or None
+        How far the prior moves the posterior mean: ``|mean - mean0| / std``,
+        with ``mean0`` the posterior mean under a vanishing prior (the prior
+        used, scaled down a thousandfold). None when not checked.
+    prior_dominated : bool, ndarray or None
+        True where the prior dominates: ``prior_shift`` exceeds 1/2 by more
+        than three Monte Carlo standard errors, or no document informs the
+        metric at all (a per-class metric whose denominator counts are zero).
     """
 
     score: Value
@@ -163,6 +171,8 @@ class MetricSummary:
     ref: float | None = None
     draws: int = 0
     exact: bool = field(default=False)
+    prior_shift: Value = None
+    prior_dominated: Value = None
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-Python (JSON-ready) dictionary of the fields."""

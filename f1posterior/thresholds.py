@@ -843,7 +843,7 @@ def evaluate_threshold(
     post_root = np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, 1))
     from .priors import resolve_prior
 
-    a_arr, b_arr = resolve_prior(alpha_p, beta_p, table.shape)
+    a_arr, b_arr = resolve_prior(alpha_p, beta_p, table.astype(np.float64))
     conc = concentrations(table.astype(np.float64), a_arr, b_arr).reshape(n_lab, 3, 2)
     per_label = np.empty((n_lab, n_draws))
     pooled = np.zeros((n_draws, 2, 2))

@@ -5,9 +5,17 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..priors import PRIOR_PRESETS, prior_preset
+import sys
 
-__all__ = ["DEFAULT_SEED", "add_sampling_arguments", "prior_from_args", "probability"]
+from ..priors import DEFAULT_PRIOR, PRIOR_HELP, PRIOR_PRESETS, prior_preset
+
+__all__ = [
+    "DEFAULT_SEED",
+    "add_sampling_arguments",
+    "prior_from_args",
+    "probability",
+    "warn_prior",
+]
 
 #: Default seed of the command line: runs are deterministic unless --seed says otherwise.
 DEFAULT_SEED = 20150927
@@ -57,9 +65,9 @@ def add_sampling_arguments(p: argparse.ArgumentParser, draws: int = 50_000) -> N
     p.add_argument(
         "--prior",
         choices=list(PRIOR_PRESETS),
-        default="uniform",
-        help="prior preset: uniform (alpha=beta=1, the paper's), jeffreys (0.5), "
-        "aligned (alpha=1, beta=row sums: one Dirichlet over cells)",
+        default=DEFAULT_PRIOR,
+        help="prior preset (default %(default)s). "
+        + "; ".join(f"{name}: {text}" for name, text in PRIOR_HELP.items()),
     )
     p.add_argument(
         "--hdi-prob", type=probability, default=0.95, help="HDI probability (default 0.95)"
@@ -70,3 +78,10 @@ def prior_from_args(args: Any) -> dict[str, Any]:
     """Keyword arguments ``alpha``/``beta`` for the chosen preset."""
     alpha, beta = prior_preset(args.prior)
     return {"alpha": alpha, "beta": beta}
+
+
+def warn_prior(result: Any) -> None:
+    """Print the result's prior-dominance warning, if any, as one line on stderr."""
+    line = result.prior_warning() if hasattr(result, "prior_warning") else None
+    if line:
+        print(f"f1posterior: {line}", file=sys.stderr)
