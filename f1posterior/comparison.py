@@ -414,18 +414,19 @@ def _paired_prior(
     is centred on the models' mean accuracy), giving one marginal prior
     ``A`` (M, M) with row totals ``T``. The joint prior is the product form
     ``T_u * prod_i A[u, v_i] / T_u``: summed over the other models' cells it
-    gives every model exactly the marginal prior ``A``. A number or an
-    (M, M^k) array is taken per joint cell, as given.
+    gives every model exactly the marginal prior ``A``. Numbers and (M, M)
+    arrays are marginal priors too; only an (M, M^k) array is taken per joint
+    cell, as given.
     """
     cells = (m,) * (k + 1)
     if alpha is None:
         alpha = "adaptive"
     margins = _marginal_tables(joint.reshape(m, m**k, 1), m, k)
     mean_table = np.mean([t[0] for t in margins], axis=0)
-    joint_numeric = not isinstance(alpha, str) and np.ndim(alpha) != 2
+    joint_numeric = not isinstance(alpha, str) and np.shape(alpha) == (m, m**k)
     if joint_numeric:
         a, _ = resolve_prior(alpha, 1.0, np.empty(cells).reshape(m, m**k))
-        a_text = f"{float(a.flat[0]):g} per joint cell" if np.ndim(alpha) == 0 else "array"
+        a_text = "array per joint cell"
         marg = a.sum(axis=-1)
     else:
         am, _ = resolve_prior(alpha, 1.0, mean_table)

@@ -51,7 +51,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .metrics import _fbeta
-from .priors import prior_preset
+from .priors import PRIOR_PRESETS, prior_preset
 from .sampling import concentrations, iter_cell_chunks
 from .summary import MetricSummary, summarize_draws
 from .validation import (
@@ -744,8 +744,8 @@ def _check_prior(prior: Any) -> tuple[Any, Any]:
     if isinstance(prior, tuple) and len(prior) == 2:
         return prior
     raise ValueError(
-        f'prior must be a preset name ("uniform", "jeffreys", "aligned") or an (alpha, beta) '
-        f"tuple; got {describe(prior)}"
+        f"prior must be a preset name ({', '.join(map(repr, PRIOR_PRESETS))}) or an "
+        f"(alpha, beta) tuple; got {describe(prior)}"
     )
 
 
@@ -757,7 +757,7 @@ def evaluate_threshold(
     beta: float = 1.0,
     strategy: Strategy = "per_label",
     draws: int = 20_000,
-    prior: Any = "uniform",
+    prior: Any = "adaptive",
     hdi_prob: float = 0.95,
     rng: Any = None,
 ) -> ThresholdEvaluation:
@@ -785,7 +785,7 @@ def evaluate_threshold(
         ``"per_label"`` and micro-F-beta for ``"shared"``.
     draws : int, default 20_000
         Posterior draws. Memory holds ``L * draws`` per-label values.
-    prior : str or (alpha, beta), default "uniform"
+    prior : str or (alpha, beta), default "adaptive"
         Dirichlet prior of the core model (:func:`f1posterior.prior_preset`).
     hdi_prob : float, default 0.95
     rng : None, int, SeedSequence or Generator

@@ -1,0 +1,239 @@
+"""The one prior resolver: presets everywhere, the adaptive default, bad input, dominance flag."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import f1posterior as fp
+from f1posterior import PRIOR_PRESETS, evaluate, prior_preset, sample_posterior
+from f1posterior.priors import DEFAULT_PRIOR, PRIOR_HELP, adaptive_alpha, resolve_prior
+
+PRESETS = list(PRIOR_PRESETS)
+TABLE = np.array([[30, 3, 1], [4, 20, 2], [1, 2, 12]])
+
+
+# --------------------------------------------------------------- the adaptive prior itself
+
+
+def test_adaptive_alpha_by_hand():
+    # pooled accuracy r = (62 + 0.5) / (75 + 1); r >= 1/2: Beta(r / (2 (1 - r)), 1/2)
+    r = 62.5 / 76
+    a = adaptive_alpha(TABLE)
+    assert a[0, 0] == pytest.approx(0.5 * r / (1 - r))  # 2.31, under every row's cap
+    assert a[0, 1] == pytest.approx(0.25) and a[2, 0] == pytest.approx(0.25)  # 0.5 / (M - 1)
+    np.testing.assert_allclose(a.sum(axis=-1), 0.5 * r / (1 - r) + 0.5)
+
+
+def test_adaptive_alpha_low_accuracy_and_caps():
+    weak = np.array([[2, 8], [7, 3]])  # r = 5.5 / 21 < 1/2: Beta(1/2, (1 - r) / (2 r))
+    r = 5.5 / 21
+    a = adaptive_alpha(weak)
+    assert a[0, 0] == 0.5 and a[0, 1] == pytest.approx(0.5 * (1 - r) / r)
+    # caps: each parameter at most max(1/2, n_j / 2); an empty row gets Beta(1/2, 1/2)
+    strong = np.array([[500, 0, 0], [0, 4, 0], [0, 0, 0]])
+    a = adaptive_alpha(strong)
+    assert 0.5 * (504.5 / 505) / (0.5 / 505) > 250  # the centred value, 504.5 ...
+    assert a[0, 0] == 250.0  # ... capped at n_0 / 2
+    assert a[1, 1] == 2.0 and a[2, 2] == 0.5  # capped at n_1 / 2 and at 1/2
+    assert a[2, 0] + a[2, 1] == pytest.approx(0.5)
+
+
+def test_adaptive_alpha_is_permutation_equivariant_and_batched():
+    perm = [2, 0, 1]
+    a = adaptive_alpha(TABLE)
+    np.testing.assert_allclose(adaptive_alpha(TABLE[np.ix_(perm, perm)]), a[np.ix_(perm, perm)])
+    stack = np.stack([TABLE, TABLE.T, 3 * TABLE])
+    np.testing.assert_allclose(adaptive_alpha(stack)[1], adaptive_alpha(TABLE.T))
+
+
+def test_default_prior_is_adaptive_and_equals_its_arrays():
+    """The preset goes through the resolver: same draws as passing the arrays themselves."""
+    assert DEFAULT_PRIOR == "adaptive"
+    a, b = adaptive_alpha(TABLE), np.full(3, 1 / 3)
+    r1 = evaluate(TABLE, metrics=("macro_f1", "recall"), draws=2000, rng=5, prior_check=False)
+    r2 = evaluate(
+        TABLE, metrics=("macro_f1", "recall"), draws=2000, rng=5, alpha=a, beta=b,
+        prior_check=False,
+    )
+    for name in r1:
+        np.testing.assert_array_equal(r1[name].hdi, r2[name].hdi)
+    np.testing.assert_array_equal(
+        sample_posterior(TABLE, draws=50, rng=3), sample_posterior(TABLE, draws=50, rng=3, alpha=a, beta=b)
+    )
+
+
+def test_recall_posterior_is_the_exact_beta_under_the_adaptive_prior():
+    """recall_j ~ Beta(alpha_jj + c_jj, sum_{k != j} (alpha_jk + c_jk)) under any prior."""
+    stats = pytest.importorskip("scipy.stats")
+    a = adaptive_alpha(TABLE) + TABLE
+    res = evaluate(TABLE, metrics="recall", draws=20_000, rng=11, keep_draws=True, prior_check=False)
+    draws = res.metric_draws["recall"]
+    for j in range(3):
+        dist = stats.beta(a[j, j], a[j].sum() - a[j, j])
+        assert stats.kstest(draws[j], dist.cdf).pvalue > 1e-3
+    # negative control: the paper's prior gives another law, and the test sees it
+    paper = evaluate(TABLE, metrics="recall", draws=20_000, rng=11, keep_draws=True,
+                     alpha="paper", beta="paper", prior_check=False)
+    dist = stats.beta(a[2, 2], a[2].sum() - a[2, 2])
+    assert stats.kstest(paper.metric_draws["recall"][2], dist.cdf).pvalue < 1e-6
+
+
+# ------------------------------------------------------ every entry point, every preset
+
+
+@pytest.mark.parametrize("name", PRESETS)
+def test_every_preset_in_evaluate_sample_and_multilabel(name):
+    alpha, beta = prior_preset(name)
+    res = evaluate(TABLE, metrics=("micro_f1",), draws=500, rng=0, alpha=alpha, beta=beta)
+    assert 0 < res["micro_f1"].mean < 1
+    assert sample_posterior(TABLE, draws=5, rng=0, alpha=alpha, beta=beta).shape == (5, 3, 3)
+    tables = np.array([[[50, 5], [4, 41]], [[80, 2], [9, 9]]])  # (L, 2, 2) [[tn, fp], [fn, tp]]
+    ml = fp.evaluate_multilabel(tables, metrics=("macro_f1",), draws=500, rng=0, alpha=alpha, beta=beta)
+    assert 0 < ml["macro_f1"].mean < 1
+
+
+@pytest.mark.parametrize("name", PRESETS)
+def test_every_preset_in_gate_compare_rank_sensitivity_thresholds(name):
+    alpha, beta = prior_preset(name)
+    g = fp.gate(TABLE, minimums={"micro_f1": 0.5}, draws=2000, alpha=alpha, beta=beta)
+    assert g.passed
+    other = TABLE + np.eye(3, dtype=int) * 5
+    c = fp.compare(TABLE, other, metric="accuracy", draws=2000, rng=1, alpha=alpha, beta=beta)
+    assert 0 <= c.p_a_better <= 1
+    r = fp.rank_classifiers(np.stack([TABLE, other]), draws=1000, rng=1, alpha=alpha, beta=beta)
+    assert len(r.names) == 2
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 3, 120)
+    pa = np.where(rng.random(120) < 0.8, y, rng.integers(0, 3, 120))
+    pb = np.where(rng.random(120) < 0.6, y, rng.integers(0, 3, 120))
+    cp = fp.compare_predictions(y, pa, pb, metric="accuracy", draws=2000, rng=1, alpha=alpha, beta=beta)
+    assert cp.p_a_better > 0.5
+    rp = fp.rank_predictions(y, [pa, pb, y], draws=1000, rng=1, alpha=alpha, beta=beta)
+    assert len(rp.names) == 3
+    s = fp.prior_sensitivity(TABLE, metric="micro_f1", priors=[name, "jeffreys" if name != "jeffreys" else "paper"], draws=1000, rng=0)
+    assert s.reference == name
+    scores = rng.random(200)
+    yt = (rng.random(200) < scores).astype(int)
+    th = fp.thresholds.evaluate_threshold(scores, yt, folds=3, draws=1000, prior=name, rng=0)
+    assert 0 < th.held_out.mean < 1 and tuple(th.prior) == prior_preset(name)
+
+
+def test_paired_marginal_prior_is_the_resolved_prior_for_every_preset():
+    """Summed over the other model's cells, the joint prior is the core's prior of the mean table."""
+    from f1posterior.comparison import _joint_counts, _marginal_tables, _paired_prior
+
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 4, 300)
+    preds = np.array([np.where(rng.random(300) < q, y, rng.integers(0, 4, 300)) for q in (0.9, 0.5, 0.7)])
+    for k in (2, 3):
+        joint = _joint_counts(y, preds[:k], 4)
+        mean_table = np.mean([t[0] for t in _marginal_tables(joint.reshape(4, -1, 1), 4, k)], axis=0)
+        for name in PRESETS:
+            a, b, _ = _paired_prior(*prior_preset(name), joint, 4, k)
+            ref_a, ref_b = resolve_prior(*prior_preset(name), mean_table)
+            for t in _marginal_tables(a.reshape(4, -1, 1), 4, k):
+                np.testing.assert_allclose(t[0], ref_a)
+            np.testing.assert_allclose(b, ref_b)
+
+
+def test_sensitivity_default_includes_every_preset_and_the_prior_used_first():
+    res = fp.prior_sensitivity(TABLE, metric="micro_f1", draws=1000, rng=0)
+    assert res.priors[0] == DEFAULT_PRIOR
+    assert set(res.priors) | {"uniform"} == set(PRESETS)
+
+
+# ------------------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"alpha": -1.0}, ValueError, r"alpha must be finite, > 0 and at most 1e300 everywhere; got minimum -1.0"),
+        ({"alpha": float("nan")}, ValueError, r"alpha must be finite, > 0 and at most 1e300"),
+        ({"beta": 1e308}, ValueError, r"beta must be finite, > 0 and at most 1e300 everywhere; got minimum 1e\+308"),
+        ({"alpha": 1 + 2j}, TypeError, r"alpha must be a positive real number, an array of them or a preset name; got"),
+        ({"alpha": np.array([1 + 0j])}, TypeError, r"alpha must be a positive real number"),
+        ({"alpha": True}, TypeError, r"alpha must be a positive real number.*True"),
+        ({"beta": np.True_}, TypeError, r"beta must be a positive real number.*True"),
+        ({"alpha": "flat"}, ValueError, r"alpha must be a positive number, an array or one of 'adaptive', 'paper', 'uniform', 'jeffreys', 'perks'; got 'flat'"),
+        ({"beta": "Paper"}, ValueError, r"beta must be a positive number, an array or one of .*'aligned'; got 'Paper'"),
+        ({"alpha": "aligned"}, ValueError, r"alpha must be .* got 'aligned'"),
+        ({"beta": np.ones((3, 3))}, ValueError, r"beta must broadcast to shape \(3,\) \(it may not add batch axes\); got shape \(3, 3\)"),
+        ({"alpha": np.ones((2, 3, 3))}, ValueError, r"alpha must broadcast to shape \(3, 3\)"),
+        ({"alpha": "1.0"}, ValueError, r"alpha must be .* got '1.0'"),
+        ({"alpha": [1, "a", 2]}, TypeError, r"alpha must be a positive real number"),
+    ],
+)
+def test_bad_priors_are_named_errors(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        evaluate(TABLE, draws=10, rng=0, **kwargs)
+
+
+def test_bad_preset_name_and_prior_check():
+    with pytest.raises(ValueError, match=r"prior must be one of 'adaptive', .*; got 'default'"):
+        prior_preset("default")
+    with pytest.raises(TypeError, match=r"prior_check must be True or False; got 'no'"):
+        evaluate(TABLE, draws=10, prior_check="no")
+    with pytest.raises(ValueError, match=r"alpha='adaptive' needs the counts"):
+        resolve_prior("adaptive", 1.0, (3, 3))
+
+
+# ------------------------------------------------------------------ prior dominance
+
+
+def test_prior_dominance_flag_is_the_documented_shift():
+    """prior_shift = |mean - mean under the prior / 1000| / std, recomputed independently."""
+    counts = np.array([[6, 1, 0, 0], [1, 5, 1, 0], [0, 1, 4, 1], [0, 0, 1, 7]])
+    res = evaluate(counts, metrics=("micro_f1", "recall"), draws=20_000, rng=2, alpha="paper", beta="paper")
+    ref = evaluate(counts, metrics=("micro_f1", "recall"), draws=20_000, rng=99, alpha=1e-3, beta=1e-3,
+                   prior_check=False)
+    for name in ("micro_f1", "recall"):
+        s = res[name]
+        expect = np.abs(np.asarray(s.mean) - np.asarray(ref[name].mean)) / np.asarray(s.std)
+        # two independent Monte Carlo estimates of the same shift: 2,000 and 20,000 draws
+        tol = 4 * math.sqrt(1 / 2000 + 2 / 20_000)
+        np.testing.assert_allclose(s.prior_shift, expect, atol=tol)
+    # the paper's prior (4 pseudo-documents a row) moves micro-F1 by well over half an SD here
+    assert res["micro_f1"].prior_shift > 1 and res["micro_f1"].prior_dominated
+    assert "micro_f1" in res.prior_warning()
+
+
+def test_prior_dominance_negative_control_and_empty_class():
+    big = np.array([[900, 60, 40], [50, 800, 150], [30, 70, 1900]])
+    res = evaluate(big, metrics=("micro_f1", "macro_f1", "f1"), draws=20_000, rng=1)
+    assert not res["micro_f1"].prior_dominated and not np.any(res["f1"].prior_dominated)
+    assert res.prior_warning() is None
+    empty = np.array([[10, 2, 0], [1, 8, 0], [0, 0, 0]])
+    res = evaluate(empty, metrics=("recall", "precision", "f1"), draws=5000, rng=1, labels=list("abc"))
+    for name in ("recall", "precision", "f1"):
+        np.testing.assert_array_equal(res[name].prior_dominated, [False, False, True])
+    assert "recall [c]" in res.prior_warning()
+
+
+def test_cli_prints_one_warning_line_and_the_paper_table(tmp_path):
+    path = tmp_path / "small.json"
+    path.write_text("[[6, 1, 0, 0], [1, 5, 1, 0], [0, 1, 4, 1], [0, 0, 1, 7]]")
+    run = subprocess.run(
+        [sys.executable, "-m", "f1posterior", "summarize", str(path), "--prior", "paper", "--draws", "5000"],
+        capture_output=True, text=True,
+    )
+    assert run.returncode == 0
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("f1posterior: warning: the prior dominates micro_f1")
+    example = subprocess.run(
+        [sys.executable, "-m", "f1posterior", "summarize", "--draws", "20000"], capture_output=True, text=True
+    )
+    assert example.returncode == 0
+    assert "Table 1, reproduced under the paper's prior" in example.stdout
+    assert "default prior" in example.stdout
+    helptext = subprocess.run(
+        [sys.executable, "-m", "f1posterior", "summarize", "--help"], capture_output=True, text=True
+    ).stdout
+    flat = " ".join(helptext.split())
+    for name, text in PRIOR_HELP.items():
+        assert f"{name}: {' '.join(text.split())}" in flat
