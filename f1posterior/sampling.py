@@ -42,9 +42,56 @@ Gamma(a) with a tiny ``a`` underflows to exactly 0 (DESIGN.md, Numerics).
 Where any concentration of a matrix is below ``LOG_SPACE_BELOW`` that
 matrix's blocks are drawn in log space, ``log Gamma(a) = log Gamma(a + 1) +
 log(U) / a``, and rescaled by the row maximum before exponentiating, so no
-row normalises 0/0. Cell probabilities are finally floored at the smallest
-normal float, so every draw is finite and strictly positive and no metric
-divides 0 by 0 (the floor moves a probability by at most 2.2e-308).
+row normalises 0/0 (every row of ``theta`` and ``mu`` has an entry >= 1/M).
+A product ``mu_u * theta_uv`` can still fall below the smallest normal float
+``tiny``; two floors keep the table exact wherever a float table can be:
+
+1. Prevalences are floored at ``s = sqrt(tiny)`` (:func:`prevalence_floor`:
+   ``2**-511`` ~ 1.5e-154 in float64, ``2**-63`` ~ 1.1e-19 in float32). A
+   prevalence below ``s`` is common when a class is empty and its ``beta_j``
+   is small (70% of the draws for ``beta_j = 1e-3`` and 20 documents in
+   float64, 96% in float32). Unfloored, it underflowed to 0 in half of them,
+   every cell of its row was floored to ``tiny`` and the class's recall came
+   out exactly ``1/M``. ``s`` is a power of two, so the row
+   becomes ``s * theta_u`` exactly (wherever that is a normal number) and its
+   within-row ratios are kept.
+2. Cells are then floored at ``tiny`` (``fmax``, so even a NaN from a whole
+   row of Gammas underflowing, possible only in float32 with probability about
+   ``(3e-5)**M`` per row, becomes ``tiny``): every table is finite and
+   strictly positive, and no metric divides 0 by 0.
+
+Both floors are applied only where a value is below them (one read of the
+array checks), so a draw in which every prevalence is >= ``s`` and every cell
+>= ``tiny`` is bit-identical to one without them. What each draw guarantees
+(``eps`` = machine epsilon, ``k`` = number of prevalences raised in that
+draw, 0 in almost every draw):
+
+- A prevalence ``mu_u`` (a row sum) is exact to rounding if ``>= s``, else it
+  is reported as ``s``.
+- A ratio within one row, ``theta_uv`` (so recall ``p_uu / row_u``), is exact
+  to rounding up to an absolute error ``tiny / max(mu_u, s) <= s``: values
+  below that are reported as values in ``(0, s]``. So an empty class's recall
+  follows exactly ``Beta(alpha_jj, sum_{k != j} alpha_jk)`` above ``s``,
+  whatever ``beta`` (tests/test_underflow.py checks it with KS tests). Below
+  ``s`` no float table can keep it: ``mu_u * theta_uv`` is below float range.
+  (Rounding in log space is a relative error of about ``eps * |log U| / a``,
+  up to a few percent in float32 for ``a = 1e-6``; a Beta CDF with such a
+  small parameter moves by about ``a`` times that.)
+- Any other sum of cells (a column, ``2 tp + fp + fn``, the total) moves by at
+  most ``delta = M**2 * tiny + k * s``, upwards, so a metric ``N / D`` with
+  ``N <= D`` (precision, F-scores, accuracy, weighted averages) moves by at
+  most ``2 * delta / D``: below rounding unless ``D < 2 * delta / eps``. With
+  ``k = 0`` that is ``D < M**2 * 2e-292`` in float64 (``M**2 * 2e-31`` in
+  float32); in a draw where a prevalence was raised, ``D < k * 1.4e-138`` in
+  float64 (``k * 1.9e-12`` in float32).
+
+What can still change is therefore a ratio of two quantities that are both
+below float range (or below those bounds): for instance the precision of a
+class that is (almost) never predicted, or the F1 of a class that is never
+observed and never predicted, under ``alpha`` and ``beta`` below ~1e-3
+(~1e-2 in float32), where ``tp``, ``fn`` and ``fp`` are all like
+``exp(-1 / alpha)``. Such a value is the floored table's, not a draw from
+its posterior; only metrics computed in log space could give it.
 """
 
 from __future__ import annotations
@@ -60,7 +107,13 @@ from numpy.typing import ArrayLike, DTypeLike
 from .priors import PriorArg, resolve_prior
 from .validation import check_counts, check_draws, check_dtype, check_rng
 
-__all__ = ["sample_posterior", "concentrations", "block_draws", "iter_cell_chunks"]
+__all__ = [
+    "sample_posterior",
+    "concentrations",
+    "block_draws",
+    "iter_cell_chunks",
+    "prevalence_floor",
+]
 
 #: Target number of Gamma variates per random-stream block of the batch engine.
 STREAM_BLOCK_VARIATES = 1 << 18
@@ -273,7 +326,8 @@ def _fill_block(
         gen.standard_gamma((conc + small)[..., None], dtype=dt, out=tmp)
         where = np.nonzero(small)
         u = gen.random((len(where[0]), nb), dtype=dt)
-        np.log(tmp, out=tmp)
+        with np.errstate(divide="ignore"):  # log(0) = -inf: a Gamma below float range
+            np.log(tmp, out=tmp)
         inv = (1.0 / conc[where]).astype(dt)
         tmp[where] += np.log1p(-u) * inv[:, None]  # log(1 - u), 1 - u in (0, 1]
         tmp -= tmp.max(axis=1, keepdims=True)
@@ -338,6 +392,24 @@ def _block_keys(b0: int, b1: int, k0: int, k1: int) -> tuple[np.ndarray, np.ndar
     )
 
 
+def prevalence_floor(dtype: DTypeLike) -> float:
+    """Smallest prevalence ``mu_u`` a table of ``dtype`` cells is built with.
+
+    The square root of the smallest normal number, a power of two: ``2**-511``
+    in float64, ``2**-63`` in float32. Multiplying a row of ``theta`` by it is
+    exact wherever the product is normal (see "Small concentrations" above).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> prevalence_floor(np.float64) == 2.0**-511, prevalence_floor(np.float32) == 2.0**-63
+    (True, True)
+    >>> bool(prevalence_floor(np.float64) ** 2 == np.finfo(np.float64).tiny)
+    True
+    """
+    return math.ldexp(1.0, int(np.finfo(dtype).minexp) // 2)
+
+
 def _cells_inplace(buf: np.ndarray, work: np.ndarray | None = None) -> np.ndarray:
     """Turn Gammas ``(n, M+1, M, d)`` into cells ``p``, a view ``(n, d, M, M)``.
 
@@ -349,9 +421,12 @@ def _cells_inplace(buf: np.ndarray, work: np.ndarray | None = None) -> np.ndarra
     if work is None or work.size < (m1 + m) * n * d:
         work = np.empty((m1 + m) * n * d, dtype=buf.dtype)
     sums = np.add.reduce(buf, axis=-2, out=work[: m1 * n * d].reshape(n, m1, d))
-    scale = np.divide(  # mu / row sum, (n, M, d)
+    scale = np.divide(  # mu, then mu / row sum, (n, M, d)
         buf[:, m], sums[:, m : m + 1], out=work[m1 * n * d : (m1 + m) * n * d].reshape(n, m, d)
     )
+    floor = prevalence_floor(buf.dtype)
+    if scale.size and not scale.min() >= floor:  # one cheap read; rare: raise only then
+        np.fmax(scale, floor, out=scale)  # fmax: a NaN (0/0) becomes the floor too
     scale /= sums[:, :m]
     p = buf[:, :m]
     p *= scale[:, :, None, :]
@@ -359,7 +434,7 @@ def _cells_inplace(buf: np.ndarray, work: np.ndarray | None = None) -> np.ndarra
     if (
         p.size and not p.min() >= tiny
     ):  # reading is cheaper than rewriting every cell: floor only if needed
-        np.maximum(p, tiny, out=p)
+        np.fmax(p, tiny, out=p)
     return p.transpose(0, 3, 1, 2)
 
 
