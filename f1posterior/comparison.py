@@ -59,7 +59,13 @@ from .predictions import _codes
 from .predictions import _kind as _label_kind
 from .predictions import _label_array as _predictions_label_array
 from .priors import PriorArg, describe_prior, resolve_prior
-from .sampling import LOG_SPACE_BELOW, STREAM_BLOCK_VARIATES, _fill_block, _stream
+from .sampling import (
+    LOG_SPACE_BELOW,
+    STREAM_BLOCK_VARIATES,
+    _fill_block,
+    _stream,
+    prevalence_floor,
+)
 from .summary import MetricSummary, summarize_draws
 from .validation import (
     check_counts,
@@ -508,6 +514,7 @@ def paired_metric_draws(
     step = bd * max(1, _CHUNK_VARIATES // (bd * per_draw))
     out = np.empty((k, draws))
     tiny = np.finfo(np.float64).tiny
+    floor = prevalence_floor(np.float64)
     parts = []
     for conc in (rows, prev):
         small = conc < LOG_SPACE_BELOW
@@ -522,6 +529,9 @@ def paired_metric_draws(
             for (lists, conc, small), g in zip(parts, (g_rows, g_prev), strict=True):
                 _fill_block(gen, lists, conc, small, g[..., s0 - d0 : s1 - d0])
         mu = g_prev[0] / g_prev[0].sum(axis=0)  # (M, n)
+        # the core's prevalence floor: an empty class's rows keep their ratios exactly
+        # (f1posterior.sampling, "Small concentrations")
+        np.fmax(mu, floor, out=mu)
         p = g_rows * (mu / g_rows.sum(axis=1))[:, None, :]  # (M, L, n)
         np.maximum(p, tiny, out=p)
         for j, table in enumerate(_marginal_tables(p, m, k)):

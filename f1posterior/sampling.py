@@ -510,8 +510,8 @@ def sample_posterior(
     counts: ArrayLike,
     *,
     draws: int,
-    alpha: PriorArg = 1.0,
-    beta: PriorArg = 1.0,
+    alpha: PriorArg = "adaptive",
+    beta: PriorArg = "adaptive",
     rng: Any = None,
     dtype: DTypeLike = np.float64,
 ) -> np.ndarray:
@@ -560,7 +560,7 @@ def sample_posterior(
     n_draws = check_draws(draws)
     dt = check_dtype(dtype)
     root = check_rng(rng)
-    a, b = resolve_prior(alpha, beta, c.shape)
+    a, b = resolve_prior(alpha, beta, c)
     conc = concentrations(c, a, b)
     batch, m = conc.shape[:-2], conc.shape[-1]
     flat = conc.reshape((-1, m + 1, m))

@@ -342,3 +342,19 @@ def test_every_draw_finite_and_in_range(dtype, alpha, beta):
     )
     for name, v in res.metric_draws.items():
         assert np.all(np.isfinite(v)) and np.all((v >= 0) & (v <= 1)), name
+
+
+def test_paired_model_keeps_an_empty_rows_recall_exact():
+    """The paired sampler uses the core's prevalence floor: empty row's recall ~ Beta(1, 2)."""
+    from f1posterior.comparison import paired_metric_draws
+
+    joint = np.zeros((3, 9))
+    joint[0, 0], joint[0, 4], joint[1, 4], joint[1, 0] = 10, 2, 8, 1  # class 2 never true
+    alpha, beta = np.full((3, 9), 1 / 3), np.full(3, 1e-3)  # each marginal: alpha = 1
+
+    def recall_2(t):
+        return t[..., 2, 2] / t[..., 2, :].sum(axis=-1)
+
+    v = paired_metric_draws(joint, alpha, beta, 2, recall_2, 20_000, np.random.SeedSequence(1))
+    for model in v:
+        assert stats.kstest(model, stats.beta(1, 2).cdf).pvalue > 1e-3
