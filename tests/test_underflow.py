@@ -357,4 +357,4 @@ def test_paired_model_keeps_an_empty_rows_recall_exact():
 
     v = paired_metric_draws(joint, alpha, beta, 2, recall_2, 20_000, np.random.SeedSequence(1))
     for model in v:
-        assert stats.kstest(model, stats.beta(1, 2).cdf).pvalue > 1e-3
+        assert ss.kstest(model, ss.beta(1, 2).cdf).pvalue > 1e-3
