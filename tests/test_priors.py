@@ -237,3 +237,27 @@ def test_cli_prints_one_warning_line_and_the_paper_table(tmp_path):
     flat = " ".join(helptext.split())
     for name, text in PRIOR_HELP.items():
         assert f"{name}: {' '.join(text.split())}" in flat
+
+
+@pytest.mark.parametrize("name", PRESETS)
+def test_every_preset_on_the_command_line(name, tmp_path):
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text("[[30, 3, 1], [4, 20, 2], [1, 2, 12]]")
+    b.write_text("[[25, 6, 3], [6, 17, 3], [2, 3, 10]]")
+    preds = tmp_path / "preds.csv"
+    rng = np.random.default_rng(1)
+    y = rng.integers(0, 3, 80)
+    pa = np.where(rng.random(80) < 0.8, y, (y + 1) % 3)
+    pb = np.where(rng.random(80) < 0.6, y, (y + 1) % 3)
+    preds.write_text("y_true,a,b\n" + "".join(f"{t},{u},{v}\n" for t, u, v in zip(y, pa, pb)))
+    base = [sys.executable, "-m", "f1posterior"]
+    common = ["--prior", name, "--draws", "2000"]
+    for args in (
+        ["summarize", str(a), "--format", "json"],
+        ["gate", str(a), "--metric", "micro_f1", "--min", "0.5"],
+        ["compare", str(a), str(b)],
+        ["compare", "--predictions", str(preds)],
+    ):
+        run = subprocess.run([*base, *args, *common], capture_output=True, text=True)
+        assert run.returncode == 0, (args, run.stderr)
+        assert "Traceback" not in run.stderr

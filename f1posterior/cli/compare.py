@@ -102,11 +102,11 @@ def _nonnegative(text: str) -> float:
 def paired_prior(name: str) -> dict[str, Any]:
     """Paired-model ``alpha``/``beta`` for a prior preset name.
 
-    Each model's marginal gets the preset: ``uniform`` and ``aligned`` use the
-    default pair-cell alpha (1/M per cell), ``jeffreys`` half of it.
+    The paired model resolves every preset as the core does, so that each
+    model's marginal prior is the preset (:func:`f1posterior.comparison.compare_predictions`).
     """
-    _, beta = prior_preset(name)
-    return {"alpha": "jeffreys" if name == "jeffreys" else None, "beta": beta}
+    alpha, beta = prior_preset(name)
+    return {"alpha": alpha, "beta": beta}
 
 
 def read_prediction_columns(
