@@ -885,7 +885,9 @@ def figures(doc: dict, tag: str) -> list[Path]:
 def report(rows: dict[int, dict], meta: dict, tag: str) -> dict:
     doc = {"meta": meta, "summary": summary(rows), "rows": [rows[i] for i in sorted(rows)]}
     RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / f"calibration{tag}.json").write_text(json.dumps(doc, indent=1, allow_nan=True))
+    # compact: the full study's rows carry per-class lists for 440 scenarios x 8 methods
+    text = json.dumps(doc, separators=(",", ":"), allow_nan=True)
+    (RESULTS / f"calibration{tag}.json").write_text(text)
     (RESULTS / f"calibration{tag}.md").write_text(markdown(doc))
     figures(doc, tag)
     return doc
