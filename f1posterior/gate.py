@@ -596,7 +596,7 @@ def gate(
     >>> res.passed
     True
     >>> print(res.checks[0].text)  # doctest: +ELLIPSIS
-    PASS  micro_f1 >= 0.75: P = 0.9856 >= 0.95 required; observed 0.850, 95% HDI ...; exact
+    PASS  micro_f1 >= 0.75: P = 0.9949 >= 0.95 required; observed 0.850, 95% HDI ...; exact
 
     Multi-label: per-label tables, a floor for every label.
 
@@ -605,8 +605,8 @@ def gate(
     ...            labels=["sports", "politics"])
     >>> for check in res.checks:
     ...     print(check.text)  # doctest: +ELLIPSIS
-    PASS  f1 [label sports] >= 0.7: P = 0.9998 >= 0.95 required; observed 0.889, ...; exact
-    FAIL  f1 [label politics] >= 0.7: P = 0.8724 < 0.95 required; observed 0.824, ...; exact
+    PASS  f1 [label sports] >= 0.7: P = 1.0000 >= 0.95 required; observed 0.889, ...; exact
+    PASS  f1 [label politics] >= 0.7: P = 0.9918 >= 0.95 required; observed 0.824, ...; exact
     """
     c, mins, base, comp, drop, p = _check_gate_args(
         counts, minimums, baseline, compare, max_drop, prob, names, multilabel
@@ -892,8 +892,8 @@ def assert_gate(counts: ArrayLike, **kwargs: Any) -> GateResult:
     ... # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    AssertionError: Gate: prior alpha=1 (uniform), beta=aligned ...; seed 20150927
-    FAIL  micro_f1 >= 0.85: P = 0.3748 < 0.95 required; observed 0.850, 95% HDI ...; exact
+    AssertionError: Gate: prior alpha=adaptive (see f1posterior.priors), beta=aligned ...; seed ...
+    FAIL  micro_f1 >= 0.85: P = 0.5228 < 0.95 required; observed 0.850, 95% HDI ...; exact
     GATE FAILED: 0 of 1 checks passed
     """
     result = gate(counts, **kwargs)

@@ -112,13 +112,13 @@ def render_report(
     >>> print(render_report(res, fmt="markdown", plot=False))  # doctest: +ELLIPSIS
     # Posterior of classifier metrics
     <BLANKLINE>
-    - Prior: alpha=1 (uniform), beta=1 (uniform)
+    - Prior: adaptive (Jeffreys-tailed recall prior centred on the pooled accuracy; beta = 1/M)
     - Posterior draws: 2,000; seed 0
     <BLANKLINE>
     | metric | score | mean | std | MC error | below < 0.8 < above | 95% HDI |
     |:--|--:|--:|--:|--:|--:|--:|
-    | micro_f1 | 0.850 | 0.836 | 0.036 | 0.001 | ...% / ...% | [0.76..., 0.90...] |
-    | macro_f1 | 0.850 | 0.83... | 0.03... | 0.001 | ...% / ...% | [0.76..., 0.90...] |
+    | micro_f1 | 0.850 | 0.849 | 0.034 | 0.001 | ...% / ...% | [0.78..., 0.91...] |
+    | macro_f1 | 0.850 | 0.84... | 0.03... | 0.001 | ...% / ...% | [0.78..., 0.91...] |
     <BLANKLINE>
     """
     from .evaluation import Evaluation

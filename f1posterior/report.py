@@ -69,11 +69,11 @@ def format_table(result: Evaluation, names: list[str] | None = None) -> str:
     Examples
     --------
     >>> from f1posterior import evaluate
-    >>> print(evaluate([[40, 10], [5, 45]], draws=2000, ref=0.8, rng=0))
-    Posterior of metrics; prior alpha=1 (uniform), beta=1 (uniform); 2,000 draws; seed 0
+    >>> print(evaluate([[40, 10], [5, 45]], draws=2000, ref=0.8, rng=0))  # doctest: +ELLIPSIS
+    Posterior of metrics; prior adaptive (Jeffreys-tailed recall prior ...); 2,000 draws; seed 0
     metric    score   mean    std     MC error  below < 0.8 < above  95% HDI
-    micro_f1  0.850   0.836   0.036   0.001     16.2% | 83.8%        [0.764, 0.902]
-    macro_f1  0.850   0.835   0.037   0.001     17.8% | 82.2%        [0.761, 0.900]
+    micro_f1  0.850   0.849   0.034   0.001     7.7% | 92.3%         [0.780, 0.913]
+    macro_f1  0.850   0.848   0.034   0.001     8.3% | 91.6%         [0.780, 0.913]
     """
     pct = round(100 * result.hdi_prob, 4)
     hdi_head = f"{pct:g}% HDI"
@@ -122,9 +122,10 @@ def format_markdown(result: Evaluation, names: list[str] | None = None) -> str:
     ...                                beta="aligned", ref=0.8)))
     | metric | score | mean | std | MC error | P(< 0.8) | P(> 0.8) | 95% HDI |
     |---|---|---|---|---|---|---|---|
-    | micro_f1 | 0.850 | 0.837 | 0.036 | exact | 15.6% | 84.4% | [0.765, 0.905] |
+    | micro_f1 | 0.850 | 0.850 | 0.034 | exact | 8.2% | 91.8% | [0.781, 0.915] |
     <BLANKLINE>
-    Prior: alpha=1 (uniform), beta=aligned (row sums of alpha: one Dirichlet over the cells).
+    Prior: alpha=adaptive (see f1posterior.priors), beta=aligned (row sums of alpha: one Dirichlet
+    over the cells).
     Exact (closed form, no sampling).
     """
     pct = round(100 * result.hdi_prob, 4)

@@ -29,6 +29,7 @@ from f1posterior.comparison import (
     rank_predictions,
 )
 from f1posterior.predictions import confusion_matrix
+from f1posterior.priors import adaptive_alpha
 
 K = 5.0  # Monte Carlo standard errors allowed
 
@@ -58,19 +59,44 @@ def make_pairs(both_right, both_wrong, a_only, b_only, m=2, seed=0):
 
 
 def exact_accuracy_mean(counts, alpha=1.0, beta=1.0):
-    """DESIGN.md: exact posterior mean of accuracy (micro-F1) under the core model."""
+    """DESIGN.md: exact posterior mean of accuracy (micro-F1) under the core model (alpha a
+    number or an (M, M) array, beta a number or an (M,) array; the defaults are the paper's)."""
     c = np.asarray(counts, float)
     m = c.shape[-1]
     n = c.sum(axis=1)
-    a = np.full((m, m), alpha)
-    b = np.full(m, beta)
+    a = np.broadcast_to(alpha, (m, m))
+    b = np.broadcast_to(beta, (m,))
     return float(np.sum((b + n) / (b.sum() + n.sum()) * (np.diag(a) + np.diag(c)) / (a.sum(1) + n)))
+
+
+def marginal_prior(y, preds, alpha, m):
+    """Each model's marginal alpha (M, M) in the paired model: the paper's 1 per cell (also
+    for alpha = 1.0, a number being a marginal prior), or the adaptive alpha of the models'
+    MEAN confusion matrix (computed here with adaptive_alpha, not the package's resolver)."""
+    if alpha == "adaptive":
+        tables = [confusion_matrix(y, p, labels=list(range(m))).counts for p in preds]
+        return adaptive_alpha(np.mean(tables, axis=0))
+    assert alpha in ("paper", 1.0)
+    return np.ones((m, m))
+
+
+def joint_prior(marginal, k):
+    """Product-form joint prior over (true, pred_1, ..., pred_k): T_u prod_i A[u, v_i] / T_u,
+    every marginal of which is A (aggregation property)."""
+    m = marginal.shape[0]
+    totals = marginal.sum(axis=1)
+    out = totals.reshape((m,) + (1,) * k)
+    for i in range(k):
+        shape = [m] + [1] * k
+        shape[1 + i] = m
+        out = out * (marginal / totals[:, None]).reshape(shape)
+    return out
 
 
 # ---------------------------------------------------------------- paired: exact oracles
 
 
-@pytest.mark.parametrize("alpha", [None, 1.0])
+@pytest.mark.parametrize("alpha", ["paper", 1.0, "adaptive"])
 def test_paired_accuracy_sign_matches_exact_beta(alpha):
     """Aligned prior: P(acc_A > acc_B) = P(Beta(A_a, A_b) > 1/2) by aggregation."""
     y, a, b = make_pairs(30, 6, 9, 5, m=3, seed=1)
@@ -78,8 +104,9 @@ def test_paired_accuracy_sign_matches_exact_beta(alpha):
     res = compare_predictions(
         y, a, b, metric="accuracy", alpha=alpha, beta="aligned", draws=n, rng=11
     )
-    per_cell = 1.0 / m if alpha is None else alpha
-    conc = np.full((m, m, m), per_cell)
+    conc = joint_prior(marginal_prior(y, (a, b), alpha, m), 2)
+    if alpha != "adaptive":
+        np.testing.assert_allclose(conc, 1.0 / m)  # the paper's prior: 1/M per pair cell
     np.add.at(conc, (y, a, b), 1.0)
     t, pa, pb = np.indices((m, m, m))
     mass_a = conc[(pa == t) & (pb != t)].sum()
@@ -93,14 +120,22 @@ def test_paired_accuracy_sign_matches_exact_beta(alpha):
     assert abs(res.difference.mean - mean) < K * res.difference.mc_error
 
 
-def test_paired_marginal_is_the_core_posterior():
-    """Default prior: each model's marginal is the core model with alpha = beta = 1."""
+@pytest.mark.parametrize("prior", ["paper", "adaptive"])
+def test_paired_marginal_is_the_core_posterior(prior):
+    """Each model's marginal is the core model under the paired model's marginal prior:
+    alpha = beta = 1 for "paper"; for "adaptive" (the default) the adaptive alpha of the
+    models' mean table, beta = 1/M, i.e. evaluate(table, alpha=<that array>, beta=1/M)."""
     y, a, b = make_pairs(25, 5, 8, 2, m=3, seed=2)
-    res = compare_predictions(y, a, b, metric="accuracy", draws=40_000, rng=5)
+    kw = {} if prior == "adaptive" else {"alpha": prior, "beta": prior}  # default: adaptive
+    res = compare_predictions(y, a, b, metric="accuracy", draws=40_000, rng=5, **kw)
+    alpha = marginal_prior(y, (a, b), prior, 3)
+    beta = np.full(3, 1.0 if prior == "paper" else 1.0 / 3)
     for s, pred in ((res.a, a), (res.b, b)):
         counts = confusion_matrix(y, pred, labels=[0, 1, 2]).counts
-        assert abs(s.mean - exact_accuracy_mean(counts)) < K * s.mc_error
-        core = evaluate(counts, metrics="accuracy", draws=40_000, rng=6)["accuracy"]
+        assert abs(s.mean - exact_accuracy_mean(counts, alpha, beta)) < K * s.mc_error
+        core = evaluate(counts, metrics="accuracy", draws=40_000, alpha=alpha, beta=beta,
+                        rng=6)["accuracy"]  # fmt: skip
+        assert abs(s.mean - core.mean) < K * math.hypot(s.mc_error, core.mc_error)
         assert abs(s.std - core.std) < 0.03 * core.std
     assert res.a.score == pytest.approx(np.mean(y == a))
 
@@ -121,12 +156,22 @@ def test_paired_scores_are_observed_metrics():
 # ----------------------------------------------------------- independent: exact oracle
 
 
-def test_independent_accuracy_matches_beta_integral():
+def _own_alpha(counts, alpha):
+    """alpha of one table of independent posteriors: a number, or that table's own adaptive
+    alpha (computed with adaptive_alpha, not the package's resolver)."""
+    c = np.asarray(counts, float)
+    return adaptive_alpha(c) if alpha == "adaptive" else np.full(c.shape, alpha)
+
+
+# An aligned beta gives closed forms for any alpha: the paper's alpha = 1 and the default's
+# "adaptive" one are both checked.
+@pytest.mark.parametrize("alpha", [1.0, "adaptive"])
+def test_independent_accuracy_matches_beta_integral(alpha):
     ca = np.array([[20, 4], [3, 13]])
     cb = np.array([[18, 6], [5, 11]])
     n = 40_000
-    res = compare(ca, cb, metric="accuracy", beta="aligned", draws=n, rng=3)
-    A, B = ca + 1.0, cb + 1.0
+    res = compare(ca, cb, metric="accuracy", alpha=alpha, beta="aligned", draws=n, rng=3)
+    A, B = ca + _own_alpha(ca, alpha), cb + _own_alpha(cb, alpha)
     xa = stats.beta(np.trace(A), A.sum() - np.trace(A))
     xb = stats.beta(np.trace(B), B.sum() - np.trace(B))
     exact = integrate.quad(lambda x: xa.pdf(x) * xb.cdf(x), 0, 1)[0]
@@ -230,7 +275,20 @@ def test_paired_model_is_more_decisive_than_unpaired():
     assert paired.decision == "A better" and unpaired.decision == "undecided"
     assert paired.p_a_better > unpaired.p_a_better + 0.05
     assert paired.difference.std < 0.75 * unpaired.difference.std
-    # the marginals agree: pairing changes the dependence, not each model's posterior
+    # Under the default ("adaptive") prior each marginal is the core posterior under the
+    # adaptive prior of the models' MEAN table (paired), or of the model's own table
+    # (unpaired): exact means, which differ here by 0.0008, about 6 combined MC errors.
+    mean_alpha, beta = adaptive_alpha((ca + cb) / 2.0), 0.5
+    paired_exact = exact_accuracy_mean(ca, mean_alpha, beta)
+    unpaired_exact = exact_accuracy_mean(ca, adaptive_alpha(ca), beta)
+    assert abs(paired.a.mean - paired_exact) < K * paired.a.mc_error
+    assert abs(unpaired.a.mean - unpaired_exact) < K * unpaired.a.mc_error
+    # Under a fixed prior the marginals agree: pairing changes the dependence, not each
+    # model's posterior
+    paired = compare_predictions(y, a, b, metric="accuracy", draws=40_000, rng=0,
+                                 alpha="paper", beta="paper")  # fmt: skip
+    unpaired = compare(ca, cb, metric="accuracy", draws=40_000, rng=0, alpha="paper",
+                       beta="paper")  # fmt: skip
     assert abs(paired.a.mean - unpaired.a.mean) < K * math.hypot(
         paired.a.mc_error, unpaired.a.mc_error
     )
@@ -287,14 +345,16 @@ def test_result_to_dict_and_str():
 # -------------------------------------------------------------------------- rankings
 
 
-def test_rank_independent_p_best_matches_beta_integrals():
+@pytest.mark.parametrize("alpha", [1.0, "adaptive"])
+def test_rank_independent_p_best_matches_beta_integrals(alpha):
     tables = np.array([[[20, 5], [4, 11]], [[18, 7], [5, 10]], [[21, 4], [6, 9]]], dtype=float)
     n = 40_000
     r = rank_classifiers(
-        tables, metric="accuracy", beta="aligned", names=["x", "y", "z"], draws=n, rng=12
-    )
+        tables, metric="accuracy", alpha=alpha, beta="aligned", names=["x", "y", "z"], draws=n,
+        rng=12,
+    )  # fmt: skip
     dists = []
-    for t in tables + 1.0:
+    for t in tables + _own_alpha(tables, alpha):  # adaptive: each classifier's own table
         dists.append(stats.beta(np.trace(t), t.sum() - np.trace(t)))
     for i, d in enumerate(dists):
         others = [e for j, e in enumerate(dists) if j != i]
@@ -326,17 +386,24 @@ def test_rank_paired_two_models_equals_compare():
     assert np.array_equal(r.draws[0] - r.draws[1], c.draws)
 
 
-def test_rank_paired_three_models_marginals_exact():
+@pytest.mark.parametrize("prior", ["paper", "adaptive"])
+def test_rank_paired_three_models_marginals_exact(prior):
     rng = np.random.default_rng(7)
     y = rng.integers(0, 3, 60)
     preds = {
         name: np.where(rng.random(60) < acc, y, rng.integers(0, 3, 60))
         for name, acc in (("p", 0.9), ("q", 0.7), ("r", 0.5))
     }
-    r = rank_predictions(y, preds, metric="accuracy", draws=40_000, rng=3)
+    kw = {} if prior == "adaptive" else {"alpha": prior, "beta": prior}  # default: adaptive
+    r = rank_predictions(y, preds, metric="accuracy", draws=40_000, rng=3, **kw)
+    # every model's marginal prior: the paper's, or the adaptive prior of the MEAN of the
+    # three tables (not of each model's own), beta = 1/M
+    alpha = marginal_prior(y, list(preds.values()), prior, 3)
+    beta = 1.0 if prior == "paper" else 1.0 / 3
     for i, pred in enumerate(preds.values()):
         counts = confusion_matrix(y, pred, labels=[0, 1, 2]).counts
-        assert abs(r.summary.mean[i] - exact_accuracy_mean(counts)) < K * r.summary.mc_error[i]
+        exact = exact_accuracy_mean(counts, alpha, beta)
+        assert abs(r.summary.mean[i] - exact) < K * r.summary.mc_error[i]
     assert r.names == ["p", "q", "r"]
     assert np.argmin(r.expected_rank) == 0
     seq = rank_predictions(y, list(preds.values()), metric="accuracy", draws=1_000, rng=3)
@@ -383,13 +450,16 @@ def test_rank_paired_three_models_marginals_exact():
         (lambda: compare([[1, 2], [3, 4]], [[-1, 2], [3, 4]]), ValueError,
          r"counts_b must be non-negative"),
         (lambda: compare_predictions([0, 1], [0, 1], [0, 1], alpha=-1.0), ValueError,
-         r"alpha must be finite and > 0"),
+         r"alpha must be finite, > 0 and at most 1e300 everywhere; got minimum -1.0"),
         (lambda: compare_predictions([0, 1], [0, 1], [0, 1], alpha="flat"), ValueError,
-         r"alpha must be None, 'uniform', 'jeffreys' or positive numbers; got 'flat'"),
+         r"alpha must be a positive number, an array or one of 'adaptive', 'paper', 'uniform', "
+         r"'jeffreys', 'perks'; got 'flat'"),
         (lambda: compare_predictions([0, 1], [0, 1], [0, 1], beta="flat"), ValueError,
-         r"beta must be a positive number, an array of 2, 'uniform', 'jeffreys' or 'aligned'"),
+         r"beta must be a positive number, an array or one of 'adaptive', 'paper', 'uniform', "
+         r"'jeffreys', 'perks', 'aligned'; got 'flat'"),
         (lambda: compare_predictions([0, 1], [0, 1], [0, 1], alpha=np.ones(5)), ValueError,
-         r"alpha must be None, a preset name or positive numbers broadcasting to the joint"),
+         r"alpha must broadcast to shape \(2, 2\) \(it may not add batch axes\); got shape "
+         r"\(5,\)"),
         (lambda: rank_classifiers([[1, 2], [3, 4]]), ValueError,
          r"counts must stack k >= 2 confusion matrices.*got shape \(2, 2\)"),
         (lambda: rank_classifiers(np.ones((2, 2, 2)), names=["a"]), ValueError,
@@ -513,15 +583,17 @@ def test_docs_examples_run_and_match_quoted_numbers(capsys):
     paired, unpaired, res = ns["paired"], ns["unpaired"], ns["res"]
     n = 50_000
     assert paired.decision == "A better" and unpaired.decision == "undecided"
-    assert abs(paired.p_a_better - 0.9760) < mc_prob_tol(0.9760, n)
-    assert abs(unpaired.p_a_better - 0.8946) < mc_prob_tol(0.8946, n)
-    assert paired.difference.std == pytest.approx(0.0206, abs=0.001)
-    assert unpaired.difference.std == pytest.approx(0.0318, abs=0.001)
+    assert abs(paired.p_a_better - 0.9771) < mc_prob_tol(0.9771, n)
+    assert abs(unpaired.p_a_better - 0.9083) < mc_prob_tol(0.9083, n)
+    assert paired.difference.std == pytest.approx(0.0200, abs=0.001)
+    assert unpaired.difference.std == pytest.approx(0.0305, abs=0.001)
     assert paired.a.score == pytest.approx(0.91) and paired.b.score == pytest.approx(0.87)
-    uni = res.summaries["uniform"]
+    uni = res.summaries["paper"]  # alpha = beta = 1
     assert uni.score == pytest.approx(0.832, abs=5e-4)
     assert abs(uni.mean - 0.6599) < K * uni.mc_error
-    assert res.sensitive is True and abs(res.shift["jeffreys"] - 0.20) < 0.05
+    default = res.summaries["adaptive"]
+    assert abs(default.mean - 0.8194) < K * default.mc_error
+    assert res.sensitive is True and abs(res.shift["paper"] - 0.67) < 0.05
 
 
 def _doc_pairs():

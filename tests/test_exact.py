@@ -9,7 +9,7 @@ from scipy import integrate, stats
 from f1posterior import evaluate, sample_posterior
 from f1posterior.exact import BetaPosterior, exact_posterior, exact_summary, has_exact, is_aligned
 from f1posterior.metrics import METRICS
-from f1posterior.priors import resolve_prior
+from f1posterior.priors import adaptive_alpha, resolve_prior
 
 CM = np.array([[40, 10, 3], [5, 45, 2], [4, 1, 20]])
 
@@ -124,10 +124,20 @@ def test_exact_matches_sampled_draws() -> None:
             assert x[:, k].std() == pytest.approx(std[k], rel=5 * np.sqrt(2 / n))
 
 
-def test_evaluate_uses_exact_path_under_aligned_prior() -> None:
+def _alpha_array(counts: np.ndarray, alpha: float | str) -> np.ndarray:
+    """The alpha array an entry point should use, built without the resolver."""
+    c = np.asarray(counts, dtype=float)
+    return adaptive_alpha(c) if alpha == "adaptive" else np.full(c.shape, float(alpha))
+
+
+# An aligned beta makes any alpha exact: the paper's alpha = 1 and the default's
+# "adaptive" alpha (which depends on the table).
+@pytest.mark.parametrize("alpha", [1.0, "adaptive"])
+def test_evaluate_uses_exact_path_under_aligned_prior(alpha: float | str) -> None:
     res = evaluate(
         CM,
         metrics=["micro_f1", "f1", "macro_f1"],
+        alpha=alpha,
         beta="aligned",
         ref=0.8,
         draws=20_000,
@@ -137,7 +147,11 @@ def test_evaluate_uses_exact_path_under_aligned_prior() -> None:
     s = res["micro_f1"]
     assert s.exact and s.mc_error == 0 and s.draws == 0
     assert res["f1"].exact and not res["macro_f1"].exact
-    ex = exact_summary(CM, "f1", ref=0.8)
+    a = _alpha_array(CM, alpha) + CM
+    micro = stats.beta(np.trace(a), a.sum() - np.trace(a))  # aggregation property
+    assert s.mean == pytest.approx(micro.mean(), rel=1e-12)
+    assert s.std == pytest.approx(micro.std(), rel=1e-10)
+    ex = exact_summary(CM, "f1", alpha=_alpha_array(CM, alpha), beta="aligned", ref=0.8)
     np.testing.assert_allclose(res["f1"].hdi, ex.hdi)
     np.testing.assert_allclose(res["f1"].score, METRICS["f1"](CM.astype(float)))
     # sampled draws of the same evaluation agree with the exact summaries
@@ -149,17 +163,23 @@ def test_evaluate_uses_exact_path_under_aligned_prior() -> None:
     assert "exact" in str(res)
 
 
-def test_evaluate_batch_shapes_exact() -> None:
+@pytest.mark.parametrize("alpha", [1.0, "adaptive"])
+def test_evaluate_batch_shapes_exact(alpha: float | str) -> None:
     batch = np.stack([CM, CM.T, CM + 1]).reshape(3, 1, 3, 3)
-    res = evaluate(batch, metrics=["micro_f1", "recall"], beta="aligned", draws=100, rng=0)
+    res = evaluate(
+        batch, metrics=["micro_f1", "recall"], alpha=alpha, beta="aligned", draws=100, rng=0
+    )
     assert res["micro_f1"].mean.shape == (3, 1)
     assert res["recall"].hdi.shape == (3, 1, 3, 2)
-    single = exact_summary(CM.T, "recall")
-    np.testing.assert_allclose(res["recall"].hdi[1, 0], single.hdi)
+    for i, table in enumerate((CM, CM.T, CM + 1)):  # an adaptive alpha per table of the batch
+        single = exact_summary(table, "recall", alpha=_alpha_array(table, alpha), beta="aligned")
+        np.testing.assert_allclose(res["recall"].hdi[i, 0], single.hdi)
 
 
-def test_uniform_prior_is_not_exact() -> None:
-    res = evaluate(CM, metrics="micro_f1", draws=500, rng=0)
+@pytest.mark.parametrize(("alpha", "beta"), [(1.0, 1.0), ("adaptive", "adaptive")])
+def test_uniform_prior_is_not_exact(alpha: float | str, beta: float | str) -> None:
+    """Neither the paper's uniform prior nor the default (beta = 1/M) is aligned."""
+    res = evaluate(CM, metrics="micro_f1", alpha=alpha, beta=beta, draws=500, rng=0)
     assert not res["micro_f1"].exact and res["micro_f1"].draws == 500
 
 

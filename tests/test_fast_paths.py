@@ -14,6 +14,7 @@ import pytest
 from f1posterior import evaluate, sample_posterior, sampling
 from f1posterior import metrics as mt
 from f1posterior.batch import summarize_rows
+from f1posterior.priors import adaptive_alpha
 from f1posterior.sampling import block_draws, concentrations
 
 ROOTS = [
@@ -66,12 +67,17 @@ def test_streams_fall_back_to_numpy_if_the_hash_differs(monkeypatch):
         np.testing.assert_array_equal(g.random(5), sampling._stream(root, b, 0).random(5))
 
 
-def test_sample_posterior_follows_the_documented_stream_layout():
+@pytest.mark.parametrize("prior", ["paper", "adaptive"])
+def test_sample_posterior_follows_the_documented_stream_layout(prior):
     """Independent oracle: numpy generators seeded as docs/batch.md states, cell by cell."""
     counts = np.array([[[30, 5], [4, 25]], [[3, 9], [8, 2]]])
     m, draws = 2, block_draws(2) + 3  # two random blocks per matrix
     root = np.random.SeedSequence(2024)
-    conc = concentrations(counts.astype(float), np.ones((2, 2)), np.ones(2))
+    if prior == "paper":
+        alpha, beta = np.ones((2, 2)), np.ones(2)
+    else:  # the default: one adaptive alpha per matrix of the batch, beta = 1/M
+        alpha, beta = adaptive_alpha(counts.astype(float)), np.full((2, m), 1.0 / m)
+    conc = concentrations(counts.astype(float), alpha, beta)
     gammas = np.empty((2, m + 1, m, draws))
     for b in range(2):
         for k, d0 in enumerate(range(0, draws, block_draws(m))):
@@ -84,7 +90,8 @@ def test_sample_posterior_follows_the_documented_stream_layout():
     mu = gammas[:, m] / gammas[:, m].sum(axis=1, keepdims=True)  # (2, M, draws)
     theta = gammas[:, :m] / gammas[:, :m].sum(axis=2, keepdims=True)
     expected = np.moveaxis(mu[:, :, None, :] * theta, -1, 1)
-    got = sample_posterior(counts, draws=draws, rng=root)
+    kw = {"alpha": prior, "beta": prior} if prior == "paper" else {}  # default: adaptive
+    got = sample_posterior(counts, draws=draws, rng=root, **kw)
     np.testing.assert_allclose(got, expected, rtol=1e-13, atol=0)
 
 

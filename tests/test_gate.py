@@ -7,11 +7,33 @@ import pytest
 from scipy import integrate, stats
 
 from f1posterior.gate import DEFAULT_SEED, _noise, assert_gate, gate
+from f1posterior.priors import adaptive_alpha
 
 NEW = np.array([[40, 10], [5, 45]])
 BASE = np.array([[38, 12], [6, 44]])
 # beta a hair off alignment: the same posterior to 1e-9, but no closed form is used
 NEAR_ALIGNED = dict(alpha=1.0, beta=np.array([2.0, 2.0]) * (1 + 1e-9))
+# The closed forms below hold for any alpha under an aligned beta: each test runs under the
+# paper's alpha = 1 and under the default's "adaptive" alpha (an array that depends on the
+# table, computed here with adaptive_alpha, independently of the resolver).
+ALPHAS = [1.0, "adaptive"]
+
+
+def _conc(counts: np.ndarray, alpha: float | str) -> np.ndarray:
+    """A = alpha + C, the one Dirichlet of the aligned prior."""
+    c = np.asarray(counts, dtype=float)
+    return (adaptive_alpha(c) if alpha == "adaptive" else np.full(c.shape, alpha)) + c
+
+
+def _micro(counts: np.ndarray, alpha: float | str):
+    """micro-F1 ~ Beta(trace A, sum A - trace A) (aggregation property)."""
+    a = _conc(counts, alpha)
+    return stats.beta(np.trace(a), a.sum() - np.trace(a))
+
+
+def _near_aligned(counts: np.ndarray, alpha: float | str) -> dict:
+    a = _conc(counts, alpha) - counts
+    return dict(alpha=a, beta=a.sum(axis=-1) * (1 + 1e-9))
 
 
 def test_default_seed_matches_cli() -> None:
@@ -20,20 +42,35 @@ def test_default_seed_matches_cli() -> None:
     assert DEFAULT_SEED == CLI_SEED
 
 
-def test_exact_min_check_equals_scipy() -> None:
-    res = gate(NEW, minimums={"micro_f1": 0.8, "recall": 0.7}, beta="aligned", labels=["a", "b"])
+@pytest.mark.parametrize(
+    ("alpha", "verdicts"), [(1.0, [False, False, True]), ("adaptive", [False, True, True])]
+)
+def test_exact_min_check_equals_scipy(alpha: float | str, verdicts: list[bool]) -> None:
+    res = gate(
+        NEW,
+        minimums={"micro_f1": 0.8, "recall": 0.7},
+        alpha=alpha,
+        beta="aligned",
+        labels=["a", "b"],
+    )
     c = res.checks
+    a = _conc(NEW, alpha)
+    if alpha == 1.0:
+        assert (np.trace(a), a.sum() - np.trace(a), a[0, 0], a[0, 1]) == (87, 17, 41, 11)
     assert [x.item for x in c] == ["", "class a", "class b"]
     assert c[0].exact and c[0].mc_error == 0
-    assert c[0].prob == pytest.approx(stats.beta(87, 17).sf(0.8), rel=1e-12)
-    assert c[1].prob == pytest.approx(stats.beta(41, 11).sf(0.7), rel=1e-12)
-    assert [x.passed for x in c] == [False, False, True]
+    assert c[0].prob == pytest.approx(_micro(NEW, alpha).sf(0.8), rel=1e-12)
+    assert c[1].prob == pytest.approx(stats.beta(a[0, 0], a[0, 1]).sf(0.7), rel=1e-12)
+    assert c[2].prob == pytest.approx(stats.beta(a[1, 1], a[1, 0]).sf(0.7), rel=1e-12)
+    assert [x.passed for x in c] == verdicts
     assert not res.passed
 
 
-def test_sampled_min_check_agrees_with_exact() -> None:
-    exact = gate(NEW, minimums={"micro_f1": 0.8}, beta="aligned").checks[0]
-    sampled = gate(NEW, minimums={"micro_f1": 0.8}, draws=40_000, **NEAR_ALIGNED).checks[0]
+@pytest.mark.parametrize("alpha", ALPHAS)
+def test_sampled_min_check_agrees_with_exact(alpha: float | str) -> None:
+    exact = gate(NEW, minimums={"micro_f1": 0.8}, alpha=alpha, beta="aligned").checks[0]
+    near = NEAR_ALIGNED if alpha == 1.0 else _near_aligned(NEW, alpha)
+    sampled = gate(NEW, minimums={"micro_f1": 0.8}, draws=40_000, **near).checks[0]
     assert not sampled.exact and sampled.draws == 40_000
     se = np.sqrt(exact.prob * (1 - exact.prob) / 40_000)
     assert sampled.mc_error == pytest.approx(se, rel=0.05)
@@ -41,11 +78,14 @@ def test_sampled_min_check_agrees_with_exact() -> None:
     assert sampled.hdi == pytest.approx(exact.hdi, abs=0.01)
 
 
-def test_baseline_probability_against_quadrature() -> None:
+@pytest.mark.parametrize("alpha", ALPHAS)
+def test_baseline_probability_against_quadrature(alpha: float | str) -> None:
     d = 0.02
-    res = gate(NEW, baseline=BASE, max_drop=d, beta="aligned", draws=40_000)
+    res = gate(NEW, baseline=BASE, max_drop=d, alpha=alpha, beta="aligned", draws=40_000)
     (c,) = res.checks
-    x, y = stats.beta(87, 17), stats.beta(84, 20)  # micro-F1 of NEW and BASE
+    # micro-F1 of NEW and BASE (alpha = 1: Beta(87, 17) and Beta(84, 20)); an adaptive
+    # alpha is each table's own
+    x, y = _micro(NEW, alpha), _micro(BASE, alpha)
     truth = integrate.quad(lambda v: y.pdf(v) * x.sf(v - d), 0, 1, epsabs=1e-12)[0]
     assert abs(c.prob - truth) < 5 * np.sqrt(truth * (1 - truth) / 40_000)
     assert c.kind == "baseline" and c.model == "independent posteriors"
@@ -83,13 +123,15 @@ def test_noise_flag_and_draws_to_settle() -> None:
     assert _noise(0.95, 0.95, 10_000)[1:] == (True, None)
 
 
-def test_boundary_verdict_is_flagged_within_noise() -> None:
+@pytest.mark.parametrize("alpha", ALPHAS)
+def test_boundary_verdict_is_flagged_within_noise(alpha: float | str) -> None:
     # threshold whose exact probability is 0.95: a sampled verdict cannot be sure
-    t = float(stats.beta(87, 17).isf(0.95))
-    (c,) = gate(NEW, minimums={"micro_f1": t}, draws=5_000, **NEAR_ALIGNED).checks
+    t = float(_micro(NEW, alpha).isf(0.95))  # alpha = 1: Beta(87, 17)
+    near = NEAR_ALIGNED if alpha == 1.0 else _near_aligned(NEW, alpha)
+    (c,) = gate(NEW, minimums={"micro_f1": t}, draws=5_000, **near).checks
     assert c.within_noise and (c.draws_to_settle is None or c.draws_to_settle > 5_000)
     assert "WITHIN MONTE CARLO NOISE" in c.text
-    (e,) = gate(NEW, minimums={"micro_f1": t}, beta="aligned").checks
+    (e,) = gate(NEW, minimums={"micro_f1": t}, alpha=alpha, beta="aligned").checks
     assert e.exact and not e.within_noise and e.prob == pytest.approx(0.95, abs=1e-10)
 
 

@@ -11,18 +11,36 @@ from scipy import integrate, stats
 import f1posterior.multilabel as ml
 from f1posterior.gate import GATE_MULTILABEL_METRICS, assert_gate, gate
 from f1posterior.multilabel import evaluate_multilabel, multilabel_scores
+from f1posterior.priors import adaptive_alpha
 
 # three labels, [[tn, fp], [fn, tp]] each
 TABLES = np.array([[[50, 3], [7, 40]], [[80, 2], [4, 14]], [[60, 20], [10, 10]]], dtype=float)
 BASE = TABLES + np.array([[0, 0], [2, -2]])  # the baseline finds two fewer positives per label
 LABELS = ["a", "b", "c"]
+# The closed forms hold for any alpha: each test runs under the paper's prior (alpha = 1) and
+# under the default "adaptive" one, whose alpha (one per label table) is computed here with
+# adaptive_alpha, independently of the resolver.
+PRIORS = ["paper", "adaptive"]
 
 
-def test_exact_per_label_floors_equal_scipy() -> None:
+def _alpha(tables: np.ndarray, prior: str) -> np.ndarray:
+    """The alpha array of each label's 2 x 2 table under ``prior``."""
+    t = np.asarray(tables, dtype=float)
+    return adaptive_alpha(t) if prior == "adaptive" else np.ones_like(t)
+
+
+def _kw(prior: str) -> dict:
+    """Keyword arguments that select ``prior`` (the default one by passing nothing)."""
+    return {} if prior == "adaptive" else {"alpha": prior, "beta": prior}
+
+
+@pytest.mark.parametrize("prior", PRIORS)
+def test_exact_per_label_floors_equal_scipy(prior: str) -> None:
     """Aligned prior: P(f1 >= t) = P(B >= t / (2 - t)), B ~ Beta(A11, A01 + A10); precision Beta."""
+    alpha = 1.0 if prior == "paper" else prior
     res = gate(TABLES, multilabel=True, minimums={"f1": 0.6, "precision": 0.8},
-               beta="aligned", labels=LABELS)  # fmt: skip
-    a = TABLES + 1.0
+               alpha=alpha, beta="aligned", labels=LABELS)  # fmt: skip
+    a = TABLES + _alpha(TABLES, prior)
     tp, fp, fn = a[:, 1, 1], a[:, 0, 1], a[:, 1, 0]
     want = [*stats.beta.sf(0.6 / 1.4, tp, fp + fn), *stats.beta.sf(0.8, tp, fp)]
     c = res.checks
@@ -38,19 +56,23 @@ def test_exact_per_label_floors_equal_scipy() -> None:
     assert c[0].text.endswith("; exact")
 
 
-def test_sampled_floors_agree_with_closed_forms() -> None:
-    """Uniform prior: recall ~ Beta(1 + tp, 1 + fn) exactly, though the gate samples it."""
+@pytest.mark.parametrize("prior", PRIORS)
+def test_sampled_floors_agree_with_closed_forms(prior: str) -> None:
+    """recall ~ Beta(alpha_11 + tp, alpha_10 + fn) exactly, whatever beta (uniform prior:
+    Beta(1 + tp, 1 + fn)), though the gate samples it."""
     n = 20_000
-    res = gate(TABLES, multilabel=True, minimums=[("recall", 0.75), ("micro_f1", 0.7)], draws=n)
+    res = gate(TABLES, multilabel=True, minimums=[("recall", 0.75), ("micro_f1", 0.7)], draws=n,
+               **_kw(prior))  # fmt: skip
     rec = res.checks[:3]
-    want = stats.beta.sf(0.75, TABLES[:, 1, 1] + 1, TABLES[:, 1, 0] + 1)
+    a = TABLES + _alpha(TABLES, prior)
+    want = stats.beta.sf(0.75, a[:, 1, 1], a[:, 1, 0])
     for c, w in zip(rec, want, strict=True):
         assert not c.exact and c.draws == n
         assert abs(c.prob - w) <= 5 * np.sqrt(w * (1 - w) / n) + 1e-12, (c.item, c.prob, w)
     # micro_f1 has no closed form: the probability is the fraction of the same draws >= 0.7
     micro = res.checks[3]
     draws = evaluate_multilabel(TABLES, metrics=["micro_f1"], draws=n, rng=20150927,
-                                keep_draws=True).metric_draws["micro_f1"]  # fmt: skip
+                                keep_draws=True, **_kw(prior)).metric_draws["micro_f1"]  # fmt: skip
     assert micro.prob == np.mean(draws >= 0.7)
     assert micro.item == "" and micro.mc_error == pytest.approx(
         np.sqrt(micro.prob * (1 - micro.prob) / n)
@@ -73,11 +95,12 @@ def test_floors_keep_no_draws(monkeypatch: pytest.MonkeyPatch) -> None:
     assert [c.metric for c in res.checks] == ["f1"] * 3 + ["micro_f1"] + ["recall"] * 3
 
 
-def test_baseline_per_label_against_quadrature() -> None:
-    """Uniform prior, recall: P(R_new - R_base >= -d) = int pdf_base(y) sf_new(y - d) dy."""
+@pytest.mark.parametrize("prior", PRIORS)
+def test_baseline_per_label_against_quadrature(prior: str) -> None:
+    """Recall: P(R_new - R_base >= -d) = int pdf_base(y) sf_new(y - d) dy (each recall a Beta)."""
     n, d = 20_000, 0.05
     res = gate(TABLES, multilabel=True, baseline=BASE, compare=["recall", "macro_f1"],
-               max_drop=d, draws=n, labels=LABELS)  # fmt: skip
+               max_drop=d, draws=n, labels=LABELS, **_kw(prior))  # fmt: skip
     checks = res.checks
     assert [(c.kind, c.metric, c.item) for c in checks] == [
         ("baseline", "recall", "label a"),
@@ -85,27 +108,30 @@ def test_baseline_per_label_against_quadrature() -> None:
         ("baseline", "recall", "label c"),
         ("baseline", "macro_f1", ""),
     ]
-    for c, t, b in zip(checks[:3], TABLES, BASE, strict=True):
-        new = stats.beta(t[1, 1] + 1, t[1, 0] + 1)
-        old = stats.beta(b[1, 1] + 1, b[1, 0] + 1)
+    a_new, a_old = _alpha(TABLES, prior), _alpha(BASE, prior)  # each table its own prior
+    for c, t, b, an, ao in zip(checks[:3], TABLES, BASE, a_new, a_old, strict=True):
+        new = stats.beta(t[1, 1] + an[1, 1], t[1, 0] + an[1, 0])
+        old = stats.beta(b[1, 1] + ao[1, 1], b[1, 0] + ao[1, 0])
         truth = integrate.quad(lambda y, o=old, w=new: o.pdf(y) * w.sf(y - d), 0, 1)[0]
         assert abs(c.prob - truth) < 5 * np.sqrt(truth * (1 - truth) / n), (c.item, truth)
         assert c.model == "independent posteriors" and c.threshold == -d
         assert c.score == pytest.approx(t[1, 1] / t[1].sum() - b[1, 1] / b[1].sum())
     # comparing with itself: P(diff >= 0) about 1/2 (independent draws, not shared ones)
-    (same,) = gate(TABLES, multilabel=True, baseline=TABLES, draws=n).checks
+    (same,) = gate(TABLES, multilabel=True, baseline=TABLES, draws=n, **_kw(prior)).checks
     assert same.metric == "micro_f1" and abs(same.prob - 0.5) < 5 * np.sqrt(0.25 / n)
 
 
-def test_batch_names_and_label_items() -> None:
+@pytest.mark.parametrize("prior", PRIORS)
+def test_batch_names_and_label_items(prior: str) -> None:
     batch = np.stack([TABLES, TABLES * 3])
-    res = gate(batch, multilabel=True, minimums={"jaccard": 0.5, "macro_f1": 0.6},
+    alpha = 1.0 if prior == "paper" else prior
+    res = gate(batch, multilabel=True, minimums={"jaccard": 0.5, "macro_f1": 0.6}, alpha=alpha,
                beta="aligned", draws=1000, names=["small", "large"], labels=LABELS)  # fmt: skip
     items = [c.item for c in res.checks]
     assert items[:6] == [f"{m} label {x}" for m in ("small", "large") for x in LABELS]
     assert items[6:] == ["small", "large"]
     jac = [c for c in res.checks if c.metric == "jaccard"]
-    a = np.stack([TABLES, TABLES * 3]) + 1.0
+    a = batch + _alpha(batch, prior)  # adaptive: one alpha per label table of each matrix
     want = stats.beta.sf(0.5, a[..., 1, 1], a[..., 0, 1] + a[..., 1, 0]).ravel()
     np.testing.assert_allclose([c.prob for c in jac], want, rtol=1e-10)
     assert "exact where marked, 1,000 draws otherwise" in str(res)
@@ -145,7 +171,14 @@ def test_deterministic_renderings_and_assert_gate() -> None:
     assert str(a).splitlines()[-1] == "GATE FAILED: 3 of 4 checks passed"
     ok = assert_gate(TABLES, multilabel=True, minimums={"f1": 0.2}, beta="aligned")
     assert ok.passed
+    # 0.1245 = P(Beta(11, 32) >= 1/3), label c's closed form under alpha = 1 (pinned)
     with pytest.raises(AssertionError, match=r"FAIL  f1 \[label c\] >= 0.5: P = 0.1245 <"):
+        assert_gate(TABLES, multilabel=True, minimums={"f1": 0.5}, alpha=1.0, beta="aligned",
+                    labels=LABELS)  # fmt: skip
+    # the default alpha ("adaptive", label c's own table) with the aligned beta: its closed form
+    ac = TABLES[2] + adaptive_alpha(TABLES[2])
+    p = stats.beta(ac[1, 1], ac[0, 1] + ac[1, 0]).sf(0.5 / 1.5)
+    with pytest.raises(AssertionError, match=rf"FAIL  f1 \[label c\] >= 0.5: P = {p:.4f} <"):
         assert_gate(TABLES, multilabel=True, minimums={"f1": 0.5}, beta="aligned", labels=LABELS)
 
 

@@ -18,6 +18,7 @@ from f1posterior.multilabel import (
     multilabel_scores,
 )
 from f1posterior.predictions import multilabel_confusion_matrix
+from f1posterior.priors import adaptive_alpha
 
 TABLES = np.array(
     [[[50, 3], [7, 40]], [[80, 12], [2, 6]], [[95, 0], [5, 0]], [[60, 20], [10, 10]]],
@@ -148,32 +149,52 @@ def _f1_cdf(a: float, b: float):
     return lambda x: stats.beta.cdf(np.asarray(x) / (2.0 - np.asarray(x)), a, b)
 
 
+def _alpha(tables, alpha) -> np.ndarray:
+    """The alpha array of each 2 x 2 table: a number, or the "adaptive" (default) alpha
+    computed with adaptive_alpha, independently of the resolver."""
+    t = np.asarray(tables, dtype=float)
+    return adaptive_alpha(t) if alpha == "adaptive" else np.full(t.shape, float(alpha))
+
+
+# The aligned-prior closed forms hold for any alpha: the paper's alpha = 1 and the default's
+# "adaptive" alpha are both checked.
+@pytest.mark.parametrize("alpha", [1.0, "adaptive"])
 @pytest.mark.parametrize("table", [[[50, 3], [7, 40]], [[5, 1], [0, 2]], [[900, 40], [30, 30]]])
-def test_binary_f1_aligned_prior_is_goutte_gaussier(table):
-    """Aligned prior (alpha=1, beta=row sums): F1 = 2B/(1+B), B ~ Beta(A11, A01 + A10)."""
-    a = np.asarray(table, float) + 1.0
+def test_binary_f1_aligned_prior_is_goutte_gaussier(table, alpha):
+    """Aligned prior (beta = row sums of alpha): F1 = 2B/(1+B), B ~ Beta(A11, A01 + A10),
+    A = alpha + C (alpha = 1: Goutte & Gaussier)."""
+    a = np.asarray(table, float) + _alpha(table, alpha)
     cdf = _f1_cdf(a[1, 1], a[0, 1] + a[1, 0])
     ml_res = evaluate_multilabel(
-        [table], metrics=["f1"], draws=20_000, beta="aligned", rng=2, keep_draws=True
-    )
-    core = evaluate(table, metrics=["f1"], draws=20_000, beta="aligned", rng=3, keep_draws=True)
+        [table], metrics=["f1"], draws=20_000, alpha=alpha, beta="aligned", rng=2,
+        keep_draws=True,
+    )  # fmt: skip
+    core = evaluate(table, metrics=["f1"], draws=20_000, alpha=alpha, beta="aligned", rng=3,
+                    keep_draws=True)  # fmt: skip
     assert stats.kstest(ml_res.metric_draws["f1"][0], cdf).pvalue > 1e-3
     assert stats.kstest(core.metric_draws["f1"][1], cdf).pvalue > 1e-3
-    # negative control: the uniform (unaligned) prior is a different posterior
+    # negative control: one more pseudo-count on tp is a different posterior
     wrong = _f1_cdf(a[1, 1] + 1.0, a[0, 1] + a[1, 0])
     if sum(map(sum, table)) < 100:
         assert stats.kstest(ml_res.metric_draws["f1"][0], wrong).pvalue < 1e-6
 
 
-def test_exact_means_of_recall_and_hamming_loss():
-    """Uniform prior: E[recall] = (1+tp)/(2+tp+fn); E[hamming] = mean_l E[1-pi]E[f] + E[pi]E[1-r]."""
+@pytest.mark.parametrize("prior", ["paper", "adaptive"])
+def test_exact_means_of_recall_and_hamming_loss(prior):
+    """Uniform prior: E[recall] = (1+tp)/(2+tp+fn); E[hamming] = mean_l E[1-pi]E[f] + E[pi]E[1-r].
+    Any alpha and beta: E[recall] = (a11+tp)/(a10+a11+tp+fn), and likewise for f and pi."""
+    kw = {} if prior == "adaptive" else {"alpha": prior, "beta": prior}  # default: adaptive
     res = evaluate_multilabel(
-        TABLES, metrics=["recall", "macro_recall", "hamming_loss"], draws=40_000, rng=8
+        TABLES, metrics=["recall", "macro_recall", "hamming_loss"], draws=40_000, rng=8, **kw
     )
     tn, fp, fn, tp = (TABLES[:, i, j] for i, j in ((0, 0), (0, 1), (1, 0), (1, 1)))
-    e_r = (1 + tp) / (2 + tp + fn)
-    e_f = (1 + fp) / (2 + fp + tn)
-    e_pi = (1 + tp + fn) / (2 + TABLES.sum(axis=(-2, -1)))
+    al = _alpha(TABLES, 1.0 if prior == "paper" else prior)
+    be = np.full((len(TABLES), 2), 1.0 if prior == "paper" else 0.5)  # adaptive: beta = 1/M
+    e_r = (al[:, 1, 1] + tp) / (al[:, 1].sum(-1) + tp + fn)
+    e_f = (al[:, 0, 1] + fp) / (al[:, 0].sum(-1) + fp + tn)
+    e_pi = (be[:, 1] + tp + fn) / (be.sum(-1) + TABLES.sum(axis=(-2, -1)))
+    if prior == "paper":
+        np.testing.assert_allclose(e_r, (1 + tp) / (2 + tp + fn))
     e_ham = np.mean((1 - e_pi) * e_f + e_pi * (1 - e_r))
     s = res["recall"]
     assert np.all(np.abs(s.mean - e_r) < 5 * s.mc_error)
@@ -188,9 +209,9 @@ def test_exact_means_of_recall_and_hamming_loss():
 EXACT_NAMES = ["f1", "precision", "recall", "jaccard"]
 
 
-def _label_betas(tables: np.ndarray) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """Beta parameters (A_11, ...) of the per-label posteriors, A = 1 + C (aligned prior)."""
-    a = tables + 1.0
+def _label_betas(tables: np.ndarray, alpha=1.0) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Beta parameters (A_11, ...) of the per-label posteriors, A = alpha + C (aligned prior)."""
+    a = tables + _alpha(tables, alpha)
     tp, fp, fn = a[..., 1, 1], a[..., 0, 1], a[..., 1, 0]
     return {"precision": (tp, fp), "recall": (tp, fn), "jaccard": (tp, fp + fn)}
 
@@ -201,10 +222,12 @@ def _f1_mean_by_quadrature(a: float, b: float) -> float:
     return integrate.quad(lambda x: 2 * x / (1 + x) * stats.beta.pdf(x, a, b), 0, 1)[0]
 
 
-def test_exact_per_label_summaries_equal_scipy():
+@pytest.mark.parametrize("alpha", [1.0, "adaptive"])
+def test_exact_per_label_summaries_equal_scipy(alpha):
     """Aligned prior: precision/recall/jaccard are Betas, f1 = 2B/(1+B); oracles from scipy."""
-    res = evaluate_multilabel(TABLES, metrics=EXACT_NAMES, beta="aligned", ref=0.7, hdi_prob=0.9)
-    betas = _label_betas(TABLES)
+    res = evaluate_multilabel(TABLES, metrics=EXACT_NAMES, alpha=alpha, beta="aligned", ref=0.7,
+                              hdi_prob=0.9)  # fmt: skip
+    betas = _label_betas(TABLES, alpha)
     for n in EXACT_NAMES:
         s = res[n]
         assert s.exact and s.draws == 0 and np.all(s.mc_error == 0), n
@@ -217,16 +240,23 @@ def test_exact_per_label_summaries_equal_scipy():
         np.testing.assert_allclose(s.eti, np.stack(stats.beta.interval(0.9, a, b), -1), rtol=1e-9)
         np.testing.assert_allclose(s.p_below, stats.beta.cdf(0.7, a, b), rtol=1e-10)
         # HDI: probability 0.9, equal density at both ends (the shortest interval), or
-        # starting at 0 for a density decreasing from 0 (label 2: tp = 0, a = 1)
+        # starting at 0 for a density decreasing from 0 (alpha = 1, label 2: tp = 0, a = 1),
+        # or ending at 1 for a density increasing to 1 (adaptive, label 2's precision:
+        # Beta(2.5, 0.5))
         lo, hi = s.hdi[..., 0], s.hdi[..., 1]
         np.testing.assert_allclose(stats.beta.cdf(hi, a, b) - stats.beta.cdf(lo, a, b), 0.9)
-        inner = a > 1
-        assert inner.tolist() == [True, True, False, True]
+        inner = (a > 1) & (b > 1)
+        if alpha == 1.0:
+            assert inner.tolist() == [True, True, False, True]
+        else:
+            assert inner.tolist() == [True, True, n != "precision", True]
         np.testing.assert_allclose(
             stats.beta.pdf(lo, a, b)[inner], stats.beta.pdf(hi, a, b)[inner], rtol=1e-4
         )
-        decreasing = ~inner & (b > 1)  # precision of label 2 is Beta(1, 1): any 0.9 interval
+        decreasing = (a <= 1) & (b > 1)  # precision of label 2 is Beta(1, 1): any 0.9 interval
         assert np.all(lo[decreasing] < 1e-9)
+        increasing = (a > 1) & (b < 1)
+        assert np.all(hi[increasing] > 1 - 1e-9)
     a, b = betas["jaccard"]
     f1 = res["f1"]
     want = [_f1_mean_by_quadrature(x, y) for x, y in zip(a, b, strict=True)]
@@ -237,11 +267,12 @@ def test_exact_per_label_summaries_equal_scipy():
     np.testing.assert_allclose(f1.eti, 2 * q / (1 + q), rtol=1e-9)
 
 
-def test_exact_per_label_summaries_agree_with_sampled_ones():
+@pytest.mark.parametrize("alpha", [1.0, "adaptive"])
+def test_exact_per_label_summaries_agree_with_sampled_ones(alpha):
     """keep_draws still samples: the draws' summaries agree with the exact ones."""
     t = np.stack([TABLES, TABLES[::-1] + 3])  # batch (2, L = 4)
     names = [*EXACT_NAMES, "fbeta"]
-    res = evaluate_multilabel(t, metrics=names, beta="aligned", draws=20_000, rng=5,
+    res = evaluate_multilabel(t, metrics=names, alpha=alpha, beta="aligned", draws=20_000, rng=5,
                               keep_draws=True, ref=0.5)  # fmt: skip
     for n in names:
         s, x = res[n], res.metric_draws[n]
@@ -253,14 +284,16 @@ def test_exact_per_label_summaries_agree_with_sampled_ones():
         assert np.all(np.abs(frac - s.p_below) <= 5 * np.sqrt(s.p_below * (1 - s.p_below) / 2e4)
                       + 1e-4), n  # fmt: skip
         # KS test of each label's draws against the exact CDF
-        post = ml.label_posterior(t + 1.0, n)
+        post = ml.label_posterior(t + _alpha(t, alpha), n)  # adaptive: one alpha per table
         for idx in np.ndindex(2, 4):
             cdf = ml.BetaPosterior(post.a[idx], post.b[idx], post.transform).cdf
             assert stats.kstest(x[idx], cdf).pvalue > 1e-4, (n, idx)
     # negative control: the uniform prior's draws are a different posterior
     wrong = evaluate_multilabel(TABLES[:1] * 0 + [[[3, 1], [1, 2]]], metrics=["precision"],
-                                draws=20_000, rng=5, keep_draws=True)  # fmt: skip
-    exact = evaluate_multilabel([[[3, 1], [1, 2]]], metrics=["precision"], beta="aligned")
+                                draws=20_000, rng=5, keep_draws=True, alpha=1.0,
+                                beta=1.0)  # fmt: skip
+    exact = evaluate_multilabel([[[3, 1], [1, 2]]], metrics=["precision"], alpha=1.0,
+                                beta="aligned")  # fmt: skip
     assert exact["precision"].exact and not wrong["precision"].exact
     post = ml.label_posterior(np.array([[[4.0, 2.0], [2.0, 3.0]]]), "precision")
     assert stats.kstest(wrong.metric_draws["precision"][0], post.cdf).pvalue < 1e-6

@@ -8,6 +8,7 @@ import scipy.stats as ss
 
 from f1posterior import f1_score, precision_score, recall_score, sample_posterior
 from f1posterior.data import figure3
+from f1posterior.priors import adaptive_alpha, resolve_prior
 from f1posterior.sampling import concentrations, iter_cell_chunks
 
 SMALL = np.array([[5, 2, 0], [1, 3, 1], [0, 2, 6]])
@@ -67,21 +68,31 @@ def test_chunking_never_changes_results():
         np.testing.assert_array_equal(collect(budget), ref)
 
 
-def _aligned_draws(counts, draws=20_000, rng=1):
-    return sample_posterior(counts, draws=draws, alpha=1.0, beta="aligned", rng=rng)
+def _aligned_draws(counts, draws=20_000, rng=1, alpha=1.0):
+    return sample_posterior(counts, draws=draws, alpha=alpha, beta="aligned", rng=rng)
 
 
-def test_aligned_micro_f1_is_beta():
-    a = SMALL + 1.0
-    micro = f1_score(_aligned_draws(SMALL), average="micro")
+def _aligned_concentration(counts, alpha):
+    """A = alpha + C, with the adaptive alpha computed independently of the resolver."""
+    c = np.asarray(counts, float)
+    return (adaptive_alpha(c) if alpha == "adaptive" else np.broadcast_to(alpha, c.shape)) + c
+
+
+# The aggregation-property Beta laws hold for any alpha under an aligned beta: check the
+# paper's alpha = 1 and the default "adaptive" alpha (an array that depends on the table).
+@pytest.mark.parametrize("alpha", [1.0, "adaptive"])
+def test_aligned_micro_f1_is_beta(alpha):
+    a = _aligned_concentration(SMALL, alpha)
+    micro = f1_score(_aligned_draws(SMALL, alpha=alpha), average="micro")
     oracle = ss.beta(np.trace(a), a.sum() - np.trace(a))
     assert ss.kstest(micro, oracle.cdf).pvalue > KS_PASS
 
 
+@pytest.mark.parametrize("alpha", [1.0, "adaptive"])
 @pytest.mark.parametrize("j", [0, 1, 2])
-def test_aligned_per_class_f1_precision_recall_are_beta_transforms(j):
-    a = SMALL + 1.0
-    p = _aligned_draws(SMALL, rng=20 + j)
+def test_aligned_per_class_f1_precision_recall_are_beta_transforms(j, alpha):
+    a = _aligned_concentration(SMALL, alpha)
+    p = _aligned_draws(SMALL, rng=20 + j, alpha=alpha)
     row, col, tp = a[j].sum(), a[:, j].sum(), a[j, j]
     b_f1 = ss.beta(tp, row + col - 2 * tp)
     f1 = f1_score(p, average=None)[:, j]
@@ -108,8 +119,9 @@ def test_negative_controls_wrong_distributions_are_rejected():
     assert ss.kstest(rec, right.cdf).pvalue > KS_PASS
 
 
-def micro_moments_default_prior(counts, alpha=1.0, beta=1.0):
-    """Exact mean and variance of micro-F1 = sum_j mu_j theta_jj under Dirichlet priors."""
+def micro_moments(counts, alpha=1.0, beta=1.0):
+    """Exact mean and variance of micro-F1 = sum_j mu_j theta_jj under Dirichlet priors
+    (any alpha (M, M) and beta (M,); the defaults are the paper's prior, not the package's)."""
     c = np.asarray(counts, float)
     m = c.shape[0]
     a = np.broadcast_to(alpha, (m, m)) + c
@@ -127,10 +139,12 @@ def micro_moments_default_prior(counts, alpha=1.0, beta=1.0):
 
 
 def test_exact_mean_of_micro_f1_figure3():
-    mean, var = micro_moments_default_prior(figure3())
+    """DESIGN.md's 0.80274 is under the paper's prior alpha = beta = 1: pin it."""
+    mean, var = micro_moments(figure3())
     assert mean == pytest.approx(0.80274, abs=5e-6)  # DESIGN.md's figure
     n = 200_000
-    micro = f1_score(sample_posterior(figure3(), draws=n, rng=7), average="micro")
+    draws = sample_posterior(figure3(), draws=n, alpha=1.0, beta=1.0, rng=7)
+    micro = f1_score(draws, average="micro")
     se = np.sqrt(var / n)
     assert abs(micro.mean() - mean) < 4 * se
     # the sample variance's standard error ~ var * sqrt(2 / n) for a near-normal quantity
@@ -145,11 +159,31 @@ def test_exact_micro_moments_random_tables_and_priors(seed):
     counts[0, 0] += 1
     alpha = rng.uniform(0.2, 3, size=(m, m))
     beta = rng.uniform(0.2, 3, size=m)
-    mean, var = micro_moments_default_prior(counts, alpha, beta)
+    mean, var = micro_moments(counts, alpha, beta)
     n = 100_000
     micro = f1_score(
         sample_posterior(counts, draws=n, alpha=alpha, beta=beta, rng=seed), average="micro"
     )
+    assert abs(micro.mean() - mean) < 4 * np.sqrt(var / n)
+    # var of the sample variance <= E[(x-mu)^4] / n <= var / n, as |x - mu| <= 1
+    assert abs(micro.var() - var) < 4 * np.sqrt(var / n)
+
+
+@pytest.mark.parametrize("counts", [figure3(), SMALL, np.array([[9, 0], [0, 1]])])
+def test_exact_micro_moments_under_the_default_prior(counts):
+    """The default ("adaptive") prior against the exact moments of its resolved arrays."""
+    m = counts.shape[-1]
+    alpha, beta = adaptive_alpha(counts), np.full(m, 1.0 / m)  # priors.py: beta = 1/M
+    ra, rb = resolve_prior("adaptive", "adaptive", counts)
+    np.testing.assert_array_equal(ra, alpha)
+    np.testing.assert_array_equal(rb, beta)
+    mean, var = micro_moments(counts, alpha, beta)
+    n = 200_000
+    draws = sample_posterior(counts, draws=n, rng=7)  # no prior given: the default
+    np.testing.assert_array_equal(
+        draws[:5], sample_posterior(counts, draws=n, alpha=alpha, beta=beta, rng=7)[:5]
+    )
+    micro = f1_score(draws, average="micro")
     assert abs(micro.mean() - mean) < 4 * np.sqrt(var / n)
     # var of the sample variance <= E[(x-mu)^4] / n <= var / n, as |x - mu| <= 1
     assert abs(micro.var() - var) < 4 * np.sqrt(var / n)
