@@ -10,19 +10,24 @@ thresholds, sensitivity and the command line) resolves its prior here, with
 Presets (each name is accepted for ``alpha`` and for ``beta``):
 
 ``"adaptive"`` (the default)
-    Chosen by the calibration study (``docs/calibration.md``). Each row's
-    recall ``theta_jj`` gets a Beta prior with Jeffreys tails, centred on the
-    table's pooled accuracy ``r = (trace + 1/2) / (N + 1)``: ``Beta(a, b)``
-    with ``(a, b) = (r / (2 (1 - r)), 1/2)`` when ``r >= 1/2`` and
-    ``(1/2, (1 - r) / (2 r))`` otherwise, each capped at ``max(1/2, n_j / 2)``
-    so that the prior never outweighs a third of the row's own documents.
-    ``alpha_jj = a`` and the error mass ``b`` is spread evenly over the
-    ``M - 1`` other cells. ``beta = 1/M`` (Perks). Unlike a fixed prior it
-    does not pull every recall towards ``1/M`` (which biases every aggregate
-    in the same direction when M is large), and unlike a vanishing prior it
-    keeps a half pseudo-document in the tail of a row without errors. It
-    depends on the table, so it is an empirical-Bayes prior: say so when you
-    report it.
+    Chosen by the calibration study (``docs/calibration.md``). With four or
+    more classes, each row's recall ``theta_jj`` gets a Beta prior with
+    Jeffreys tails centred on the table's pooled accuracy
+    ``r = (trace + 1/2) / (N + 1)``: ``Beta(a, b)`` with
+    ``(a, b) = (r / (2 (1 - r)), 1/2)`` when ``r >= 1/2`` and
+    ``(1/2, (1 - r) / (2 r))`` otherwise, each capped at
+    ``max(1/2, n_j / 2)`` so that the prior never outweighs a third of the
+    row's own documents. ``alpha_jj = a`` and the error mass ``b`` is spread
+    evenly over the ``M - 1`` other cells. With two or three classes there
+    is no common centre to estimate (Stein: shrinking towards an estimated
+    mean pays from four groups on), and every row gets ``Beta(1/2, 1/2)``
+    Jeffreys tails: ``alpha_jj = 1/2``, ``alpha_jk = 1 / (2 (M - 1))``.
+    ``beta = 1/M`` (Perks). Unlike a fixed prior it does not pull every
+    recall towards ``1/M`` (which biases every aggregate in the same
+    direction when M is large), and unlike a vanishing prior it keeps half a
+    pseudo-document in the tail of a row without errors. With four or more
+    classes it depends on the table, so it is an empirical-Bayes prior: say
+    so when you report it.
 ``"paper"``
     alpha = 1, beta = 1: the paper's prior (Zhang, Wang & Zhao 2015),
     flat on every simplex; reproduces its Table 1. It adds M pseudo-documents
@@ -63,6 +68,9 @@ __all__ = [
 #: The preset every entry point uses when no prior is given.
 DEFAULT_PRIOR = "adaptive"
 
+#: The adaptive prior centres recalls on the pooled accuracy from this many classes on.
+CENTRED_FROM = 4
+
 #: Named (alpha, beta) pairs accepted by ``prior_preset`` and ``--prior``.
 PRIOR_PRESETS: dict[str, tuple[float | str, float | str]] = {
     "adaptive": ("adaptive", "adaptive"),
@@ -75,8 +83,8 @@ PRIOR_PRESETS: dict[str, tuple[float | str, float | str]] = {
 
 #: One line per preset, for ``--help`` and reports.
 PRIOR_HELP: dict[str, str] = {
-    "adaptive": "default: Jeffreys-tailed recall prior centred on the pooled accuracy, "
-    "beta = 1/M (calibrated, docs/calibration.md)",
+    "adaptive": "default: Jeffreys-tailed recall prior, centred on the pooled accuracy from "
+    "M = 4 on; beta = 1/M (calibrated, docs/calibration.md)",
     "paper": "alpha = beta = 1, the paper's prior: reproduces Table 1, under-covers for M >= 5",
     "uniform": "alpha = beta = 1 (the same numbers as paper)",
     "jeffreys": "alpha = beta = 0.5",
@@ -125,13 +133,19 @@ def adaptive_alpha(counts: np.ndarray) -> np.ndarray:
 
     Examples
     --------
-    >>> a = adaptive_alpha(np.array([[90.0, 10.0], [20.0, 80.0]]))
-    >>> a.round(3)                       # pooled accuracy 0.85: Beta(2.8, 0.5) per row
-    array([[2.795, 0.5  ],
-           [0.5  , 2.795]])
+    >>> adaptive_alpha(np.array([[90.0, 10.0], [20.0, 80.0]]))  # M = 2: Jeffreys rows
+    array([[0.5, 0.5],
+           [0.5, 0.5]])
+    >>> c = np.diag([40.0, 30.0, 20.0, 10.0]) + 1.0  # pooled accuracy 104.5 / 117 (M = 4)
+    >>> adaptive_alpha(c)[0].round(3)                # Beta(4.18, 0.5), errors spread
+    array([4.18 , 0.167, 0.167, 0.167])
     """
     c = np.asarray(counts, dtype=np.float64)
     m = c.shape[-1]
+    if m < CENTRED_FROM:
+        out = np.full(c.shape, 0.5 / (m - 1))
+        out[..., np.arange(m), np.arange(m)] = 0.5
+        return out
     n = c.sum(axis=-1)
     r = (np.trace(c, axis1=-2, axis2=-1) + 0.5) / (n.sum(axis=-1) + 1.0)
     high = r >= 0.5
