@@ -159,9 +159,11 @@ def test_float32_agrees_with_float64_within_monte_carlo_error():
     for name in r64:
         sd = r64[name].std
         # SE of a 2.5% quantile of a near-normal posterior is about 2.7 sd / sqrt(n); two
-        # independent runs, 5 standard errors
+        # independent runs, 5 standard errors. (The HDI's ends are noisier than quantiles,
+        # about 4.5 sd / sqrt(n) here by repeated runs, so the quantile bound is checked on
+        # the equal-tailed interval, whose standard error this formula gives.)
         tol = 5 * math.sqrt(2) * 2.7 * sd / math.sqrt(n)
-        assert np.all(np.abs(r32[name].hdi - r64[name].hdi) < tol[..., None])
+        assert np.all(np.abs(r32[name].eti - r64[name].eti) < tol[..., None])
         assert np.all(
             np.abs(r32[name].mean - r64[name].mean) < 5 * math.sqrt(2) * r64[name].mc_error
         )
