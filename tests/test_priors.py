@@ -15,69 +15,80 @@ from f1posterior.priors import DEFAULT_PRIOR, PRIOR_HELP, adaptive_alpha, resolv
 
 PRESETS = list(PRIOR_PRESETS)
 TABLE = np.array([[30, 3, 1], [4, 20, 2], [1, 2, 12]])
+TABLE4 = np.array([[30, 3, 1, 0], [4, 20, 2, 1], [1, 2, 12, 0], [0, 1, 1, 9]])
 
 
 # --------------------------------------------------------------- the adaptive prior itself
 
 
 def test_adaptive_alpha_by_hand():
-    # pooled accuracy r = (62 + 0.5) / (75 + 1); r >= 1/2: Beta(r / (2 (1 - r)), 1/2)
-    r = 62.5 / 76
-    a = adaptive_alpha(TABLE)
-    assert a[0, 0] == pytest.approx(0.5 * r / (1 - r))  # 2.31, under every row's cap
-    assert a[0, 1] == pytest.approx(0.25) and a[2, 0] == pytest.approx(0.25)  # 0.5 / (M - 1)
+    # pooled accuracy r = (71 + 0.5) / (87 + 1); r >= 1/2: Beta(r / (2 (1 - r)), 1/2)
+    r = 71.5 / 88
+    a = adaptive_alpha(TABLE4)
+    assert a[0, 0] == pytest.approx(0.5 * r / (1 - r))  # 2.17, under every row's cap
+    assert a[0, 1] == pytest.approx(0.5 / 3) and a[2, 0] == pytest.approx(0.5 / 3)
     np.testing.assert_allclose(a.sum(axis=-1), 0.5 * r / (1 - r) + 0.5)
 
 
+def test_adaptive_alpha_is_jeffreys_rows_below_four_classes():
+    for table in (TABLE, np.array([[95, 0], [5, 0]]), np.zeros((2, 3, 3))):
+        a = adaptive_alpha(table)
+        m = a.shape[-1]
+        np.testing.assert_array_equal(np.diagonal(a, axis1=-2, axis2=-1), 0.5)
+        np.testing.assert_allclose(a.sum(axis=-1), 1.0)
+        assert a[..., 0, m - 1] == pytest.approx(0.5 / (m - 1))
+
+
 def test_adaptive_alpha_low_accuracy_and_caps():
-    weak = np.array([[2, 8], [7, 3]])  # r = 5.5 / 21 < 1/2: Beta(1/2, (1 - r) / (2 r))
-    r = 5.5 / 21
+    weak = np.array([[2, 8, 1, 1], [7, 3, 1, 0], [1, 1, 2, 5], [2, 1, 6, 1]])
+    r = (8 + 0.5) / (42 + 1)  # < 1/2: Beta(1/2, (1 - r) / (2 r))
     a = adaptive_alpha(weak)
-    assert a[0, 0] == 0.5 and a[0, 1] == pytest.approx(0.5 * (1 - r) / r)
+    assert a[0, 0] == 0.5 and a[0, 1] * 3 == pytest.approx(0.5 * (1 - r) / r)
     # caps: each parameter at most max(1/2, n_j / 2); an empty row gets Beta(1/2, 1/2)
-    strong = np.array([[500, 0, 0], [0, 4, 0], [0, 0, 0]])
+    strong = np.array([[500, 0, 0, 0], [0, 4, 0, 0], [0, 0, 0, 0], [0, 0, 0, 300]])
     a = adaptive_alpha(strong)
-    assert 0.5 * (504.5 / 505) / (0.5 / 505) > 250  # the centred value, 504.5 ...
+    assert 0.5 * (804.5 / 805) / (0.5 / 805) > 250  # the centred value, 804.5 ...
     assert a[0, 0] == 250.0  # ... capped at n_0 / 2
     assert a[1, 1] == 2.0 and a[2, 2] == 0.5  # capped at n_1 / 2 and at 1/2
-    assert a[2, 0] + a[2, 1] == pytest.approx(0.5)
+    assert a[2, 0] + a[2, 1] + a[2, 3] == pytest.approx(0.5)
 
 
 def test_adaptive_alpha_is_permutation_equivariant_and_batched():
-    perm = [2, 0, 1]
-    a = adaptive_alpha(TABLE)
-    np.testing.assert_allclose(adaptive_alpha(TABLE[np.ix_(perm, perm)]), a[np.ix_(perm, perm)])
-    stack = np.stack([TABLE, TABLE.T, 3 * TABLE])
-    np.testing.assert_allclose(adaptive_alpha(stack)[1], adaptive_alpha(TABLE.T))
+    perm = [2, 0, 3, 1]
+    a = adaptive_alpha(TABLE4)
+    np.testing.assert_allclose(adaptive_alpha(TABLE4[np.ix_(perm, perm)]), a[np.ix_(perm, perm)])
+    stack = np.stack([TABLE4, TABLE4.T, 3 * TABLE4])
+    np.testing.assert_allclose(adaptive_alpha(stack)[1], adaptive_alpha(TABLE4.T))
 
 
 def test_default_prior_is_adaptive_and_equals_its_arrays():
     """The preset goes through the resolver: same draws as passing the arrays themselves."""
     assert DEFAULT_PRIOR == "adaptive"
-    a, b = adaptive_alpha(TABLE), np.full(3, 1 / 3)
-    r1 = evaluate(TABLE, metrics=("macro_f1", "recall"), draws=2000, rng=5, prior_check=False)
+    a, b = adaptive_alpha(TABLE4), np.full(4, 1 / 4)
+    r1 = evaluate(TABLE4, metrics=("macro_f1", "recall"), draws=2000, rng=5, prior_check=False)
     r2 = evaluate(
-        TABLE, metrics=("macro_f1", "recall"), draws=2000, rng=5, alpha=a, beta=b,
+        TABLE4, metrics=("macro_f1", "recall"), draws=2000, rng=5, alpha=a, beta=b,
         prior_check=False,
     )
     for name in r1:
         np.testing.assert_array_equal(r1[name].hdi, r2[name].hdi)
     np.testing.assert_array_equal(
-        sample_posterior(TABLE, draws=50, rng=3), sample_posterior(TABLE, draws=50, rng=3, alpha=a, beta=b)
+        sample_posterior(TABLE4, draws=50, rng=3),
+        sample_posterior(TABLE4, draws=50, rng=3, alpha=a, beta=b),
     )
 
 
 def test_recall_posterior_is_the_exact_beta_under_the_adaptive_prior():
     """recall_j ~ Beta(alpha_jj + c_jj, sum_{k != j} (alpha_jk + c_jk)) under any prior."""
     stats = pytest.importorskip("scipy.stats")
-    a = adaptive_alpha(TABLE) + TABLE
-    res = evaluate(TABLE, metrics="recall", draws=20_000, rng=11, keep_draws=True, prior_check=False)
+    a = adaptive_alpha(TABLE4) + TABLE4
+    res = evaluate(TABLE4, metrics="recall", draws=20_000, rng=11, keep_draws=True, prior_check=False)
     draws = res.metric_draws["recall"]
-    for j in range(3):
+    for j in range(4):
         dist = stats.beta(a[j, j], a[j].sum() - a[j, j])
         assert stats.kstest(draws[j], dist.cdf).pvalue > 1e-3
     # negative control: the paper's prior gives another law, and the test sees it
-    paper = evaluate(TABLE, metrics="recall", draws=20_000, rng=11, keep_draws=True,
+    paper = evaluate(TABLE4, metrics="recall", draws=20_000, rng=11, keep_draws=True,
                      alpha="paper", beta="paper", prior_check=False)
     dist = stats.beta(a[2, 2], a[2].sum() - a[2, 2])
     assert stats.kstest(paper.metric_draws["recall"][2], dist.cdf).pvalue < 1e-6
