@@ -440,9 +440,7 @@ def _paired_prior(
         shape = am / totals
         a = totals.copy()
         for _ in range(k):
-            a = (a[..., None] * shape.reshape((m,) + (1,) * (a.ndim - 1) + (m,))).reshape(
-                m, -1
-            )
+            a = (a[..., None] * shape.reshape((m,) + (1,) * (a.ndim - 1) + (m,))).reshape(m, -1)
         marg = totals[:, 0]
     if isinstance(beta, str) and beta == "aligned":
         b = marg

@@ -52,7 +52,11 @@ def coverage(m, prevalence, classifier, n_min, seed, metrics, **prior):
 
 @pytest.mark.parametrize(
     ("m", "prevalence", "classifier", "n_min"),
-    [(10, "balanced", "strong", 30), (5, "zipf", "medium", 30), (2, "balanced", "near-perfect", 30)],
+    [
+        (10, "balanced", "strong", 30),
+        (5, "zipf", "medium", 30),
+        (2, "balanced", "near-perfect", 30),
+    ],
 )
 def test_default_prior_covers_aggregates(m, prevalence, classifier, n_min):
     cov = coverage(m, prevalence, classifier, n_min, 20261122, ("micro_f1", "macro_f1"))
@@ -68,5 +72,7 @@ def test_default_prior_covers_per_class_recall_and_f1_on_average():
 
 
 def test_paper_prior_misses_on_ten_classes_negative_control():
-    cov = coverage(10, "balanced", "strong", 30, 20261122, ("micro_f1",), alpha="paper", beta="paper")
+    cov = coverage(
+        10, "balanced", "strong", 30, 20261122, ("micro_f1",), alpha="paper", beta="paper"
+    )
     assert cov["micro_f1"] < 0.5

@@ -67,7 +67,12 @@ def test_default_prior_is_adaptive_and_equals_its_arrays():
     a, b = adaptive_alpha(TABLE4), np.full(4, 1 / 4)
     r1 = evaluate(TABLE4, metrics=("macro_f1", "recall"), draws=2000, rng=5, prior_check=False)
     r2 = evaluate(
-        TABLE4, metrics=("macro_f1", "recall"), draws=2000, rng=5, alpha=a, beta=b,
+        TABLE4,
+        metrics=("macro_f1", "recall"),
+        draws=2000,
+        rng=5,
+        alpha=a,
+        beta=b,
         prior_check=False,
     )
     for name in r1:
@@ -82,14 +87,24 @@ def test_recall_posterior_is_the_exact_beta_under_the_adaptive_prior():
     """recall_j ~ Beta(alpha_jj + c_jj, sum_{k != j} (alpha_jk + c_jk)) under any prior."""
     stats = pytest.importorskip("scipy.stats")
     a = adaptive_alpha(TABLE4) + TABLE4
-    res = evaluate(TABLE4, metrics="recall", draws=20_000, rng=11, keep_draws=True, prior_check=False)
+    res = evaluate(
+        TABLE4, metrics="recall", draws=20_000, rng=11, keep_draws=True, prior_check=False
+    )
     draws = res.metric_draws["recall"]
     for j in range(4):
         dist = stats.beta(a[j, j], a[j].sum() - a[j, j])
         assert stats.kstest(draws[j], dist.cdf).pvalue > 1e-3
     # negative control: the paper's prior gives another law, and the test sees it
-    paper = evaluate(TABLE4, metrics="recall", draws=20_000, rng=11, keep_draws=True,
-                     alpha="paper", beta="paper", prior_check=False)
+    paper = evaluate(
+        TABLE4,
+        metrics="recall",
+        draws=20_000,
+        rng=11,
+        keep_draws=True,
+        alpha="paper",
+        beta="paper",
+        prior_check=False,
+    )
     dist = stats.beta(a[2, 2], a[2].sum() - a[2, 2])
     assert stats.kstest(paper.metric_draws["recall"][2], dist.cdf).pvalue < 1e-6
 
@@ -104,7 +119,9 @@ def test_every_preset_in_evaluate_sample_and_multilabel(name):
     assert 0 < res["micro_f1"].mean < 1
     assert sample_posterior(TABLE, draws=5, rng=0, alpha=alpha, beta=beta).shape == (5, 3, 3)
     tables = np.array([[[50, 5], [4, 41]], [[80, 2], [9, 9]]])  # (L, 2, 2) [[tn, fp], [fn, tp]]
-    ml = fp.evaluate_multilabel(tables, metrics=("macro_f1",), draws=500, rng=0, alpha=alpha, beta=beta)
+    ml = fp.evaluate_multilabel(
+        tables, metrics=("macro_f1",), draws=500, rng=0, alpha=alpha, beta=beta
+    )
     assert 0 < ml["macro_f1"].mean < 1
 
 
@@ -122,11 +139,19 @@ def test_every_preset_in_gate_compare_rank_sensitivity_thresholds(name):
     y = rng.integers(0, 3, 120)
     pa = np.where(rng.random(120) < 0.8, y, rng.integers(0, 3, 120))
     pb = np.where(rng.random(120) < 0.6, y, rng.integers(0, 3, 120))
-    cp = fp.compare_predictions(y, pa, pb, metric="accuracy", draws=2000, rng=1, alpha=alpha, beta=beta)
+    cp = fp.compare_predictions(
+        y, pa, pb, metric="accuracy", draws=2000, rng=1, alpha=alpha, beta=beta
+    )
     assert cp.p_a_better > 0.5
     rp = fp.rank_predictions(y, [pa, pb, y], draws=1000, rng=1, alpha=alpha, beta=beta)
     assert len(rp.names) == 3
-    s = fp.prior_sensitivity(TABLE, metric="micro_f1", priors=[name, "jeffreys" if name != "jeffreys" else "paper"], draws=1000, rng=0)
+    s = fp.prior_sensitivity(
+        TABLE,
+        metric="micro_f1",
+        priors=[name, "jeffreys" if name != "jeffreys" else "paper"],
+        draws=1000,
+        rng=0,
+    )
     assert s.reference == name
     scores = rng.random(200)
     yt = (rng.random(200) < scores).astype(int)
@@ -140,10 +165,14 @@ def test_paired_marginal_prior_is_the_resolved_prior_for_every_preset():
 
     rng = np.random.default_rng(3)
     y = rng.integers(0, 4, 300)
-    preds = np.array([np.where(rng.random(300) < q, y, rng.integers(0, 4, 300)) for q in (0.9, 0.5, 0.7)])
+    preds = np.array(
+        [np.where(rng.random(300) < q, y, rng.integers(0, 4, 300)) for q in (0.9, 0.5, 0.7)]
+    )
     for k in (2, 3):
         joint = _joint_counts(y, preds[:k], 4)
-        mean_table = np.mean([t[0] for t in _marginal_tables(joint.reshape(4, -1, 1), 4, k)], axis=0)
+        mean_table = np.mean(
+            [t[0] for t in _marginal_tables(joint.reshape(4, -1, 1), 4, k)], axis=0
+        )
         for name in PRESETS:
             a, b, _ = _paired_prior(*prior_preset(name), joint, 4, k)
             ref_a, ref_b = resolve_prior(*prior_preset(name), mean_table)
@@ -164,17 +193,41 @@ def test_sensitivity_default_includes_every_preset_and_the_prior_used_first():
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [
-        ({"alpha": -1.0}, ValueError, r"alpha must be finite, > 0 and at most 1e300 everywhere; got minimum -1.0"),
+        (
+            {"alpha": -1.0},
+            ValueError,
+            r"alpha must be finite, > 0 and at most 1e300 everywhere; got minimum -1.0",
+        ),
         ({"alpha": float("nan")}, ValueError, r"alpha must be finite, > 0 and at most 1e300"),
-        ({"beta": 1e308}, ValueError, r"beta must be finite, > 0 and at most 1e300 everywhere; got minimum 1e\+308"),
-        ({"alpha": 1 + 2j}, TypeError, r"alpha must be a positive real number, an array of them or a preset name; got"),
+        (
+            {"beta": 1e308},
+            ValueError,
+            r"beta must be finite, > 0 and at most 1e300 everywhere; got minimum 1e\+308",
+        ),
+        (
+            {"alpha": 1 + 2j},
+            TypeError,
+            r"alpha must be a positive real number, an array of them or a preset name; got",
+        ),
         ({"alpha": np.array([1 + 0j])}, TypeError, r"alpha must be a positive real number"),
         ({"alpha": True}, TypeError, r"alpha must be a positive real number.*True"),
         ({"beta": np.True_}, TypeError, r"beta must be a positive real number.*True"),
-        ({"alpha": "flat"}, ValueError, r"alpha must be a positive number, an array or one of 'adaptive', 'paper', 'uniform', 'jeffreys', 'perks'; got 'flat'"),
-        ({"beta": "Paper"}, ValueError, r"beta must be a positive number, an array or one of .*'aligned'; got 'Paper'"),
+        (
+            {"alpha": "flat"},
+            ValueError,
+            r"alpha must be a positive number, an array or one of 'adaptive', 'paper', 'uniform', 'jeffreys', 'perks'; got 'flat'",
+        ),
+        (
+            {"beta": "Paper"},
+            ValueError,
+            r"beta must be a positive number, an array or one of .*'aligned'; got 'Paper'",
+        ),
         ({"alpha": "aligned"}, ValueError, r"alpha must be .* got 'aligned'"),
-        ({"beta": np.ones((3, 3))}, ValueError, r"beta must broadcast to shape \(3,\) \(it may not add batch axes\); got shape \(3, 3\)"),
+        (
+            {"beta": np.ones((3, 3))},
+            ValueError,
+            r"beta must broadcast to shape \(3,\) \(it may not add batch axes\); got shape \(3, 3\)",
+        ),
         ({"alpha": np.ones((2, 3, 3))}, ValueError, r"alpha must broadcast to shape \(3, 3\)"),
         ({"alpha": "1.0"}, ValueError, r"alpha must be .* got '1.0'"),
         ({"alpha": [1, "a", 2]}, TypeError, r"alpha must be a positive real number"),
@@ -200,9 +253,18 @@ def test_bad_preset_name_and_prior_check():
 def test_prior_dominance_flag_is_the_documented_shift():
     """prior_shift = |mean - mean under the prior / 1000| / std, recomputed independently."""
     counts = np.array([[6, 1, 0, 0], [1, 5, 1, 0], [0, 1, 4, 1], [0, 0, 1, 7]])
-    res = evaluate(counts, metrics=("micro_f1", "recall"), draws=20_000, rng=2, alpha="paper", beta="paper")
-    ref = evaluate(counts, metrics=("micro_f1", "recall"), draws=20_000, rng=99, alpha=1e-3, beta=1e-3,
-                   prior_check=False)
+    res = evaluate(
+        counts, metrics=("micro_f1", "recall"), draws=20_000, rng=2, alpha="paper", beta="paper"
+    )
+    ref = evaluate(
+        counts,
+        metrics=("micro_f1", "recall"),
+        draws=20_000,
+        rng=99,
+        alpha=1e-3,
+        beta=1e-3,
+        prior_check=False,
+    )
     for name in ("micro_f1", "recall"):
         s = res[name]
         expect = np.abs(np.asarray(s.mean) - np.asarray(ref[name].mean)) / np.asarray(s.std)
@@ -220,7 +282,9 @@ def test_prior_dominance_negative_control_and_empty_class():
     assert not res["micro_f1"].prior_dominated and not np.any(res["f1"].prior_dominated)
     assert res.prior_warning() is None
     empty = np.array([[10, 2, 0], [1, 8, 0], [0, 0, 0]])
-    res = evaluate(empty, metrics=("recall", "precision", "f1"), draws=5000, rng=1, labels=list("abc"))
+    res = evaluate(
+        empty, metrics=("recall", "precision", "f1"), draws=5000, rng=1, labels=list("abc")
+    )
     for name in ("recall", "precision", "f1"):
         np.testing.assert_array_equal(res[name].prior_dominated, [False, False, True])
     assert "recall [c]" in res.prior_warning()
@@ -230,14 +294,29 @@ def test_cli_prints_one_warning_line_and_the_paper_table(tmp_path):
     path = tmp_path / "small.json"
     path.write_text("[[6, 1, 0, 0], [1, 5, 1, 0], [0, 1, 4, 1], [0, 0, 1, 7]]")
     run = subprocess.run(
-        [sys.executable, "-m", "f1posterior", "summarize", str(path), "--prior", "paper", "--draws", "5000"],
-        capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "f1posterior",
+            "summarize",
+            str(path),
+            "--prior",
+            "paper",
+            "--draws",
+            "5000",
+        ],
+        capture_output=True,
+        text=True,
     )
     assert run.returncode == 0
     lines = run.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("f1posterior: warning: the prior dominates micro_f1")
+    assert len(lines) == 1 and lines[0].startswith(
+        "f1posterior: warning: the prior dominates micro_f1"
+    )
     example = subprocess.run(
-        [sys.executable, "-m", "f1posterior", "summarize", "--draws", "20000"], capture_output=True, text=True
+        [sys.executable, "-m", "f1posterior", "summarize", "--draws", "20000"],
+        capture_output=True,
+        text=True,
     )
     assert example.returncode == 0
     assert "Table 1, reproduced under the paper's prior" in example.stdout
@@ -260,7 +339,9 @@ def test_every_preset_on_the_command_line(name, tmp_path):
     y = rng.integers(0, 3, 80)
     pa = np.where(rng.random(80) < 0.8, y, (y + 1) % 3)
     pb = np.where(rng.random(80) < 0.6, y, (y + 1) % 3)
-    preds.write_text("y_true,a,b\n" + "".join(f"{t},{u},{v}\n" for t, u, v in zip(y, pa, pb)))
+    preds.write_text(
+        "y_true,a,b\n" + "".join(f"{t},{u},{v}\n" for t, u, v in zip(y, pa, pb, strict=True))
+    )
     base = [sys.executable, "-m", "f1posterior"]
     common = ["--prior", name, "--draws", "2000"]
     for args in (

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
-
 import sys
+from typing import Any
 
 from ..priors import DEFAULT_PRIOR, PRIOR_HELP, PRIOR_PRESETS, prior_preset
 

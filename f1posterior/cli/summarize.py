@@ -12,9 +12,9 @@ from ..evaluation import Evaluation, evaluate
 from ..inputs import MatrixInput, read_documents, read_multilabel
 from ..metrics import METRICS
 from ..multilabel import MULTILABEL_METRICS, evaluate_multilabel
+from ..priors import DEFAULT_PRIOR
 from ..report import format_markdown, format_table
 from ..sensitivity import DEFAULT_PRIORS, DEFAULT_THRESHOLD, PriorSensitivity, prior_sensitivity
-from ..priors import DEFAULT_PRIOR
 from .common import add_sampling_arguments, prior_from_args, warn_prior
 from .figures import add_output_arguments, wants_draws, write_outputs
 from .input_args import FILE_HELP, add_input_arguments, load_input
