@@ -77,6 +77,18 @@ SETTLE_SIGMAS = 4.0
 GATE_MULTILABEL_METRICS = tuple(m for m in MULTILABEL_METRICS if m != "hamming_loss")
 
 
+_MD_VERDICT = {"pass": "✅ PASS", "fail": "❌ FAIL", "inconclusive": "❔ INCONCLUSIVE"}
+
+
+def _verdict(prob: float, required: float) -> str:
+    """PASS when P(condition) >= required, FAIL when P(opposite) = 1 - P >= required."""
+    if prob >= required:
+        return "pass"
+    if 1.0 - prob >= required:
+        return "fail"
+    return "inconclusive"
+
+
 def _fmt_draws(n: int) -> str:
     return f"{n:,}"
 
@@ -100,8 +112,12 @@ class Check:
         Posterior probability of the condition.
     required : float
         The probability required to pass.
-    passed : bool
-        ``prob >= required``.
+    verdict : {"pass", "fail", "inconclusive"}
+        "pass" when ``prob >= required``; "fail" when the probability of the
+        opposite, ``1 - prob``, is ``>= required``; "inconclusive" otherwise
+        (and when a sampled probability cannot be told from ``required`` or
+        ``1 - required`` within Monte Carlo noise; ``reason`` says so).
+        ``passed`` is ``verdict == "pass"``.
     score : float
         Observed metric on the counts (or observed difference new - baseline).
     hdi : tuple of float
@@ -121,6 +137,8 @@ class Check:
     model : str
         For baseline checks, how the two posteriors are related
         ("independent posteriors"); "" otherwise.
+    reason : str
+        Why an inconclusive verdict is inconclusive; "" otherwise.
     """
 
     kind: str
@@ -129,7 +147,7 @@ class Check:
     threshold: float
     prob: float
     required: float
-    passed: bool
+    verdict: str
     score: float
     hdi: tuple[float, float]
     hdi_prob: float
@@ -139,6 +157,12 @@ class Check:
     within_noise: bool
     draws_to_settle: int | None
     model: str = ""
+    reason: str = ""
+
+    @property
+    def passed(self) -> bool:
+        """``verdict == "pass"``."""
+        return self.verdict == "pass"
 
     @property
     def condition(self) -> str:
@@ -149,15 +173,32 @@ class Check:
         return f"{name} >= {self.threshold:g}"
 
     @property
+    def opposite(self) -> str:
+        """The opposite condition, whose probability decides a FAIL, e.g. ``micro_f1 < 0.8``."""
+        name = self.metric + (f" [{self.item}]" if self.item else "")
+        if self.kind == "baseline":
+            return f"{name}: new - baseline < {self.threshold:g}"
+        return f"{name} < {self.threshold:g}"
+
+    @property
+    def evidence(self) -> str:
+        """The probability statement behind the verdict."""
+        req = f"{self.required:g}"
+        q = 1.0 - self.prob
+        if self.verdict == "pass":
+            return f"P = {self.prob:.4f} >= {req} required"
+        if self.verdict == "fail":
+            return f"P = {self.prob:.4f}; P(opposite) = {q:.4f} >= {req}"
+        return f"P = {self.prob:.4f}; neither it nor P(opposite) = {q:.4f} reaches {req}"
+
+    @property
     def text(self) -> str:
-        """One-line verdict: PASS/FAIL, condition, probability, observed score, HDI."""
-        rel = ">=" if self.passed else "<"
+        """One-line verdict: PASS/FAIL/INCONCLUSIVE, condition, probability, score, HDI."""
         what = "observed difference" if self.kind == "baseline" else "observed"
         pct = f"{100 * self.hdi_prob:g}%"
         line = (
-            f"{'PASS' if self.passed else 'FAIL'}  {self.condition}: P = {self.prob:.4f} {rel} "
-            f"{self.required:g} required; {what} {self.score:.3f}, {pct} HDI "
-            f"[{self.hdi[0]:.3f}, {self.hdi[1]:.3f}]; "
+            f"{self.verdict.upper()}  {self.condition}: {self.evidence}; {what} "
+            f"{self.score:.3f}, {pct} HDI [{self.hdi[0]:.3f}, {self.hdi[1]:.3f}]; "
         )
         if self.exact:
             line += "exact"
@@ -165,7 +206,9 @@ class Check:
             line += f"MC error {self.mc_error:.4f} ({_fmt_draws(self.draws)} draws)"
         if self.model:
             line += f"; {self.model}"
-        if self.within_noise:
+        if self.reason:
+            line += f"; {self.reason}"
+        elif self.within_noise:
             line += "; WITHIN MONTE CARLO NOISE: " + (
                 f"rerun with draws={_fmt_draws(self.draws_to_settle)} "
                 f"(--draws {self.draws_to_settle}) to settle it"
@@ -177,6 +220,7 @@ class Check:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dictionary of the fields, plus ``condition`` and ``text``."""
         out = {k: getattr(self, k) for k in self.__dataclass_fields__}
+        out["passed"] = self.passed
         out["hdi"] = list(self.hdi)
         out["condition"] = self.condition
         out["text"] = self.text
@@ -209,9 +253,17 @@ class GateResult:
     baseline_source: str | None = field(default=None)
 
     @property
+    def verdict(self) -> str:
+        """Overall: "fail" if any check fails, else "inconclusive" if any is, else "pass"."""
+        verdicts = {c.verdict for c in self.checks}
+        if "fail" in verdicts:
+            return "fail"
+        return "inconclusive" if "inconclusive" in verdicts else "pass"
+
+    @property
     def passed(self) -> bool:
-        """True when every check passed."""
-        return all(c.passed for c in self.checks)
+        """True when every check passed (``verdict == "pass"``)."""
+        return self.verdict == "pass"
 
     @property
     def within_noise(self) -> bool:
@@ -226,10 +278,15 @@ class GateResult:
         return f"prior {self.prior}; {how}; seed {self.seed}"
 
     def _footer(self) -> str:
-        failed = sum(not c.passed for c in self.checks)
         n = len(self.checks)
-        out = "GATE PASSED" if not failed else "GATE FAILED"
-        out += f": {n - failed} of {n} checks passed"
+        passed = sum(c.verdict == "pass" for c in self.checks)
+        failed = sum(c.verdict == "fail" for c in self.checks)
+        unsure = n - passed - failed
+        word = {"pass": "PASSED", "fail": "FAILED", "inconclusive": "INCONCLUSIVE"}[self.verdict]
+        out = f"GATE {word}: {passed} of {n} checks passed"
+        counts = [f"{k} {w}" for k, w in ((failed, "failed"), (unsure, "inconclusive")) if k]
+        if unsure:
+            out += " (" + ", ".join(counts) + ")"
         if self.within_noise:
             out += " (some verdicts are within Monte Carlo noise; see above)"
         return out
@@ -248,6 +305,7 @@ class GateResult:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dictionary: ``passed``, ``checks`` (list), ``prior``, ``draws``, ..."""
         return {
+            "verdict": self.verdict,
             "passed": self.passed,
             "within_noise": self.within_noise,
             "checks": [c.to_dict() for c in self.checks],
@@ -260,7 +318,7 @@ class GateResult:
 
     def to_markdown(self) -> str:
         """A Markdown table of the verdicts, for a CI job summary."""
-        title = "passed" if self.passed else "FAILED"
+        title = {"pass": "passed", "fail": "FAILED", "inconclusive": "INCONCLUSIVE"}[self.verdict]
         lines = [
             f"### f1posterior gate {title}",
             "",
@@ -271,14 +329,16 @@ class GateResult:
             note = "exact" if c.exact else f"MC error {c.mc_error:.4f}"
             if c.model:
                 note += f"; {c.model}"
-            if c.within_noise:
+            if c.reason:
+                note += f"; {c.reason}"
+            elif c.within_noise:
                 note += (
                     f"; **within Monte Carlo noise**: rerun with --draws {c.draws_to_settle}"
                     if c.draws_to_settle is not None
                     else "; **within Monte Carlo noise**"
                 )
             cells = [
-                "✅ PASS" if c.passed else "❌ FAIL",
+                _MD_VERDICT[c.verdict],
                 c.condition.replace("|", "\\|"),
                 f"{c.prob:.4f}",
                 f"{c.required:g}",
@@ -396,6 +456,11 @@ def _check_gate_args(
         raise ValueError("a gate needs at least one check: give minimums and/or a baseline")
     drop = _check_threshold(max_drop, "max_drop", 0.0, 1.0)
     p = check_prob(prob, "prob")
+    if not p > 0.5:
+        raise ValueError(
+            f"prob must be in (0.5, 1): a check passes when P(condition) >= prob and fails "
+            f"when P(opposite) >= prob, which only exclude each other above 0.5; got {prob!r}"
+        )
     if names is not None:
         batch = np.broadcast_shapes(c.shape, base.shape if base is not None else c.shape)[:-core]
         if len(batch) != 1 or len(names) != batch[0]:
@@ -796,7 +861,7 @@ def _make_check(
         threshold=threshold,
         prob=pr,
         required=required,
-        passed=pr >= required,
+        verdict=_verdict(pr, required),
         score=float(score),
         hdi=(float(interval[0]), float(interval[1])),
         hdi_prob=hdi_prob,
@@ -888,10 +953,10 @@ def assert_gate(counts: ArrayLike, **kwargs: Any) -> GateResult:
     Traceback (most recent call last):
     ...
     AssertionError: Gate: prior alpha=adaptive (see f1posterior.priors), beta=aligned ...; seed ...
-    FAIL  micro_f1 >= 0.85: P = 0.4483 < 0.95 required; observed 0.850, 95% HDI ...; exact
-    GATE FAILED: 0 of 1 checks passed
+    INCONCLUSIVE  micro_f1 >= 0.85: P = 0.4483; neither it nor P(opposite) = 0.5517 ...
+    GATE INCONCLUSIVE: 0 of 1 checks passed (1 inconclusive)
     """
     result = gate(counts, **kwargs)
-    if not result.passed:
+    if not result.passed:  # a FAIL, or an INCONCLUSIVE verdict: not shown to be good enough
         raise AssertionError(str(result))
     return result

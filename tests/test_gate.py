@@ -163,7 +163,11 @@ def test_assert_gate_pass_and_fail() -> None:
     with pytest.raises(AssertionError) as info:
         assert_gate(NEW, **kw)
     assert str(info.value) == str(gate(NEW, **kw))
-    assert "FAIL  micro_f1 >= 0.85" in str(info.value)
+    # P = 0.45 at the observed score: neither side reaches 0.95 (three-state rule), and
+    # assert_gate raises on INCONCLUSIVE as well as on FAIL
+    assert "INCONCLUSIVE  micro_f1 >= 0.85" in str(info.value)
+    with pytest.raises(AssertionError, match="FAIL  micro_f1 >= 0.95"):
+        assert_gate(NEW, minimums={"micro_f1": 0.95}, beta="aligned")
 
 
 @pytest.mark.parametrize(

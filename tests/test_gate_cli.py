@@ -45,12 +45,22 @@ def test_pass_exit_0_exact(files: dict[str, str]) -> None:
 
 
 def test_fail_exit_1_per_class_floor(files: dict[str, str]) -> None:
+    # three-state rule: cat's recall 0.80 against 0.75 has P = 0.80, neither >= 0.95 nor
+    # <= 0.05, so it is INCONCLUSIVE (it used to be a FAIL); exit 3 when nothing fails
     r = cli("gate", files["new"], "--metric", "recall", "--min", "0.75", "--draws", "4000")
-    assert r.returncode == 1, r.stderr
-    verdicts = [x for x in r.stdout.splitlines() if x.startswith(("PASS", "FAIL"))]
-    assert verdicts[0].startswith("FAIL  recall [class cat] >= 0.75")
+    assert r.returncode == 3, r.stderr
+    verdicts = [x for x in r.stdout.splitlines() if x.startswith(("PASS", "FAIL", "INCON"))]
+    assert verdicts[0].startswith("INCONCLUSIVE  recall [class cat] >= 0.75")
     assert verdicts[1].startswith("PASS  recall [class dog] >= 0.75")
     assert "MC error" in verdicts[0] and "4,000 draws" in verdicts[0]
+    # a floor well above cat's recall: P(recall < 0.9) >= 0.95, a FAIL, exit 1 (fail wins
+    # over dog's inconclusive 0.9 floor)
+    r = cli("gate", files["new"], "--metric", "recall", "--min", "0.9", "--draws", "4000")
+    assert r.returncode == 1, r.stderr
+    verdicts = [x for x in r.stdout.splitlines() if x.startswith(("PASS", "FAIL", "INCON"))]
+    assert verdicts[0].startswith("FAIL  recall [class cat] >= 0.9: P = 0.0")
+    assert verdicts[1].startswith("INCONCLUSIVE  recall [class dog] >= 0.9")
+    assert r.stdout.splitlines()[-1] == "GATE FAILED: 0 of 2 checks passed (1 failed, 1 inconclusive)"
 
 
 def test_several_pairs_and_baseline_json(files: dict[str, str]) -> None:
@@ -83,12 +93,18 @@ def test_several_pairs_and_baseline_json(files: dict[str, str]) -> None:
 def test_markdown_and_append(files: dict[str, str], tmp_path: Path) -> None:
     summary = tmp_path / "summary.md"
     summary.write_text("# CI\n")
+    # P = 0.3748 at the observed score 0.85: INCONCLUSIVE under the three-state rule
     args = ["gate", files["new"], "--metric", "micro_f1", "--min", "0.85", "--prior", "aligned"]
     r = cli(*args, "--format", "markdown", "--append-markdown", str(summary))
+    assert r.returncode == 3
+    assert r.stdout.startswith("### f1posterior gate INCONCLUSIVE")
+    assert "| ❔ INCONCLUSIVE | micro_f1 >= 0.85 | 0.3748 | 0.95 |" in r.stdout
+    assert summary.read_text() == "# CI\n" + r.stdout
+    args = ["gate", files["new"], "--metric", "micro_f1", "--min", "0.92", "--prior", "aligned"]
+    r = cli(*args, "--format", "markdown")
     assert r.returncode == 1
     assert r.stdout.startswith("### f1posterior gate FAILED")
-    assert "| ❌ FAIL | micro_f1 >= 0.85 | 0.3748 | 0.95 |" in r.stdout
-    assert summary.read_text() == "# CI\n" + r.stdout
+    assert "| ❌ FAIL | micro_f1 >= 0.92 | 0.0033 | 0.95 |" in r.stdout
 
 
 def test_deterministic_and_seed_override(files: dict[str, str]) -> None:
@@ -238,7 +254,7 @@ def test_docs_ci_example_runs(tmp_path: Path) -> None:
         timeout=120,
         env={"PATH": f"{bindir}:/usr/bin:/bin", "CI_JOB_SUMMARY": str(env_summary)},
     )
-    assert r.returncode in (0, 1), r.stderr
+    assert r.returncode in (0, 1, 3), r.stderr  # 3: a check is inconclusive
     assert env_summary.read_text().startswith("### f1posterior gate")
 
 
@@ -272,15 +288,21 @@ def ml_files(tmp_path: Path) -> dict[str, str]:
 def test_multilabel_fail_exit_1_exact_per_label_floors(ml_files: dict[str, str]) -> None:
     r = console("gate", ml_files["json"], "--multilabel", "--metric", "micro_f1", "--min", "0.7",
                 "--metric", "f1", "--min", "0.5", "--prior", "aligned", "--draws", "3000")  # fmt: skip
-    assert r.returncode == 1, r.stderr
+    # micro_f1 (P = 0.73) and label c (P = 0.1245) are neither >= 0.95 nor <= 0.05:
+    # INCONCLUSIVE under the three-state rule (they used to FAIL), exit 3
+    assert r.returncode == 3, r.stderr
     lines = r.stdout.splitlines()
     assert lines[0] == f"Input: {ml_files['json']}"
     assert lines[1].endswith("exact where marked, 3,000 draws otherwise; seed 20150927")
-    assert lines[2].startswith("FAIL  micro_f1 >= 0.7: P = 0.") and "(3,000 draws)" in lines[2]
+    assert lines[2].startswith("INCONCLUSIVE  micro_f1 >= 0.7: P = 0.") and "(3,000 draws)" in lines[2]
     assert lines[3].startswith("PASS  f1 [label a] >= 0.5: P = 1.0000 >= 0.95 required")
-    assert lines[5].startswith("FAIL  f1 [label c] >= 0.5: P = 0.1245 < 0.95 required")
+    assert lines[5].startswith("INCONCLUSIVE  f1 [label c] >= 0.5: P = 0.1245; neither it nor")
     assert all(x.endswith("; exact") for x in lines[3:6])
-    assert lines[-1] == "GATE FAILED: 2 of 4 checks passed"
+    assert lines[-1] == "GATE INCONCLUSIVE: 2 of 4 checks passed (2 inconclusive)"
+    r = console("gate", ml_files["json"], "--multilabel", "--metric", "f1", "--min", "0.6",
+                "--prior", "aligned")  # fmt: skip
+    assert r.returncode == 1, r.stderr
+    assert "FAIL  f1 [label c] >= 0.6: P = 0.0082; P(opposite) = 0.9918 >= 0.95" in r.stdout
 
 
 def test_multilabel_pass_exit_0_json_and_markdown(ml_files: dict[str, str]) -> None:

@@ -167,18 +167,21 @@ def test_deterministic_renderings_and_assert_gate() -> None:
     a, b = gate(TABLES, **kw), gate(TABLES, **kw)
     assert a.to_dict() == b.to_dict() and a.seed == 20150927
     json.dumps(a.to_dict())
-    assert "| ❌ FAIL | f1 [label 2] >= 0.5 |" in a.to_markdown()
-    assert str(a).splitlines()[-1] == "GATE FAILED: 3 of 4 checks passed"
+    # label 2's P = 0.117 is neither >= 0.95 nor <= 0.05: INCONCLUSIVE (three-state rule)
+    assert "| ❔ INCONCLUSIVE | f1 [label 2] >= 0.5 |" in a.to_markdown()
+    assert str(a).splitlines()[-1] == "GATE INCONCLUSIVE: 3 of 4 checks passed (1 inconclusive)"
+    assert a.verdict == "inconclusive" and [c.verdict for c in a.checks][-1] == "inconclusive"
     ok = assert_gate(TABLES, multilabel=True, minimums={"f1": 0.2}, beta="aligned")
     assert ok.passed
     # 0.1245 = P(Beta(11, 32) >= 1/3), label c's closed form under alpha = 1 (pinned)
-    with pytest.raises(AssertionError, match=r"FAIL  f1 \[label c\] >= 0.5: P = 0.1245 <"):
+    # (P = 0.1245 is INCONCLUSIVE under the three-state rule; assert_gate raises on it too)
+    with pytest.raises(AssertionError, match=r"INCONCLUSIVE  f1 \[label c\] >= 0.5: P = 0.1245;"):
         assert_gate(TABLES, multilabel=True, minimums={"f1": 0.5}, alpha=1.0, beta="aligned",
                     labels=LABELS)  # fmt: skip
     # the default alpha ("adaptive", label c's own table) with the aligned beta: its closed form
     ac = TABLES[2] + adaptive_alpha(TABLES[2])
     p = stats.beta(ac[1, 1], ac[0, 1] + ac[1, 0]).sf(0.5 / 1.5)
-    with pytest.raises(AssertionError, match=rf"FAIL  f1 \[label c\] >= 0.5: P = {p:.4f} <"):
+    with pytest.raises(AssertionError, match=rf"INCONCLUSIVE  f1 \[label c\] >= 0.5: P = {p:.4f};"):
         assert_gate(TABLES, multilabel=True, minimums={"f1": 0.5}, beta="aligned", labels=LABELS)
 
 

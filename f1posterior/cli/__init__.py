@@ -3,7 +3,7 @@
 Each subcommand lives in its own module with a ``register(subparsers)``
 function that adds its parser and sets ``run`` to a function of the parsed
 arguments returning the exit status. Exit status: 0 success (or gate
-passed), 1 gate failed, 2 usage or input error. Errors are one line on
+passed), 1 gate failed, 2 usage or input error, 3 gate inconclusive. Errors are one line on
 stderr, never a traceback.
 """
 

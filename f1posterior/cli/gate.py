@@ -1,10 +1,12 @@
 """``f1posterior gate``: fail a CI job when a model is not credibly good enough.
 
 Exit status 0 when every check passes, 1 when any fails, 2 on a usage or
-input error. See :mod:`f1posterior.gate` for the checks. With ``--multilabel``
-FILE (and BASEFILE) hold per-label 2 x 2 tables or indicator predictions
-(:func:`f1posterior.inputs.read_multilabel`), gated with the multi-label
-metrics; per-label metrics are floors for every label.
+input error, 3 when no check fails but some are inconclusive
+(``--inconclusive pass|fail`` maps 3 to 0 or 1). See :mod:`f1posterior.gate`
+for the checks. With ``--multilabel`` FILE (and BASEFILE) hold per-label 2 x 2
+tables or indicator predictions (:func:`f1posterior.inputs.read_multilabel`),
+gated with the multi-label metrics; per-label metrics are floors for every
+label.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from .common import add_sampling_arguments, prior_from_args, probability
 from .compare import paired_gate_predictions
 from .input_args import FILE_HELP, add_input_arguments, load_input
 
-__all__ = ["register", "run"]
+__all__ = ["EXIT_STATUS", "exit_status", "register", "run"]
 
 
 class _MetricAction(argparse.Action):
@@ -71,11 +73,17 @@ def _positive(text: str) -> float:
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "gate",
-        help="pass/fail: is a metric credibly above a threshold, or not credibly below a baseline?",
-        description="Passes when P(metric >= T | data) >= P for every --metric NAME --min T "
-        "(per-class metrics f1, precision, recall: every class), and, with --baseline, when "
-        "P(metric(new) - metric(baseline) >= -D | data) >= P for every --metric. "
-        "Exit status: 0 pass, 1 gate failed, 2 usage or input error.",
+        help="pass/fail/inconclusive: is a metric credibly above a floor, or credibly no "
+        "more than D below a baseline?",
+        description="Each check has three verdicts. A floor (--metric NAME --min T; per-class "
+        "metrics f1, precision, recall: every class) PASSES when P(metric >= T | data) >= P, "
+        "FAILS when P(metric < T | data) >= P, and is INCONCLUSIVE otherwise. A baseline "
+        "comparison (--baseline BASEFILE, every --metric; a non-inferiority test with margin "
+        "D = --max-drop) PASSES when P(new - base >= -D | data) >= P, FAILS when "
+        "P(new - base < -D | data) >= P, and is INCONCLUSIVE otherwise. The gate fails if any "
+        "check fails, else is inconclusive if any check is, else passes. "
+        "Exit status: 0 pass, 1 fail, 2 usage or input error, 3 inconclusive "
+        "(--inconclusive pass|fail turns 3 into 0 or 1).",
     )
     p.add_argument("file", metavar="FILE", help=FILE_HELP)
     p.add_argument(
@@ -95,7 +103,8 @@ def register(sub: Any) -> None:
         type=_unit,
         metavar="T",
         dest="checks",
-        help="floor for the preceding --metric: require P(metric >= T) >= P",
+        help="floor for the preceding --metric: PASS when P(metric >= T) >= P, FAIL when "
+        "P(metric < T) >= P, else INCONCLUSIVE",
     )
     p.add_argument("--baseline", metavar="BASEFILE", help="confusion matrix of the baseline model")
     p.add_argument(
@@ -103,14 +112,22 @@ def register(sub: Any) -> None:
         type=_unit,
         default=0.0,
         metavar="D",
-        help="allowed drop below the baseline (default 0)",
+        help="non-inferiority margin: the allowed drop below the baseline (default 0). PASS "
+        "when P(new - base >= -D) >= P, FAIL when P(new - base < -D) >= P, else INCONCLUSIVE; "
+        "with D = 0 a model no different from its baseline is INCONCLUSIVE",
     )
     p.add_argument(
         "--prob",
         type=probability,
         default=0.95,
         metavar="P",
-        help="required posterior probability (default 0.95)",
+        help="posterior probability required for a PASS or a FAIL, in (0.5, 1) (default 0.95)",
+    )
+    p.add_argument(
+        "--inconclusive",
+        choices=["pass", "fail"],
+        default=None,
+        help="exit status of an inconclusive gate: 0 (pass) or 1 (fail) instead of 3",
     )
     p.add_argument(
         "--multilabel",
@@ -244,4 +261,15 @@ def run(args: argparse.Namespace) -> int:
         print(result.to_markdown())
     else:
         print(result)
-    return 0 if result.passed else 1
+    return exit_status(result.verdict, args.inconclusive)
+
+
+#: Exit status of each overall verdict.
+EXIT_STATUS = {"pass": 0, "fail": 1, "inconclusive": 3}
+
+
+def exit_status(verdict: str, inconclusive: str | None = None) -> int:
+    """0 pass, 1 fail, 3 inconclusive (0 or 1 when ``inconclusive`` is "pass" or "fail")."""
+    if verdict == "inconclusive" and inconclusive is not None:
+        verdict = inconclusive
+    return EXIT_STATUS[verdict]
