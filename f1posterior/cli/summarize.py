@@ -269,16 +269,14 @@ def run(args: argparse.Namespace) -> int:
             f"--metric {unknown[0]} is a multi-label metric; add --multilabel, or use one of "
             + ", ".join(METRICS)
         )
+    common = dict(metrics=metrics, draws=args.draws, ref=ref, hdi_prob=args.hdi_prob)
     result = evaluate(
         data.counts,
-        metrics=metrics,
-        draws=args.draws,
-        ref=ref,
-        hdi_prob=args.hdi_prob,
         rng=args.seed,
         labels=data.labels,
         keep_draws=wants_draws(args),
         progress=terminal_progress(),
+        **common,
         **prior_from_args(args),
     )
     if write_outputs(args, result, source=data.source, names=data.names):
@@ -319,15 +317,7 @@ def run(args: argparse.Namespace) -> int:
             print(paper_comparison(result))
         else:
             paper = evaluate(
-                data.counts,
-                metrics=metrics,
-                draws=args.draws,
-                ref=ref,
-                hdi_prob=args.hdi_prob,
-                rng=args.seed,
-                alpha="paper",
-                beta="paper",
-                prior_check=False,
+                data.counts, rng=args.seed, alpha="paper", beta="paper", prior_check=False, **common
             )
             print(paper_comparison(paper, default=result))
     return 0
