@@ -149,13 +149,16 @@ class MetricSummary:
     exact : bool
         True when computed from a closed form rather than from draws.
     prior_shift : float, ndarray or None
-        How far the prior moves the posterior mean: ``|mean - mean0| / std``,
-        with ``mean0`` the posterior mean under a vanishing prior (the prior
-        used, scaled down a thousandfold). None when not checked.
+        How far the prior moves the posterior mean from a vanishing prior's, in
+        posterior standard deviations: ``|mean - score| / std``. Under a
+        vanishing prior the posterior mean of a recall or of accuracy
+        (micro-F1) is exactly the observed score; for the other metrics it is
+        to first order. None when not checked.
     prior_dominated : bool, ndarray or None
         True where the prior dominates: ``prior_shift`` exceeds 1/2 by more
-        than three Monte Carlo standard errors, or no document informs the
-        metric at all (a per-class metric whose denominator counts are zero).
+        than three Monte Carlo standard errors, the observed score is
+        undefined, or no document informs the metric at all (a per-class
+        metric whose denominator counts are zero).
     """
 
     score: Value
