@@ -60,7 +60,9 @@ def test_fail_exit_1_per_class_floor(files: dict[str, str]) -> None:
     verdicts = [x for x in r.stdout.splitlines() if x.startswith(("PASS", "FAIL", "INCON"))]
     assert verdicts[0].startswith("FAIL  recall [class cat] >= 0.9: P = 0.0")
     assert verdicts[1].startswith("INCONCLUSIVE  recall [class dog] >= 0.9")
-    assert r.stdout.splitlines()[-1] == "GATE FAILED: 0 of 2 checks passed (1 failed, 1 inconclusive)"
+    assert (
+        r.stdout.splitlines()[-1] == "GATE FAILED: 0 of 2 checks passed (1 failed, 1 inconclusive)"
+    )
 
 
 def test_several_pairs_and_baseline_json(files: dict[str, str]) -> None:
@@ -294,7 +296,9 @@ def test_multilabel_fail_exit_1_exact_per_label_floors(ml_files: dict[str, str])
     lines = r.stdout.splitlines()
     assert lines[0] == f"Input: {ml_files['json']}"
     assert lines[1].endswith("exact where marked, 3,000 draws otherwise; seed 20150927")
-    assert lines[2].startswith("INCONCLUSIVE  micro_f1 >= 0.7: P = 0.") and "(3,000 draws)" in lines[2]
+    assert (
+        lines[2].startswith("INCONCLUSIVE  micro_f1 >= 0.7: P = 0.") and "(3,000 draws)" in lines[2]
+    )
     assert lines[3].startswith("PASS  f1 [label a] >= 0.5: P = 1.0000 >= 0.95 required")
     assert lines[5].startswith("INCONCLUSIVE  f1 [label c] >= 0.5: P = 0.1245; neither it nor")
     assert all(x.endswith("; exact") for x in lines[3:6])
