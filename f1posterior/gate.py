@@ -14,13 +14,16 @@ required probability ``prob`` (default 0.95):
     models on the same documents and slots in as another way of drawing the
     difference, see :func:`_difference_draws`).
 
+Each check is PASS when P(condition) >= prob, FAIL when P(opposite) =
+1 - P(condition) >= prob, and INCONCLUSIVE otherwise (``prob`` in (0.5, 1)).
 Probabilities are exact where a closed form exists (aligned prior; see
 :mod:`f1posterior.exact`) and Monte Carlo estimates otherwise. A fixed default
-seed makes every verdict repeatable. When a sampled probability is within
-``NOISE_SIGMAS`` Monte Carlo standard errors of the requirement, the check is
-flagged as *within Monte Carlo noise* together with the number of draws that
-would put it ``SETTLE_SIGMAS`` standard errors away (if the probability
-stays where it is).
+seed makes every verdict repeatable. A sampled probability within
+``NOISE_SIGMAS`` Monte Carlo standard errors of ``prob`` or ``1 - prob`` is
+never decided: the gate draws again (adaptive draws, doubling the total each
+round from fresh streams derived from the seed, all rounds pooled) until it
+is clear or ``max_draws`` is reached, and then it is INCONCLUSIVE with the
+reason "within Monte Carlo noise at N draws".
 
 :func:`gate` returns a :class:`GateResult` (text, JSON and Markdown
 renderings); :func:`assert_gate` raises ``AssertionError`` with the same
@@ -38,6 +41,7 @@ a floor.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import numbers
 from collections.abc import Mapping, Sequence
@@ -53,11 +57,20 @@ from .multilabel import MULTILABEL_METRICS, PER_LABEL_METRICS, check_tables
 from .priors import PriorArg, resolve_prior
 from .summary import MetricSummary
 from .summary import hdi as sample_hdi
-from .validation import check_counts, check_positive, check_prob, check_rng, describe
+from .validation import (
+    check_counts,
+    check_draws,
+    check_positive,
+    check_prob,
+    check_rng,
+    describe,
+)
 
 __all__ = [
+    "DEFAULT_MAX_DRAWS",
     "DEFAULT_SEED",
     "GATE_MULTILABEL_METRICS",
+    "MIN_DRAWS",
     "NOISE_SIGMAS",
     "SETTLE_SIGMAS",
     "Check",
@@ -73,6 +86,14 @@ DEFAULT_SEED = 20150927
 NOISE_SIGMAS = 3.0
 #: The draws suggested to settle a noisy verdict put it this many standard errors away.
 SETTLE_SIGMAS = 4.0
+#: Fewer draws than this are raised to it: there is never a verdict from a handful of draws.
+MIN_DRAWS = 1_000
+#: Default ceiling of the adaptive draws (``max_draws``, ``--max-draws``).
+DEFAULT_MAX_DRAWS = 1_000_000
+#: The largest ``max_draws`` accepted.
+MAX_DRAWS_LIMIT = 100_000_000
+#: Spawn-key word of the adaptive rounds' streams (``root.spawn_key + (ADAPT_KEY, round)``).
+ADAPT_KEY = 0x61647074
 #: Metrics of a multi-label gate (``multilabel=True``): scores, higher is better.
 GATE_MULTILABEL_METRICS = tuple(m for m in MULTILABEL_METRICS if m != "hamming_loss")
 
@@ -130,10 +151,12 @@ class Check:
     draws : int
         Posterior draws behind ``prob`` (0 when exact).
     within_noise : bool
-        ``|prob - required| <= NOISE_SIGMAS * mc_error``.
+        A sampled ``prob`` still within ``NOISE_SIGMAS`` Monte Carlo standard
+        errors of ``required`` or ``1 - required`` after the adaptive draws
+        (the verdict is then "inconclusive").
     draws_to_settle : int or None
-        When within noise, the draws that would settle the verdict (None when
-        ``prob`` equals ``required`` or the check is not within noise).
+        When within noise, an estimate of the draws that would settle the
+        verdict if the probability stayed where it is (None otherwise).
     model : str
         For baseline checks, how the two posteriors are related
         ("independent posteriors"); "" otherwise.
@@ -589,8 +612,9 @@ def gate(
     paired: Sequence[Any] | None = None,
     multilabel: bool = False,
     f_beta: float = 1.0,
+    max_draws: int = DEFAULT_MAX_DRAWS,
 ) -> GateResult:
-    """Check that metrics are credibly above thresholds and not credibly below a baseline.
+    """Three-state checks: PASS, FAIL or INCONCLUSIVE, for floors and for a baseline.
 
     Parameters
     ----------
@@ -610,7 +634,15 @@ def gate(
     prob : float, default 0.95
         Required posterior probability, in (0, 1).
     draws : int, default 50_000
-        Posterior draws per matrix for probabilities without a closed form.
+        Posterior draws per matrix for probabilities without a closed form
+        (values below :data:`MIN_DRAWS` are raised to it).
+    max_draws : int, default 1_000_000
+        Adaptive draws: while a sampled probability lies within
+        :data:`NOISE_SIGMAS` Monte Carlo standard errors of ``prob`` or of
+        ``1 - prob``, the gate draws again (doubling the total each round,
+        from fresh streams derived from the seed, all rounds pooled) up to
+        ``max_draws`` in all; a check still within noise then is
+        INCONCLUSIVE, with the reason "within Monte Carlo noise at N draws".
     alpha, beta : prior
         As in :func:`f1posterior.evaluate`; with ``beta="aligned"`` the
         ``min`` checks of micro-F1, accuracy and per-class F1, precision and
@@ -668,11 +700,112 @@ def gate(
     PASS  f1 [label sports] >= 0.6: P = 1.0000 >= 0.95 required; observed 0.889, ...; exact
     PASS  f1 [label politics] >= 0.6: P = 0.9899 >= 0.95 required; observed 0.824, ...; exact
     """
+    n = max(check_draws(draws), MIN_DRAWS)
+    most = check_draws(max_draws, "max_draws")
+    if most > MAX_DRAWS_LIMIT:
+        raise ValueError(f"max_draws must be at most {MAX_DRAWS_LIMIT:,}; got {most:,}")
+    if n > most:
+        raise ValueError(f"draws ({n:,}) must not exceed max_draws ({most:,})")
+    seq = check_rng(rng)
+    # a copy: the caller's SeedSequence is never consumed (spawned from)
+    root = np.random.SeedSequence(
+        seq.entropy,
+        spawn_key=seq.spawn_key,
+        pool_size=seq.pool_size,
+        n_children_spawned=seq.n_children_spawned,
+    )
+    kw: dict[str, Any] = dict(
+        minimums=minimums, baseline=baseline, compare=compare, max_drop=max_drop, prob=prob,
+        alpha=alpha, beta=beta, hdi_prob=hdi_prob, labels=labels, names=names, source=source,
+        baseline_source=baseline_source, paired=paired, multilabel=multilabel, f_beta=f_beta,
+    )  # fmt: skip
+    first = _gate_once(counts, draws=n, root=root, **kw)
+    checks = list(first.checks)
+    hits = [c.prob * c.draws for c in checks]  # draws meeting the condition, pooled
+    total, r = n, 0
+    while total < most and any(_noisy(c) for c in checks):
+        r += 1
+        more = min(total, most - total)
+        sub = np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, ADAPT_KEY, r))
+        extra = _gate_once(counts, draws=more, root=sub, **kw)
+        total += more
+        for i, (c, e) in enumerate(zip(checks, extra.checks, strict=True)):
+            if not c.exact:
+                hits[i] += round(e.prob * e.draws)
+                checks[i] = _resample(c, hits[i], total)
+    checks = [_settle(c) for c in checks]
+    return GateResult(
+        checks=tuple(checks),
+        prior=first.prior,
+        draws=total,
+        seed=first.seed,
+        source=first.source,
+        baseline_source=first.baseline_source,
+    )
+
+
+def _mc_se(hits: float, n: int) -> float:
+    """Binomial standard error of a proportion, with (k + 1/2) / (n + 1) near 0 and 1."""
+    pc = (hits + 0.5) / (n + 1)
+    return math.sqrt(pc * (1.0 - pc) / n)
+
+
+def _noisy(c: Check) -> bool:
+    """A sampled probability within NOISE_SIGMAS standard errors of prob or 1 - prob."""
+    if c.exact:
+        return False
+    se = _mc_se(c.prob * c.draws, c.draws)
+    return min(abs(c.prob - c.required), abs(c.prob - (1.0 - c.required))) <= NOISE_SIGMAS * se
+
+
+def _resample(c: Check, hits: float, n: int) -> Check:
+    """``c`` with the pooled probability ``hits / n`` of ``n`` draws."""
+    pr = hits / n
+    se = _noise(pr, c.required, n)[0]
+    return dataclasses.replace(c, prob=pr, draws=n, mc_error=se, verdict=_verdict(pr, c.required))
+
+
+def _settle(c: Check) -> Check:
+    """The final verdict: INCONCLUSIVE, with the reason, when still within Monte Carlo noise."""
+    if not _noisy(c):
+        return dataclasses.replace(c, within_noise=False, draws_to_settle=None)
+    low = 1.0 - c.required
+    near = c.required if abs(c.prob - c.required) <= abs(c.prob - low) else low
+    return dataclasses.replace(
+        c,
+        verdict="inconclusive",
+        within_noise=True,
+        draws_to_settle=_noise(c.prob, near, c.draws)[2],
+        reason=f"within Monte Carlo noise at {_fmt_draws(c.draws)} draws",
+    )
+
+
+def _gate_once(
+    counts: Any,
+    *,
+    minimums: Any,
+    baseline: Any,
+    compare: Any,
+    max_drop: Any,
+    prob: Any,
+    draws: int,
+    alpha: Any,
+    beta: Any,
+    root: np.random.SeedSequence,
+    hdi_prob: Any,
+    labels: Any,
+    names: Any,
+    source: Any,
+    baseline_source: Any,
+    paired: Any,
+    multilabel: Any,
+    f_beta: Any,
+) -> GateResult:
+    """One round of :func:`gate`: ``draws`` draws from the streams of ``root``."""
     c, mins, base, comp, drop, p = _check_gate_args(
         counts, minimums, baseline, compare, max_drop, prob, names, multilabel
     )
     hp = check_prob(hdi_prob, "hdi_prob")
-    root = check_rng(rng)
     fb = check_positive(f_beta, "f_beta")
     if multilabel:
         if paired is not None:

@@ -133,9 +133,16 @@ def test_boundary_verdict_is_flagged_within_noise(alpha: float | str) -> None:
     # threshold whose exact probability is 0.95: a sampled verdict cannot be sure
     t = float(_micro(NEW, alpha).isf(0.95))  # alpha = 1: Beta(87, 17)
     near = NEAR_ALIGNED if alpha == 1.0 else _near_aligned(NEW, alpha)
-    (c,) = gate(NEW, minimums={"micro_f1": t}, draws=5_000, **near).checks
+    (c,) = gate(NEW, minimums={"micro_f1": t}, draws=5_000, max_draws=5_000, **near).checks
     assert c.within_noise and (c.draws_to_settle is None or c.draws_to_settle > 5_000)
-    assert "WITHIN MONTE CARLO NOISE" in c.text
+    assert c.verdict == "inconclusive" and c.reason == "within Monte Carlo noise at 5,000 draws"
+    assert c.text.endswith("; within Monte Carlo noise at 5,000 draws")
+    # adaptive draws: resolved clear of the noise, or inconclusive at max_draws with the reason
+    (a,) = gate(NEW, minimums={"micro_f1": t}, draws=5_000, **near).checks
+    assert a.draws > 5_000
+    if a.within_noise:
+        assert a.draws == 1_000_000 and a.verdict == "inconclusive"
+        assert a.reason == "within Monte Carlo noise at 1,000,000 draws"
     (e,) = gate(NEW, minimums={"micro_f1": t}, alpha=alpha, beta="aligned").checks
     assert e.exact and not e.within_noise and e.prob == pytest.approx(0.95, abs=1e-10)
 

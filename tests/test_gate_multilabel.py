@@ -60,9 +60,9 @@ def test_exact_per_label_floors_equal_scipy(prior: str) -> None:
 def test_sampled_floors_agree_with_closed_forms(prior: str) -> None:
     """recall ~ Beta(alpha_11 + tp, alpha_10 + fn) exactly, whatever beta (uniform prior:
     Beta(1 + tp, 1 + fn)), though the gate samples it."""
-    n = 20_000
+    n = 20_000  # max_draws=n: no adaptive rounds, so the draws are exactly those of evaluate
     res = gate(TABLES, multilabel=True, minimums=[("recall", 0.75), ("micro_f1", 0.7)], draws=n,
-               **_kw(prior))  # fmt: skip
+               max_draws=n, **_kw(prior))  # fmt: skip
     rec = res.checks[:3]
     a = TABLES + _alpha(TABLES, prior)
     want = stats.beta.sf(0.75, a[:, 1, 1], a[:, 1, 0])
@@ -89,7 +89,7 @@ def test_floors_keep_no_draws(monkeypatch: pytest.MonkeyPatch) -> None:
         return real(*args, **kwargs)
 
     monkeypatch.setattr(ml, "evaluate_multilabel", spy)
-    res = gate(TABLES, multilabel=True, draws=500,
+    res = gate(TABLES, multilabel=True, draws=1000, max_draws=1000,  # one round of draws
                minimums=[("f1", 0.5), ("micro_f1", 0.5), ("recall", 0.6)])  # fmt: skip
     assert seen == [(False, 0.5, ["f1", "micro_f1"]), (False, 0.6, ["recall"])]
     assert [c.metric for c in res.checks] == ["f1"] * 3 + ["micro_f1"] + ["recall"] * 3
@@ -143,10 +143,17 @@ def test_within_noise_notice() -> None:
     x = evaluate_multilabel(TABLES, metrics=["micro_f1"], draws=n, rng=20150927,
                             keep_draws=True).metric_draws["micro_f1"]  # fmt: skip
     t = float(np.round(np.quantile(x, 0.055), 4))
-    (c,) = gate(TABLES, multilabel=True, minimums={"micro_f1": t}, draws=n).checks
+    # without room for more draws (max_draws=n) the check is INCONCLUSIVE, with the reason
+    (c,) = gate(TABLES, multilabel=True, minimums={"micro_f1": t}, draws=n, max_draws=n).checks
     assert 0 < abs(c.prob - 0.95) < 0.01
     assert c.within_noise and c.draws_to_settle is not None and c.draws_to_settle > n
-    assert "WITHIN MONTE CARLO NOISE: rerun with" in c.text
+    assert c.verdict == "inconclusive" and c.draws == n
+    assert c.text.endswith("; within Monte Carlo noise at 4,000 draws")
+    # adaptive draws (default max_draws): more draws, and a verdict clear of the noise or
+    # inconclusive with the reason
+    (a,) = gate(TABLES, multilabel=True, minimums={"micro_f1": t}, draws=n).checks
+    assert a.draws > n
+    assert not a.within_noise or a.reason == f"within Monte Carlo noise at {a.draws:,} draws"
 
 
 def test_f_beta_and_scores() -> None:

@@ -7,9 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from f1posterior.gate import gate
+from f1posterior.gate import MIN_DRAWS, gate
 
 NEW = [[40, 10], [5, 45]]
 
@@ -99,3 +100,89 @@ def test_help_states_the_rule() -> None:
     assert "FAILS when P(metric < T | data) >= P" in text
     assert "P(new - base < -D | data) >= P" in text
     assert "3 inconclusive" in text
+
+
+# --- adaptive draws (item 2) ---------------------------------------------------------
+
+
+def test_one_draw_never_passes_a_floor_above_the_observed_score(matrix: str) -> None:
+    # observed micro_f1 0.85; one posterior draw used to give P = 1.0000 with MC error 0
+    for seed in ("1", "2", "3"):
+        r = cli("gate", matrix, "--metric", "macro_f1", "--min", "0.86", "--draws", "1",
+                "--seed", seed)  # fmt: skip
+        assert r.returncode in (1, 3), r.stdout + r.stderr
+        assert not r.stdout.splitlines()[2].startswith("PASS")
+    res = gate(NEW, minimums={"macro_f1": 0.86}, draws=1)
+    assert res.draws >= MIN_DRAWS and res.checks[0].draws >= MIN_DRAWS and not res.passed
+
+
+def test_boundary_resolves_or_is_inconclusive_with_reason() -> None:
+    x = gate(NEW, minimums={"macro_f1": 0.5}, draws=2_000).checks[0]
+    assert x.verdict == "pass" and x.draws == 2_000  # far from both boundaries: one round
+    # the threshold at which P(macro_f1 >= T) is about 0.95: drawn again, doubling
+    big = gate(NEW, minimums={"macro_f1": 0.5}, draws=200_000, max_draws=200_000)
+    t = float(np.quantile(_macro_draws(200_000), 0.05))
+    (c,) = gate(NEW, minimums={"macro_f1": t}, draws=2_000, max_draws=64_000).checks
+    assert c.draws > 2_000 and (c.draws // 2_000) & (c.draws // 2_000 - 1) == 0  # 2^k rounds
+    if c.within_noise:
+        assert c.verdict == "inconclusive" and c.draws == 64_000
+        assert c.reason == "within Monte Carlo noise at 64,000 draws"
+    else:
+        se = np.sqrt(c.prob * (1 - c.prob) / c.draws)
+        assert abs(c.prob - 0.95) > 2 * se and c.reason == ""
+    assert big.checks[0].verdict == "pass"
+
+
+def _macro_draws(n: int) -> np.ndarray:
+    from f1posterior import evaluate
+
+    e = evaluate(NEW, metrics=["macro_f1"], draws=n, rng=99, keep_draws=True)
+    assert e.metric_draws is not None
+    return np.asarray(e.metric_draws["macro_f1"])
+
+
+def test_adaptive_draws_are_reproducible_and_leave_the_callers_seed_alone() -> None:
+    t = float(np.quantile(_macro_draws(200_000), 0.05))
+    kw = dict(minimums={"macro_f1": t}, draws=2_000, max_draws=32_000)
+    a, b = gate(NEW, **kw), gate(NEW, **kw)
+    assert a.checks[0].draws > 2_000  # it did adapt
+    assert a == b and a.checks[0].prob == b.checks[0].prob and a.verdict == b.verdict
+    seq = np.random.SeedSequence(12345)
+    c = gate(NEW, rng=seq, **kw)
+    assert seq.n_children_spawned == 0
+    assert gate(NEW, rng=seq, **kw) == c == gate(NEW, rng=12345, **kw)
+
+
+def test_exact_probabilities_never_draw_more() -> None:
+    from scipy import stats
+
+    a = np.asarray(NEW, float) + 1.0  # alpha = 1, aligned beta: micro_f1 ~ Beta(trace, rest)
+    t = float(stats.beta(np.trace(a), a.sum() - np.trace(a)).isf(0.95))
+    (c,) = gate(NEW, minimums={"micro_f1": t}, alpha=1.0, beta="aligned").checks
+    assert c.exact and c.draws == 0 and c.reason == "" and not c.within_noise
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        (dict(draws=5_000, max_draws=2_000), r"draws \(5,000\) must not exceed max_draws"),
+        (dict(max_draws=10**13), r"max_draws must be at most 100,000,000"),
+        (dict(draws=0), r"draws must be an integer >= 1"),
+    ],
+)
+def test_draw_limits(kwargs: dict, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        gate(NEW, minimums={"micro_f1": 0.5}, **kwargs)
+
+
+def test_cli_max_draws_and_reason(matrix: str) -> None:
+    # P(new - base >= 0) is 1/2 exactly for a model against itself; --prob 0.52 puts both
+    # boundaries (0.52 and 0.48) within the noise of a few thousand draws
+    r = cli("gate", matrix, "--baseline", matrix, "--prob", "0.52", "--draws", "1000",
+            "--max-draws", "4000")  # fmt: skip
+    line = r.stdout.splitlines()[-2]
+    assert r.returncode == 3 and line.startswith("INCONCLUSIVE")
+    assert "(4,000 draws)" in line  # drawn again up to --max-draws
+    assert line.endswith("; within Monte Carlo noise at 4,000 draws")
+    h = " ".join(cli("gate", "--help").stdout.split())
+    assert "values below 1,000 are raised to 1,000" in h and "--max-draws N" in h

@@ -16,11 +16,18 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..gate import GATE_MULTILABEL_METRICS, gate
+from ..gate import (
+    DEFAULT_MAX_DRAWS,
+    GATE_MULTILABEL_METRICS,
+    MAX_DRAWS_LIMIT,
+    MIN_DRAWS,
+    NOISE_SIGMAS,
+    gate,
+)
 from ..inputs import MatrixInput, read_multilabel
 from ..metrics import METRICS
 from ..multilabel import MULTILABEL_METRICS
-from .common import add_sampling_arguments, prior_from_args, probability
+from .common import add_sampling_arguments, positive_int, prior_from_args, probability
 from .compare import paired_gate_predictions
 from .input_args import FILE_HELP, add_input_arguments, load_input
 
@@ -153,6 +160,21 @@ def register(sub: Any) -> None:
     )
     add_input_arguments(p)
     add_sampling_arguments(p)
+    p._option_string_actions["--draws"].help = (
+        f"posterior draws of the first round (default 50,000; values below {MIN_DRAWS:,} are "
+        f"raised to {MIN_DRAWS:,}); a sampled probability within {NOISE_SIGMAS:g} Monte Carlo "
+        "standard errors of P or 1 - P is drawn again, doubling the draws each round, up to "
+        "--max-draws"
+    )
+    p.add_argument(
+        "--max-draws",
+        type=positive_int,
+        default=DEFAULT_MAX_DRAWS,
+        metavar="N",
+        help=f"ceiling of the adaptive draws (default {DEFAULT_MAX_DRAWS:,}, at most "
+        f"{MAX_DRAWS_LIMIT:,}); a check still within Monte Carlo noise at N draws is "
+        "INCONCLUSIVE",
+    )
     p.set_defaults(run=run, checks=None)
 
 
@@ -236,6 +258,7 @@ def run(args: argparse.Namespace) -> int:
         max_drop=args.max_drop,
         prob=args.prob,
         draws=args.draws,
+        max_draws=args.max_draws,
         rng=args.seed,
         hdi_prob=args.hdi_prob,
         labels=labels,
