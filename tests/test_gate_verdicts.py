@@ -186,3 +186,79 @@ def test_cli_max_draws_and_reason(matrix: str) -> None:
     assert line.endswith("; within Monte Carlo noise at 4,000 draws")
     h = " ".join(cli("gate", "--help").stdout.split())
     assert "values below 1,000 are raised to 1,000" in h and "--max-draws N" in h
+
+
+# --- every failure: one line on stderr, exit 2 (item 3) ------------------------------
+
+
+def _forged_npy(path: Path) -> None:
+    header = "{'descr': '<f8', 'fortran_order': False, 'shape': (100000000, 100000000), }"
+    header = header + " " * (118 - len(header)) + "\n"
+    path.write_bytes(
+        b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode() + bytes(64)
+    )
+
+
+@pytest.mark.parametrize(
+    ("case", "extra", "message"),
+    [
+        ("deep.json", [], r"nested too deeply \(RecursionError"),
+        ("empty.npy", [], r"ended unexpectedly .*\(EOFError"),
+        ("forged.npy", [], r"(MemoryError|ValueError|cannot|shape)"),
+        ("m.json", ["--prob", "1e-300"], r"prob must be in \(0.5, 1\)"),
+        ("m.json", ["--draws", "1e13"], r"--draws: expected an integer >= 1; got '1e13'"),
+        ("m.json", ["--draws", "10000000000000"], r"must not exceed max_draws"),
+        ("m.json", ["--max-draws", "10000000000000"], r"max_draws must be at most"),
+    ],
+)
+def test_hostile_inputs_exit_2_one_line(
+    tmp_path: Path, matrix: str, case: str, extra: list[str], message: str
+) -> None:
+    path = tmp_path / case
+    if case == "deep.json":
+        path.write_text("[" * 100_000)
+    elif case == "empty.npy":
+        path.write_bytes(b"")
+    elif case == "forged.npy":
+        _forged_npy(path)
+    else:
+        path = Path(matrix)
+    r = cli("gate", str(path), "--metric", "micro_f1", "--min", "0.5", *extra)
+    assert r.returncode == 2, r.stderr
+    assert r.stdout == "" and "Traceback" not in r.stderr
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("f1posterior gate: error: "), r.stderr
+    assert __import__("re").search(message, lines[0]), lines[0]
+
+
+@pytest.mark.parametrize(
+    ("exc", "code", "message"),
+    [
+        (ZeroDivisionError("float division by zero"), 2, "error: division by zero"),
+        (RuntimeError("boom\nsecond line"), 2, "error: RuntimeError: boom second line"),
+        (MemoryError(), 2, "error: not enough memory"),
+        (KeyboardInterrupt(), 130, "interrupted"),
+        (BrokenPipeError(), 141, None),
+    ],
+)
+def test_main_turns_every_exception_into_one_line(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    matrix: str,
+    exc: BaseException,
+    code: int,
+    message: str | None,
+) -> None:
+    from f1posterior.cli import gate as gate_cli
+    from f1posterior.cli import main
+
+    def boom(args: object) -> int:
+        raise exc
+
+    monkeypatch.setattr(gate_cli, "run", boom)
+    assert main(["gate", matrix, "--metric", "micro_f1", "--min", "0.5"]) == code
+    err = capsys.readouterr().err
+    if message is None:  # a closed stdout: quiet
+        assert err == ""
+    else:
+        assert err.count("\n") == 1 and err.startswith("f1posterior gate: ") and message in err

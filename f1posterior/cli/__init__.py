@@ -3,13 +3,16 @@
 Each subcommand lives in its own module with a ``register(subparsers)``
 function that adds its parser and sets ``run`` to a function of the parsed
 arguments returning the exit status. Exit status: 0 success (or gate
-passed), 1 gate failed, 2 usage or input error, 3 gate inconclusive. Errors are one line on
-stderr, never a traceback.
+passed), 1 gate failed, 2 usage or input error (and any other failure),
+3 gate inconclusive, 130 interrupted, 141 stdout closed (broken pipe).
+Errors are one line on stderr, never a traceback: :func:`main` turns every
+exception into one line ``f1posterior COMMAND: error: ...`` and exit 2.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
@@ -51,9 +54,53 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "run", None) is None:
         parser.print_help(sys.stderr)
         return 2
+    prefix = f"f1posterior {args.command}"
     try:
         return int(args.run(args))
+    except BrokenPipeError:
+        # stdout was closed (e.g. `| head -1`): no traceback, no message; exit 141
+        # (128 + SIGPIPE, the shell's convention), never 0, so a closed pipe cannot turn
+        # a failed gate into a pass. stdout goes to devnull so the final flush is silent.
+        _silence_stdout()
+        return 141
+    except KeyboardInterrupt:
+        print(f"{prefix}: interrupted", file=sys.stderr)
+        return 130
     except (ValueError, TypeError, OSError) as exc:
-        message = " ".join(str(exc).split())
-        print(f"f1posterior {args.command}: error: {message}", file=sys.stderr)
+        print(f"{prefix}: error: {_one_line(str(exc))}", file=sys.stderr)
         return 2
+    except Exception as exc:  # every other failure: one line, exit 2, never a traceback
+        print(f"{prefix}: error: {_describe_unexpected(exc)}", file=sys.stderr)
+        return 2
+
+
+def _one_line(text: str, limit: int = 2000) -> str:
+    """Whitespace (newlines included) collapsed, so the message is one line; long ones cut."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+def _describe_unexpected(exc: BaseException) -> str:
+    """A one-line message for an exception that is not a usage or input error."""
+    name = type(exc).__name__
+    what = {
+        RecursionError: "the input is nested too deeply",
+        MemoryError: "not enough memory (an input or --draws too large?)",
+        EOFError: "the input ended unexpectedly (empty or truncated file?)",
+        ZeroDivisionError: "division by zero (degenerate input or option)",
+        OverflowError: "a number is too large",
+    }
+    for kind, text in what.items():
+        if isinstance(exc, kind):
+            detail = _one_line(str(exc), 300)
+            return f"{text} ({name}{': ' + detail if detail else ''})"
+    detail = _one_line(str(exc), 500)
+    return f"{name}{': ' + detail if detail else ''}"
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
