@@ -396,6 +396,15 @@ def _apply_labels(
     counts: np.ndarray, file_labels: list[str] | None, labels: Any, where: str
 ) -> tuple[np.ndarray, list[str] | None]:
     """Name the classes of an unlabelled matrix, or reorder/extend a labelled one."""
+    if file_labels is not None:
+        seen: set[str] = set()
+        for x in file_labels:
+            if x in seen:
+                raise ValueError(
+                    f"{where}: the file's labels repeat {x!r} ({file_labels}); each class "
+                    "must have one row and one column"
+                )
+            seen.add(x)
     wanted = _label_list(labels)
     if wanted is None:
         return counts, file_labels
@@ -419,9 +428,13 @@ def _apply_labels(
 
 
 def _sort_labels(values: set[str]) -> list[str]:
-    """Numeric order when every label is an integer, else lexicographic."""
+    """Numeric order when every label is an integer, else lexicographic.
+
+    A total order, never the set's iteration order: labels with the same
+    integer value ("1" and "01") are ordered by their text.
+    """
     try:
-        return sorted(values, key=int)
+        return sorted(values, key=lambda x: (int(x), x))
     except ValueError:
         return sorted(values)
 

@@ -262,3 +262,48 @@ def test_main_turns_every_exception_into_one_line(
         assert err == ""
     else:
         assert err.count("\n") == 1 and err.startswith("f1posterior gate: ") and message in err
+
+
+# --- inputs that corrupt verdicts (item 4) -------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "extra", "message"),
+    [
+        ("dup.json", json.dumps({"matrix": [[45, 5], [3, 47]], "labels": ["a", "a"]}),
+         ["--labels", "a,b"], r"the file's labels repeat 'a'"),
+        ("dup.json", json.dumps({"matrix": [[45, 5], [3, 47]], "labels": ["a", "a"]}), [],
+         r"the file's labels repeat 'a'"),
+        ("dup.csv", ",a,a\na,45,5\na,3,47\n", ["--labels", "a,b"], r"labels repeat 'a'"),
+        ("ok.json", json.dumps({"matrix": [[45, 5], [3, 47]]}), ["--labels", "a,a"],
+         r"--labels: class label 'a' is given twice"),
+        ("p.csv", "y_true,y_pred\na,a\nb,b\n", ["--labels", "a,b,a"], r"'a' is given twice"),
+    ],
+)  # fmt: skip
+def test_duplicate_labels_are_input_errors(
+    tmp_path: Path, name: str, content: str, extra: list[str], message: str
+) -> None:
+    path = tmp_path / name
+    path.write_text(content)
+    r = cli("gate", str(path), "--metric", "micro_f1", "--min", "0.9", *extra)
+    assert r.returncode == 2 and r.stdout == "", r.stdout + r.stderr
+    assert len(r.stderr.splitlines()) == 1 and "Traceback" not in r.stderr
+    assert __import__("re").search(message, r.stderr), r.stderr
+
+
+def test_label_order_is_deterministic_across_hash_seeds(tmp_path: Path) -> None:
+    from f1posterior.inputs import _sort_labels
+
+    assert _sort_labels({"1", "01", "2", "10"}) == ["01", "1", "2", "10"]
+    rows = ["y_true,y_pred"] + ["1,1"] * 30 + ["01,01"] * 5 + ["1,01"] * 4 + ["01,1"] * 6
+    path = tmp_path / "p.csv"
+    path.write_text("\n".join(rows) + "\n")
+    args = [sys.executable, "-m", "f1posterior", "gate", str(path), "--metric", "recall",
+            "--min", "0.6", "--draws", "2000"]  # fmt: skip
+    runs = []
+    for seed in ("0", "1", "2", "3", "4", "5"):
+        env = {**__import__("os").environ, "PYTHONHASHSEED": seed}
+        r = subprocess.run(args, capture_output=True, text=True, env=env, timeout=120)
+        runs.append((r.returncode, r.stdout))
+    assert len(set(runs)) == 1, runs
+    assert "recall [class 01]" in runs[0][1].splitlines()[2]

@@ -20,6 +20,13 @@ def _label_list(text: str) -> list[str]:
     labels = [x.strip() for x in text.split(",")]
     if not all(labels):
         raise argparse.ArgumentTypeError(f"expected comma-separated class labels; got {text!r}")
+    seen: set[str] = set()
+    for x in labels:
+        if x in seen:
+            raise argparse.ArgumentTypeError(
+                f"class label {x!r} is given twice in {text!r}; each class must be named once"
+            )
+        seen.add(x)
     return labels
 
 
