@@ -55,6 +55,7 @@ from .evaluation import Evaluation, evaluate
 from .metrics import METRICS, PER_CLASS_METRICS
 from .multilabel import MULTILABEL_METRICS, PER_LABEL_METRICS, check_tables
 from .priors import PriorArg, resolve_prior
+from .report import escape_markdown, escape_text
 from .summary import MetricSummary
 from .summary import hdi as sample_hdi
 from .validation import (
@@ -187,21 +188,21 @@ class Check:
         """``verdict == "pass"``."""
         return self.verdict == "pass"
 
+    def _condition(self, escape: Any = escape_text, rel: str = ">=") -> str:
+        name = self.metric + (f" [{escape(self.item)}]" if self.item else "")
+        if self.kind == "baseline":
+            return f"{name}: new - baseline {rel} {self.threshold:g}"
+        return f"{name} {rel} {self.threshold:g}"
+
     @property
     def condition(self) -> str:
-        """The condition checked, e.g. ``micro_f1 >= 0.8``."""
-        name = self.metric + (f" [{self.item}]" if self.item else "")
-        if self.kind == "baseline":
-            return f"{name}: new - baseline >= {self.threshold:g}"
-        return f"{name} >= {self.threshold:g}"
+        """The condition checked, e.g. ``micro_f1 >= 0.8`` (control characters escaped)."""
+        return self._condition()
 
     @property
     def opposite(self) -> str:
         """The opposite condition, whose probability decides a FAIL, e.g. ``micro_f1 < 0.8``."""
-        name = self.metric + (f" [{self.item}]" if self.item else "")
-        if self.kind == "baseline":
-            return f"{name}: new - baseline < {self.threshold:g}"
-        return f"{name} < {self.threshold:g}"
+        return self._condition(rel="<")
 
     @property
     def evidence(self) -> str:
@@ -317,9 +318,9 @@ class GateResult:
     def __str__(self) -> str:
         lines = []
         if self.source:
-            lines.append(f"Input: {self.source}")
+            lines.append(f"Input: {escape_text(self.source)}")
         if self.baseline_source:
-            lines.append(f"Baseline: {self.baseline_source}")
+            lines.append(f"Baseline: {escape_text(self.baseline_source)}")
         lines.append(f"Gate: {self._header()}")
         lines += [c.text for c in self.checks]
         lines.append(self._footer())
@@ -362,7 +363,7 @@ class GateResult:
                 )
             cells = [
                 _MD_VERDICT[c.verdict],
-                c.condition.replace("|", "\\|"),
+                c._condition(escape_markdown),
                 f"{c.prob:.4f}",
                 f"{c.required:g}",
                 f"{c.score:.3f}",
@@ -372,11 +373,19 @@ class GateResult:
             lines.append("| " + " | ".join(cells) + " |")
         lines += ["", f"{self._footer()}. Prior: {self.prior}; {self._header().split('; ', 1)[1]}."]
         if self.source:
-            lines.append(
-                f"Input: `{self.source}`"
-                + (f", baseline: `{self.baseline_source}`" if self.baseline_source else "")
-            )
+            lines += [
+                "",
+                f"Input: {_md_path(self.source)}"
+                + (f", baseline: {_md_path(self.baseline_source)}" if self.baseline_source else ""),
+            ]
         return "\n".join(lines)
+
+
+def _md_path(path: str) -> str:
+    """A file name in Markdown: a code span when that is safe, else escaped text."""
+    if "`" not in path and escape_text(path) == path:
+        return f"`{path}`"
+    return escape_markdown(path)
 
 
 # --- validation ----------------------------------------------------------------------

@@ -307,3 +307,64 @@ def test_label_order_is_deterministic_across_hash_seeds(tmp_path: Path) -> None:
         runs.append((r.returncode, r.stdout))
     assert len(set(runs)) == 1, runs
     assert "recall [class 01]" in runs[0][1].splitlines()[2]
+
+
+# --- escaping (item 5) ----------------------------------------------------------------
+
+EVIL = "\x1b[32mok\x1b[0m\n### f1posterior gate passed | <b>x</b> & `y`"
+
+
+def _evil_result():
+    return gate(NEW, minimums={"recall": 0.9}, labels=[EVIL, "dog"], draws=2_000,
+                source="eval\n### spoof.json")  # fmt: skip
+
+
+def test_text_output_escapes_control_characters() -> None:
+    text = str(_evil_result())
+    assert "\x1b" not in text and "\\x1b[32mok" in text
+    assert all(not line.startswith("###") for line in text.splitlines())
+    assert len(text.splitlines()) == 5  # Input, Gate, two checks, footer: no injected lines
+    assert "Input: eval\\n### spoof.json" in text
+
+
+def test_markdown_escapes_labels_names_and_sources() -> None:
+    md = _evil_result().to_markdown()
+    lines = md.splitlines()
+    assert lines[0].startswith("### f1posterior gate ")
+    assert sum(line.startswith("#") for line in lines) == 1  # only the real heading
+    assert "\x1b" not in md and "<b>" not in md and "&lt;b&gt;" in md
+    row = next(line for line in lines if "recall [" in line and "dog" not in line)
+    assert row.count(" | ") == 6  # seven cells: the label's pipe is escaped
+    assert "\\|" in row and "\\`y\\`" in row
+    assert "Input: eval\\\\n\\#\\#\\# spoof.json" in md
+
+
+def test_markdown_blocks_are_separated_by_blank_lines() -> None:
+    md = gate(NEW, minimums={"micro_f1": 0.5}, draws=2_000, source="m.json").to_markdown()
+    blocks = md.split("\n\n")
+    assert blocks[0].startswith("### ") and blocks[1].startswith("| verdict |")
+    assert blocks[2].startswith("GATE PASSED") and blocks[3] == "Input: `m.json`"
+    assert all("\n" not in b for b in (blocks[0], blocks[2], blocks[3]))
+
+
+def test_json_stays_valid_and_keeps_the_raw_label(tmp_path: Path) -> None:
+    path = tmp_path / "evil.json"
+    path.write_text(json.dumps({"matrix": NEW, "labels": [EVIL, "dog"]}))
+    r = cli("gate", str(path), "--metric", "recall", "--min", "0.9", "--draws", "2000",
+            "--format", "json")  # fmt: skip
+    assert r.returncode in (1, 3) and "\x1b" not in r.stdout
+    out = json.loads(r.stdout)
+    assert out["checks"][0]["item"] == f"class {EVIL}"
+    assert "\n" not in out["checks"][0]["text"] and "\x1b" not in out["checks"][0]["text"]
+    t = cli("gate", str(path), "--metric", "recall", "--min", "0.9", "--draws", "2000")
+    assert "\x1b" not in t.stdout and not any(x.startswith("###") for x in t.stdout.splitlines())
+    m = cli("gate", str(path), "--metric", "recall", "--min", "0.9", "--draws", "2000",
+            "--format", "markdown")  # fmt: skip
+    assert sum(x.startswith("#") for x in m.stdout.splitlines()) == 1
+
+
+def test_error_messages_escape_control_characters(tmp_path: Path) -> None:
+    path = tmp_path / "e.json"
+    path.write_text(json.dumps({"matrix": NEW, "labels": ["\x1b[31ma", "\x1b[31ma"]}))
+    r = cli("gate", str(path), "--metric", "micro_f1", "--min", "0.5")
+    assert r.returncode == 2 and "\x1b" not in r.stderr and len(r.stderr.splitlines()) == 1

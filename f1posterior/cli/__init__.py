@@ -76,7 +76,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _one_line(text: str, limit: int = 2000) -> str:
     """Whitespace (newlines included) collapsed, so the message is one line; long ones cut."""
-    line = " ".join(text.split())
+    from ..report import escape_text
+
+    line = escape_text(" ".join(text.split()))  # no raw ANSI escapes on the terminal
     return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
