@@ -432,22 +432,22 @@ def _paired_prior(
     joint_numeric = not isinstance(alpha, str) and np.shape(alpha) == (m, m**k)
     if joint_numeric:
         a, _ = resolve_prior(alpha, 1.0, np.empty(cells).reshape(m, m**k))
-        a_text = "array per joint cell"
         marg = a.sum(axis=-1)
     else:
         am, _ = resolve_prior(alpha, 1.0, mean_table)
         totals = am.sum(axis=-1, keepdims=True)  # (M, 1)
         shape = am / totals
         a = totals.copy()
-        for _ in range(k):
-            a = (a[..., None] * shape.reshape((m,) + (1,) * (a.ndim - 1) + (m,))).reshape(m, -1)
+        for _ in range(k):  # one more model's prediction axis, the last varying fastest
+            a = (a[:, :, None] * shape[:, None, :]).reshape(m, -1)
         marg = totals[:, 0]
     if isinstance(beta, str) and beta == "aligned":
         b = marg
     else:
         _, b = resolve_prior(1.0, beta, mean_table)
     if joint_numeric:
-        text = f"paired alpha={a_text}, beta={describe_prior(1.0, beta).split(', beta=')[1]}"
+        beta_text = beta if isinstance(beta, str) else "as given"
+        text = f"paired model; alpha given per joint cell, beta {beta_text}"
     else:
         text = f"paired model; each model's marginal prior: {describe_prior(alpha, beta)}"
     return a.reshape(m, m**k), b, text
