@@ -340,6 +340,57 @@ class GateResult:
             "baseline_source": self.baseline_source,
         }
 
+    def to_junit_xml(self) -> str:
+        """JUnit XML: one ``testcase`` per check.
+
+        A FAIL holds a ``failure``, an INCONCLUSIVE verdict a ``skipped`` with
+        its reason; the probability, its requirement, the HDI, the draws and
+        the seed are ``properties`` of each test case. Strings are escaped
+        (:func:`f1posterior.report.escape_text`): XML 1.0 cannot hold control
+        characters.
+        """
+        import xml.etree.ElementTree as ET
+
+        n_fail = sum(c.verdict == "fail" for c in self.checks)
+        n_skip = sum(c.verdict == "inconclusive" for c in self.checks)
+        suite = ET.Element(
+            "testsuite",
+            name="f1posterior gate",
+            tests=str(len(self.checks)),
+            failures=str(n_fail),
+            skipped=str(n_skip),
+            errors="0",
+        )
+        props = ET.SubElement(suite, "properties")
+        for key, value in (
+            ("prior", self.prior),
+            ("seed", self.seed),
+            ("source", self.source),
+            ("baseline_source", self.baseline_source),
+        ):
+            if value is not None:
+                ET.SubElement(props, "property", name=key, value=escape_text(str(value)))
+        for c in self.checks:
+            case = ET.SubElement(suite, "testcase", classname="f1posterior.gate", name=c.condition)
+            cp = ET.SubElement(case, "properties")
+            for key, value in (
+                ("verdict", c.verdict),
+                ("probability", f"{c.prob:.6g}"),
+                ("required", f"{c.required:g}"),
+                ("hdi", f"[{c.hdi[0]:.6g}, {c.hdi[1]:.6g}]"),
+                ("hdi_prob", f"{c.hdi_prob:g}"),
+                ("exact", str(c.exact).lower()),
+                ("draws", str(c.draws)),
+                ("seed", escape_text(str(self.seed))),
+            ):
+                ET.SubElement(cp, "property", name=key, value=value)
+            if c.verdict == "fail":
+                ET.SubElement(case, "failure", message=c.evidence, type="GateFailure").text = c.text
+            elif c.verdict == "inconclusive":
+                ET.SubElement(case, "skipped", message=c.reason or f"inconclusive: {c.evidence}")
+        body = ET.tostring(suite, encoding="unicode")
+        return '<?xml version="1.0" encoding="utf-8"?>\n' + body + "\n"
+
     def to_markdown(self) -> str:
         """A Markdown table of the verdicts, for a CI job summary."""
         title = {"pass": "passed", "fail": "FAILED", "inconclusive": "INCONCLUSIVE"}[self.verdict]
@@ -1080,12 +1131,15 @@ def _floor_checks(
     ]
 
 
-def assert_gate(counts: ArrayLike, **kwargs: Any) -> GateResult:
-    """:func:`gate`, raising ``AssertionError`` with the verdict text when it fails.
+def assert_gate(counts: ArrayLike, *, inconclusive: str = "fail", **kwargs: Any) -> GateResult:
+    """:func:`gate`, raising ``AssertionError`` with the verdict text unless it passes.
 
     For test suites: ``assert_gate(cm, minimums={"macro_f1": 0.8})`` inside a
     pytest test fails the test with the same report as ``f1posterior gate``.
-    Takes the keyword arguments of :func:`gate`; returns its result on a pass.
+    It raises on a FAIL, and on an INCONCLUSIVE verdict unless
+    ``inconclusive="pass"``. Takes the keyword arguments of :func:`gate`;
+    returns its result otherwise. Its own frame is hidden from pytest
+    tracebacks (``__tracebackhide__``).
 
     Examples
     --------
@@ -1098,7 +1152,10 @@ def assert_gate(counts: ArrayLike, **kwargs: Any) -> GateResult:
     INCONCLUSIVE  micro_f1 >= 0.85: P = 0.4483; neither it nor P(opposite) = 0.5517 ...
     GATE INCONCLUSIVE: 0 of 1 checks passed (1 inconclusive)
     """
+    __tracebackhide__ = True
+    if inconclusive not in ("pass", "fail"):
+        raise ValueError(f'inconclusive must be "pass" or "fail"; got {describe(inconclusive)}')
     result = gate(counts, **kwargs)
-    if not result.passed:  # a FAIL, or an INCONCLUSIVE verdict: not shown to be good enough
+    if result.verdict == "fail" or (result.verdict == "inconclusive" and inconclusive == "fail"):
         raise AssertionError(str(result))
     return result

@@ -368,3 +368,75 @@ def test_error_messages_escape_control_characters(tmp_path: Path) -> None:
     path.write_text(json.dumps({"matrix": NEW, "labels": ["\x1b[31ma", "\x1b[31ma"]}))
     r = cli("gate", str(path), "--metric", "micro_f1", "--min", "0.5")
     assert r.returncode == 2 and "\x1b" not in r.stderr and len(r.stderr.splitlines()) == 1
+
+
+# --- JUnit XML and assert_gate(inconclusive=...) (item 6) ----------------------------
+
+
+def test_junit_xml_one_testcase_per_check(tmp_path: Path, matrix: str) -> None:
+    import xml.etree.ElementTree as ET
+
+    out = tmp_path / "junit.xml"
+    r = cli("gate", matrix, "--prior", "aligned", "--metric", "micro_f1", "--min", "0.75",
+            "--metric", "micro_f1", "--min", "0.85", "--metric", "recall", "--min", "0.92",
+            "--junit-xml", str(out))  # fmt: skip
+    assert r.returncode == 1, r.stderr
+    suite = ET.parse(out).getroot()
+    assert suite.tag == "testsuite" and suite.get("tests") == "4"
+    # PASS, INCONCLUSIVE (P = 0.37), FAIL (cat's recall 0.80), INCONCLUSIVE (dog's 0.90)
+    assert (suite.get("failures"), suite.get("skipped"), suite.get("errors")) == ("1", "2", "0")
+    cases = suite.findall("testcase")
+    assert [c.get("name") for c in cases] == [
+        "micro_f1 >= 0.75", "micro_f1 >= 0.85", "recall [class cat] >= 0.92",
+        "recall [class dog] >= 0.92"]  # fmt: skip
+    assert cases[0].find("failure") is None and cases[0].find("skipped") is None
+    assert cases[1].find("skipped") is not None and cases[1].find("failure") is None
+    assert cases[2].find("failure") is not None and cases[3].find("skipped") is not None
+    props = {p.get("name"): p.get("value") for p in cases[1].iter("property")}
+    assert set(props) >= {"probability", "hdi", "draws", "seed", "verdict"}
+    assert props["seed"] == "20150927" and props["verdict"] == "inconclusive"
+    assert float(props["probability"]) == pytest.approx(0.3748, abs=1e-4)
+    assert not any(p.name.startswith(".junit.xml.") for p in tmp_path.iterdir())  # no temp left
+
+
+def test_junit_xml_skipped_reason_and_escaping(tmp_path: Path) -> None:
+    import xml.etree.ElementTree as ET
+
+    res = gate(NEW, minimums={"macro_f1": 0.5}, baseline=NEW, labels=[EVIL, "dog"],
+               draws=1_000, max_draws=1_000, prob=0.52)  # fmt: skip
+    text = res.to_junit_xml()
+    assert "\x1b" not in text
+    suite = ET.fromstring(text.split("\n", 1)[1])
+    skipped = [c.find("skipped") for c in suite.findall("testcase")]
+    reasons = [s.get("message") for s in skipped if s is not None]
+    assert reasons and all("within Monte Carlo noise at 1,000 draws" in m or
+                           m.startswith("inconclusive: P =") for m in reasons)  # fmt: skip
+
+
+def test_junit_xml_unwritable_is_exit_2(tmp_path: Path, matrix: str) -> None:
+    r = cli("gate", matrix, "--metric", "micro_f1", "--min", "0.5",
+            "--junit-xml", str(tmp_path / "no" / "such" / "dir" / "j.xml"))  # fmt: skip
+    assert r.returncode == 2 and len(r.stderr.splitlines()) == 1
+    assert "--junit-xml" in r.stderr and r.stdout == ""
+
+
+def test_assert_gate_inconclusive_policy() -> None:
+    from f1posterior.gate import assert_gate
+
+    kw = dict(minimums={"micro_f1": 0.85}, alpha=1.0, beta="aligned")  # INCONCLUSIVE
+    with pytest.raises(AssertionError, match="INCONCLUSIVE  micro_f1 >= 0.85"):
+        assert_gate(NEW, **kw)
+    assert assert_gate(NEW, inconclusive="pass", **kw).verdict == "inconclusive"
+    with pytest.raises(AssertionError, match="FAIL  micro_f1 >= 0.92"):  # a FAIL always raises
+        assert_gate(NEW, inconclusive="pass", minimums={"micro_f1": 0.92}, alpha=1.0,
+                    beta="aligned")  # fmt: skip
+    with pytest.raises(ValueError, match='inconclusive must be "pass" or "fail"'):
+        assert_gate(NEW, inconclusive="maybe", **kw)
+
+
+def test_assert_gate_frame_is_hidden_from_pytest() -> None:
+    import inspect
+
+    from f1posterior.gate import assert_gate
+
+    assert "__tracebackhide__ = True" in inspect.getsource(assert_gate)

@@ -158,6 +158,13 @@ def register(sub: Any) -> None:
         metavar="PATH",
         help="also append the Markdown verdict table to PATH (e.g. the CI job summary file)",
     )
+    p.add_argument(
+        "--junit-xml",
+        metavar="PATH",
+        help="also write JUnit XML to PATH: one testcase per check, a failure for FAIL, "
+        "skipped (with the reason) for INCONCLUSIVE; probability, HDI, draws and seed as "
+        "properties (written to a temporary file, then renamed)",
+    )
     add_input_arguments(p)
     add_sampling_arguments(p)
     p._option_string_actions["--draws"].help = (
@@ -270,6 +277,8 @@ def run(args: argparse.Namespace) -> int:
         f_beta=args.f_beta,
         **prior_from_args(args),
     )
+    if args.junit_xml:
+        _write_atomically(args.junit_xml, result.to_junit_xml(), "--junit-xml")
     if args.append_markdown:
         try:
             with Path(args.append_markdown).open("a", encoding="utf-8") as fh:
@@ -285,6 +294,26 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(result)
     return exit_status(result.verdict, args.inconclusive)
+
+
+def _write_atomically(path: str, text: str, flag: str) -> None:
+    """Write ``text`` to a temporary file next to ``path``, then rename it over ``path``."""
+    import os
+    import tempfile
+
+    target = Path(path)
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or Path("."))
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, target)
+        tmp = None
+    except OSError as exc:
+        raise ValueError(f"{flag} {path}: cannot write ({exc.strerror or exc})") from None
+    finally:
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
 
 
 #: Exit status of each overall verdict.
