@@ -262,7 +262,8 @@ class GateResult:
     prior : str
         Statement of the prior.
     draws : int
-        Posterior draws per matrix for the sampled probabilities.
+        Posterior draws per matrix of the first round; a check drawn again
+        (adaptive draws) gives its own pooled total in ``Check.draws``.
     seed : int or None
         Root seed (entropy), printed so that a run can be repeated.
     source, baseline_source : str or None
@@ -295,11 +296,16 @@ class GateResult:
         return any(c.within_noise for c in self.checks)
 
     def _header(self) -> str:
+        return f"prior {self.prior}; {self._how()}; seed {self.seed}"
+
+    def _how(self) -> str:
         sampled = any(not c.exact for c in self.checks)
         how = f"{_fmt_draws(self.draws)} draws" if sampled else "exact (closed form)"
+        if any(c.draws > self.draws for c in self.checks):
+            how += " (more where marked: adaptive draws)"
         if sampled and any(c.exact for c in self.checks):
             how = f"exact where marked, {how} otherwise"
-        return f"prior {self.prior}; {how}; seed {self.seed}"
+        return how
 
     def _footer(self) -> str:
         n = len(self.checks)
@@ -422,7 +428,7 @@ class GateResult:
                 note,
             ]
             lines.append("| " + " | ".join(cells) + " |")
-        lines += ["", f"{self._footer()}. Prior: {self.prior}; {self._header().split('; ', 1)[1]}."]
+        lines += ["", f"{self._footer()}. Prior: {self.prior}; {self._how()}; seed {self.seed}."]
         if self.source:
             lines += [
                 "",
@@ -797,7 +803,7 @@ def gate(
     return GateResult(
         checks=tuple(checks),
         prior=first.prior,
-        draws=total,
+        draws=n,
         seed=first.seed,
         source=first.source,
         baseline_source=first.baseline_source,

@@ -440,3 +440,15 @@ def test_assert_gate_frame_is_hidden_from_pytest() -> None:
     from f1posterior.gate import assert_gate
 
     assert "__tracebackhide__ = True" in inspect.getsource(assert_gate)
+
+
+def test_result_draws_are_the_first_rounds_and_the_footer_keeps_the_prior_whole() -> None:
+    res = gate(NEW, minimums={"micro_f1": 0.5}, baseline=NEW, prob=0.52, draws=1_000,
+               max_draws=4_000)  # fmt: skip
+    floor, base = res.checks
+    # every sampled check pools the rounds' draws; the result reports the first round's
+    assert res.draws == 1_000 and floor.draws == base.draws == 4_000
+    assert "1,000 draws (more where marked: adaptive draws)" in str(res).splitlines()[0]
+    footer = res.to_markdown().split("\n\n")[2]
+    assert f"Prior: {res.prior}; 1,000 draws (more where marked" in footer
+    assert footer.endswith("; seed 20150927.")
