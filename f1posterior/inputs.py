@@ -10,6 +10,8 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,6 +53,35 @@ class MatrixInput:
     labels: list[str] | None
     names: list[str] | None
     source: str
+
+
+def _regular_file(path: str | Path) -> Path:
+    """``path`` as a Path if it names a regular file (through symlinks); else a ValueError.
+
+    Devices (``/dev/zero``), FIFOs and directories are refused before anything is
+    opened: reading them could block forever or never end.
+    """
+    p = Path(path)
+    try:
+        mode = os.stat(p).st_mode
+    except FileNotFoundError:
+        raise ValueError(f"{p}: no such file") from None
+    except OSError as exc:
+        raise ValueError(f"{p}: cannot be read ({exc.strerror})") from None
+    if not stat.S_ISREG(mode):
+        kind = (
+            "a directory"
+            if stat.S_ISDIR(mode)
+            else "a FIFO"
+            if stat.S_ISFIFO(mode)
+            else "a device"
+            if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            else "a socket"
+            if stat.S_ISSOCK(mode)
+            else "not a regular file"
+        )
+        raise ValueError(f"{p}: {kind}; only regular files are read")
+    return p
 
 
 def _load_json(path: Path, what: str = "a JSON confusion matrix") -> Any:
@@ -159,6 +190,8 @@ def read_matrix(
     """
     p = Path(path)
     suffix = p.suffix.lower()
+    if suffix in MATRIX_SUFFIXES:
+        _regular_file(p)
     if suffix not in MATRIX_SUFFIXES:
         raise ValueError(
             f"{p}: unknown file type {suffix or '(no suffix)'!r}; expected one of "
@@ -187,6 +220,7 @@ MATRIX_SUFFIXES = (".json", ".jsonl", ".ndjson", ".csv", ".tsv", ".npy")
 
 
 def _read_text(path: Path) -> str:
+    _regular_file(path)
     try:
         text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
@@ -553,7 +587,7 @@ def read_input(
     and anything else as a matrix (:func:`read_matrix`); True or False forces
     the choice. ``transpose`` applies to matrices only.
     """
-    p = Path(path)
+    p = _regular_file(path)
     if predictions is None:
         predictions = False
         if p.suffix.lower() in (".csv", ".tsv"):
@@ -606,6 +640,8 @@ def read_multilabel(path: str | Path, *, labels: Sequence[Any] | None = None) ->
 
     p = Path(path)
     suffix = p.suffix.lower()
+    if suffix in MULTILABEL_SUFFIXES:
+        _regular_file(p)
     if suffix not in MULTILABEL_SUFFIXES:
         raise ValueError(
             f"{p}: unknown multi-label file type {suffix or '(no suffix)'!r}; expected "
@@ -735,6 +771,8 @@ def read_documents(path: str | Path) -> DocumentInput:
     """
     p = Path(path)
     suffix = p.suffix.lower()
+    if suffix in DOCUMENT_SUFFIXES:
+        _regular_file(p)
     if suffix not in DOCUMENT_SUFFIXES:
         raise ValueError(
             f"{p}: unknown documents file type {suffix or '(no suffix)'!r}; expected "

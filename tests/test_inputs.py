@@ -203,3 +203,35 @@ def test_transpose_rejected_for_predictions(tmp_path: Path) -> None:
     f = write(tmp_path, "p.csv", "y_true,y_pred\na,b\n")
     with pytest.raises(ValueError, match="transpose applies to confusion-matrix files"):
         read_input(f, transpose=True)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "directory"])
+@pytest.mark.parametrize(
+    "command", [["summarize"], ["gate", "--metric", "micro_f1", "--min", "0.5"]]
+)
+def test_non_regular_files_are_refused_at_once(tmp_path, kind, command):
+    """A FIFO would block forever and /dev/zero never ends: refused before opening, exit 2."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    path = tmp_path / "cm.json"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "device":
+        path.symlink_to("/dev/zero")
+    else:
+        path.mkdir()
+    t0 = time.perf_counter()
+    run = subprocess.run(
+        [sys.executable, "-m", "f1posterior", command[0], str(path), *command[1:]],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 2
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and "only regular files are read" in lines[0]
+    assert {"fifo": "a FIFO", "device": "a device", "directory": "a directory"}[kind] in lines[0]
+    assert time.perf_counter() - t0 < 30  # at once (the interpreter's start-up dominates)
