@@ -6,12 +6,14 @@ label) and returns the label order with it. :func:`multilabel_confusion_matrix`
 counts ``(D, L)`` 0/1 indicator matrices into ``(L, 2, 2)`` per-label tables
 ``[[tn, fp], [fn, tp]]``. Both agree exactly with scikit-learn's functions of
 the same names (tested against it); the few deliberate differences are listed
-in each docstring.
+in each docstring. :func:`align_ids` pairs two predictions of the same
+documents given in different row orders by their document ids.
 """
 
 from __future__ import annotations
 
 import numbers
+from collections import Counter
 from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -21,7 +23,7 @@ from numpy.typing import ArrayLike
 
 from .validation import check_indicator, describe
 
-__all__ = ["ConfusionMatrix", "confusion_matrix", "multilabel_confusion_matrix"]
+__all__ = ["ConfusionMatrix", "align_ids", "confusion_matrix", "multilabel_confusion_matrix"]
 
 
 @dataclass(frozen=True)
@@ -301,3 +303,131 @@ def multilabel_confusion_matrix(Y_true: ArrayLike, Y_pred: ArrayLike) -> np.ndar
     fp = n_pred - tp
     tn = d - tp - fn - fp
     return np.stack([tn, fp, fn, tp], axis=-1).reshape(-1, 2, 2).astype(np.int64)
+
+
+_SHOW_IDS = 5
+
+
+def _show_ids(values: list[Any]) -> str:
+    """Up to five ids, each echoed with ``repr`` (control characters escaped)."""
+    shown = ", ".join(describe(v, 40) for v in values[:_SHOW_IDS])
+    if len(values) > _SHOW_IDS:
+        shown += f", ... ({len(values) - _SHOW_IDS} more)"
+    return shown
+
+
+def _id_list(ids: Any, name: str) -> list[Any]:
+    """``ids`` as a list of hashable Python values, one per document."""
+    if isinstance(ids, (str, bytes)) or not hasattr(ids, "__iter__"):
+        raise TypeError(f"{name} must be a 1-D sequence of document ids; got {describe(ids)}")
+    arr = ids if isinstance(ids, np.ndarray) else None
+    if arr is not None and arr.ndim != 1:
+        raise ValueError(
+            f"{name} must be a 1-D sequence of document ids (one per document); got shape "
+            f"{arr.shape}"
+        )
+    values = arr.tolist() if arr is not None else list(ids)
+    if not values:
+        raise ValueError(f"{name} must hold at least one document id; got 0 ids")
+    for i, v in enumerate(values):
+        if isinstance(v, float) and v != v:
+            raise ValueError(f"{name} must not contain NaN ids; got NaN at position {i}")
+        try:
+            hash(v)
+        except TypeError:
+            raise TypeError(
+                f"{name} must hold hashable document ids; got {describe(v)} at position {i}"
+            ) from None
+    return values
+
+
+def _repeated(values: list[Any]) -> list[Any]:
+    """Ids that occur more than once, in order of first occurrence."""
+    return [v for v, n in Counter(values).items() if n > 1]
+
+
+def align_ids(
+    ids: ArrayLike | Sequence[Any],
+    other_ids: ArrayLike | Sequence[Any],
+    *,
+    name: str = "ids",
+    other_name: str = "baseline ids",
+) -> np.ndarray:
+    """Permutation that puts ``other_ids`` in the order of ``ids``.
+
+    Pairs two predictions of the same documents listed in different row
+    orders: with ``perm = align_ids(ids, other_ids)``,
+    ``other_ids[perm]`` equals ``ids`` element by element, so
+    ``other_pred[perm]`` is the other model's prediction for the documents
+    in the order of ``ids``. The ids must match one to one: none may repeat
+    on either side and every id must occur on both sides. Runs in linear
+    time (one hash table).
+
+    Parameters
+    ----------
+    ids, other_ids : array_like, shape (D,)
+        Document ids (strings, numbers or any hashables), one per document.
+        Ids compare as Python values: ``"1"`` and ``1`` are different ids.
+    name, other_name : str, optional
+        Names of the two sequences in error messages (for instance the
+        files they come from).
+
+    Returns
+    -------
+    ndarray of intp, shape (D,)
+        ``perm`` such that ``other_ids[perm[i]] == ids[i]`` for every ``i``.
+
+    Raises
+    ------
+    ValueError
+        An id is repeated in ``ids`` or in ``other_ids``, or ids are
+        missing on either side (up to five are named, with how many), or a
+        sequence is empty, not 1-D, or holds NaN.
+    TypeError
+        ``ids`` or ``other_ids`` is not a sequence, or holds unhashable ids.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> ids = ["d1", "d2", "d3"]
+    >>> other_ids = np.array(["d3", "d1", "d2"])
+    >>> perm = align_ids(ids, other_ids)
+    >>> perm
+    array([1, 2, 0])
+    >>> other_ids[perm]
+    array(['d1', 'd2', 'd3'], dtype='<U2')
+    >>> align_ids(["a", "b"], ["a", "c"], name="new.csv")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: new.csv and baseline ids must hold the same document ids, one to one; ...
+    """
+    a = _id_list(ids, name)
+    b = _id_list(other_ids, other_name)
+    for values, label in ((a, name), (b, other_name)):
+        repeated = _repeated(values)
+        if repeated:
+            raise ValueError(
+                f"{label} must not repeat a document id (ids must match one to one); "
+                f"{len(repeated)} repeated id{'s' if len(repeated) > 1 else ''}: "
+                f"{_show_ids(repeated)}"
+            )
+    index = {v: j for j, v in enumerate(b)}
+    perm = np.fromiter((index.get(v, -1) for v in a), dtype=np.intp, count=len(a))
+    if (perm < 0).any() or len(a) != len(b):
+        in_a = set(a)
+        gone_b = [v for v, j in zip(a, perm.tolist(), strict=True) if j < 0]
+        gone_a = [v for v in b if v not in in_a]
+        parts = []
+        for gone, src, dst in ((gone_b, name, other_name), (gone_a, other_name, name)):
+            if gone:
+                n = len(gone)
+                verb = "are" if n > 1 else "is"
+                parts.append(
+                    f"{n} id{'s' if n > 1 else ''} of {src} {verb} missing from {dst}: "
+                    f"{_show_ids(gone)}"
+                )
+        raise ValueError(
+            f"{name} and {other_name} must hold the same document ids, one to one; "
+            + "; ".join(parts)
+        )
+    return perm
