@@ -40,3 +40,63 @@ def terminal_progress(
         out.flush()
 
     return report
+
+
+def progress_reporter(
+    flag: bool | None,
+    stream: TextIO | None = None,
+    *,
+    plain_interval: float = 10.0,
+    clock: Callable[[], float] = time.monotonic,
+) -> Callable[[int, int], None] | None:
+    """A ``progress(done, total)`` callback with rate and ETA, or None.
+
+    ``flag=None`` (the default of ``--progress/--no-progress``) shows a line
+    redrawn in place only when ``stream`` (default ``sys.stderr``) is a
+    terminal; ``False`` shows nothing; ``True`` on a stream that is not a
+    terminal (a CI log) prints one plain line every ``plain_interval``
+    seconds and one at the end. Call it with ``total = 0`` while the size is
+    unknown (no ETA), and once with ``done == total`` at the end.
+    """
+    out = sys.stderr if stream is None else stream
+    tty = hasattr(out, "isatty") and out.isatty()
+    if flag is False or (flag is None and not tty):
+        return None
+    start = clock()
+    last = [-float("inf")]
+    interval = 0.2 if tty else plain_interval
+
+    def report(done: int, total_now: int) -> None:
+        # total_now = 0 while the size is unknown; a call with done >= total_now > 0 ends
+        now = clock()
+        total = total_now or None
+        finished = total is not None and done >= total
+        if not finished and now - last[0] < interval:
+            return
+        last[0] = now
+        elapsed = max(now - start, 1e-9)
+        rate = done / elapsed
+        line = f"{done:,}"
+        if total is not None:
+            line += f" / {total:,} matrices ({100 * done / max(total, 1):.0f}%)"
+        else:
+            line += " matrices"
+        line += f", {rate:,.0f}/s"
+        if total is not None and not finished and rate > 0:
+            line += f", ETA {_clock((total - done) / rate)}"
+        else:
+            line += f", {_clock(elapsed)} elapsed"
+        if tty:
+            out.write(f"\r  {line}   " + ("\n" if finished else ""))
+        else:
+            out.write(f"f1posterior: progress: {line}\n")
+        out.flush()
+
+    return report
+
+
+def _clock(seconds: float) -> str:
+    s = int(round(seconds))
+    return (
+        f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
+    )

@@ -19,6 +19,7 @@ from .common import add_sampling_arguments, prior_from_args, warn_prior
 from .figures import add_output_arguments, wants_draws, write_outputs
 from .input_args import FILE_HELP, add_input_arguments, load_input
 from .progress import terminal_progress
+from .stream import add_stream_arguments, is_batch_run, run_stream
 
 __all__ = ["register", "run", "paper_comparison"]
 
@@ -77,7 +78,15 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--ref", type=float, default=None, help="reference value (default 0.8 on the example)"
     )
-    p.add_argument("--format", choices=["table", "json", "markdown"], default="table")
+    p.add_argument(
+        "--format",
+        choices=["table", "json", "markdown", "csv", "tsv", "ndjson"],
+        default="table",
+        help="output format (default table). A batch file (.jsonl, .ndjson, .npz, a (B, M, M) "
+        ".npy) and the formats csv, tsv and ndjson are written as rows: name, then "
+        "{metric}_{stat} columns (score, mean, std, mc_error, hdi_low, hdi_high; p_below and "
+        "p_above with --ref), {metric}_{label}_{stat} for per-class metrics",
+    )
     p.add_argument(
         "--prior-sensitivity",
         action="store_true",
@@ -88,6 +97,7 @@ def register(sub: Any) -> None:
     add_output_arguments(p)
     add_input_arguments(p)
     add_sampling_arguments(p)
+    add_stream_arguments(p)
     p.set_defaults(run=run)
 
 
@@ -252,23 +262,47 @@ def _run_documents(args: argparse.Namespace) -> int:
     return 0
 
 
-def run(args: argparse.Namespace) -> int:
-    if args.documents is not None:
-        return _run_documents(args)
-    if args.zero_division is not None:
-        raise ValueError("--zero-division applies to document-level metrics; add --documents")
-    if args.multilabel:
-        return _run_multilabel(args)
-    data = load(args)
-    example = args.file is None
-    ref = args.ref if args.ref is not None or not example else 0.8
-    metrics = args.metric or ["micro_f1", "macro_f1"]
+def _check_single_label(metrics: list[str]) -> None:
     unknown = [m for m in metrics if m not in METRICS]
     if unknown:
         raise ValueError(
             f"--metric {unknown[0]} is a multi-label metric; add --multilabel, or use one of "
             + ", ".join(METRICS)
         )
+
+
+def _check_row_options(args: argparse.Namespace) -> None:
+    """Row formats and --output/--long are for single-label matrices (not the example)."""
+    rows = args.format in ("csv", "tsv", "ndjson") or args.output or args.long
+    if rows and (args.multilabel or args.documents is not None):
+        raise ValueError(
+            "--format csv/tsv/ndjson, --output and --long write rows of single-label confusion "
+            "matrices; with --multilabel or --documents use --format table, json or markdown"
+        )
+    if rows and args.file is None:
+        raise ValueError(
+            "--format csv/tsv/ndjson, --output and --long write rows of a FILE's matrices; "
+            "give a FILE (the embedded example is shown as a table)"
+        )
+
+
+def run(args: argparse.Namespace) -> int:
+    _check_row_options(args)
+    if args.documents is not None:
+        return _run_documents(args)
+    if args.zero_division is not None:
+        raise ValueError("--zero-division applies to document-level metrics; add --documents")
+    if args.multilabel:
+        return _run_multilabel(args)
+    if is_batch_run(args):
+        metrics = args.metric or ["micro_f1", "macro_f1"]
+        _check_single_label(metrics)
+        return run_stream(args, metrics, args.ref, prior_from_args(args))
+    data = load(args)
+    example = args.file is None
+    ref = args.ref if args.ref is not None or not example else 0.8
+    metrics = args.metric or ["micro_f1", "macro_f1"]
+    _check_single_label(metrics)
     common = dict(metrics=metrics, draws=args.draws, ref=ref, hdi_prob=args.hdi_prob)
     result = evaluate(
         data.counts,
