@@ -32,6 +32,7 @@ from .metrics import (
     recall_score,
 )
 from .multilabel import evaluate_multilabel, multilabel_scores
+from .planning import PlanResult, plan
 from .predictions import ConfusionMatrix, confusion_matrix, multilabel_confusion_matrix
 from .priors import PRIOR_PRESETS, prior_preset
 from .sampling import sample_posterior
@@ -75,6 +76,8 @@ __all__ = [
     "assert_gate",
     "GateResult",
     "Check",
+    "plan",
+    "PlanResult",
     "read_input",
     "MatrixInput",
     "confusion_matrix",

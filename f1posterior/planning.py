@@ -52,6 +52,7 @@ verdict (FAIL as soon as one class fails, PASS when all pass).
 
 from __future__ import annotations
 
+import builtins
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -83,10 +84,17 @@ MAX_DOCUMENTS_LIMIT = 1_000_000_000
 PLAN_KEY = 0x706C616E
 #: Bisection stops when the bracket's ends are within this ratio.
 REFINE_RATIO = 1.1
-#: ``min`` is an argument of :func:`plan` (the gate's ``--min``); the builtin, by another name.
-_smaller = min
+#: ``min`` is an argument of :func:`plan` (the gate's ``--min``): the builtin by another name.
+_smaller = builtins.min
 #: Metric values held at once when differences of draws are taken (memory bound).
 _CHUNK_VALUES = 4_000_000
+
+
+#: The settings of a :class:`PlanResult`, as its JSON's ``settings``.
+_SETTINGS = (
+    "metric", "min", "baseline", "max_drop", "prob", "assurance", "require", "prior",
+    "simulations", "draws", "max_draws", "max_documents",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -248,20 +256,7 @@ class PlanResult:
             "documents": self.documents,
             "curve": [p.to_dict() for p in self.curve],
             "summary": self.summary,
-            "settings": {
-                "metric": self.metric,
-                "min": self.min,
-                "baseline": self.baseline,
-                "max_drop": self.max_drop,
-                "prob": self.prob,
-                "assurance": self.assurance,
-                "require": self.require,
-                "prior": self.prior,
-                "simulations": self.simulations,
-                "draws": self.draws,
-                "max_draws": self.max_draws,
-                "max_documents": self.max_documents,
-            },
+            "settings": {k: getattr(self, k) for k in _SETTINGS},
             "assumptions": list(self.assumptions),
             "seed": self.seed,
             "source": self.source,
@@ -330,7 +325,7 @@ def _adaptive(
         v[active], nz = _verdicts(hits[active], total, prob)
         noisy[active] = nz
         active = active[nz.any(axis=-1)]
-    return v, noisy.any(axis=-1)
+    return v, np.asarray(noisy.any(axis=-1))
 
 
 def plan(
@@ -412,14 +407,10 @@ def plan(
             "plan needs a check: give min (a floor T for the metric) and/or a baseline"
         )
     _check_metric_name(metric, "metric")
+    mins_arg = None if min is None else [(metric, min)]
+    comp_arg = None if baseline is None else [metric]
     c, mins, base, comp, drop, p = _check_gate_args(
-        counts,
-        None if min is None else [(metric, min)],
-        baseline,
-        None if baseline is None else [metric],
-        max_drop,
-        prob,
-        None,
+        counts, mins_arg, baseline, comp_arg, max_drop, prob, None
     )
     for name, arr in (("counts", c), ("baseline", base)):
         if arr is not None and arr.ndim != 2:
@@ -430,92 +421,66 @@ def plan(
     d = _check_count(draws, "draws", 100, 10_000_000)
     most = _check_count(max_draws, "max_draws", d, 100_000_000)
     cap = _check_count(max_documents, "max_documents", 1, MAX_DOCUMENTS_LIMIT)
-    seq = check_rng(rng)
+    seq = check_rng(rng)  # copied: the caller's SeedSequence is never consumed
     root = np.random.SeedSequence(seq.entropy, spawn_key=seq.spawn_key, pool_size=seq.pool_size)
-    threshold = None if not mins else mins[0][1]
-
-    now = gate(
-        c,
-        minimums=mins or None,
-        baseline=base,
-        compare=comp or None,
-        max_drop=drop,
-        prob=p,
-        alpha=alpha,
-        beta=beta,
-        rng=root,
-    )
+    # 0 more documents: the gate itself, on the same seed as `f1posterior gate --seed`
+    now = gate(c, minimums=mins or None, baseline=base, compare=comp or None, max_drop=drop,
+               prob=p, alpha=alpha, beta=beta, rng=root)  # fmt: skip
     flags = np.array([[{"pass": 1, "fail": -1}.get(ch.verdict, 0) for ch in now.checks]])
-    conclusive_now = bool(_conclusive(flags, req)[0])
-    n_docs = int(c.sum())
-    assumptions = [
-        "future documents come from the observed population: class mix mu and error rates "
-        "theta drawn from their current posterior, n documents ~ Mult(n, mu_u theta_uv)",
-        "a table still within Monte Carlo noise at max_draws draws counts as inconclusive",
-    ]
-    if base is not None:
-        assumptions.append(
-            "both models are scored on the n new documents; their future tables are "
-            "independent samples (as the gate treats two confusion matrices; paired "
-            "predictions would usually need fewer documents)"
-        )
-    if metric in PER_CLASS_METRICS:
-        assumptions.append(
-            "per-class metric: every class's check must be conclusive"
-            if req == "every"
-            else "per-class metric: the overall verdict must be conclusive"
-        )
     common: dict[str, Any] = dict(
-        current_verdict=now.verdict,
-        documents=n_docs,
-        metric=metric,
-        min=threshold,
-        max_drop=drop,
-        baseline=base is not None,
-        prob=p,
-        assurance=target,
-        require=req,
-        prior=now.prior,
-        simulations=s,
-        draws=d,
-        max_draws=most,
-        max_documents=cap,
-        seed=root.entropy,
-        assumptions=tuple(assumptions),
+        current_verdict=now.verdict, documents=int(c.sum()), metric=metric,
+        min=mins[0][1] if mins else None, max_drop=drop, baseline=base is not None, prob=p,
+        assurance=target, require=req, prior=now.prior, simulations=s, draws=d, max_draws=most,
+        max_documents=cap, seed=root.entropy, assumptions=_assumptions(base, metric, req),
         source=source,
-    )
-    if conclusive_now:
-        curve = (CurvePoint(0, 1.0, 0.0),)
-        return PlanResult(additional_documents=0, reached=True, curve=curve, **common)
+    )  # fmt: skip
+    if _conclusive(flags, req)[0]:
+        now_point = (CurvePoint(0, 1.0, 0.0),)
+        return PlanResult(additional_documents=0, reached=True, curve=now_point, **common)
 
-    sim = _Simulator(c, base, metric, threshold, drop, p, req, s, d, most, alpha, beta, root)
+    sim = _Simulator(c, base, metric, common["min"], drop, p, req, s, d, most, alpha, beta, root)
     points = {0: CurvePoint(0, 0.0, 0.0)}
 
     def at(n: int) -> float:
         points[n] = sim.assurance(n)
         return points[n].assurance
 
-    n = _smaller(cap, 10 ** int(math.floor(math.log10(max(n_docs, 100) / 10))))
+    n = _smaller(
+        cap, 10 ** int(math.floor(math.log10(builtins.max(common["documents"], 100)))) // 10
+    )
     lo, hi = 0, None
-    while True:
-        if at(n) >= target:
-            hi = n
-            break
+    while at(n) < target:  # doubling ...
         lo = n
         if n >= cap:
             break
         n = _smaller(2 * n, cap)
-    while hi is not None and hi > lo * REFINE_RATIO and hi - lo > 1:
+    else:
+        hi = n
+    while hi is not None and hi > lo * REFINE_RATIO and hi - lo > 1:  # ... then bisection
         mid = _nice((lo + hi) / 2)
-        if not lo < mid < hi:
-            mid = (lo + hi) // 2
-        if at(mid) >= target:
-            hi = mid
-        else:
-            lo = mid
+        mid = mid if lo < mid < hi else (lo + hi) // 2
+        lo, hi = (lo, mid) if at(mid) >= target else (mid, hi)
     curve = tuple(points[k] for k in sorted(points))
     best = next((pt.documents for pt in curve if pt.assurance >= target), None)
     return PlanResult(additional_documents=best, reached=best is not None, curve=curve, **common)
+
+
+def _assumptions(base: np.ndarray | None, metric: str, require: str) -> tuple[str, ...]:
+    out = [
+        "future documents come from the observed population: class mix mu and error rates "
+        "theta drawn from their current posterior, n documents ~ Mult(n, mu_u theta_uv)",
+        "a table still within Monte Carlo noise at max_draws draws counts as inconclusive",
+    ]
+    if base is not None:
+        out.append(
+            "both models are scored on the n new documents; their future tables are "
+            "independent samples (as the gate treats two confusion matrices; paired "
+            "predictions would usually need fewer documents)"
+        )
+    if metric in PER_CLASS_METRICS:
+        what = "every class's check" if require == "every" else "the overall verdict"
+        out.append(f"per-class metric: {what} must be conclusive")
+    return tuple(out)
 
 
 def _conclusive(v: np.ndarray, require: str) -> np.ndarray:
@@ -526,78 +491,59 @@ def _conclusive(v: np.ndarray, require: str) -> np.ndarray:
 
 
 class _Simulator:
-    """Future tables and their gate verdicts, for any number of extra documents."""
+    """Future tables and their gate verdicts, for any number of extra documents.
+
+    Streams under ``root.spawn_key + (PLAN_KEY, ...)``: ``(0, k)`` the parameters of
+    table ``k`` (0 new, 1 baseline), ``(1, n)`` the future documents, ``(2, n, r)``
+    round ``r`` of a floor's draws, ``(3 + k, n, r)`` of a comparison's.
+    """
 
     def __init__(
-        self,
-        c: np.ndarray,
-        base: np.ndarray | None,
-        metric: str,
-        threshold: float | None,
-        drop: float,
-        prob: float,
-        require: str,
-        s: int,
-        draws: int,
-        most: int,
-        alpha: Any,
-        beta: Any,
-        root: np.random.SeedSequence,
-    ) -> None:
-        self.c, self.base, self.metric, self.threshold = c, base, metric, threshold
-        self.drop, self.prob, self.require = drop, prob, require
-        self.s, self.draws, self.most = s, draws, most
+        self, c: np.ndarray, base: np.ndarray | None, metric: str, threshold: float | None,
+        drop: float, prob: float, require: str, s: int, draws: int, most: int, alpha: Any,
+        beta: Any, root: np.random.SeedSequence,
+    ) -> None:  # fmt: skip
+        self.tables = [c] if base is None else [c, base]
+        self.metric, self.threshold, self.drop, self.prob = metric, threshold, drop, prob
+        self.require, self.s, self.draws, self.most = require, s, draws, most
         self.alpha, self.beta, self.root = alpha, beta, root
-        m = c.shape[-1]
-        # the parameters (mu, theta) as cells p = mu_u theta_uv: (S, M * M), drawn once
-        self.params = [self._cells(t, k) for k, t in enumerate([c] if base is None else [c, base])]
+        self.m = m = c.shape[-1]
+        self.params = []  # the parameters (mu, theta) as cells mu_u theta_uv, (S, M * M)
+        for k, t in enumerate(self.tables):
+            pk = sample_posterior(t, draws=s, alpha=alpha, beta=beta, rng=_child(root, 0, k))
+            flat = np.ascontiguousarray(pk).reshape(s, -1)
+            self.params.append(flat / flat.sum(axis=-1, keepdims=True))
         a, b = resolve_prior(alpha, beta, np.broadcast_to(c, (s, m, m)))
-        from . import exact
+        from . import exact  # recall = theta_jj ~ Beta under any prior; more when aligned
 
         self.exact = exact.scipy_available() and (
             metric == "recall" or (exact.is_aligned(a, b) and exact.has_exact(metric, m))
         )
 
-    def _cells(self, table: np.ndarray, k: int) -> np.ndarray:
-        p = sample_posterior(
-            table, draws=self.s, alpha=self.alpha, beta=self.beta, rng=_child(self.root, 0, k)
-        )
-        flat = np.ascontiguousarray(p).reshape(self.s, -1)
-        return flat / flat.sum(axis=-1, keepdims=True)
-
-    def _future(self, n: int) -> list[np.ndarray]:
-        """The observed table(s) plus ``n`` simulated documents each: ``(S, M, M)``."""
-        gen = np.random.default_rng(_child(self.root, 1, n))
-        m = self.c.shape[-1]
-        tables = [self.c] if self.base is None else [self.c, self.base]
-        return [
-            t + gen.multinomial(n, p).reshape(self.s, m, m)
-            for t, p in zip(tables, self.params, strict=True)
-        ]
-
     def assurance(self, n: int) -> CurvePoint:
-        future = self._future(n)
+        """Assurance of ``n`` more documents: the fraction of conclusive simulations."""
+        gen = np.random.default_rng(_child(self.root, 1, n))
+        future = [
+            t + gen.multinomial(n, p).reshape(self.s, self.m, self.m)
+            for t, p in zip(self.tables, self.params, strict=True)
+        ]
         columns, undecided = [], np.zeros(self.s, dtype=bool)
         if self.threshold is not None:
             v, u = self._floor(future[0], n)
             columns.append(v)
             undecided |= u
-        if self.base is not None:
-            v, u = self._adaptive_check(lambda i, d, r: self._diff_hits(future, i, d, n, r))
+        if len(future) > 1:
+            v, u = _adaptive(
+                lambda i, d, r: self._diff_hits(future, i, d, n, r),
+                self.s, self.draws, self.most, self.prob,
+            )  # fmt: skip
             columns.append(v)
             undecided |= u
         ok = _conclusive(np.concatenate(columns, axis=-1), self.require)
         k = int(ok.sum())
         pc = (k + 0.5) / (self.s + 1)
-        return CurvePoint(
-            documents=n,
-            assurance=k / self.s,
-            mc_error=math.sqrt(pc * (1.0 - pc) / self.s),
-            undecided=float((undecided & ~ok).mean()),
-        )
-
-    def _adaptive_check(self, fn: Callable) -> tuple[np.ndarray, np.ndarray]:
-        return _adaptive(fn, self.s, self.draws, self.most, self.prob)
+        se = math.sqrt(pc * (1.0 - pc) / self.s)
+        return CurvePoint(n, k / self.s, se, float((undecided & ~ok).mean()))
 
     def _floor(self, future: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
         t = self.threshold
@@ -612,46 +558,29 @@ class _Simulator:
             return v, np.zeros(self.s, dtype=bool)
 
         def hits(idx: np.ndarray, d: int, r: int) -> np.ndarray:
-            ev = evaluate(
-                future[idx],
-                metrics=[self.metric],
-                draws=d,
-                alpha=self.alpha,
-                beta=self.beta,
-                ref=t,
-                rng=_child(self.root, 2, n, r),
-                prior_check=False,
-            )
+            ev = evaluate(future[idx], metrics=[self.metric], draws=d, alpha=self.alpha,
+                          beta=self.beta, ref=t, rng=_child(self.root, 2, n, r),
+                          prior_check=False)  # fmt: skip
             below = np.rint(np.asarray(ev[self.metric].p_below) * d)
             return (d - below).reshape(len(idx), -1)
 
-        return self._adaptive_check(hits)
+        return _adaptive(hits, self.s, self.draws, self.most, self.prob)
 
     def _diff_hits(
         self, future: list[np.ndarray], idx: np.ndarray, d: int, n: int, r: int
     ) -> np.ndarray:
         """Draws with ``new - base >= -drop``, ``(len(idx), K)``, chunked over the tables."""
-        m = self.c.shape[-1]
-        width = m if self.metric in PER_CLASS_METRICS else 1
-        step = max(1, _CHUNK_VALUES // (d * width))
+        width = self.m if self.metric in PER_CLASS_METRICS else 1
+        step = builtins.max(1, _CHUNK_VALUES // (d * width))
         out = []
         for i0 in range(0, len(idx), step):
             sub = idx[i0 : i0 + step]
             md = []
             for k, table in enumerate(future):
-                ev = evaluate(
-                    table[sub],
-                    metrics=[self.metric],
-                    draws=d,
-                    alpha=self.alpha,
-                    beta=self.beta,
-                    rng=_child(self.root, 3 + k, n, r),
-                    keep_draws=True,
-                    prior_check=False,
-                    index_offset=i0,
-                )
+                ev = evaluate(table[sub], metrics=[self.metric], draws=d, alpha=self.alpha,
+                              beta=self.beta, rng=_child(self.root, 3 + k, n, r),
+                              keep_draws=True, prior_check=False, index_offset=i0)  # fmt: skip
                 assert ev.metric_draws is not None
                 md.append(ev.metric_draws[self.metric])
-            diff = md[0] - md[1]
-            out.append(np.sum(diff >= -self.drop, axis=-1).reshape(len(sub), -1))
+            out.append(np.sum(md[0] - md[1] >= -self.drop, axis=-1).reshape(len(sub), -1))
         return np.concatenate(out)

@@ -17,12 +17,12 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from . import compare, gate, summarize
+from . import compare, gate, plan, summarize
 
 __all__ = ["main", "build_parser"]
 
 #: Subcommand modules, in the order they are listed in ``--help``.
-SUBCOMMANDS = [summarize, compare, gate]
+SUBCOMMANDS = [summarize, compare, gate, plan]
 
 
 class _Parser(argparse.ArgumentParser):

@@ -1,0 +1,139 @@
+"""``f1posterior plan``: how many more test documents make the gate's verdict conclusive.
+
+A thin layer over :func:`f1posterior.planning.plan` (Bayesian assurance by
+posterior-predictive simulation). Exit status 0 when the answer was found
+(or the verdict is already conclusive), 3 when the target assurance is not
+reached by ``--max-documents``, 2 on a usage or input error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from ..metrics import METRICS
+from ..planning import DEFAULT_MAX_DOCUMENTS, MAX_DOCUMENTS_LIMIT, plan
+from ..priors import DEFAULT_PRIOR, PRIOR_HELP, PRIOR_PRESETS
+from .common import DEFAULT_SEED, positive_int, prior_from_args, probability, seed
+from .gate import _unit
+from .input_args import FILE_HELP, add_input_arguments, load_input
+
+__all__ = ["register", "run"]
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "plan",
+        help="how many more test documents would make the gate's verdict conclusive "
+        "(PASS or FAIL) with probability A",
+        description="Bayesian assurance by posterior-predictive simulation: for each "
+        "candidate number n of additional documents (same class mix and error rates, drawn "
+        "from the current posterior), simulate --simulations future test sets, run the "
+        "gate's rule on each (PASS when P(condition) >= P, FAIL when P(opposite) >= P) and "
+        "report the fraction that is conclusive. Sizes: 0, then doubling, then bisection; "
+        "the answer is the smallest size whose assurance reaches A. A per-class metric needs "
+        "every class's check conclusive (--require every). Exit status 0 when found, 3 when "
+        "not reached by --max-documents, 2 on a usage or input error.",
+    )
+    p.add_argument("file", metavar="FILE", help=FILE_HELP)
+    p.add_argument(
+        "--metric", required=True, choices=list(METRICS), metavar="NAME",
+        help="metric of the gate's check; one of " + ", ".join(METRICS),
+    )  # fmt: skip
+    p.add_argument("--min", type=_unit, default=None, metavar="T", help="floor T of the metric")
+    p.add_argument(
+        "--baseline", metavar="BASEFILE",
+        help="baseline's confusion matrix: plan for the non-inferiority check (both models "
+        "scored on the new documents, simulated as independent samples)",
+    )  # fmt: skip
+    p.add_argument(
+        "--max-drop", type=_unit, default=0.0, metavar="D",
+        help="non-inferiority margin D (default 0)",
+    )  # fmt: skip
+    p.add_argument(
+        "--prob", type=probability, default=0.95, metavar="P",
+        help="posterior probability the gate requires for PASS or FAIL, in (0.5, 1) "
+        "(default 0.95)",
+    )  # fmt: skip
+    p.add_argument(
+        "--assurance", type=probability, default=0.8, metavar="A",
+        help="target probability of a conclusive verdict (default 0.8)",
+    )  # fmt: skip
+    p.add_argument(
+        "--require", choices=["every", "overall"], default="every",
+        help="every: every check (every class of a per-class metric) conclusive (default); "
+        "overall: the gate's overall verdict conclusive (FAIL as soon as one check fails)",
+    )  # fmt: skip
+    p.add_argument(
+        "--simulations", type=positive_int, default=500, metavar="S",
+        help="simulated future test sets per size (default 500, at least 50)",
+    )  # fmt: skip
+    p.add_argument(
+        "--draws", type=positive_int, default=2_000, metavar="N",
+        help="posterior draws per simulated table (default 2,000); a table within Monte "
+        "Carlo noise is drawn again, doubling, up to --max-draws",
+    )  # fmt: skip
+    p.add_argument(
+        "--max-draws", type=positive_int, default=32_000, metavar="N",
+        help="ceiling of the draws per simulated table (default 32,000); a table still "
+        "within noise counts as inconclusive",
+    )  # fmt: skip
+    p.add_argument(
+        "--max-documents", type=positive_int, default=DEFAULT_MAX_DOCUMENTS, metavar="N",
+        help=f"cap on the additional documents (default {DEFAULT_MAX_DOCUMENTS:,}, at most "
+        f"{MAX_DOCUMENTS_LIMIT:,})",
+    )  # fmt: skip
+    p.add_argument(
+        "--prior", choices=list(PRIOR_PRESETS), default=DEFAULT_PRIOR,
+        help="prior preset (default %(default)s). "
+        + "; ".join(f"{name}: {text}" for name, text in PRIOR_HELP.items()),
+    )  # fmt: skip
+    p.add_argument(
+        "--seed", type=seed, default=DEFAULT_SEED,
+        help=f"random seed (default {DEFAULT_SEED}, the gate's)",
+    )  # fmt: skip
+    p.add_argument("--format", choices=["text", "json"], default="text")
+    add_input_arguments(p)
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.min is None and args.baseline is None:
+        raise ValueError("nothing to plan for: give --min T and/or --baseline BASEFILE")
+    data = load_input(args, args.file)
+    if data.counts.ndim != 2:
+        raise ValueError(
+            f"{args.file}: plan takes one confusion matrix; got a batch of shape "
+            f"{data.counts.shape[:-2]}"
+        )
+    base = None
+    if args.baseline is not None:
+        base = load_input(args, args.baseline)
+        if base.labels is not None and data.labels is not None and base.labels != data.labels:
+            raise ValueError(
+                f"{args.baseline}: labels {base.labels} differ from {args.file}'s "
+                f"{data.labels}; use --labels to fix one order"
+            )
+    result = plan(
+        data.counts,
+        metric=args.metric,
+        min=args.min,
+        baseline=None if base is None else base.counts,
+        max_drop=args.max_drop,
+        prob=args.prob,
+        assurance=args.assurance,
+        require=args.require,
+        simulations=args.simulations,
+        draws=args.draws,
+        max_draws=args.max_draws,
+        max_documents=args.max_documents,
+        rng=args.seed,
+        source=data.source,
+        **prior_from_args(args),
+    )
+    if args.format == "json":
+        print(json.dumps(result.to_dict(), indent=2))
+    else:
+        print(result)
+    return 0 if result.reached else 3
