@@ -243,7 +243,7 @@ def test_cli_summarize_prints_no_progress_when_stderr_is_not_a_terminal(tmp_path
     np.save(path, _stack(30, 3))
     assert main(["summarize", str(path), "--draws", "300", "--format", "json"]) == 0
     captured = capsys.readouterr()
-    assert captured.err == "" and '"metrics"' in captured.out
+    assert captured.err == "" and '"rows"' in captured.out
 
 
 def test_docs_batch_examples_run():

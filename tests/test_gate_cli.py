@@ -237,8 +237,9 @@ def test_summarize_batch_markdown(tmp_path: Path) -> None:
         "markdown",
     )
     assert r.returncode == 0, r.stderr
-    assert "| micro_f1 [0] | 0.850 | 0.837 | 0.036 | exact |" in r.stdout
-    assert "| micro_f1 [1] | 0.820 |" in r.stdout
+    # a batch is written as rows: name, then {metric}_{stat} columns (mc_error 0: exact)
+    assert "| 0 | 0.8500 | 0.8365 | 0.0361 | 0.0000 |" in r.stdout
+    assert "| 1 | 0.8200 |" in r.stdout
 
 
 def test_docs_ci_example_runs(tmp_path: Path) -> None:
