@@ -1,0 +1,88 @@
+"""Startup stays light: the command line and the gate's path import no heavy optional package.
+
+Each check runs in a fresh interpreter (``sys.modules`` of the test process is
+polluted by other tests). The default gate (adaptive prior, sampled) needs
+NumPy only; scipy is allowed only where it is needed (the exact path of
+``--prior aligned``), and is checked separately so that the test can fail.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+HEAVY = ("scipy", "matplotlib", "pandas", "dask", "arviz", "pyarrow", "sklearn")
+MATRIX = "[[50, 3, 2], [4, 40, 6], [1, 5, 39]]"  # the 3 x 3 example; micro-F1 0.86
+
+
+def _imported(code: str, tmp_path, *args: str) -> dict:
+    (tmp_path / "m.json").write_text(MATRIX)
+    prog = (
+        "import sys, json\n"
+        f"HEAVY = {HEAVY!r}\n"
+        "def heavy():\n"
+        "    return sorted(m for m in HEAVY if m in sys.modules)\n" + code
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", prog, *args],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_importing_the_package_and_cli_imports_no_heavy_module(tmp_path):
+    out = _imported(
+        "import f1posterior, f1posterior.cli\n"
+        "from f1posterior.cli import main, build_parser\n"
+        "build_parser()\n"
+        "print(json.dumps({'heavy': heavy(), 'numpy': 'numpy' in sys.modules}))\n",
+        tmp_path,
+    )
+    assert out == {"heavy": [], "numpy": True}  # numpy: the probe does see imports
+
+
+def test_running_the_default_gate_imports_no_heavy_module(tmp_path):
+    out = _imported(
+        "import contextlib, io\n"
+        "from f1posterior.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as buf:\n"
+        "    rc = main(['gate', 'm.json', '--metric', 'micro_f1', '--min', '0.5',\n"
+        "               '--metric', 'f1', '--min', '0.5', '--format', 'json',\n"
+        "               '--append-markdown', 'summary.md', '--junit-xml', 'gate.xml'])\n"
+        "verdict = json.loads(buf.getvalue())['verdict']\n"
+        "print(json.dumps({'rc': rc, 'verdict': verdict, 'heavy': heavy()}))\n",
+        tmp_path,
+    )
+    assert out == {"rc": 0, "verdict": "pass", "heavy": []}
+
+
+def test_baseline_gate_imports_no_heavy_module(tmp_path):
+    (tmp_path / "base.json").write_text("[[48, 4, 3], [5, 39, 6], [2, 5, 38]]")
+    out = _imported(
+        "import contextlib, io\n"
+        "from f1posterior.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    rc = main(['gate', 'm.json', '--baseline', 'base.json', '--max-drop', '0.05'])\n"
+        "print(json.dumps({'rc': rc, 'heavy': heavy()}))\n",
+        tmp_path,
+    )
+    assert out["heavy"] == [] and out["rc"] in (0, 3)
+
+
+def test_exact_path_is_the_only_one_that_loads_scipy(tmp_path):
+    """The probe detects a heavy import when there is one (scipy for the exact Beta CDF)."""
+    out = _imported(
+        "import contextlib, io\n"
+        "from f1posterior.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    rc = main(['gate', 'm.json', '--metric', 'micro_f1', '--min', '0.5',\n"
+        "               '--prior', 'aligned'])\n"
+        "print(json.dumps({'rc': rc, 'heavy': heavy()}))\n",
+        tmp_path,
+    )
+    assert out == {"rc": 0, "heavy": ["scipy"]}
