@@ -44,7 +44,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import numbers
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -99,7 +99,12 @@ ADAPT_KEY = 0x61647074
 GATE_MULTILABEL_METRICS = tuple(m for m in MULTILABEL_METRICS if m != "hamming_loss")
 
 
-_MD_VERDICT = {"pass": "✅ PASS", "fail": "❌ FAIL", "inconclusive": "❔ INCONCLUSIVE"}
+_MD_VERDICT = {
+    "pass": "✅ PASS",
+    "fail": "❌ FAIL",
+    "inconclusive": "❔ INCONCLUSIVE",
+    "skipped": "⏭ SKIPPED",
+}
 
 
 def _verdict(prob: float, required: float) -> str:
@@ -134,12 +139,14 @@ class Check:
         Posterior probability of the condition.
     required : float
         The probability required to pass.
-    verdict : {"pass", "fail", "inconclusive"}
+    verdict : {"pass", "fail", "inconclusive", "skipped"}
         "pass" when ``prob >= required``; "fail" when the probability of the
         opposite, ``1 - prob``, is ``>= required``; "inconclusive" otherwise
         (and when a sampled probability cannot be told from ``required`` or
         ``1 - required`` within Monte Carlo noise; ``reason`` says so).
-        ``passed`` is ``verdict == "pass"``.
+        "skipped": a per-class floor of a class with fewer documents than
+        ``min_support`` (``reason`` says so), not judged and ignored by the
+        overall verdict. ``passed`` is ``verdict == "pass"``.
     score : float
         Observed metric on the counts (or observed difference new - baseline).
     hdi : tuple of float
@@ -162,7 +169,11 @@ class Check:
         For baseline checks, how the two posteriors are related
         ("independent posteriors"); "" otherwise.
     reason : str
-        Why an inconclusive verdict is inconclusive; "" otherwise.
+        Why an inconclusive verdict is inconclusive, or why a check is
+        skipped; "" otherwise.
+    support : int or None
+        Per-class floors: the class's true documents (a label's positive
+        documents); None otherwise.
     """
 
     kind: str
@@ -182,6 +193,7 @@ class Check:
     draws_to_settle: int | None
     model: str = ""
     reason: str = ""
+    support: int | None = None
 
     @property
     def passed(self) -> bool:
@@ -209,6 +221,8 @@ class Check:
         """The probability statement behind the verdict."""
         req = f"{self.required:g}"
         q = 1.0 - self.prob
+        if self.verdict == "skipped":
+            return f"skipped ({self.reason}); not counted in the verdict"
         if self.verdict == "pass":
             return f"P = {self.prob:.4f} >= {req} required"
         if self.verdict == "fail":
@@ -218,10 +232,16 @@ class Check:
     @property
     def text(self) -> str:
         """One-line verdict: PASS/FAIL/INCONCLUSIVE, condition, probability, score, HDI."""
+        return self._text()
+
+    def _text(self, hint: str = "") -> str:
+        """:attr:`text`, with ``hint`` (the planning command) after the evidence."""
         what = "observed difference" if self.kind == "baseline" else "observed"
         pct = f"{100 * self.hdi_prob:g}%"
+        if self.verdict == "skipped":
+            return f"SKIPPED  {self.condition}: {self.evidence}; {what} {self.score:.3f}"
         line = (
-            f"{self.verdict.upper()}  {self.condition}: {self.evidence}; {what} "
+            f"{self.verdict.upper()}  {self.condition}: {self.evidence}{hint}; {what} "
             f"{self.score:.3f}, {pct} HDI [{self.hdi[0]:.3f}, {self.hdi[1]:.3f}]; "
         )
         if self.exact:
@@ -268,6 +288,9 @@ class GateResult:
         Root seed (entropy), printed so that a run can be repeated.
     source, baseline_source : str or None
         Where the counts came from, when known.
+    config : str or None
+        The configuration file the checks came from (command line ``--config``
+        or ``pyproject.toml``), when there is one.
     """
 
     checks: tuple[Check, ...]
@@ -276,11 +299,18 @@ class GateResult:
     seed: Any
     source: str | None = None
     baseline_source: str | None = field(default=None)
+    config: str | None = None
 
     @property
     def verdict(self) -> str:
-        """Overall: "fail" if any check fails, else "inconclusive" if any is, else "pass"."""
-        verdicts = {c.verdict for c in self.checks}
+        """Overall: "fail" if any check fails, else "inconclusive" if any is, else "pass".
+
+        Skipped checks (``min_support``) are ignored; a gate whose every check
+        is skipped judged nothing and is "inconclusive".
+        """
+        verdicts = {c.verdict for c in self.checks if c.verdict != "skipped"}
+        if not verdicts:
+            return "inconclusive"
         if "fail" in verdicts:
             return "fail"
         return "inconclusive" if "inconclusive" in verdicts else "pass"
@@ -308,7 +338,8 @@ class GateResult:
         return how
 
     def _footer(self) -> str:
-        n = len(self.checks)
+        skipped = sum(c.verdict == "skipped" for c in self.checks)
+        n = len(self.checks) - skipped
         passed = sum(c.verdict == "pass" for c in self.checks)
         failed = sum(c.verdict == "fail" for c in self.checks)
         unsure = n - passed - failed
@@ -317,6 +348,8 @@ class GateResult:
         counts = [f"{k} {w}" for k, w in ((failed, "failed"), (unsure, "inconclusive")) if k]
         if unsure:
             out += " (" + ", ".join(counts) + ")"
+        if skipped:
+            out += f"; {skipped} skipped (fewer documents than min_support; not counted)"
         if self.within_noise:
             out += " (some verdicts are within Monte Carlo noise; see above)"
         return out
@@ -327,8 +360,10 @@ class GateResult:
             lines.append(f"Input: {escape_text(self.source)}")
         if self.baseline_source:
             lines.append(f"Baseline: {escape_text(self.baseline_source)}")
+        if self.config:
+            lines.append(f"Config: {escape_text(self.config)}")
         lines.append(f"Gate: {self._header()}")
-        lines += [c.text for c in self.checks]
+        lines += [c._text(self._hint(c, " (", ")")) for c in self.checks]
         lines.append(self._footer())
         return "\n".join(lines)
 
@@ -344,7 +379,16 @@ class GateResult:
             "seed": self.seed,
             "source": self.source,
             "baseline_source": self.baseline_source,
+            "config": self.config,
         }
+
+    def _hint(self, c: Check, before: str = "", after: str = "") -> str:
+        """For an inconclusive check: the ``f1posterior plan`` command that would settle it."""
+        if c.verdict != "inconclusive":
+            return ""
+        from .gate_classes import plan_hint
+
+        return before + plan_hint(c, self.source, self.baseline_source) + after
 
     def to_junit_xml(self) -> str:
         """JUnit XML: one ``testcase`` per check.
@@ -358,7 +402,7 @@ class GateResult:
         import xml.etree.ElementTree as ET
 
         n_fail = sum(c.verdict == "fail" for c in self.checks)
-        n_skip = sum(c.verdict == "inconclusive" for c in self.checks)
+        n_skip = sum(c.verdict in ("inconclusive", "skipped") for c in self.checks)
         suite = ET.Element(
             "testsuite",
             name="f1posterior gate",
@@ -373,6 +417,7 @@ class GateResult:
             ("seed", self.seed),
             ("source", self.source),
             ("baseline_source", self.baseline_source),
+            ("config", self.config),
         ):
             if value is not None:
                 ET.SubElement(props, "property", name=key, value=escape_text(str(value)))
@@ -394,6 +439,8 @@ class GateResult:
                 ET.SubElement(case, "failure", message=c.evidence, type="GateFailure").text = c.text
             elif c.verdict == "inconclusive":
                 ET.SubElement(case, "skipped", message=c.reason or f"inconclusive: {c.evidence}")
+            elif c.verdict == "skipped":
+                ET.SubElement(case, "skipped", message=f"skipped: {c.reason}")
         body = ET.tostring(suite, encoding="unicode")
         return '<?xml version="1.0" encoding="utf-8"?>\n' + body + "\n"
 
@@ -411,7 +458,7 @@ class GateResult:
             if c.model:
                 note += f"; {c.model}"
             if c.reason:
-                note += f"; {c.reason}"
+                note += f"; {escape_markdown(c.reason)}"
             elif c.within_noise:
                 note += (
                     f"; **within Monte Carlo noise**: rerun with --draws {c.draws_to_settle}"
@@ -429,12 +476,24 @@ class GateResult:
             ]
             lines.append("| " + " | ".join(cells) + " |")
         lines += ["", f"{self._footer()}. Prior: {self.prior}; {self._how()}; seed {self.seed}."]
-        if self.source:
-            lines += [
-                "",
-                f"Input: {_md_path(self.source)}"
-                + (f", baseline: {_md_path(self.baseline_source)}" if self.baseline_source else ""),
-            ]
+        where = [
+            f"{what}: {_md_path(path)}"
+            for what, path in (
+                ("Input", self.source),
+                ("baseline", self.baseline_source),
+                ("config", self.config),
+            )
+            if path
+        ]
+        if where:
+            lines += ["", ", ".join(where)]
+        hints = [
+            f"- {c._condition(escape_markdown)}: {self._hint(c)}"
+            for c in self.checks
+            if c.verdict == "inconclusive"
+        ]
+        if hints:
+            lines += ["", "Inconclusive checks:", "", *hints]
         return "\n".join(lines)
 
 
@@ -659,7 +718,7 @@ def _items(
 
 
 def gate(
-    counts: ArrayLike,
+    counts: ArrayLike | None = None,
     *,
     minimums: Mapping[str, float] | Sequence[tuple[str, float]] | None = None,
     baseline: ArrayLike | None = None,
@@ -679,13 +738,21 @@ def gate(
     multilabel: bool = False,
     f_beta: float = 1.0,
     max_draws: int = DEFAULT_MAX_DRAWS,
+    min_support: int | None = None,
+    joint: bool = False,
+    y_true: Any = None,
+    y_pred: Any = None,
+    baseline_pred: Any = None,
+    ids: Any = None,
+    baseline_ids: Any = None,
 ) -> GateResult:
     """Three-state checks: PASS, FAIL or INCONCLUSIVE, for floors and for a baseline.
 
     Parameters
     ----------
-    counts : array_like, shape (*batch, M, M)
-        Confusion matrices of the model under test (rows = true class).
+    counts : array_like, shape (*batch, M, M), optional
+        Confusion matrices of the model under test (rows = true class). Give
+        either ``counts`` or the predictions ``y_true`` and ``y_pred``.
     minimums : mapping or sequence of (metric, T) pairs, optional
         Each check passes when P(metric >= T | data) >= ``prob``. A per-class
         metric (``f1``, ``precision``, ``recall``) is checked for every class.
@@ -742,6 +809,32 @@ def gate(
     f_beta : float, default 1.0
         The ``beta`` of the multi-label F-beta metrics (``*_fbeta``,
         ``fbeta``); only with ``multilabel=True``.
+    min_support : int, optional
+        Per-class floors skip classes with fewer than ``min_support`` true
+        documents (per-label floors: labels with fewer positive documents):
+        their checks have verdict "skipped" with the reason, and the overall
+        verdict ignores them. By default every class is judged, and a class
+        (label) without true (positive) documents usually cannot pass.
+        Needs a per-class floor.
+    joint : bool, default False
+        Turn the per-class floors of each metric into one check,
+        P(every class >= T | data), from the joint posterior draws (always
+        sampled; adaptive draws as for any sampled check); with
+        ``min_support``, over the classes with enough documents. Needs a
+        per-class floor. See :mod:`f1posterior.gate_classes`.
+    y_true, y_pred : sequence, optional
+        The model's predictions instead of ``counts``: true and predicted
+        label per document (``multilabel=True``: ``(D, L)`` indicator
+        matrices). ``counts`` is then their confusion matrix and ``labels``
+        its label order (``labels=`` fixes it).
+    baseline_pred : sequence, optional
+        The baseline model's predictions of the same documents (instead of
+        ``baseline``): the comparison is paired (see ``paired``).
+    ids, baseline_ids : sequence, optional
+        Document ids of ``y_true``/``y_pred`` and of ``baseline_pred``: the
+        baseline predictions are paired with the model's by id, in any order
+        (the ids must match one to one). Without them the predictions are
+        paired position by position. See :mod:`f1posterior.gate_predictions`.
 
     Returns
     -------
@@ -766,6 +859,15 @@ def gate(
     PASS  f1 [label sports] >= 0.6: P = 1.0000 >= 0.95 required; observed 0.889, ...; exact
     PASS  f1 [label politics] >= 0.6: P = 0.9899 >= 0.95 required; observed 0.824, ...; exact
     """
+    from .gate_classes import check_joint, check_min_support
+    from .gate_predictions import resolve_predictions
+
+    counts, baseline, paired, labels = resolve_predictions(
+        counts, baseline=baseline, paired=paired, labels=labels, multilabel=multilabel,
+        y_true=y_true, y_pred=y_pred, baseline_pred=baseline_pred, ids=ids,
+        baseline_ids=baseline_ids,
+    )  # fmt: skip
+    support_floor, is_joint = check_min_support(min_support), check_joint(joint)
     n = max(check_draws(draws), MIN_DRAWS)
     most = check_draws(max_draws, "max_draws")
     if most > MAX_DRAWS_LIMIT:
@@ -784,6 +886,7 @@ def gate(
         minimums=minimums, baseline=baseline, compare=compare, max_drop=max_drop, prob=prob,
         alpha=alpha, beta=beta, hdi_prob=hdi_prob, labels=labels, names=names, source=source,
         baseline_source=baseline_source, paired=paired, multilabel=multilabel, f_beta=f_beta,
+        min_support=support_floor, joint=is_joint,
     )  # fmt: skip
     first = _gate_once(counts, draws=n, root=root, **kw)
     checks = list(first.checks)
@@ -818,7 +921,7 @@ def _mc_se(hits: float, n: int) -> float:
 
 def _noisy(c: Check) -> bool:
     """A sampled probability within NOISE_SIGMAS standard errors of prob or 1 - prob."""
-    if c.exact:
+    if c.exact or c.verdict == "skipped":
         return False
     se = _mc_se(c.prob * c.draws, c.draws)
     return min(abs(c.prob - c.required), abs(c.prob - (1.0 - c.required))) <= NOISE_SIGMAS * se
@@ -828,7 +931,8 @@ def _resample(c: Check, hits: float, n: int) -> Check:
     """``c`` with the pooled probability ``hits / n`` of ``n`` draws."""
     pr = hits / n
     se = _noise(pr, c.required, n)[0]
-    return dataclasses.replace(c, prob=pr, draws=n, mc_error=se, verdict=_verdict(pr, c.required))
+    verdict = c.verdict if c.verdict == "skipped" else _verdict(pr, c.required)
+    return dataclasses.replace(c, prob=pr, draws=n, mc_error=se, verdict=verdict)
 
 
 def _settle(c: Check) -> Check:
@@ -866,11 +970,21 @@ def _gate_once(
     paired: Any,
     multilabel: Any,
     f_beta: Any,
+    min_support: int | None,
+    joint: bool,
 ) -> GateResult:
     """One round of :func:`gate`: ``draws`` draws from the streams of ``root``."""
+    from .gate_classes import check_per_class_option, joint_checks, support_of
+
     c, mins, base, comp, drop, p = _check_gate_args(
         counts, minimums, baseline, compare, max_drop, prob, names, multilabel
     )
+    per: Collection[str] = PER_LABEL_METRICS if multilabel else PER_CLASS_METRICS
+    unit = "label" if multilabel else "class"
+    for option, value in (("min_support", min_support), ("joint", joint)):
+        if value:
+            check_per_class_option(option, mins, per, unit)
+    cls = (support_of(c, multilabel), min_support, joint, unit)
     hp = check_prob(hdi_prob, "hdi_prob")
     fb = check_positive(f_beta, "f_beta")
     if multilabel:
@@ -896,6 +1010,7 @@ def _gate_once(
             fb,
             source,
             baseline_source,
+            cls,
         )
     if fb != 1.0:
         raise ValueError(
@@ -909,7 +1024,11 @@ def _gate_once(
     m = c.shape[-1]
     closed = exact.is_aligned(a, b) and exact.scipy_available()
     min_names = list(dict.fromkeys(n for n, _ in mins))
-    no_draws = [n for n in min_names if closed and exact.has_exact(n, m) and n not in comp]
+    no_draws = [
+        n
+        for n in min_names
+        if closed and exact.has_exact(n, m) and n not in comp and not (joint and n in per)
+    ]
     with_draws = [n for n in dict.fromkeys([*min_names, *comp]) if n not in no_draws]
     ev: dict[str, Evaluation] = {}
     if no_draws:
@@ -924,6 +1043,14 @@ def _gate_once(
     for name, t in mins:
         s = ev[name][name]
         per_class = name in PER_CLASS_METRICS
+        if joint and per_class:
+            md = ev[name].metric_draws
+            assert md is not None
+            checks += joint_checks(
+                _make_check, name, t, md[name], np.asarray(s.score), cls[0], min_support,
+                names, unit, p, hp, draws,
+            )  # fmt: skip
+            continue
         if s.exact:
             post = exact.posterior_from_concentration(a + c, name)
             pr = np.asarray(post.sf(t))
@@ -932,7 +1059,7 @@ def _gate_once(
             assert md is not None
             pr = np.mean(md[name] >= t, axis=-1)
         items = _items(pr.shape, n_batch, per_class, lab, names)
-        checks += _floor_checks(name, t, pr, s, items, p, hp, draws)
+        checks += _floor_checks(name, t, pr, s, items, p, hp, draws, cls if per_class else None)
     if base is not None:
         base_ev = evaluate(base, metrics=comp, rng=root.spawn(1)[0], keep_draws=True, **kw)
         for name in comp:
@@ -974,6 +1101,7 @@ def _gate_multilabel(
     f_beta: float,
     source: str | None,
     baseline_source: str | None,
+    cls: tuple[np.ndarray, int | None, bool, str],
 ) -> GateResult:
     """:func:`gate` of per-label tables ``(*batch, L, 2, 2)`` (arguments validated).
 
@@ -988,8 +1116,16 @@ def _gate_multilabel(
     kw: dict[str, Any] = dict(
         draws=draws, alpha=alpha, beta=beta, hdi_prob=hp, labels=labels, f_beta=f_beta
     )
+    from .gate_classes import joint_checks
+
+    joint = [n for n in dict.fromkeys(n for n, _ in mins) if cls[2] and n in PER_LABEL_METRICS]
+    joint_ev = None
+    if joint:
+        joint_ev = evaluate_multilabel(c, metrics=joint, rng=root, keep_draws=True, **kw)
     by_threshold: dict[float, list[str]] = {}
     for name, t in mins:
+        if name in joint:
+            continue
         listed = by_threshold.setdefault(t, [])
         if name not in listed:
             listed.append(name)
@@ -1002,6 +1138,13 @@ def _gate_multilabel(
     lab = None if labels is None else [str(x) for x in labels]
     checks: list[Check] = []
     for name, t in mins:
+        if joint_ev is not None and name in joint:
+            assert joint_ev.metric_draws is not None
+            checks += joint_checks(
+                _make_check, name, t, joint_ev.metric_draws[name],
+                np.asarray(joint_ev[name].score), cls[0], cls[1], names, "label", p, hp, draws,
+            )  # fmt: skip
+            continue
         s = at[t][name]
         if s.exact:
             pr = np.asarray(label_posterior(a + c, name).sf(t))
@@ -1010,8 +1153,8 @@ def _gate_multilabel(
             pr = (draws - below) / draws
         per_label = name in PER_LABEL_METRICS
         items = _items(pr.shape, n_batch, per_label, lab, names, "label")
-        checks += _floor_checks(name, t, pr, s, items, p, hp, draws)
-    results = list(at.values())
+        checks += _floor_checks(name, t, pr, s, items, p, hp, draws, cls if per_label else None)
+    results = list(at.values()) + ([joint_ev] if joint_ev is not None else [])
     if base is not None:
         new_ev = evaluate_multilabel(c, metrics=comp, rng=root, keep_draws=True, **kw)
         base_ev = evaluate_multilabel(
@@ -1116,9 +1259,15 @@ def _floor_checks(
     p: float,
     hp: float,
     draws: int,
+    cls: tuple[np.ndarray, int | None, bool, str] | None = None,
 ) -> list[Check]:
-    """One "min" check per (matrix, class or label) item: P(metric >= t) in ``pr``."""
-    return [
+    """One "min" check per (matrix, class or label) item: P(metric >= t) in ``pr``.
+
+    ``cls`` (per-class floors): the support per class, ``min_support``,
+    ``joint`` and the unit ("class" or "label"); each check carries its
+    class's support and is skipped below ``min_support``.
+    """
+    checks = [
         _make_check(
             "min",
             name,
@@ -1135,9 +1284,20 @@ def _floor_checks(
         )
         for idx, item in items
     ]
+    if cls is None:
+        return checks
+    from .gate_classes import with_support
+
+    support = np.broadcast_to(cls[0], pr.shape)
+    return [
+        with_support(c, int(support[idx]), cls[1], cls[3])
+        for c, (idx, _) in zip(checks, items, strict=True)
+    ]
 
 
-def assert_gate(counts: ArrayLike, *, inconclusive: str = "fail", **kwargs: Any) -> GateResult:
+def assert_gate(
+    counts: ArrayLike | None = None, *, inconclusive: str = "fail", **kwargs: Any
+) -> GateResult:
     """:func:`gate`, raising ``AssertionError`` with the verdict text unless it passes.
 
     For test suites: ``assert_gate(cm, minimums={"macro_f1": 0.8})`` inside a
@@ -1145,7 +1305,9 @@ def assert_gate(counts: ArrayLike, *, inconclusive: str = "fail", **kwargs: Any)
     It raises on a FAIL, and on an INCONCLUSIVE verdict unless
     ``inconclusive="pass"``. Takes the keyword arguments of :func:`gate`;
     returns its result otherwise. Its own frame is hidden from pytest
-    tracebacks (``__tracebackhide__``).
+    tracebacks (``__tracebackhide__``). Like :func:`gate` it takes either
+    ``counts`` or predictions (``y_true=``, ``y_pred=``, ``baseline_pred=``,
+    ``ids=``, ``baseline_ids=``).
 
     Examples
     --------
