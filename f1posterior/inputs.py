@@ -2,7 +2,8 @@
 
 Every reader returns validated counts and labels, or raises ``ValueError``
 naming the file and what was expected. Readers never execute or unpickle
-anything.
+anything. :func:`read_input` also reads standard input (the path ``-``): its
+format is given (``input_format``) or sniffed from the bytes.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import io
 import json
 import os
 import stat
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +32,26 @@ __all__ = [
     "read_documents",
     "DocumentInput",
     "MATRIX_SUFFIXES",
+    "INPUT_FORMATS",
+    "STDIN",
 ]
+
+#: The path that means standard input.
+STDIN = "-"
+#: How standard input is named in messages and sources.
+STDIN_NAME = "<stdin>"
+#: Formats :func:`read_input` reads from standard input (``input_format``).
+INPUT_FORMATS = ("json", "csv", "tsv", "jsonl", "npy", "predictions")
+#: Standard input longer than this many bytes is refused (it may never end).
+MAX_STDIN_BYTES = 1 << 30
+_FORMAT_OF_SUFFIX = {
+    ".json": "json",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".npy": "npy",
+}
 
 
 @dataclass(frozen=True)
@@ -84,20 +105,155 @@ def _regular_file(path: str | Path) -> Path:
     return p
 
 
-def _load_json(path: Path, what: str = "a JSON confusion matrix") -> Any:
+def is_stdin(path: Any) -> bool:
+    """Whether ``path`` is ``-``, standard input."""
+    return isinstance(path, (str, Path)) and str(path) == STDIN
+
+
+def _where(path: str | Path) -> str:
+    """How ``path`` is named in messages: ``<stdin>`` for ``-``."""
+    return STDIN_NAME if is_stdin(path) else str(path)
+
+
+_stdin_cache: tuple[Any, bytes] | None = None
+
+
+def _stdin_bytes() -> bytes:
+    """All of standard input, read once and kept (reading ``-`` again gives the same bytes).
+
+    A terminal is refused (reading it would wait for typing), and so is input
+    longer than :data:`MAX_STDIN_BYTES` (a pipe may never end).
+    """
+    global _stdin_cache
+    stream = sys.stdin
+    if _stdin_cache is not None and _stdin_cache[0] is stream:
+        return _stdin_cache[1]
+    if stream is None:
+        raise ValueError(f"{STDIN_NAME}: there is no standard input to read (FILE is -)")
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ValueError(f"{path}: no such file") from None
+        tty = stream.isatty()
+    except (AttributeError, ValueError, OSError):
+        tty = False
+    if tty:
+        raise ValueError(
+            f"{STDIN_NAME}: standard input is a terminal; FILE - reads piped or redirected "
+            "input (for example: f1posterior gate - < cm.json)"
+        )
+    raw = getattr(stream, "buffer", stream)
+    chunks: list[bytes] = []
+    total = 0
+    try:
+        while True:
+            chunk = raw.read(1 << 20)
+            if not chunk:
+                break
+            if isinstance(chunk, str):
+                chunk = chunk.encode("utf-8")
+            total += len(chunk)
+            if total > MAX_STDIN_BYTES:
+                raise ValueError(
+                    f"{STDIN_NAME}: more than {MAX_STDIN_BYTES >> 20} MiB on standard input; "
+                    "write it to a file and give the path"
+                )
+            chunks.append(chunk)
     except OSError as exc:
-        raise ValueError(f"{path}: cannot be read ({exc.strerror})") from None
+        raise ValueError(f"{STDIN_NAME}: cannot be read ({exc.strerror or exc})") from None
+    data = b"".join(chunks)
+    _stdin_cache = (stream, data)
+    return data
+
+
+def _read_bytes(path: str | Path) -> bytes:
+    """The bytes of a regular file, or of standard input for ``-``."""
+    if is_stdin(path):
+        return _stdin_bytes()
+    p = _regular_file(path)
+    try:
+        return p.read_bytes()
+    except FileNotFoundError:
+        raise ValueError(f"{p}: no such file") from None
+    except OSError as exc:
+        raise ValueError(f"{p}: cannot be read ({exc.strerror})") from None
+
+
+def _decode(data: bytes, where: str, encoding: str = "utf-8-sig") -> str:
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError:
+        raise ValueError(f"{where}: not UTF-8 text; expected a text file") from None
+
+
+def check_input_format(input_format: Any) -> str | None:
+    """``input_format`` if it is None or one of :data:`INPUT_FORMATS`; else a ValueError."""
+    if input_format is None or (isinstance(input_format, str) and input_format in INPUT_FORMATS):
+        return input_format
+    raise ValueError(
+        f"input_format must be one of {', '.join(INPUT_FORMATS)} (or None); got {input_format!r}"
+    )
+
+
+def sniff_format(data: bytes, where: str = STDIN_NAME) -> str:
+    """The format of input bytes: ``npy``, ``json``, ``jsonl``, ``csv`` or ``tsv``.
+
+    ``.npy`` by its magic bytes; JSON when the text parses as one JSON value
+    starting with ``[`` or ``{``; JSON lines when it does not but every
+    non-empty line starts with ``[`` or ``{``; TSV when the first line has
+    tabs and no commas; CSV when it has commas. Anything else is a
+    ``ValueError`` asking for the format. (A predictions CSV is a CSV whose
+    header names the true and predicted columns; :func:`read_input` tells.)
+    """
+    if data.startswith(b"\x93NUMPY"):
+        return "npy"
+    ask = f"give --input-format {'|'.join(INPUT_FORMATS)}"
+    if not data.strip():
+        raise ValueError(f"{where}: the input is empty; expected a confusion matrix")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ValueError(
+            f"{where}: cannot tell the input format: neither UTF-8 text nor a .npy array; {ask}"
+        ) from None
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if lines[0][0] in "[{":
+        try:
+            json.loads(text)
+        except json.JSONDecodeError:
+            if len(lines) > 1 and all(line[0] in "[{" for line in lines):
+                return "jsonl"
+        except RecursionError:
+            pass
+        return "json"
+    if "\t" in lines[0] and "," not in lines[0]:
+        return "tsv"
+    if "," in lines[0]:
+        return "csv"
+    raise ValueError(
+        f"{where}: cannot tell the input format (not JSON, JSON lines, comma- or "
+        f"tab-separated values, or .npy); {ask}"
+    )
+
+
+def _load_json(path: Path, what: str = "a JSON confusion matrix") -> Any:
+    where = _where(path)
+    if is_stdin(path):
+        text = _decode(_stdin_bytes(), where, "utf-8")
+    else:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise ValueError(f"{path}: no such file") from None
+        except UnicodeDecodeError:
+            raise ValueError(f"{path}: not UTF-8 text; expected {what}") from None
+        except OSError as exc:
+            raise ValueError(f"{path}: cannot be read ({exc.strerror})") from None
     if not text.strip():
-        raise ValueError(f"{path}: the file is empty; expected {what}")
+        empty = "the input is empty" if is_stdin(path) else "the file is empty"
+        raise ValueError(f"{where}: {empty}; expected {what}")
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise ValueError(
-            f"{path}: broken JSON at line {exc.lineno}, column {exc.colno} ({exc.msg})"
+            f"{where}: broken JSON at line {exc.lineno}, column {exc.colno} ({exc.msg})"
         ) from None
 
 
@@ -197,13 +353,21 @@ def read_matrix(
             f"{p}: unknown file type {suffix or '(no suffix)'!r}; expected one of "
             f"{', '.join(MATRIX_SUFFIXES)} (or a predictions CSV)"
         )
+    return _read_matrix(p, _FORMAT_OF_SUFFIX[suffix], labels, transpose)
+
+
+def _read_matrix(p: Path, fmt: str, labels: Any, transpose: bool) -> MatrixInput:
+    """:func:`read_matrix` of a file or standard input in format ``fmt``."""
+    where = _where(p)
     names = None
-    if suffix == ".json":
-        counts, file_labels = _matrix_from_json(_load_json(p), str(p))
-    elif suffix in (".jsonl", ".ndjson"):
+    if fmt == "json":
+        counts, file_labels = _matrix_from_json(_load_json(p), where)
+    elif fmt == "jsonl":
         counts, file_labels, names = _read_jsonl(p)
-    elif suffix in (".csv", ".tsv"):
-        counts, file_labels = _read_csv_matrix(p, _read_text(p), "\t" if suffix == ".tsv" else ",")
+    elif fmt in ("csv", "tsv"):
+        counts, file_labels = _read_csv_matrix(
+            Path(where), _read_text(p), "\t" if fmt == "tsv" else ","
+        )
     else:
         counts, names = _read_npy(p)
         file_labels = None
@@ -211,8 +375,8 @@ def read_matrix(
         raise TypeError(f"transpose must be True or False; got {transpose!r}")
     if transpose:
         counts = np.swapaxes(counts, -1, -2).copy()
-    counts, file_labels = _apply_labels(counts, file_labels, labels, str(p))
-    return MatrixInput(counts=counts, labels=file_labels, names=names, source=str(p))
+    counts, file_labels = _apply_labels(counts, file_labels, labels, where)
+    return MatrixInput(counts=counts, labels=file_labels, names=names, source=where)
 
 
 #: File suffixes :func:`read_matrix` reads.
@@ -220,6 +384,12 @@ MATRIX_SUFFIXES = (".json", ".jsonl", ".ndjson", ".csv", ".tsv", ".npy")
 
 
 def _read_text(path: Path) -> str:
+    """The UTF-8 text of a regular file, or of standard input for ``-``; never empty."""
+    if is_stdin(path):
+        text = _decode(_stdin_bytes(), STDIN_NAME)
+        if not text.strip():
+            raise ValueError(f"{STDIN_NAME}: the input is empty; expected a confusion matrix")
+        return text
     _regular_file(path)
     try:
         text = path.read_text(encoding="utf-8-sig")
@@ -341,6 +511,7 @@ def _read_csv_matrix(path: Path, text: str, delimiter: str) -> tuple[np.ndarray,
 
 def _read_jsonl(path: Path) -> tuple[np.ndarray, list[str] | None, list[str]]:
     text = _read_text(path)
+    source = _where(path)
     mats: list[np.ndarray] = []
     names: list[str] = []
     labels: list[str] | None = None
@@ -348,7 +519,7 @@ def _read_jsonl(path: Path) -> tuple[np.ndarray, list[str] | None, list[str]]:
     for line_no, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
-        where = f"{path}, line {line_no}"
+        where = f"{source}, line {line_no}"
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
@@ -378,36 +549,71 @@ def _read_jsonl(path: Path) -> tuple[np.ndarray, list[str] | None, list[str]]:
     return np.stack(mats), labels, names
 
 
-def _read_npy(path: Path) -> tuple[np.ndarray, list[str] | None]:
-    try:
-        with path.open("rb") as fh:
-            arr = np.load(fh, allow_pickle=False)
-    except FileNotFoundError:
-        raise ValueError(f"{path}: no such file") from None
-    except OSError as exc:
-        raise ValueError(f"{path}: cannot be read ({exc.strerror})") from None
-    except ValueError as exc:
-        what = (
-            "it holds Python objects, which are never unpickled"
-            if "pickle" in str(exc)
-            else str(exc)
+def _parse_npy(data: bytes, where: str) -> np.ndarray:
+    """A numeric array from the bytes of a ``.npy`` file, never unpickling anything.
+
+    The header is parsed first; object dtypes are refused, and the data the
+    header's shape and dtype need is checked against the bytes actually present
+    before anything is allocated (a forged header claiming terabytes is an
+    error, not a MemoryError). The array is a read-only view of ``data``.
+    """
+    from numpy.lib import format as npy_format
+
+    if not data:
+        raise ValueError(
+            f"{where}: the input ended unexpectedly: it is empty (0 bytes, an EOFError for "
+            "numpy); expected a .npy array"
         )
-        raise ValueError(f"{path}: not a numeric .npy array ({what})") from None
-    if not isinstance(arr, np.ndarray):
-        raise ValueError(f"{path}: expected a single .npy array, not an archive")
-    if arr.dtype == bool or not (
-        np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)
-    ):
-        raise ValueError(f"{path}: expected an array of counts; got dtype {arr.dtype}")
+    fh = io.BytesIO(data)
+    try:
+        version = npy_format.read_magic(fh)
+        if version == (1, 0):
+            shape, fortran, dtype = npy_format.read_array_header_1_0(fh)
+        elif version == (2, 0):
+            shape, fortran, dtype = npy_format.read_array_header_2_0(fh)
+        else:
+            raise ValueError(f"unsupported .npy format version {version[0]}.{version[1]}")
+    except (ValueError, EOFError, SyntaxError, TypeError) as exc:
+        raise ValueError(f"{where}: not a numeric .npy array ({_short(exc)})") from None
+    if dtype.hasobject:
+        raise ValueError(
+            f"{where}: not a numeric .npy array (it holds Python objects, which are never "
+            "unpickled)"
+        )
+    if dtype.kind not in "iuf":  # bool is kind "b"
+        raise ValueError(f"{where}: expected an array of counts; got dtype {dtype}")
+    n = 1
+    for k in shape:
+        n *= int(k)
+    needed = n * dtype.itemsize
+    offset = fh.tell()
+    present = len(data) - offset
+    if needed != present:
+        raise ValueError(
+            f"{where}: the .npy header claims shape {tuple(shape)} of {dtype} ({needed:,} bytes "
+            f"of data) but {present:,} bytes follow it; the file is truncated or forged"
+        )
+    arr = np.frombuffer(data, dtype=dtype, count=n, offset=offset)
+    return arr.reshape(shape, order="F" if fortran else "C")
+
+
+def _short(exc: BaseException, limit: int = 200) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _read_npy(path: Path) -> tuple[np.ndarray, list[str] | None]:
+    where = _where(path)
+    arr = _parse_npy(_read_bytes(path), where)
     if arr.ndim not in (2, 3) or arr.shape[-1] != arr.shape[-2] or 0 in arr.shape:
         raise ValueError(
-            f"{path}: expected a square matrix (M, M) or a stack (B, M, M); got shape {arr.shape}"
+            f"{where}: expected a square matrix (M, M) or a stack (B, M, M); got shape {arr.shape}"
         )
 
     def locate(idx: tuple[int, ...]) -> str:
         return f"cell {list(idx)}"
 
-    counts = _check_cells(arr.astype(np.float64), str(path), locate)
+    counts = _check_cells(arr.astype(np.float64), where, locate)
     names = [str(i) for i in range(arr.shape[0])] if arr.ndim == 3 else None
     return counts, names
 
@@ -509,11 +715,30 @@ def read_predictions(
     >>> m.labels, m.counts.tolist()
     (['2', '10'], [[1.0, 0.0], [1.0, 1.0]])
     """
+    p = Path(path)
+    return _read_predictions(
+        p, "\t" if p.suffix.lower() == ".tsv" else ",", true_col, pred_col, labels
+    )
+
+
+def _delimiter(fmt: str, text: str) -> str:
+    """Tab for TSV (and for predictions whose header line has tabs and no commas), else comma."""
+    if fmt == "tsv":
+        return "\t"
+    if fmt == "predictions":
+        first = text.lstrip("\ufeff").split("\n", 1)[0]
+        return "\t" if "\t" in first and "," not in first else ","
+    return ","
+
+
+def _read_predictions(
+    path: Path, delimiter: str, true_col: str, pred_col: str, labels: Any
+) -> MatrixInput:
+    """:func:`read_predictions` of a file or standard input."""
     from .predictions import confusion_matrix
 
-    p = Path(path)
-    text = _read_text(p)
-    delimiter = "\t" if p.suffix.lower() == ".tsv" else ","
+    text = _read_text(path)
+    p = _where(path)
     reader = csv.reader(io.StringIO(text), delimiter=delimiter)
     try:
         header = [c.strip() for c in next(reader)]
@@ -561,14 +786,52 @@ def read_predictions(
         order = wanted
     counts, _ = confusion_matrix(y_true, y_pred, labels=order)
     return MatrixInput(
-        counts=np.asarray(counts, dtype=np.float64), labels=order, names=None, source=str(p)
+        counts=np.asarray(counts, dtype=np.float64), labels=order, names=None, source=p
     )
 
 
-def _csv_header(path: Path) -> list[str]:
+def _csv_header(path: Path, delimiter: str = ",") -> list[str]:
     text = _read_text(path)
-    first = next(csv.reader(io.StringIO(text)), [])
+    first = next(csv.reader(io.StringIO(text), delimiter=delimiter), [])
     return [c.strip() for c in first]
+
+
+def input_format_of(path: str | Path, input_format: str | None = None) -> str:
+    """The format :func:`read_input` reads ``path`` in (before telling predictions apart).
+
+    ``input_format`` when given; else, for ``-``, the format sniffed from
+    standard input (:func:`sniff_format`); else the file's suffix.
+    """
+    fmt = check_input_format(input_format)
+    if fmt is not None:
+        return fmt
+    if is_stdin(path):
+        return sniff_format(_stdin_bytes())
+    p = Path(path)
+    suffix = p.suffix.lower()
+    if suffix not in _FORMAT_OF_SUFFIX:
+        raise ValueError(
+            f"{p}: unknown file type {suffix or '(no suffix)'!r}; expected one of "
+            f"{', '.join(MATRIX_SUFFIXES)} (or a predictions CSV)"
+        )
+    return _FORMAT_OF_SUFFIX[suffix]
+
+
+def is_predictions_table(
+    path: str | Path,
+    *,
+    true_col: str = "y_true",
+    pred_col: str = "y_pred",
+    input_format: str | None = None,
+) -> bool:
+    """Whether :func:`read_input` reads ``path`` as a predictions CSV (``predictions=None``)."""
+    fmt = input_format_of(path, input_format)
+    if fmt == "predictions":
+        return True
+    if fmt not in ("csv", "tsv"):
+        return False
+    header = _csv_header(Path(path), _delimiter(fmt, ""))
+    return true_col in header and pred_col in header
 
 
 def read_input(
@@ -579,6 +842,7 @@ def read_input(
     pred_col: str = "y_pred",
     labels: Sequence[Any] | None = None,
     transpose: bool = False,
+    input_format: str | None = None,
 ) -> MatrixInput:
     """Read a confusion matrix, a batch, or a predictions CSV (the command line's reader).
 
@@ -586,21 +850,54 @@ def read_input(
     ``true_col`` and ``pred_col`` as predictions (:func:`read_predictions`)
     and anything else as a matrix (:func:`read_matrix`); True or False forces
     the choice. ``transpose`` applies to matrices only.
+
+    ``path`` ``-`` reads standard input (read once; reading ``-`` again gives
+    the same bytes), named ``<stdin>`` in messages. Its format is
+    ``input_format``, one of ``json``, ``csv``, ``tsv``, ``jsonl``, ``npy``
+    and ``predictions`` (a predictions CSV, comma- or tab-separated), or
+    else sniffed (:func:`sniff_format`); a format that cannot be told is a
+    ``ValueError`` asking for it. For a file path, ``input_format`` overrides
+    the suffix. ``.npy`` input is parsed from its bytes: the header's shape is
+    checked against the length before anything is allocated, and nothing is
+    ever unpickled.
+
+    Examples
+    --------
+    >>> import io, sys
+    >>> sys.stdin = io.TextIOWrapper(io.BytesIO(b"y_true,y_pred\\na,a\\nb,a\\n"))
+    >>> m = read_input("-")
+    >>> m.source, m.labels, m.counts.tolist()
+    ('<stdin>', ['a', 'b'], [[1.0, 0.0], [1.0, 0.0]])
+    >>> sys.stdin = sys.__stdin__
     """
-    p = _regular_file(path)
+    if not is_stdin(path):
+        _regular_file(path)
+    p = Path(path)
+    if predictions and input_format is None and not is_stdin(p):
+        fmt = "tsv" if p.suffix.lower() == ".tsv" else "csv"  # forced: any suffix
+    else:
+        fmt = input_format_of(p, input_format)
+    if fmt == "predictions":
+        if predictions is False:
+            raise ValueError(
+                f"{_where(p)}: input_format 'predictions' reads a predictions CSV; got "
+                "predictions=False"
+            )
+        predictions = True
     if predictions is None:
         predictions = False
-        if p.suffix.lower() in (".csv", ".tsv"):
-            header = _csv_header(p)
+        if fmt in ("csv", "tsv"):
+            header = _csv_header(p, _delimiter(fmt, ""))
             predictions = true_col in header and pred_col in header
     if predictions:
         if transpose:
             raise ValueError(
-                f"{p}: transpose applies to confusion-matrix files; a predictions CSV names "
-                "its true and predicted columns instead"
+                f"{_where(p)}: transpose applies to confusion-matrix files; a predictions CSV "
+                "names its true and predicted columns instead"
             )
-        return read_predictions(p, true_col=true_col, pred_col=pred_col, labels=labels)
-    return read_matrix(p, labels=labels, transpose=transpose)
+        delimiter = _delimiter(fmt, _read_text(p) if fmt == "predictions" else "")
+        return _read_predictions(p, delimiter, true_col, pred_col, labels)
+    return _read_matrix(p, fmt, labels, transpose)
 
 
 #: File suffixes :func:`read_multilabel` reads.
@@ -640,7 +937,9 @@ def read_multilabel(path: str | Path, *, labels: Sequence[Any] | None = None) ->
 
     p = Path(path)
     suffix = p.suffix.lower()
-    if suffix in MULTILABEL_SUFFIXES:
+    if is_stdin(p):  # standard input: .npy by its magic bytes, else JSON
+        suffix = ".npy" if _stdin_bytes().startswith(b"\x93NUMPY") else ".json"
+    elif suffix in MULTILABEL_SUFFIXES:
         _regular_file(p)
     if suffix not in MULTILABEL_SUFFIXES:
         raise ValueError(
@@ -648,27 +947,22 @@ def read_multilabel(path: str | Path, *, labels: Sequence[Any] | None = None) ->
             f"{' or '.join(MULTILABEL_SUFFIXES)}"
         )
     file_labels: list[str] | None = None
+    where = _where(p)
     if suffix == ".npy":
-        try:
-            with p.open("rb") as fh:
-                raw: Any = np.load(fh, allow_pickle=False)
-        except FileNotFoundError:
-            raise ValueError(f"{p}: no such file") from None
-        except (OSError, ValueError) as exc:
-            raise ValueError(f"{p}: not a numeric .npy array ({exc})") from None
+        raw: Any = _parse_npy(_read_bytes(p), where)
     else:
         obj = _load_json(p)
         if isinstance(obj, dict) and ("y_true" in obj or "y_pred" in obj):
             if "y_true" not in obj or "y_pred" not in obj:
-                raise ValueError(f'{p}: predictions need both "y_true" and "y_pred"')
+                raise ValueError(f'{where}: predictions need both "y_true" and "y_pred"')
             try:
                 raw = multilabel_confusion_matrix(obj["y_true"], obj["y_pred"])
             except (TypeError, ValueError) as exc:
-                raise ValueError(f"{p}: {exc}") from None
+                raise ValueError(f"{where}: {exc}") from None
         elif isinstance(obj, dict):
             if "tables" not in obj:
                 raise ValueError(
-                    f'{p}: a JSON object must have "tables" or "y_true" and "y_pred"; got keys '
+                    f'{where}: a JSON object must have "tables" or "y_true" and "y_pred"; got keys '
                     f"{sorted(obj)}"
                 )
             raw = obj["tables"]
@@ -679,19 +973,19 @@ def read_multilabel(path: str | Path, *, labels: Sequence[Any] | None = None) ->
     arr = np.asarray(raw) if not isinstance(raw, np.ndarray) else raw
     if arr.dtype == object or arr.ndim not in (3, 4) or arr.shape[-2:] != (2, 2):
         raise ValueError(
-            f"{p}: expected per-label 2 x 2 tables of shape (L, 2, 2) or (B, L, 2, 2); got "
+            f"{where}: expected per-label 2 x 2 tables of shape (L, 2, 2) or (B, L, 2, 2); got "
             f"{'shape ' + str(arr.shape) if arr.dtype != object else 'ragged input'}"
         )
     try:
         counts = check_counts(arr, "tables")
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"{p}: {exc}") from None
+        raise ValueError(f"{where}: {exc}") from None
     wanted = _label_list(labels) if labels is not None else file_labels
     n_labels = counts.shape[-3]
     if wanted is not None and len(wanted) != n_labels:
-        raise ValueError(f"{p}: {len(wanted)} labels given for {n_labels} per-label tables")
+        raise ValueError(f"{where}: {len(wanted)} labels given for {n_labels} per-label tables")
     names = [str(i) for i in range(counts.shape[0])] if counts.ndim == 4 else None
-    return MatrixInput(counts=counts, labels=wanted, names=names, source=str(p))
+    return MatrixInput(counts=counts, labels=wanted, names=names, source=where)
 
 
 DOCUMENT_SUFFIXES = (".json", ".npz")
