@@ -12,6 +12,7 @@ label.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from ..gate import (
     MAX_DRAWS_LIMIT,
     MIN_DRAWS,
     NOISE_SIGMAS,
+    GateResult,
     gate,
 )
 from ..inputs import MatrixInput, read_multilabel
@@ -29,6 +31,7 @@ from ..metrics import METRICS
 from ..multilabel import MULTILABEL_METRICS
 from .common import add_sampling_arguments, positive_int, prior_from_args, probability
 from .compare import paired_gate_predictions
+from .gate_config import CONFIG_DEFAULTS, add_config_arguments, apply_config, gate_config_checks
 from .input_args import FILE_HELP, add_input_arguments, load_input
 
 __all__ = ["EXIT_STATUS", "exit_status", "register", "run"]
@@ -92,7 +95,13 @@ def register(sub: Any) -> None:
         "Exit status: 0 pass, 1 fail, 2 usage or input error, 3 inconclusive "
         "(--inconclusive pass|fail turns 3 into 0 or 1).",
     )
-    p.add_argument("file", metavar="FILE", help=FILE_HELP)
+    p.add_argument(
+        "file",
+        metavar="FILE",
+        nargs="?",
+        default=None,
+        help=FILE_HELP + "; may come from the config (file = ...)",
+    )
     p.add_argument(
         "--metric",
         action=_MetricAction,
@@ -182,7 +191,8 @@ def register(sub: Any) -> None:
         f"{MAX_DRAWS_LIMIT:,}); a check still within Monte Carlo noise at N draws is "
         "INCONCLUSIVE",
     )
-    p.set_defaults(run=run, checks=None)
+    add_config_arguments(p)
+    p.set_defaults(run=run, checks=None, **{k: None for k in CONFIG_DEFAULTS})
 
 
 def _check_metric_names(args: argparse.Namespace, metrics: list[str]) -> None:
@@ -214,6 +224,18 @@ def _check_metric_names(args: argparse.Namespace, metrics: list[str]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    cfg = apply_config(args)  # --config or pyproject.toml; fills the settings not given
+    if cfg is None or args.checks:
+        result = _gate_result(args)
+    else:
+        result = gate_config_checks(args, cfg, _gate_result)
+    if cfg is not None:
+        result = dataclasses.replace(result, config=cfg.path)
+    return _report(args, result)
+
+
+def _gate_result(args: argparse.Namespace) -> GateResult:
+    """:func:`gate` of FILE (and BASEFILE) with the checks and settings of ``args``."""
     checks = args.checks or []
     if args.baseline is None:
         if not checks:
@@ -272,11 +294,18 @@ def run(args: argparse.Namespace) -> int:
         names=data.names,
         source=data.source,
         baseline_source=None if base is None else base.source,
-        paired=paired_gate_predictions(args),  # None unless two paired predictions CSVs
+        paired=None if base is None or args.multilabel else paired_gate_predictions(args),
         multilabel=args.multilabel,
         f_beta=args.f_beta,
+        min_support=args.min_support,
+        joint=args.joint,
         **prior_from_args(args),
     )
+    return result
+
+
+def _report(args: argparse.Namespace, result: GateResult) -> int:
+    """Write the outputs of ``result``; the exit status."""
     if args.junit_xml:
         _write_atomically(args.junit_xml, result.to_junit_xml(), "--junit-xml")
     if args.append_markdown:

@@ -1,0 +1,128 @@
+"""``f1posterior gate --config FILE`` (or ``pyproject.toml``), ``--min-support``, ``--joint``.
+
+The configuration (:mod:`f1posterior.gate_config`) supplies the flags that
+the command line does not give: a flag on the command line always wins, and
+``--metric`` checks on the command line replace the file's ``[[check]]``
+tables. Without ``--config``, a ``[tool.f1posterior.gate]`` table in
+``pyproject.toml`` of the current directory is used; the report names the
+file used (``Config:`` line, ``config`` in JSON, the Markdown input line).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+from ..gate import DEFAULT_MAX_DRAWS, GateResult
+from ..gate_config import GateConfig, check_groups, find_pyproject_config, load_config
+from ..inputs import is_stdin
+from ..priors import DEFAULT_PRIOR
+from .common import DEFAULT_SEED, positive_int
+
+__all__ = ["CONFIG_DEFAULTS", "add_config_arguments", "apply_config", "gate_config_checks"]
+
+#: Settings a configuration can give, by argparse ``dest``, with their defaults.
+CONFIG_DEFAULTS: dict[str, Any] = {
+    "prob": 0.95,
+    "draws": 50_000,
+    "max_draws": DEFAULT_MAX_DRAWS,
+    "seed": DEFAULT_SEED,
+    "prior": DEFAULT_PRIOR,
+    "hdi_prob": 0.95,
+    "max_drop": 0.0,
+}
+#: Top-level configuration keys read into ``args`` when the flag is not given.
+_FROM_FILE = ("file", "baseline", "prob", "draws", "max_draws", "seed", "prior", "hdi_prob")
+
+
+def add_config_arguments(p: argparse.ArgumentParser) -> None:
+    """--config, --min-support, --joint."""
+    g = p.add_argument_group("configuration and per-class checks")
+    g.add_argument(
+        "--config",
+        metavar="TOML",
+        help="read the gate's settings and [[check]] tables from a TOML file (paths in it are "
+        "relative to its folder; flags given here override it; --metric checks replace its "
+        "checks). Default: [tool.f1posterior.gate] of ./pyproject.toml, when present",
+    )
+    g.add_argument(
+        "--min-support",
+        type=positive_int,
+        default=None,
+        metavar="K",
+        help="per-class floors skip classes with fewer than K true documents (multi-label: "
+        "labels with fewer than K positive documents); they are reported as SKIPPED and the "
+        "verdict ignores them. Default: every class is judged (a class without true documents "
+        "usually cannot pass)",
+    )
+    g.add_argument(
+        "--joint",
+        action="store_true",
+        default=False,
+        help="turn the per-class floors of each metric into one check, P(every class >= T), "
+        "from the joint posterior draws (sampled; adaptive draws)",
+    )
+
+
+def apply_config(args: argparse.Namespace) -> GateConfig | None:
+    """Read the configuration, if any, into ``args``; fill the defaults; return it.
+
+    ``args.cli_given`` records the settings given on the command line.
+    """
+    args.cli_given = {d for d in (*CONFIG_DEFAULTS, "file", "baseline") if getattr(args, d)}
+    cfg = load_config(args.config) if args.config else find_pyproject_config(".")
+    if cfg is not None:
+        for key in _FROM_FILE:
+            if getattr(args, key) is None and key in cfg.settings:
+                setattr(args, key, cfg.settings[key])
+        if args.inconclusive is None:
+            args.inconclusive = cfg.settings.get("inconclusive")
+        args.multilabel = args.multilabel or cfg.settings.get("multilabel", False)
+    for dest, default in CONFIG_DEFAULTS.items():
+        if getattr(args, dest) is None:
+            setattr(args, dest, default)
+    if args.file is None:
+        where = f"; {cfg.path} has no file key" if cfg is not None else ""
+        raise ValueError(f"no FILE: give the input file, or file = ... in a --config{where}")
+    return cfg
+
+
+def gate_config_checks(
+    args: argparse.Namespace,
+    cfg: GateConfig,
+    run_one: Callable[[argparse.Namespace], GateResult],
+) -> GateResult:
+    """The configuration's checks, one :func:`gate` call per group, merged into one result."""
+    groups = check_groups(
+        cfg,
+        baseline=args.baseline,
+        max_drop=args.max_drop if "max_drop" in args.cli_given else None,
+        min_support=args.min_support,
+        joint=args.joint,
+        multilabel=args.multilabel,
+    )
+    if len(groups) > 1 and (is_stdin(args.file) or any(is_stdin(g.baseline) for g in groups)):
+        raise ValueError(
+            f"standard input (-) can be read once, but the checks of {cfg.path} need "
+            f"{len(groups)} passes; give file paths"
+        )
+    results = []
+    for g in groups:
+        ns = argparse.Namespace(**vars(args))
+        ns.checks = [[m, t] for m, t in g.minimums] + [[m, None] for m in g.compare]
+        ns.baseline = g.baseline
+        ns.max_drop = 0.0 if g.max_drop is None else g.max_drop
+        ns.min_support = g.min_support
+        ns.joint = g.joint
+        if g.baseline is None and getattr(ns, "id_col", None) is not None:
+            ns.id_col = None  # floors read one file: nothing to pair
+        results.append(run_one(ns))
+    first = results[0]
+    bases = list(dict.fromkeys(r.baseline_source for r in results if r.baseline_source))
+    return dataclasses.replace(
+        first,
+        checks=tuple(c for r in results for c in r.checks),
+        baseline_source=", ".join(bases) or None,
+    )
