@@ -304,3 +304,90 @@ def test_install_step_installs_the_action_path_by_default(tmp_path, package, spe
     argv = log.read_text().split("\0")[:-1]
     assert argv[:3] == ["-m", "pip", "install"]
     assert argv[-2:] == ["--", spec.format(root=ROOT)]
+
+
+# --- the documented workflow (docs/examples/gate-workflow.yml) --------------------------
+
+WORKFLOW = ROOT / "docs" / "examples" / "gate-workflow.yml"
+DOC = ROOT / "docs" / "ci-gate.md"
+
+
+def _workflow() -> dict[str, Any]:
+    return yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
+
+
+def _action_steps(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        s
+        for job in doc["jobs"].values()
+        for s in job["steps"]
+        if re.fullmatch(r"[\w.-]+/f1posterior@[\w.-]+", s.get("uses", ""))
+    ]
+
+
+def _gate_commands(script: str) -> list[list[str]]:
+    """The `f1posterior gate ...` command lines of a shell script, as argv lists."""
+    import shlex
+
+    joined = script.replace("\\\n", " ")
+    out = []
+    for line in joined.splitlines():
+        words = shlex.split(line, comments=True)
+        if words[:2] == ["f1posterior", "gate"]:
+            if "||" in words:
+                words = words[: words.index("||")]
+            out.append([w.replace("$GITHUB_STEP_SUMMARY", "summary.md") for w in words[1:]])
+    return out
+
+
+def test_workflow_parses_and_has_both_variants():
+    doc = _workflow()
+    assert set(doc["jobs"]) == {"gate-action", "gate-pip"}
+    assert len(_action_steps(doc)) == 2
+    for job in doc["jobs"].values():
+        for step in job["steps"]:
+            assert "${{" not in step.get("run", ""), step  # no expression pasted into a script
+
+
+@needs_bash
+def test_workflow_action_steps_build_valid_gate_invocations(tmp_path):
+    declared = set(_action()["inputs"])
+    for k, step in enumerate(_action_steps(_workflow())):
+        given = step["with"]
+        assert set(given) <= declared, set(given) - declared
+        env = _gate_env(**{key.replace("-", "_"): str(v) for key, v in given.items()})
+        work = tmp_path / str(k)
+        work.mkdir()
+        proc, argv, _ = _run_script(_step("Run f1posterior gate")["run"], env, work)
+        assert proc.returncode == 0, proc.stderr
+        args = _parse(argv)
+        assert args.file == "eval/confusion.csv"
+        assert args.junit_xml == given["junit-xml"]
+    # the baseline step as written: two compared metrics, a margin and extra draws
+    assert (args.baseline, args.max_drop, args.draws) == ("eval/production.csv", 0.01, 100000)
+    assert args.checks == [["micro_f1", None], ["macro_f1", None]]
+
+
+def test_workflow_pip_job_commands_parse():
+    job = _workflow()["jobs"]["gate-pip"]
+    commands = [c for s in job["steps"] for c in _gate_commands(s.get("run", ""))]
+    assert len(commands) == 2
+    parsed = [build_parser().parse_args(c) for c in commands]
+    assert parsed[0].checks == [["micro_f1", 0.8], ["recall", 0.6]]
+    assert parsed[0].prior == "aligned" and parsed[0].inconclusive == "fail"
+    assert parsed[1].baseline == "eval/production.csv" and parsed[1].max_drop == 0.01
+    assert all(p.append_markdown == "summary.md" for p in parsed)
+
+
+def test_ci_gate_doc_shows_the_action_and_points_to_the_workflow():
+    text = DOC.read_text(encoding="utf-8")
+    assert "docs/examples/gate-workflow.yml" in text or "examples/gate-workflow.yml" in text
+    blocks = re.findall(r"```yaml\n(.*?)```", text, flags=re.S)
+    assert blocks, "docs/ci-gate.md has no YAML example"
+    declared = set(_action()["inputs"])
+    steps = [
+        s for b in blocks for s in _action_steps({"jobs": {"j": {"steps": yaml.safe_load(b)}}})
+    ]
+    assert steps
+    for step in steps:
+        assert set(step["with"]) <= declared
