@@ -63,8 +63,8 @@ def check_per_class_option(
     if not any(name in per_class for name, _ in mins):
         floors = [name for name, _ in mins]
         raise ValueError(
-            f"{option} applies to per-{unit} floors ({', '.join(per_class)}); the floors given "
-            f"are {floors or 'none'}"
+            f"{option} applies to per-{unit} floors ({', '.join(sorted(per_class))}); the "
+            f"floors given are {floors or 'none'}"
         )
 
 

@@ -175,7 +175,8 @@ class GateConfig:
                 if getattr(c, key) is not None and c.metric not in per:
                     raise self.error(
                         f"check[{i}].{key}",
-                        f"applies to per-class floors ({', '.join(per)}); got metric {c.metric!r}",
+                        f"applies to per-class floors ({', '.join(sorted(per))}); got metric "
+                        f"{c.metric!r}",
                     )
 
 
@@ -441,7 +442,8 @@ def check_groups(
     for flag, value in (("--min-support", min_support), ("--joint", joint)):
         if value and not any(c.min is not None and c.metric in per for c in cfg.checks):
             raise cfg.error(
-                "check", f"{flag} applies to per-class floors ({', '.join(per)}); there are none"
+                "check",
+                f"{flag} applies to per-class floors ({', '.join(sorted(per))}); there are none",
             )
     default_base = baseline if baseline is not None else cfg.settings.get("baseline")
     groups: list[CheckGroup] = []
