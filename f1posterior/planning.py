@@ -2,52 +2,33 @@
 
 :func:`plan` answers "the gate says INCONCLUSIVE: how many more test
 documents do I need?" by Bayesian assurance (posterior-predictive
-simulation). For a candidate number ``n`` of additional documents:
+simulation). For a candidate number ``n`` of additional documents it draws
+``S`` parameter sets ``(mu, theta)`` from the current posterior
+(:func:`f1posterior.sample_posterior`, under the gate's prior), simulates
+``n`` more documents for each (class counts ``~ Mult(n, mu)``, row ``j ~
+Mult(n_j, theta_j)``: one multinomial over the cells ``mu_u theta_uv``),
+adds them to the observed counts, and applies the gate's rule to every
+simulated future table (PASS when ``P(condition) >= prob``, FAIL when
+``P(opposite) >= prob``; probabilities from :func:`f1posterior.evaluate` on
+the stack of ``S`` tables). ``assurance(n)`` is the fraction of conclusive
+simulations, with its binomial Monte Carlo error. The same parameter draws
+serve every ``n`` (common random numbers). Sizes: 0 (the gate itself on the
+observed table), then doubling from a round number near a tenth of the
+observed documents until the target or the cap ``max_documents``, then
+bisection (two significant digits) until the bracket is within 10%; the answer
+is the smallest size tried whose assurance reaches the target.
 
-1. draw ``S`` parameter sets ``(mu, theta)`` from the current posterior
-   (:func:`f1posterior.sample_posterior`, the package's one sampler, under
-   the gate's prior);
-2. for each, simulate ``n`` more documents with that class mix and those
-   error rates (class counts ``~ Mult(n, mu)``, row ``j ~ Mult(n_j,
-   theta_j)``, which is one multinomial over the cells ``p = mu_u theta_uv``)
-   and add them to the observed counts;
-3. compute the gate's posterior probability for every simulated future table
-   (:func:`f1posterior.evaluate`, the batch engine, on the stack of ``S``
-   tables) and its verdict: PASS when ``P(condition) >= prob``, FAIL when
-   ``P(opposite) >= prob``, INCONCLUSIVE otherwise.
-
-``assurance(n)`` is the fraction of the ``S`` simulations whose verdict is
-conclusive; its binomial Monte Carlo error is reported with it. The same
-parameter draws are used for every ``n`` (common random numbers), so the
-curve is smooth. Candidate sizes: 0 (the gate itself on the observed table),
-then doubling from a round number near a tenth of the observed documents
-until the assurance reaches the target or the cap ``max_documents``, then
-bisection (on two-significant-digit numbers) until the bracket is within 10%.
-The answer is the smallest size on that grid whose assurance reaches the
-target.
-
-Monte Carlo noise, accounted for honestly:
-
-- Probabilities with a closed form are exact: per-class ``recall`` under any
-  prior (``theta_jj ~ Beta``, whatever ``beta``), and ``micro_f1``,
-  ``accuracy``, per-class ``f1`` and ``precision`` under an aligned prior
-  (:mod:`f1posterior.exact`; needs scipy, else they are sampled).
-- A sampled probability starts from ``draws`` draws per table; a table whose
-  probability lies within :data:`f1posterior.gate.NOISE_SIGMAS` Monte Carlo
-  errors of ``prob`` or ``1 - prob`` (the gate's rule) is drawn again,
-  doubling, up to ``max_draws``. A table still within noise then counts as
-  inconclusive (a conservative choice; the curve reports the fraction as
-  ``undecided``).
-
-What is assumed: the future documents come from the same population as the
-observed ones (same class mix and error rates, with their posterior
-uncertainty). With a baseline, both models are scored on the ``n`` new
-documents, and their two future tables are simulated as independent samples,
-as the gate treats two confusion matrices (paired predictions, which are
-usually correlated, would settle a comparison with fewer documents). For a
-per-class metric every class's floor must be conclusive (``require="every"``,
-the default); ``require="overall"`` asks only for a conclusive overall
-verdict (FAIL as soon as one class fails, PASS when all pass).
+Monte Carlo noise: probabilities with a closed form are exact (per-class
+``recall`` under any prior, since ``theta_jj`` is Beta whatever ``beta``;
+``micro_f1``, ``accuracy``, per-class ``f1`` and ``precision`` under an
+aligned prior; scipy needed). A sampled probability within
+:data:`f1posterior.gate.NOISE_SIGMAS` standard errors of ``prob`` or ``1 -
+prob`` (the gate's rule) is drawn again, doubling, up to ``max_draws``; a
+table still within noise then counts as inconclusive (conservative; reported
+as ``undecided``). The assumptions (same population; a baseline's future
+table an independent sample of the same new documents; every class
+conclusive for a per-class metric unless ``require="overall"``) are listed in
+every result's ``assumptions``.
 """
 
 from __future__ import annotations
@@ -339,7 +320,7 @@ def plan(
     assurance: float = 0.8,
     require: str = "every",
     simulations: int = 500,
-    draws: int = 2_000,
+    draws: int = 1_000,
     max_draws: int = 32_000,
     max_documents: int = DEFAULT_MAX_DOCUMENTS,
     alpha: PriorArg = "adaptive",
@@ -376,7 +357,7 @@ def plan(
         verdict must be (any FAIL, or every check PASS).
     simulations : int, default 500
         Simulated future test sets per size (``S``, at least 50).
-    draws, max_draws : int, default 2,000 and 32,000
+    draws, max_draws : int, default 1,000 and 32,000
         First-round and maximum posterior draws per simulated table.
     max_documents : int, default 10,000,000
         Cap on the additional documents searched.

@@ -70,8 +70,8 @@ def register(sub: Any) -> None:
         help="simulated future test sets per size (default 500, at least 50)",
     )  # fmt: skip
     p.add_argument(
-        "--draws", type=positive_int, default=2_000, metavar="N",
-        help="posterior draws per simulated table (default 2,000); a table within Monte "
+        "--draws", type=positive_int, default=1_000, metavar="N",
+        help="posterior draws per simulated table (default 1,000); a table within Monte "
         "Carlo noise is drawn again, doubling, up to --max-draws",
     )  # fmt: skip
     p.add_argument(
