@@ -71,7 +71,9 @@ def apply_config(args: argparse.Namespace) -> GateConfig | None:
 
     ``args.cli_given`` records the settings given on the command line.
     """
-    args.cli_given = {d for d in (*CONFIG_DEFAULTS, "file", "baseline") if getattr(args, d)}
+    args.cli_given = {
+        d for d in (*CONFIG_DEFAULTS, "file", "baseline") if getattr(args, d) is not None
+    }
     cfg = load_config(args.config) if args.config else find_pyproject_config(".")
     if cfg is not None:
         for key in _FROM_FILE:
