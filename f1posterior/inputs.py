@@ -561,8 +561,8 @@ def _parse_npy(data: bytes, where: str) -> np.ndarray:
 
     if not data:
         raise ValueError(
-            f"{where}: the input ended unexpectedly: it is empty (0 bytes, an EOFError for "
-            "numpy); expected a .npy array"
+            f"{where}: the input is empty: it ended unexpectedly (EOFError, 0 bytes); expected "
+            "a .npy array"
         )
     fh = io.BytesIO(data)
     try:
