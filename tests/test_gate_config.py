@@ -330,3 +330,27 @@ def test_bad_pyproject_is_an_error_naming_it(
     assert line.endswith(
         "pyproject.toml [tool.f1posterior.gate]: prob: must be a number in (0.5, 1); got 2"
     )
+
+
+def test_docs_config_examples_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The gate.toml and pyproject.toml examples of docs/ci-gate.md are valid and run."""
+    doc = Path(__file__).resolve().parent.parent / "docs" / "ci-gate.md"
+    gate_toml, pyproject = re.findall(r"```toml\n(.*?)```", doc.read_text(), re.S)
+    (tmp_path / "eval").mkdir()
+    (tmp_path / "eval" / "confusion.csv").write_text(",cat,dog\ncat,400,10\ndog,5,450\n")
+    (tmp_path / "eval" / "production.csv").write_text(",cat,dog\ncat,380,30\ndog,25,430\n")
+    (tmp_path / "gate.toml").write_text(gate_toml)
+    monkeypatch.chdir(tmp_path)
+    code, d = run_json(capsys, "--config", "gate.toml")
+    assert [c["condition"] for c in d["checks"]] == [
+        "micro_f1 >= 0.8",
+        "recall [every class] >= 0.6",
+        "micro_f1: new - baseline >= -0.01",
+    ]
+    assert code == 0 and d["verdict"] == "pass"
+    (tmp_path / "pyproject.toml").write_text(pyproject)
+    code, d = run_json(capsys)
+    assert code == 0 and d["config"] == "pyproject.toml [tool.f1posterior.gate]"
+    assert [c["condition"] for c in d["checks"]] == ["micro_f1 >= 0.8"]

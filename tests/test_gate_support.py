@@ -419,3 +419,13 @@ def test_predictions_argument_errors(kw: dict, message: str | None) -> None:
 def test_predictions_value_errors(kw: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         gate(y_true=[0, 1], y_pred=[0, 1], minimums={"micro_f1": 0.5}, **kw)
+
+
+def test_docs_predictions_example_runs() -> None:
+    """The ```py block of docs/ci-gate.md (predictions given to gate/assert_gate) runs."""
+    import re
+
+    doc = Path(__file__).resolve().parent.parent / "docs" / "ci-gate.md"
+    (block,) = re.findall(r"```py\n(.*?)```", doc.read_text(), re.S)
+    assert "baseline_ids=" in block
+    exec(compile(block, "docs/ci-gate.md", "exec"), {})
