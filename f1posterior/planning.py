@@ -394,8 +394,10 @@ def plan(
         counts, mins_arg, baseline, comp_arg, max_drop, prob, None
     )
     for name, arr in (("counts", c), ("baseline", base)):
-        if arr is not None and arr.ndim != 2:
-            raise ValueError(f"{name} must be one confusion matrix (M, M); got shape {arr.shape}")
+        if arr is not None and (arr.ndim != 2 or arr.shape[0] < 2):
+            raise ValueError(
+                f"{name} must be one confusion matrix (M, M) with M >= 2; got shape {arr.shape}"
+            )
     target = check_prob(assurance, "assurance")
     req = check_choice(require, "require", ("every", "overall"))
     s = _check_count(simulations, "simulations", 50, 1_000_000)
@@ -498,7 +500,7 @@ class _Simulator:
         from . import exact  # recall = theta_jj ~ Beta under any prior; more when aligned
 
         self.exact = exact.scipy_available() and (
-            metric == "recall" or (exact.is_aligned(a, b) and exact.has_exact(metric, m))
+            exact.has_exact(metric, m) and (metric == "recall" or exact.is_aligned(a, b))
         )
 
     def assurance(self, n: int) -> CurvePoint:
