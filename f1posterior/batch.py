@@ -45,7 +45,7 @@ from .sampling import (
 from .summary import MetricSummary, summarize_draws
 from .validation import DEFAULT_MAX_MEMORY
 
-__all__ = ["DEFAULT_MAX_MEMORY", "summarize_rows", "plan", "run"]
+__all__ = ["DEFAULT_MAX_MEMORY", "summarize_rows", "plan", "run", "check_fits"]
 
 #: Rows of at most this many draws are fully sorted instead of partitioned (faster).
 _SORT_BELOW = 2048
@@ -93,6 +93,35 @@ def plan(
     # cache-sized, but with enough draws that numpy's loops over the draws axis stay long
     chunk = max(1, min(half // per_draw, max(_CHUNK_BYTES // per_draw, _MIN_CHUNK_DRAWS)))
     return _Plan(group=group, chunk_draws=chunk, parallel_draws=n_mat < workers)
+
+
+def _size(n: float) -> str:
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale:
+            return f"{n / scale:,.1f} {unit}"
+    return f"{int(n)} bytes"
+
+
+def check_fits(m: int, draws: int, widths: Sequence[int], itemsize: int, budget: int) -> None:
+    """Refuse, before anything is allocated, a request whose one matrix cannot fit ``budget``.
+
+    The engine always holds, for one matrix, its parameter arrays (counts,
+    prior, concentrations and their temporaries: about six ``(M + 1) x M``
+    float64 arrays), one random block of its cell draws, and its metric draws
+    with the summary's temporaries (``draws`` float64 values per metric value,
+    about four times over). Everything else is chunked to the budget.
+    """
+    params = 6 * 8 * (m + 1) * m
+    block = block_draws(m) * _work_bytes_per_draw(m, itemsize, sum(widths))
+    metric = 8 * draws * (sum(widths) + 3 * max(widths, default=1))
+    need = params + block + metric
+    if need > budget:
+        raise ValueError(
+            f"one matrix of M = {m:,} classes at {draws:,} draws needs about {_size(need)} of "
+            f"working memory (parameters {_size(params)}, metric draws {_size(metric)}), more "
+            f"than max_memory = {_size(budget)}; raise max_memory (--max-memory on the command "
+            "line) or lower draws"
+        )
 
 
 def _chunks(

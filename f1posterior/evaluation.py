@@ -18,8 +18,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
+from .batch import check_fits
 from .batch import run as run_batch
-from .metrics import resolve_metric
+from .metrics import PER_CLASS_METRICS, resolve_metric
 from .priors import PriorArg, describe_prior, resolve_prior
 from .sampling import concentrations
 from .summary import MetricSummary
@@ -262,15 +263,16 @@ def evaluate(
     >>> round(s.mean, 2), s.hdi.shape
     (0.84, (2,))
     """
-    c = check_counts(counts)
     resolved = resolved_all = _check_metrics(metrics)
     n_draws = check_draws(draws)
+    dt = check_dtype(dtype)
+    budget = check_max_memory(max_memory)
+    _refuse_what_cannot_fit(counts, resolved, n_draws, dt, budget)
+    c = check_counts(counts)
     prob = check_prob(hdi_prob, "hdi_prob")
     r = check_ref(ref)
-    dt = check_dtype(dtype)
     root = check_rng(rng)
     n_workers = check_workers(workers)
-    budget = check_max_memory(max_memory)
     offset = check_index_offset(index_offset)
     if not isinstance(prior_check, bool):
         raise TypeError(f"prior_check must be True or False; got {describe(prior_check)}")
@@ -329,6 +331,24 @@ def evaluate(
             else None
         ),
     )
+
+
+def _refuse_what_cannot_fit(
+    counts: Any, metrics: list[tuple[str, Any]], draws: int, dtype: np.dtype, budget: int
+) -> None:
+    """:func:`f1posterior.batch.check_fits` from the shape alone, before ``counts`` is copied."""
+    try:
+        shape = np.shape(counts)
+    except ValueError:  # ragged: check_counts says so
+        return
+    if len(shape) < 2 or shape[-1] != shape[-2] or shape[-1] < 1:
+        return
+    m = int(shape[-1])
+    widths = [m if name in PER_CLASS_METRICS else 1 for name, _ in metrics]
+    try:
+        check_fits(m, draws, widths, dtype.itemsize, budget)
+    except ValueError as exc:
+        raise ValueError(f"evaluate: {exc}") from None
 
 
 #: Per-class metrics and the count margins that inform them (rows = true class).

@@ -244,7 +244,8 @@ def test_progress_prints_plain_lines_when_asked(tmp_path, capsys):
 
 def test_stdin_jsonl(tmp_path):
     f = _jsonl(tmp_path)
-    cmd = [sys.executable, "-m", "f1posterior", "summarize", "-", "--format", "csv"]
+    cmd = [sys.executable, "-m", "f1posterior", "summarize", "-", "--input-format", "jsonl"]
+    cmd += ["--format", "csv"]
     done = subprocess.run(
         [*cmd, "--draws", "1000"], input=f.read_text(), capture_output=True, text=True
     )
@@ -270,3 +271,37 @@ def test_bad_memory_size_is_exit_2(tmp_path, capsys, argv):
 def test_row_formats_need_a_single_label_file(capsys):
     assert main(["summarize", "--format", "csv"]) == 2
     assert "give a FILE" in capsys.readouterr().err
+
+
+def test_a_matrix_too_large_for_the_budget_is_refused_before_allocation():
+    counts = np.broadcast_to(np.zeros(()), (20_000, 20_000))  # a view: nothing allocated
+    with pytest.raises(ValueError, match=r"M = 20,000 classes .* more than max_memory = 256\.0"):
+        evaluate(counts)
+
+
+def test_draws_too_many_for_the_budget_are_refused():
+    with pytest.raises(ValueError, match=r"1,000,000,000 draws needs about 37\.3 GiB"):
+        evaluate([[5, 1], [2, 6]], draws=10**9)
+
+
+def test_cli_refuses_draws_that_cannot_fit_in_one_line(tmp_path, capsys):
+    f = tmp_path / "m.json"
+    f.write_text("[[5, 1], [2, 6]]")
+    assert main(["summarize", str(f), "--draws", "1000000000"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "raise max_memory (--max-memory" in err
+
+
+def test_large_m_is_chunked_over_draws_within_the_budget():
+    import tracemalloc
+
+    counts = np.random.default_rng(3).integers(0, 5, size=(400, 400)).astype(float)
+    budget = 16 << 20
+    tracemalloc.start()
+    try:
+        evaluate(counts, draws=2000, max_memory=budget, workers=1, rng=0)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    # the budget plus the matrix's own parameter arrays (six (M + 1) x M float64 arrays)
+    assert peak < budget + 6 * 8 * 401 * 400

@@ -294,7 +294,7 @@ def _gate_result(args: argparse.Namespace) -> GateResult:
         names=data.names,
         source=data.source,
         baseline_source=None if base is None else base.source,
-        paired=None if base is None or args.multilabel else paired_gate_predictions(args),
+        paired=paired_gate_predictions(args),  # None unless two paired predictions CSVs
         multilabel=args.multilabel,
         f_beta=args.f_beta,
         min_support=args.min_support,

@@ -143,8 +143,8 @@ def _one_matrix(args: argparse.Namespace) -> BatchReader:
 def _reader(args: argparse.Namespace) -> BatchReader:
     fmt = getattr(args, "input_format", None)
     suffix = "" if args.file == "-" else Path(args.file).suffix.lower()
-    batch_fmt = fmt in ("jsonl", "npy", "npz") or (args.file == "-" and fmt is None)
-    if batch_fmt or suffix in _STREAM_SUFFIXES or (suffix == ".npy" and _npy_ndim(args.file) == 3):
+    batch_fmt = fmt == "jsonl" or (fmt is None and suffix in _STREAM_SUFFIXES)
+    if batch_fmt or (suffix == ".npy" and fmt in (None, "npy") and _npy_ndim(args.file) == 3):
         if args.predictions:
             raise ValueError(f"--predictions reads a predictions CSV; {args.file} is a batch file")
         return open_batch(
@@ -152,7 +152,7 @@ def _reader(args: argparse.Namespace) -> BatchReader:
             chunk=args.chunk_size,
             labels=args.labels,
             transpose=args.transpose,
-            input_format=fmt if fmt in ("jsonl", "npy", "npz") else None,
+            input_format=fmt if fmt == "jsonl" else None,
         )
     return _one_matrix(args)
 
