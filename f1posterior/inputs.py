@@ -510,43 +510,13 @@ def _read_csv_matrix(path: Path, text: str, delimiter: str) -> tuple[np.ndarray,
 
 
 def _read_jsonl(path: Path) -> tuple[np.ndarray, list[str] | None, list[str]]:
-    text = _read_text(path)
-    source = _where(path)
-    mats: list[np.ndarray] = []
-    names: list[str] = []
-    labels: list[str] | None = None
-    first_line = 0
-    for line_no, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        where = f"{source}, line {line_no}"
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{where}: broken JSON at column {exc.colno} ({exc.msg})") from None
-        name: Any = f"line {line_no}"
-        if isinstance(obj, dict) and "name" in obj:
-            name = obj.pop("name")
-            if not isinstance(name, (str, int)) or isinstance(name, bool):
-                raise ValueError(f'{where}: "name" must be a string; got {name!r}')
-            name = str(name)
-        counts, lab = _matrix_from_json(obj, where)
-        if mats and counts.shape != mats[0].shape:
-            raise ValueError(
-                f"{where}: a {counts.shape[0]} x {counts.shape[1]} matrix, but line {first_line} "
-                f"has a {mats[0].shape[0]} x {mats[0].shape[1]} one; a batch needs one size"
-            )
-        if lab is not None:
-            if labels is not None and lab != labels:
-                raise ValueError(f"{where}: labels {lab} differ from earlier lines' {labels}")
-            labels = lab
-        if name in names:
-            raise ValueError(f"{where}: the name {name!r} is used twice; names must be unique")
-        if not mats:
-            first_line = line_no
-        mats.append(counts)
-        names.append(name)
-    return np.stack(mats), labels, names
+    """The whole batch of a JSON-lines file (:func:`f1posterior.streaming.open_batch`)."""
+    from .streaming import open_batch
+
+    reader = open_batch(path, input_format="jsonl")
+    chunks = list(reader)
+    names = [n for c in chunks for n in c.names]
+    return np.concatenate([c.counts for c in chunks]), reader.labels, names
 
 
 def _parse_npy(data: bytes, where: str) -> np.ndarray:

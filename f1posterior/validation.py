@@ -79,10 +79,10 @@ def check_counts(counts: Any, name: str = "counts") -> np.ndarray:
     non-finite and non-integer entries, and any matrix whose total is zero.
     """
     arr = _as_numeric_array(counts, name)
-    if arr.ndim < 2 or arr.shape[-1] != arr.shape[-2] or arr.shape[-1] < 1:
+    if arr.ndim < 2 or arr.shape[-1] != arr.shape[-2] or arr.shape[-1] < 2:
         raise ValueError(
-            f"{name} must be square confusion matrices of shape (*batch, M, M) with M >= 1 "
-            f"(rows = true class, columns = predicted class); got shape {arr.shape}"
+            f"{name} must be square confusion matrices of shape (*batch, M, M) with M >= 2 "
+            f"classes (rows = true class, columns = predicted class); got shape {arr.shape}"
         )
     if 0 in arr.shape:
         raise ValueError(f"{name} must not be empty; got shape {arr.shape}")

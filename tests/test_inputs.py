@@ -121,11 +121,16 @@ def test_predictions_labels_fix_order_and_add_absent(tmp_path: Path) -> None:
         ("c.csv", ",a,b\nb,1,2\na,3,4\n", r"header labels \['a', 'b'\] differ from index"),
         ("c.csv", "a,b,c\n1,2\n3,4\n", r"c.csv, line 1: the header has 3 cells for a 2 x 2"),
         ("x.txt", "1", r"x.txt: unknown file type '.txt'; expected one of .json"),
-        ("l.jsonl", '[[1,2],[3,4]]\n{"matrix": [[1]]}\n', r"l.jsonl, line 2: a 1 x 1 matrix"),
+        (
+            "l.jsonl",
+            '[[1,2],[3,4]]\n{"matrix": [[1,0,0],[0,1,0],[0,0,1]]}\n',
+            r"l.jsonl, line 2: a 3 x 3 matrix, but line 1 has a 2 x 2",
+        ),
+        ("l.jsonl", '{"matrix": [[1]]}\n', r"l.jsonl, line 1: .* M >= 2 classes .* \(1, 1\)"),
         ("l.jsonl", "[[1,2],[3,4]]\n[[1,2],\n", r"l.jsonl, line 2: broken JSON"),
         (
             "l.jsonl",
-            '{"name": "a", "matrix": [[1]]}\n{"name": "a", "matrix": [[2]]}\n',
+            '{"name": "a", "matrix": [[1, 0], [0, 1]]}\n{"name": "a", "matrix": [[2, 0], [0, 1]]}\n',
             r"l.jsonl, line 2: the name 'a' is used twice",
         ),
         ("l.jsonl", '{"name": [1], "matrix": [[1]]}\n', r'l.jsonl, line 1: "name" must be a str'),
