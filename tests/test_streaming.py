@@ -305,3 +305,19 @@ def test_large_m_is_chunked_over_draws_within_the_budget():
         tracemalloc.stop()
     # the budget plus the matrix's own parameter arrays (six (M + 1) x M float64 arrays)
     assert peak < budget + 6 * 8 * 401 * 400
+
+
+def test_python_warnings_become_one_line(capsys, monkeypatch):
+    import warnings
+
+    import f1posterior.cli.summarize as summarize
+
+    def noisy(args):
+        warnings.warn("something odd\nwith a second line", RuntimeWarning, stacklevel=1)
+        return 0
+
+    monkeypatch.setattr(summarize, "run", noisy)
+    parser_run = main(["summarize"])
+    err = capsys.readouterr().err
+    assert parser_run == 0
+    assert err == "f1posterior: warning: something odd with a second line\n"

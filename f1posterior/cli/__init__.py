@@ -14,8 +14,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import warnings
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from . import compare, gate, plan, summarize
 
@@ -56,7 +57,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     prefix = f"f1posterior {args.command}"
     try:
-        return int(args.run(args))
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning  # one line each, never a source excerpt
+            return int(args.run(args))
     except BrokenPipeError:
         # stdout was closed (e.g. `| head -1`): no traceback, no message; exit 141
         # (128 + SIGPIPE, the shell's convention), never 0, so a closed pipe cannot turn
@@ -72,6 +75,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # every other failure: one line, exit 2, never a traceback
         print(f"{prefix}: error: {_describe_unexpected(exc)}", file=sys.stderr)
         return 2
+
+
+def _show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: Any = None,
+    line: str | None = None,
+) -> None:
+    """``warnings.showwarning`` of the command line: ``f1posterior: warning: ...``, one line."""
+    print(f"f1posterior: warning: {_one_line(str(message), 500)}", file=sys.stderr)
 
 
 def _one_line(text: str, limit: int = 2000) -> str:
