@@ -1,4 +1,4 @@
-"""Closed-form posteriors under the aligned prior.
+"""Closed-form posteriors: under the aligned prior, and per-class recall under any prior.
 
 When ``beta_j = sum_k alpha_jk`` for every class (the ``"aligned"`` prior of
 :mod:`f1posterior.priors`), the Zhang et al. model is one Dirichlet over the
@@ -15,6 +15,11 @@ per-class ``f1``              ``2B / (1 + B)``, ``B ~ Beta(A_jj, r_j + c_j - 2 A
 ============================  ==============================================
 
 (``B`` is the posterior of the class's Jaccard index tp / (tp + fp + fn).)
+
+Per-class **recall** needs no aligned prior: ``recall_j = theta_jj`` and
+``theta_j | C ~ Dir(alpha_j + c_j)`` whatever ``beta`` (``theta`` is independent
+of the prevalences ``mu``), so ``recall_j ~ Beta(A_jj, r_j - A_jj)`` under
+*every* prior (:data:`ANY_PRIOR_METRICS`; ``r_j`` the row sum of ``alpha + C``).
 Every quantity of these posteriors is computed without sampling: the CDF with
 the regularised incomplete beta function, quantiles with its inverse, the
 mean and standard deviation of ``2B/(1+B)`` by a fast hypergeometric series,
@@ -23,8 +28,13 @@ and the HDI as the shortest interval of the metric's *own* distribution (a
 transform of the HDI of ``B``).
 
 scipy (the optional extra ``f1posterior[exact]``) supplies the incomplete
-beta function; it is imported only when needed. :func:`f1posterior.evaluate`
-falls back to sampling, with a warning, when scipy is missing.
+beta function; it is imported only when needed. Without it
+:func:`f1posterior.evaluate` samples these metrics instead: with a warning
+under an aligned prior (asked for by name), silently for recall under other
+priors (the default install is numpy only; the summary's ``exact`` field and
+``mc_error`` say which way each number was computed). So a recall summary is
+exact where scipy is installed and a Monte Carlo estimate where it is not:
+the same seed gives the same numbers only within one kind of environment.
 """
 
 from __future__ import annotations
@@ -40,6 +50,7 @@ from .summary import MetricSummary
 from .validation import check_choice, check_counts, check_prob, check_ref
 
 __all__ = [
+    "ANY_PRIOR_METRICS",
     "EXACT_METRICS",
     "BetaPosterior",
     "exact_posterior",
@@ -51,6 +62,8 @@ __all__ = [
 
 #: Metric names with a closed-form posterior under the aligned prior.
 EXACT_METRICS = ("micro_f1", "accuracy", "precision", "recall", "f1")
+#: Of those, the metrics whose closed form holds under any prior, aligned or not.
+ANY_PRIOR_METRICS = ("recall",)
 
 _GRID = 25  # coarse grid of lower-tail masses for the HDI search
 _GOLDEN = 40  # golden-section refinements of the HDI search
@@ -318,10 +331,11 @@ def _check_exact(counts: Any, metric: Any, alpha: Any, beta: Any) -> tuple[np.nd
     c = check_counts(counts)
     check_choice(metric, "metric", EXACT_METRICS)
     a, b = resolve_prior(alpha, beta, c)
-    if not is_aligned(a, b):
+    if metric not in ANY_PRIOR_METRICS and not is_aligned(a, b):
         raise ValueError(
             "alpha and beta must form an aligned prior (beta_j = sum_k alpha_jk, e.g. "
-            f'beta="aligned") for a closed-form posterior; got {describe_prior(alpha, beta)}'
+            f'beta="aligned") for a closed-form posterior of {metric!r} (only recall has '
+            f"one under any prior); got {describe_prior(alpha, beta)}"
         )
     if c.shape[-1] < 2:
         raise ValueError(
@@ -333,7 +347,7 @@ def _check_exact(counts: Any, metric: Any, alpha: Any, beta: Any) -> tuple[np.nd
 def exact_posterior(
     counts: ArrayLike, metric: str, *, alpha: PriorArg = 1.0, beta: PriorArg = "aligned"
 ) -> BetaPosterior:
-    """Closed-form posterior of a metric under an aligned prior.
+    """Closed-form posterior of a metric under an aligned prior (recall: any prior).
 
     Parameters
     ----------
@@ -342,7 +356,8 @@ def exact_posterior(
     metric : {"micro_f1", "accuracy", "precision", "recall", "f1"}
         ``precision``, ``recall`` and ``f1`` are per class (trailing class axis).
     alpha, beta : prior
-        Must be aligned: ``beta_j = sum_k alpha_jk`` (the default ``"aligned"``).
+        Must be aligned: ``beta_j = sum_k alpha_jk`` (the default ``"aligned"``),
+        except for ``recall``, which is ``Beta(A_jj, r_j - A_jj)`` under any prior.
 
     Returns
     -------
@@ -373,6 +388,8 @@ def exact_summary(
     ref: float | None = None,
 ) -> MetricSummary:
     """Exact :class:`~f1posterior.summary.MetricSummary` of a metric under an aligned prior.
+
+    ``recall`` has one under any prior (see :func:`exact_posterior`).
 
     Same fields as :func:`f1posterior.evaluate`'s summaries, with
     ``mc_error`` 0, ``draws`` 0 and ``exact`` True.
