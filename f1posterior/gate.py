@@ -65,6 +65,7 @@ from .validation import (
     check_prob,
     check_rng,
     describe,
+    labelled_counts,
 )
 
 __all__ = [
@@ -867,6 +868,8 @@ def gate(
         y_true=y_true, y_pred=y_pred, baseline_pred=baseline_pred, ids=ids,
         baseline_ids=baseline_ids,
     )  # fmt: skip
+    counts, labels = labelled_counts(counts, labels)  # a DataFrame or ConfusionMatrix: its labels
+    baseline = labelled_counts(baseline, labels, "baseline")[0]  # in the classes' order
     support_floor, is_joint = check_min_support(min_support), check_joint(joint)
     n = max(check_draws(draws), MIN_DRAWS)
     most = check_draws(max_draws, "max_draws")
