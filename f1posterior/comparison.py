@@ -53,6 +53,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._results import value_equality
 from .evaluation import evaluate
 from .metrics import PER_CLASS_METRICS, resolve_metric
 from .predictions import _codes
@@ -68,12 +69,12 @@ from .sampling import (
 )
 from .summary import MetricSummary, summarize_draws
 from .validation import (
-    as_counts,
     check_counts,
     check_draws,
     check_nonnegative,
     check_prob,
     check_rng,
+    child_seed,
     describe,
 )
 
@@ -111,6 +112,7 @@ def _scalar(v: Any) -> Any:
 
 
 @dataclass(frozen=True)
+@value_equality
 class Comparison:
     """Result of :func:`compare` or :func:`compare_predictions`.
 
@@ -226,6 +228,7 @@ class Comparison:
 
 
 @dataclass(frozen=True)
+@value_equality
 class Ranking:
     """Result of :func:`rank_classifiers` or :func:`rank_predictions`.
 
@@ -336,9 +339,7 @@ def _check_decision_prob(prob: Any) -> float:
 
 
 def _child(root: np.random.SeedSequence, i: int) -> np.random.SeedSequence:
-    return np.random.SeedSequence(
-        root.entropy, spawn_key=(*root.spawn_key, i), pool_size=root.pool_size
-    )
+    return child_seed(root, i)
 
 
 def _label_array(y: Any, name: str) -> np.ndarray:
@@ -638,8 +639,8 @@ def _ranking(
 def _check_compare(
     counts_a: Any, counts_b: Any, metric: Any, rope: Any, prob: Any, draws: Any, hdi_prob: Any
 ) -> tuple[np.ndarray, np.ndarray, str, Any, float, float, int, float]:
-    ca, classes = as_counts(counts_a, None, "counts_a")
-    cb = as_counts(counts_b, classes, "counts_b")[0]  # labelled: matched to counts_a's classes
+    ca = check_counts(counts_a, "counts_a")
+    cb = check_counts(counts_b, "counts_b")
     if ca.shape[-1] != cb.shape[-1]:
         raise ValueError(
             f"counts_a and counts_b must have the same classes (the same M x M); got "

@@ -81,6 +81,7 @@ from .validation import (
     check_ref,
     check_rng,
     check_scores,
+    child_seed,
     describe,
 )
 
@@ -389,10 +390,7 @@ def _bootstrap(v: np.ndarray, draws: int, root: np.random.SeedSequence) -> np.nd
         d0, d1 = k0 * block, min(draws, k1 * block)
         w = np.empty((d1 - d0, d))
         for k in range(k0, k1):
-            child = np.random.SeedSequence(
-                root.entropy, spawn_key=(*root.spawn_key, k), pool_size=root.pool_size
-            )
-            gen = np.random.Generator(np.random.PCG64(child))
+            gen = np.random.Generator(np.random.PCG64(child_seed(root, k)))
             a, b = k * block - d0, min(draws, (k + 1) * block) - d0
             gen.standard_exponential(out=w[a:b])
         w /= w.sum(axis=1, keepdims=True)

@@ -57,6 +57,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._results import value_equality
 from .metrics import METRICS, resolve_metric
 from .validation import (
     check_choice,
@@ -65,6 +66,7 @@ from .validation import (
     check_flag,
     check_prob,
     check_rng,
+    child_seed,
     describe,
 )
 
@@ -109,6 +111,7 @@ class DegenerateIntervalWarning(RuntimeWarning):
     """Some intervals were undefined and set to NaN (see the module's degenerate-table rules)."""
 
 
+@value_equality
 @dataclass(frozen=True)
 class FrequentistInterval:
     """A confidence interval per table, from :func:`delta_interval` or :func:`bootstrap_interval`.
@@ -517,7 +520,7 @@ def _bootstrap_many(
         g = tabs.shape[0]
         res = np.zeros((g, n_res, m * m))
         for i, table in enumerate(tabs):
-            seq = np.random.SeedSequence(root.entropy, spawn_key=root.spawn_key + (g0 + i,))
+            seq = child_seed(root, g0 + i)
             cells = table.ravel()
             nz = np.flatnonzero(cells)
             total = int(cells.sum())

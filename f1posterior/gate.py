@@ -51,6 +51,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._results import value_equality
 from .evaluation import Evaluation, evaluate
 from .metrics import METRICS, PER_CLASS_METRICS
 from .multilabel import MULTILABEL_METRICS, PER_LABEL_METRICS, check_tables
@@ -64,8 +65,8 @@ from .validation import (
     check_positive,
     check_prob,
     check_rng,
+    child_seed,
     describe,
-    labelled_counts,
 )
 
 __all__ = [
@@ -122,6 +123,7 @@ def _fmt_draws(n: int) -> str:
 
 
 @dataclass(frozen=True)
+@value_equality
 class Check:
     """The verdict of one check (one metric, matrix and class).
 
@@ -273,6 +275,7 @@ class Check:
 
 
 @dataclass(frozen=True)
+@value_equality
 class GateResult:
     """All checks of a gate.
 
@@ -686,7 +689,7 @@ def _paired_difference(
         alpha=alpha,  # each model's marginal prior, resolved as the core resolves it
         beta=beta,
         draws=draws,
-        rng=np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, 2)),
+        rng=child_seed(root, 2),
     )
     for s, table, what in ((res.a, counts, "counts"), (res.b, base, "baseline")):
         if not np.isclose(s.score, float(METRICS[metric](table))):
@@ -868,8 +871,6 @@ def gate(
         y_true=y_true, y_pred=y_pred, baseline_pred=baseline_pred, ids=ids,
         baseline_ids=baseline_ids,
     )  # fmt: skip
-    counts, labels = labelled_counts(counts, labels)  # a DataFrame or ConfusionMatrix: its labels
-    baseline = labelled_counts(baseline, labels, "baseline")[0]  # in the classes' order
     support_floor, is_joint = check_min_support(min_support), check_joint(joint)
     n = max(check_draws(draws), MIN_DRAWS)
     most = check_draws(max_draws, "max_draws")
@@ -877,14 +878,8 @@ def gate(
         raise ValueError(f"max_draws must be at most {MAX_DRAWS_LIMIT:,}; got {most:,}")
     if n > most:
         raise ValueError(f"draws ({n:,}) must not exceed max_draws ({most:,})")
-    seq = check_rng(rng)
-    # a copy: the caller's SeedSequence is never consumed (spawned from)
-    root = np.random.SeedSequence(
-        seq.entropy,
-        spawn_key=seq.spawn_key,
-        pool_size=seq.pool_size,
-        n_children_spawned=seq.n_children_spawned,
-    )
+    # the caller's SeedSequence is never consumed: every stream is a child_seed of it
+    root = check_rng(rng)
     kw: dict[str, Any] = dict(
         minimums=minimums, baseline=baseline, compare=compare, max_drop=max_drop, prob=prob,
         alpha=alpha, beta=beta, hdi_prob=hdi_prob, labels=labels, names=names, source=source,
@@ -898,7 +893,7 @@ def gate(
     while total < most and any(_noisy(c) for c in checks):
         r += 1
         more = min(total, most - total)
-        sub = np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, ADAPT_KEY, r))
+        sub = child_seed(root, ADAPT_KEY, r)
         extra = _gate_once(counts, draws=more, root=sub, **kw)
         total += more
         for i, (c, e) in enumerate(zip(checks, extra.checks, strict=True)):
@@ -1064,7 +1059,7 @@ def _gate_once(
         items = _items(pr.shape, n_batch, per_class, lab, names)
         checks += _floor_checks(name, t, pr, s, items, p, hp, draws, cls if per_class else None)
     if base is not None:
-        base_ev = evaluate(base, metrics=comp, rng=root.spawn(1)[0], keep_draws=True, **kw)
+        base_ev = evaluate(base, metrics=comp, rng=child_seed(root, 0), keep_draws=True, **kw)
         for name in comp:
             if paired is not None:
                 diff, score, model = _paired_difference(
@@ -1161,7 +1156,7 @@ def _gate_multilabel(
     if base is not None:
         new_ev = evaluate_multilabel(c, metrics=comp, rng=root, keep_draws=True, **kw)
         base_ev = evaluate_multilabel(
-            base, metrics=comp, rng=root.spawn(1)[0], keep_draws=True, **kw
+            base, metrics=comp, rng=child_seed(root, 0), keep_draws=True, **kw
         )
         results.append(new_ev)
         for name in comp:

@@ -62,6 +62,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ._results import value_equality
 from .metrics import METRICS, PER_CLASS_METRICS
 from .multilabel import MULTILABEL_METRICS, PER_LABEL_METRICS
 from .priors import PRIOR_PRESETS
@@ -130,6 +131,7 @@ class CheckSpec:
     joint: bool | None = None
 
 
+@value_equality
 @dataclass(frozen=True)
 class GateConfig:
     """A parsed gate configuration.

@@ -113,23 +113,37 @@ def _class_sums_of(table: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarra
     return np.diagonal(table, axis1=-2, axis2=-1), table.sum(axis=-2), table.sum(axis=-1)
 
 
-def _average(values: np.ndarray, weights: np.ndarray | None, zero_division: ZeroDivision):
-    """scikit-learn's ``_nanaverage`` over the trailing class axis."""
+def _average(values: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
+    """scikit-learn's ``_nanaverage`` over the trailing class axis.
+
+    NaN values (``zero_division=np.nan``) are left out, with their weights; a
+    weighted average whose remaining weights are all zero (``labels`` without
+    support) is the plain mean of the values; only an all-NaN slice is NaN.
+    """
     if weights is None:
         mean = values.mean(axis=-1)
         # a NaN among the values makes their mean NaN: look for them only then
         if np.isnan(mean).any() and np.isnan(values).any():
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)
-                return np.nanmean(values, axis=-1)
+            return _nanmean(values)
         return mean
     total = weights.sum(axis=-1)
     with np.errstate(divide="ignore", invalid="ignore"):
         out = (values * weights).sum(axis=-1) / total
-    if np.any(total == 0):
-        value = 0.0 if zero_division == "warn" else float(zero_division)
-        out = np.where(total == 0, value, out)
-    return out
+    if not np.isnan(out).any():  # the common case: no NaN value, some support
+        return out
+    nan = np.isnan(values)
+    w = np.where(nan, 0.0, weights)
+    total = w.sum(axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = (np.where(nan, 0.0, values) * w).sum(axis=-1) / total
+    return np.where(total == 0, _nanmean(values), out)
+
+
+def _nanmean(values: np.ndarray) -> np.ndarray:
+    """Mean over the trailing axis ignoring NaN; NaN where every value is NaN."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.asarray(np.nanmean(values, axis=-1))
 
 
 def _check_common(table, average, labels, pos_label, zero_division):
@@ -161,14 +175,14 @@ def _fbeta(t, beta2, average, labels, zero_division):
         tp, pred, true = tp.sum(-1), pred.sum(-1), true.sum(-1)
     den = true + pred if beta2 == 1.0 else beta2 * true + pred  # 1.0 * x is x exactly
     score = _divide((1.0 + beta2) * tp, den, zero_division, "F-score")
-    return _finish(score, true, average, zero_division)
+    return _finish(score, true, average)
 
 
 def _precision(t, average, labels, zero_division):
     tp, pred, true = _class_sums(t, labels)
     if average == "micro":
         tp, pred = tp.sum(-1), pred.sum(-1)
-    return _finish(_divide(tp, pred, zero_division, "Precision"), true, average, zero_division)
+    return _finish(_divide(tp, pred, zero_division, "Precision"), true, average)
 
 
 def _recall(t, average, labels, zero_division):
@@ -176,15 +190,15 @@ def _recall(t, average, labels, zero_division):
     if average == "micro":
         tp, true = tp.sum(-1), true.sum(-1)
     score = _divide(tp, true, zero_division, "Recall")
-    return _finish(score, true if average != "micro" else None, average, zero_division)
+    return _finish(score, true if average != "micro" else None, average)
 
 
-def _finish(score, true, average, zero_division):
+def _finish(score, true, average):
     if average in ("micro", None):
         return score
     if average == "binary":
         return score[..., 0]
-    return _average(score, true if average == "weighted" else None, zero_division)
+    return _average(score, true if average == "weighted" else None)
 
 
 def fbeta_score(

@@ -42,13 +42,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._results import value_equality
 from .evaluation import evaluate
 from .gate import DEFAULT_SEED, NOISE_SIGMAS, _check_gate_args, _check_metric_name, gate
 from .metrics import PER_CLASS_METRICS
 from .priors import PriorArg, resolve_prior
 from .report import escape_text
 from .sampling import sample_posterior
-from .validation import check_choice, check_draws, check_prob, check_rng
+from .validation import check_choice, check_draws, check_prob, check_rng, child_seed
 
 __all__ = [
     "DEFAULT_MAX_DOCUMENTS",
@@ -78,6 +79,7 @@ _SETTINGS = (
 )  # fmt: skip
 
 
+@value_equality
 @dataclass(frozen=True)
 class CurvePoint:
     """Assurance at one number of additional documents.
@@ -106,6 +108,7 @@ class CurvePoint:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 
+@value_equality
 @dataclass(frozen=True)
 class PlanResult:
     """Result of :func:`plan`.
@@ -246,9 +249,7 @@ class PlanResult:
 
 def _child(root: np.random.SeedSequence, *key: int) -> np.random.SeedSequence:
     """The stream ``root.spawn_key + (PLAN_KEY, *key)``; ``root`` is never consumed."""
-    return np.random.SeedSequence(
-        root.entropy, spawn_key=(*root.spawn_key, PLAN_KEY, *key), pool_size=root.pool_size
-    )
+    return child_seed(root, PLAN_KEY, *key)
 
 
 def _check_count(value: Any, name: str, low: int, high: int) -> int:
@@ -404,8 +405,7 @@ def plan(
     d = _check_count(draws, "draws", 100, 10_000_000)
     most = _check_count(max_draws, "max_draws", d, 100_000_000)
     cap = _check_count(max_documents, "max_documents", 1, MAX_DOCUMENTS_LIMIT)
-    seq = check_rng(rng)  # copied: the caller's SeedSequence is never consumed
-    root = np.random.SeedSequence(seq.entropy, spawn_key=seq.spawn_key, pool_size=seq.pool_size)
+    root = check_rng(rng)  # never consumed: streams are child_seed(root, ...)
     # 0 more documents: the gate itself, on the same seed as `f1posterior gate --seed`
     now = gate(c, minimums=mins or None, baseline=base, compare=comp or None, max_drop=drop,
                prob=p, alpha=alpha, beta=beta, rng=root)  # fmt: skip

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._results import value_equality
 from .evaluation import evaluate
 from .metrics import resolve_metric
 from .priors import PRIOR_PRESETS, describe_prior, prior_preset
@@ -51,6 +52,7 @@ DEFAULT_THRESHOLD = 0.1
 PriorSpec = str | tuple[Any, Any]
 
 
+@value_equality
 @dataclass(frozen=True)
 class PriorSensitivity:
     """Result of :func:`prior_sensitivity`.

@@ -50,6 +50,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._results import value_equality
 from .metrics import _fbeta
 from .priors import PRIOR_PRESETS, prior_preset
 from .sampling import concentrations, iter_cell_chunks
@@ -62,6 +63,7 @@ from .validation import (
     check_prob,
     check_rng,
     check_scores,
+    child_seed,
     describe,
 )
 
@@ -138,6 +140,7 @@ def _tables(tp: np.ndarray, pred: np.ndarray, pos: np.ndarray, n: int | np.ndarr
 # --- empirical optimal thresholds ------------------------------------------------------
 
 
+@value_equality
 @dataclass(frozen=True)
 class ThresholdResult:
     """Result of :func:`best_threshold`.
@@ -317,6 +320,7 @@ def _expected_curve(ps: np.ndarray, beta2: float, zd: float) -> np.ndarray:
     return curve
 
 
+@value_equality
 @dataclass(frozen=True)
 class ExpectedFbetaDecision:
     """Result of :func:`expected_fbeta_decisions`.
@@ -479,6 +483,7 @@ def expected_fbeta(
 # --- rank-based cut-offs ----------------------------------------------------------------
 
 
+@value_equality
 @dataclass(frozen=True)
 class RankCutoff:
     """Decisions of a rank-based cut-off.
@@ -658,6 +663,7 @@ def break_even_cutoff(
 # --- honest evaluation of a chosen threshold ---------------------------------------------
 
 
+@value_equality
 @dataclass(frozen=True)
 class ThresholdEvaluation:
     """Result of :func:`evaluate_threshold`.
@@ -821,9 +827,7 @@ def evaluate_threshold(
     s2, y2 = _as_2d(s), _as_2d(y)
     n_lab = s2.shape[1]
 
-    split = np.random.default_rng(
-        np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, 0))
-    )
+    split = np.random.default_rng(child_seed(root, 0))
     fold_of = np.empty(n, dtype=np.int64)
     fold_of[split.permutation(n)] = np.arange(n) % k
     table = np.zeros((n_lab, 2, 2), dtype=np.int64)
@@ -840,7 +844,7 @@ def evaluate_threshold(
 
     # posterior: one binary model per label; per-label F-beta draws, pooled micro counts
     b2 = b * b
-    post_root = np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, 1))
+    post_root = child_seed(root, 1)
     from .priors import resolve_prior
 
     a_arr, b_arr = resolve_prior(alpha_p, beta_p, table.astype(np.float64))

@@ -63,6 +63,11 @@ def _as_numeric_array(x: Any, name: str) -> np.ndarray:
     if arr.dtype == bool:
         raise TypeError(f"{name} must hold numbers, not booleans; got dtype bool")
     if arr.dtype == object:
+        huge = [v for v in arr.ravel() if isinstance(v, int) and abs(v) >= 2**64]
+        if huge:  # numpy keeps Python ints of 65+ bits as objects: not a ragged table
+            raise ValueError(
+                f"{name} must hold numbers of at most 64 bits (|count| < 2**64); got {huge[0]}"
+            )
         # nested lists of unequal length or mixed types
         raise ValueError(
             f"{name} must be a rectangular array of numbers; got {describe(x)} "
@@ -438,6 +443,18 @@ def check_rng(rng: Any, name: str = "rng") -> np.random.SeedSequence:
     return seq
 
 
+def child_seed(root: np.random.SeedSequence, *key: int) -> np.random.SeedSequence:
+    """The stream ``SeedSequence(root.entropy, spawn_key=root.spawn_key + key)``.
+
+    Derived from the root's entropy and spawn key only, so ``root`` is never
+    consumed (``root.spawn`` would advance it, and a second call with the same
+    root would get other children); the same root and key give the same stream.
+    """
+    return np.random.SeedSequence(
+        root.entropy, spawn_key=(*root.spawn_key, *key), pool_size=root.pool_size
+    )
+
+
 def check_choice(value: Any, name: str, allowed: Sequence[Any]) -> Any:
     """One of a fixed set of options."""
     if value not in allowed or isinstance(value, bool) and True not in allowed:
@@ -561,6 +578,24 @@ def check_flag(value: Any, name: str) -> bool:
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be True or False; got {describe(value)}")
     return bool(value)
+
+
+def check_class_names(labels: Any, m: int, name: str = "labels") -> list[Any] | None:
+    """Optional display labels of the ``m`` classes: a sequence (not a string) of length ``m``."""
+    if labels is None:
+        return None
+    if isinstance(labels, (str, bytes)) or not hasattr(labels, "__len__"):
+        raise TypeError(
+            f"{name} must be a sequence of {m} class labels (a list, not a string); got "
+            f"{describe(labels)}"
+        )
+    out = list(labels)
+    if len(out) != m:
+        raise ValueError(
+            f"{name} must give one label per class ({m}, one per row of counts); got "
+            f"{len(out)}: {describe(out)}"
+        )
+    return out
 
 
 def check_workers(workers: Any, name: str = "workers") -> int:
