@@ -1,7 +1,8 @@
 """Results in the tools people already use: pandas, ArviZ and scikit-learn.
 
 - :func:`to_dataframe`: a pandas DataFrame, one row per metric, matrix and
-  class, with every summary field (optional extra ``f1posterior[pandas]``).
+  class, with every summary field, or one row per matrix (``form="wide"``,
+  the columns of the command line's CSV) (optional extra ``f1posterior[pandas]``).
 - :func:`to_inference_data`: the metric draws as an ArviZ ``InferenceData``
   posterior, so ``az.summary`` and ``az.plot_posterior`` work (optional extra
   ``f1posterior[arviz]``).
@@ -20,6 +21,8 @@ Every optional package is imported inside the function that needs it.
 
 from __future__ import annotations
 
+import dataclasses
+import io
 import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -27,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .metrics import PER_CLASS_METRICS
-from .validation import describe
+from .validation import check_choice, describe
 
 if TYPE_CHECKING:  # pragma: no cover
     from .evaluation import Evaluation
@@ -75,21 +78,68 @@ def _batch_columns(batch: tuple[int, ...]) -> list[str]:
     return ["matrix"] if len(batch) == 1 else [f"matrix_{i}" for i in range(len(batch))]
 
 
-def to_dataframe(result: Evaluation, *, names: Sequence[Any] | None = None) -> Any:
-    """A pandas DataFrame with one row per metric, matrix and class.
+def _flat(res: Evaluation, n: int) -> Evaluation:
+    """``res`` with its batch flattened to ``(n,)`` (a single matrix becomes ``(1,)``)."""
+    k = len(res.batch_shape)
+    summaries = {}
+    for metric, s in res.items():
+        fields: dict[str, Any] = {}
+        for f in ("score", "mean", "median", "std", "mc_error", "hdi", "eti", "p_below", "p_above"):
+            v = getattr(s, f)
+            if v is not None:
+                a = np.asarray(v)
+                fields[f] = a.reshape((n, *a.shape[k:]))
+        summaries[metric] = dataclasses.replace(s, **fields)
+    return dataclasses.replace(res, summaries=summaries, batch_shape=(n,), metric_draws=None)
+
+
+def _wide(res: Evaluation, nm: list[Any] | None, pd: Any) -> Any:
+    """One row per matrix; metric columns named and filled by the CSV writer."""
+    from .writers import RowWriter
+
+    batch = res.batch_shape
+    n = int(np.prod(batch)) if batch else 1
+    # the command line's column logic, reused: {metric}_{stat} and {metric}_{label}_{stat}
+    columns, values = RowWriter(io.StringIO(), "csv")._wide(_flat(res, n), n)
+    lead: dict[str, Any] = {}
+    if nm is not None:
+        lead["name"] = np.asarray(nm, dtype=object)
+    elif batch:
+        grid = np.indices(batch).reshape(len(batch), n)
+        lead.update(zip(_batch_columns(batch), grid, strict=True))
+    frame = pd.DataFrame(np.asarray(values, dtype=float), columns=columns)
+    for i, (col, v) in enumerate(lead.items()):
+        frame.insert(i, col, v)
+    return frame
+
+
+def to_dataframe(
+    result: Evaluation, *, names: Sequence[Any] | None = None, form: str = "long"
+) -> Any:
+    """A pandas DataFrame with one row per metric, matrix and class, or one row per matrix.
 
     Parameters
     ----------
     result : Evaluation
         A result of :func:`~f1posterior.evaluate`.
     names : sequence, optional
-        Names of the matrices of a 1-D batch (the ``matrix`` column), instead
-        of their indices.
+        Names of the matrices of a 1-D batch (the ``matrix`` column of the
+        long form, the ``name`` column of the wide form), instead of their
+        indices. Default: ``result.names`` (``evaluate(..., names=)``).
+    form : {"long", "wide"}, default "long"
+        ``"wide"``: one row per matrix, with the columns of the command line's
+        CSV output (:class:`f1posterior.writers.RowWriter`): ``name`` (when
+        the matrices are named; otherwise ``matrix``, or ``matrix_0``,
+        ``matrix_1``, ... for more batch axes, and nothing for a single
+        matrix), then ``{metric}_{stat}`` for ``stat`` in ``score``,
+        ``mean``, ``std``, ``mc_error``, ``hdi_low``, ``hdi_high`` (and
+        ``p_below``, ``p_above`` with a reference value), and
+        ``{metric}_{label}_{stat}`` for a per-class metric.
 
     Returns
     -------
     pandas.DataFrame
-        Columns: ``metric``; ``matrix`` (a 1-D batch; ``matrix_0``,
+        Long form columns: ``metric``; ``matrix`` (a 1-D batch; ``matrix_0``,
         ``matrix_1``, ... for more batch axes); ``class`` (when a metric has
         one value per class: the class label, or its index; missing for scalar
         metrics); ``score``, ``mean``, ``median``, ``std``, ``mc_error``; the
@@ -106,6 +156,13 @@ def to_dataframe(result: Evaluation, *, names: Sequence[Any] | None = None) -> A
     ['metric', 'score', 'mean', 'median', 'std', 'mc_error', 'hdi_95_low']
     >>> df.loc[0, "metric"], float(df.loc[0, "score"])
     ('micro_f1', 0.85)
+    >>> res = evaluate([[[8, 2], [1, 9]], [[5, 5], [4, 6]]], metrics=["accuracy", "recall"],
+    ...                draws=1000, rng=0, names=["a", "b"], labels=["neg", "pos"])
+    >>> wide = to_dataframe(res, form="wide")
+    >>> list(wide.columns[:3]), wide.shape
+    (['name', 'accuracy_score', 'accuracy_mean'], (2, 19))
+    >>> list(wide.columns[7:9])
+    ['recall_neg_score', 'recall_neg_mean']
     """
     try:
         import pandas as pd
@@ -114,8 +171,11 @@ def to_dataframe(result: Evaluation, *, names: Sequence[Any] | None = None) -> A
             "to_dataframe needs pandas, an optional extra: pip install f1posterior[pandas]"
         ) from None
     res = _check_result(result)
+    check_choice(form, "form", ("long", "wide"))
     batch = res.batch_shape
-    nm = _check_names(names, batch)
+    nm = _check_names(res.names if names is None else names, batch)
+    if form == "wide":
+        return _wide(res, nm, pd)
     bcols = _batch_columns(batch) if batch else []
     has_class = any(np.ndim(s.score) > len(batch) for s in res.values())
     lo_h, hi_h = hdi_column("hdi", res.hdi_prob, "low"), hdi_column("hdi", res.hdi_prob, "high")
@@ -202,7 +262,7 @@ def to_inference_data(result: Evaluation, *, names: Sequence[Any] | None = None)
             "evaluate(..., keep_draws=True)"
         )
     batch = res.batch_shape
-    nm = _check_names(names, batch)
+    nm = _check_names(res.names if names is None else names, batch)
     bdims = _batch_columns(batch) if batch else []
     coords: dict[str, Any] = {}
     if nm is not None:

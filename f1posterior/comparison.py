@@ -69,6 +69,7 @@ from .sampling import (
 )
 from .summary import MetricSummary, summarize_draws
 from .validation import (
+    as_counts,
     check_counts,
     check_draws,
     check_nonnegative,
@@ -111,8 +112,8 @@ def _scalar(v: Any) -> Any:
 # --------------------------------------------------------------------------- results
 
 
-@dataclass(frozen=True)
 @value_equality
+@dataclass(frozen=True)
 class Comparison:
     """Result of :func:`compare` or :func:`compare_predictions`.
 
@@ -227,8 +228,8 @@ class Comparison:
         return "\n".join(lines)
 
 
-@dataclass(frozen=True)
 @value_equality
+@dataclass(frozen=True)
 class Ranking:
     """Result of :func:`rank_classifiers` or :func:`rank_predictions`.
 
@@ -639,8 +640,8 @@ def _ranking(
 def _check_compare(
     counts_a: Any, counts_b: Any, metric: Any, rope: Any, prob: Any, draws: Any, hdi_prob: Any
 ) -> tuple[np.ndarray, np.ndarray, str, Any, float, float, int, float]:
-    ca = check_counts(counts_a, "counts_a")
-    cb = check_counts(counts_b, "counts_b")
+    ca, classes = as_counts(counts_a, None, "counts_a")
+    cb = as_counts(counts_b, classes, "counts_b")[0]  # labelled: matched to counts_a's classes
     if ca.shape[-1] != cb.shape[-1]:
         raise ValueError(
             f"counts_a and counts_b must have the same classes (the same M x M); got "

@@ -25,7 +25,8 @@ from .priors import PriorArg, describe_prior, resolve_prior
 from .sampling import concentrations
 from .summary import MetricSummary
 from .validation import (
-    check_counts,
+    as_counts,
+    check_batch_names,
     check_draws,
     check_dtype,
     check_index_offset,
@@ -64,6 +65,9 @@ class Evaluation(Mapping[str, MetricSummary]):
         Leading shape of the input counts.
     labels : list of str or None
         Class labels, when known (per-class metrics are shown with them).
+    names : list of str or None
+        Names of the matrices of a 1-D batch (``evaluate(..., names=)``), used by
+        the text and Markdown tables and by :meth:`to_dataframe`.
     metric_draws : dict of str to ndarray or None
         The posterior draws of each metric, ``(*batch, draws)`` (or
         ``(*batch, K, draws)`` per class), when ``keep_draws=True``.
@@ -78,6 +82,7 @@ class Evaluation(Mapping[str, MetricSummary]):
     batch_shape: tuple[int, ...] = ()
     labels: list[str] | None = field(default=None)
     metric_draws: dict[str, np.ndarray] | None = field(default=None, repr=False)
+    names: list[str] | None = field(default=None)
 
     def prior_warning(self) -> str | None:
         """One line naming the metrics whose posterior the prior dominates, or None.
@@ -130,13 +135,14 @@ class Evaluation(Mapping[str, MetricSummary]):
             "seed": self.seed,
             "batch_shape": list(self.batch_shape),
             "labels": self.labels,
+            **({"names": self.names} if self.names is not None else {}),
         }
 
-    def to_dataframe(self, *, names: Sequence[Any] | None = None) -> Any:
-        """pandas DataFrame, one row per metric/matrix/class: see :func:`f1posterior.adapters.to_dataframe`."""  # noqa: E501
+    def to_dataframe(self, *, names: Sequence[Any] | None = None, form: str = "long") -> Any:
+        """pandas DataFrame, one row per metric/matrix/class (``form="long"``) or per matrix (``form="wide"``): see :func:`f1posterior.adapters.to_dataframe`."""  # noqa: E501
         from .adapters import to_dataframe
 
-        return to_dataframe(self, names=names)
+        return to_dataframe(self, names=names, form=form)
 
     def to_inference_data(self, *, names: Sequence[Any] | None = None) -> Any:
         """ArviZ InferenceData of the metric draws: see :func:`f1posterior.adapters.to_inference_data`."""  # noqa: E501
@@ -187,6 +193,7 @@ def evaluate(
     rng: Any = None,
     dtype: DTypeLike = np.float64,
     labels: Sequence[Any] | None = None,
+    names: Sequence[str] | None = None,
     keep_draws: bool = False,
     workers: int | None = None,
     max_memory: int | None = None,
@@ -198,8 +205,12 @@ def evaluate(
 
     Parameters
     ----------
-    counts : array_like, shape (*batch, M, M)
-        Confusion matrices of whole-number counts; rows are true classes.
+    counts : array_like, shape (*batch, M, M), DataFrame or ConfusionMatrix
+        Confusion matrices of whole-number counts; rows are true classes. A
+        pandas DataFrame (``pd.crosstab(y_true, y_pred)``), a
+        :class:`~f1posterior.ConfusionMatrix` or a list of them gives its
+        labels, and columns are matched to rows by label
+        (:func:`f1posterior.validation.labelled_counts`).
     metrics : str, callable or sequence of them, default ("micro_f1", "macro_f1")
         Names from :data:`f1posterior.metrics.METRICS` (``micro_f1``,
         ``macro_f1``, ``weighted_f1``, ``macro_f1_star``, ``accuracy``,
@@ -221,7 +232,12 @@ def evaluate(
         Floating type of the cell draws. float32 halves the working memory and
         is faster; metric draws and summaries are float64 either way.
     labels : sequence, optional
-        Class names, used when printing per-class metrics.
+        Class names, used when printing per-class metrics. With a labelled
+        ``counts`` (a DataFrame or a ``ConfusionMatrix``) it must list the
+        same classes, in any order, and the table is reordered to it.
+    names : sequence of str, optional
+        Unique names of the matrices of a 1-D batch, one per matrix (stored as
+        ``result.names``; shown in tables and :meth:`Evaluation.to_dataframe`).
     keep_draws : bool, default False
         Keep every metric's posterior draws in ``result.metric_draws`` (memory
         grows with the batch; by default only summaries are kept).
@@ -268,7 +284,8 @@ def evaluate(
     dt = check_dtype(dtype)
     budget = check_max_memory(max_memory)
     _refuse_what_cannot_fit(counts, resolved, n_draws, dt, budget)
-    c = check_counts(counts)
+    c, labels = as_counts(counts, labels)
+    matrix_names = check_batch_names(names, c.shape[:-2])
     prob = check_prob(hdi_prob, "hdi_prob")
     r = check_ref(ref)
     root = check_rng(rng)
@@ -325,6 +342,7 @@ def evaluate(
         seed=root.entropy,
         batch_shape=tuple(batch),
         labels=None if labels is None else [str(x) for x in labels],
+        names=matrix_names,
         metric_draws=(
             {n: np.concatenate(kept[n]).reshape(batch + kept[n][0].shape[1:]) for n in kept}
             if keep_draws

@@ -67,6 +67,7 @@ from .validation import (
     check_rng,
     child_seed,
     describe,
+    labelled_counts,
 )
 
 __all__ = [
@@ -122,8 +123,8 @@ def _fmt_draws(n: int) -> str:
     return f"{n:,}"
 
 
-@dataclass(frozen=True)
 @value_equality
+@dataclass(frozen=True)
 class Check:
     """The verdict of one check (one metric, matrix and class).
 
@@ -274,8 +275,8 @@ class Check:
         return out
 
 
-@dataclass(frozen=True)
 @value_equality
+@dataclass(frozen=True)
 class GateResult:
     """All checks of a gate.
 
@@ -871,6 +872,8 @@ def gate(
         y_true=y_true, y_pred=y_pred, baseline_pred=baseline_pred, ids=ids,
         baseline_ids=baseline_ids,
     )  # fmt: skip
+    counts, labels = labelled_counts(counts, labels)  # a DataFrame or ConfusionMatrix: its labels
+    baseline = labelled_counts(baseline, labels, "baseline")[0]  # in the classes' order
     support_floor, is_joint = check_min_support(min_support), check_joint(joint)
     n = max(check_draws(draws), MIN_DRAWS)
     most = check_draws(max_draws, "max_draws")

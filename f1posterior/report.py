@@ -86,9 +86,11 @@ def rows(result: Evaluation, names: list[str] | None = None) -> Iterator[Row]:
 
     Each record has ``metric``, ``item`` (matrix index and/or class label,
     "" for a single scalar) and the summary fields as plain floats/lists.
-    ``names`` optionally labels the matrices of a 1-D batch.
+    ``names`` optionally labels the matrices of a 1-D batch (default
+    ``result.names``, from ``evaluate(..., names=)``).
     """
     batch = result.batch_shape
+    names = result.names if names is None else names
     for metric, s in result.items():
         shape = np.shape(s.score)
         for idx in np.ndindex(*shape):
