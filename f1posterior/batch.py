@@ -42,13 +42,11 @@ from .sampling import (
     block_draws,
     draw_chunks,
 )
-from .summary import MetricSummary, summarize_draws
+from .summary import MetricSummary, _select, _shortest, summarize_draws
 from .validation import DEFAULT_MAX_MEMORY
 
 __all__ = ["DEFAULT_MAX_MEMORY", "summarize_rows", "plan", "run", "check_fits"]
 
-#: Rows of at most this many draws are fully sorted instead of partitioned (faster).
-_SORT_BELOW = 2048
 #: Streams of a group are made in one bulk call when there are at most this many.
 _BULK_STREAMS = 4096
 #: Working bytes of one cell chunk, at most (whatever the budget): small chunks stay in
@@ -58,6 +56,8 @@ _CHUNK_BYTES = 8 << 20
 _MIN_CHUNK_DRAWS = 512
 #: Bytes of one group's metric draws and summary temporaries, at most.
 _GROUP_BYTES = 16 << 20
+#: With several workers, a batch is cut into at least this many groups per worker.
+_GROUPS_PER_WORKER = 4
 
 MetricFn = Callable[[np.ndarray], Any]
 Progress = Callable[[int, int], None]
@@ -89,6 +89,13 @@ def plan(
     # metric draws held for a group, plus the summary's partition copy, tails and masks
     per_matrix = 8 * draws * (sum(widths) + 3 * max(widths))
     group = max(1, min(min(half, _GROUP_BYTES) // per_matrix, math.ceil(n_mat / workers)))
+    if workers > 1 and n_mat > workers:
+        # a whole number of groups per worker, and a few each, so that no worker idles
+        # at the end (5 groups on 2 threads took as long as 6) and a worker slowed by
+        # other load is made up for by the other
+        n_groups = max(math.ceil(n_mat / group), min(n_mat, _GROUPS_PER_WORKER * workers))
+        n_groups = min(n_mat, math.ceil(n_groups / workers) * workers)
+        group = math.ceil(n_mat / n_groups)
     per_draw = _work_bytes_per_draw(m, itemsize, sum(widths))
     # cache-sized, but with enough draws that numpy's loops over the draws axis stay long
     chunk = max(1, min(half // per_draw, max(_CHUNK_BYTES // per_draw, _MIN_CHUNK_DRAWS)))
@@ -112,7 +119,7 @@ def check_fits(m: int, draws: int, widths: Sequence[int], itemsize: int, budget:
     about four times over). Everything else is chunked to the budget.
     """
     params = 6 * 8 * (m + 1) * m
-    block = block_draws(m) * _work_bytes_per_draw(m, itemsize, sum(widths))
+    block = min(draws, block_draws(m)) * _work_bytes_per_draw(m, itemsize, sum(widths))
     metric = 8 * draws * (sum(widths) + 3 * max(widths, default=1))
     need = params + block + metric
     if need > budget:
@@ -166,12 +173,13 @@ def summarize_rows(
     ref: float | None = None,
     work: np.ndarray | None = None,
 ) -> MetricSummary:
-    """:func:`f1posterior.summarize_draws` of finite draws ``(..., draws)``, one partition.
+    """:func:`f1posterior.summarize_draws` of finite draws ``(..., draws)``, selected in place.
 
-    One :func:`numpy.partition` of each row places the HDI's candidate tails,
-    the median and the equal-tailed interval's order statistics; only the two
-    tails (``1 - hdi_prob`` of the draws) are then sorted (short rows, up to
-    2,048 draws, are simply sorted: that is faster there). The values equal
+    Three single-cut partitions of each row (at the median, then one in each
+    half) place the HDI's candidate tails, the median and the equal-tailed
+    interval's order statistics; only the two tails (``1 - hdi_prob`` of the
+    draws) are then sorted (short rows and small batches are simply sorted:
+    that is faster there; see :func:`f1posterior.summary._select`). The values equal
     :func:`~f1posterior.summarize_draws`'s bit for bit (the median and the
     interval are functions of order statistics, and the interpolation repeats
     :func:`numpy.quantile`'s ``linear`` rule). Falls back to
@@ -204,24 +212,11 @@ def summarize_rows(
         std = np.sqrt(np.add.reduce(dev, axis=-1) / (n - 1))
     else:
         std = np.zeros(arr.shape[:-1])
-    mid = sorted({(n - 1) // 2, n // 2})
-    part = scratch  # np.sort and np.partition are a copy, then the same in-place operation
-    np.copyto(part, arr)
-    if n <= _SORT_BELOW:  # numpy's vectorised sort beats a 4-point partition here
-        part.sort(axis=-1)
-        lows, highs = part[..., :nw], part[..., k - 1 :]
-    else:
-        part.partition(sorted({nw - 1, *mid, k - 1}), axis=-1)
-        lows = np.sort(part[..., :nw], axis=-1)
-        highs = np.sort(part[..., k - 1 :], axis=-1)
-    best = np.argmin(highs - lows, axis=-1)[..., None]
-    hdi = np.concatenate(
-        [np.take_along_axis(lows, best, -1), np.take_along_axis(highs, best, -1)], axis=-1
-    )
-    if n % 2:
-        median = part[..., mid[0]] / 1.0
-    else:
-        median = (part[..., mid[0]] + part[..., mid[1]]) / 2.0
+    np.copyto(scratch, arr)  # sorted or partitioned in place
+    lows, highs, med = _select(scratch, nw, k, median=True)
+    hdi = _shortest(lows, highs)
+    assert med is not None
+    median = med[0] / 1.0 if n % 2 else (med[0] + med[1]) / 2.0
     ends = []
     for a, b, t in (
         (lows[..., prev[0]], lows[..., prev[0] + 1], gamma[0]),
@@ -242,8 +237,8 @@ def summarize_rows(
         mc_error=scalar(std / math.sqrt(n)),
         hdi=hdi,
         eti=np.stack(ends, axis=-1),
-        p_below=None if ref is None else scalar((arr < ref).mean(axis=-1)),
-        p_above=None if ref is None else scalar((arr > ref).mean(axis=-1)),
+        p_below=None if ref is None else scalar(np.count_nonzero(arr < ref, axis=-1) / n),
+        p_above=None if ref is None else scalar(np.count_nonzero(arr > ref, axis=-1) / n),
         hdi_prob=hdi_prob,
         ref=ref,
         draws=n,

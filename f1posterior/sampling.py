@@ -96,6 +96,7 @@ its posterior; only metrics computed in log space could give it.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterator, Sequence
 from typing import Any, cast
@@ -163,6 +164,8 @@ def _stream(root: np.random.SeedSequence, b: int, k: int) -> np.random.Generator
 # before use; tests/test_fast_paths.py compares many roots and keys); PCG64 is then
 # seeded by numpy from these words, as it would be from the SeedSequence.
 _M32 = 0xFFFFFFFF
+#: Up to this many streams are seeded one by one by numpy (a single matrix's one block).
+_DIRECT_STREAMS = 2
 _INIT_A, _MULT_A = 0x43B0D7E5, 0x931E8875
 _INIT_B, _MULT_B = 0x8B51F9DD, 0x58F38DED
 _MIX_L, _MIX_R = 0xCA01F9DD, 0x4973F715
@@ -211,8 +214,14 @@ def _seed_prefix(root: np.random.SeedSequence) -> tuple[list[int], int]:
     return pool, h
 
 
+@functools.lru_cache(maxsize=256)
 def _hash_consts(h: int, n: int, mult: int) -> tuple[np.ndarray, int]:
-    """The next ``n`` values of a SeedSequence hash constant (a uint32 column), and the last."""
+    """The next ``n`` values of a SeedSequence hash constant (a uint32 column), and the last.
+
+    Cached: the constant depends only on how many words were hashed before, so every
+    root of one layout (pool size, words of entropy and spawn key) asks for the same
+    ones. The column is shared and must not be written to.
+    """
     out = []
     for _ in range(n):
         h = (h * mult) & _M32
@@ -287,8 +296,10 @@ def _streams(
     """The generators ``_stream(root, b, k)`` for every pair of ``bs`` and ``ks``, in bulk."""
     bs = np.asarray(bs, dtype=np.int64)
     ks = np.asarray(ks, dtype=np.int64)
+    if bs.size <= _DIRECT_STREAMS:  # cheaper than checking the bulk hash for a new root
+        return [_stream(root, b, k) for b, k in zip(bs.tolist(), ks.tolist(), strict=True)]
     prefix = _checked_prefix(root)
-    if prefix is None or bs.size == 0 or max(bs.max(), ks.max()) >= 2**32:
+    if prefix is None or max(bs.max(), ks.max()) >= 2**32:
         return [_stream(root, b, k) for b, k in zip(bs.tolist(), ks.tolist(), strict=True)]
     # numpy's bit generators accept any ISeedSequence (its stubs only name SeedSequence)
     pcg, gen = cast(Any, np.random.PCG64), np.random.Generator

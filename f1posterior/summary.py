@@ -39,8 +39,9 @@ def hdi(x: ArrayLike, prob: float = 0.95, axis: int = -1) -> np.ndarray:
 
     The sorted-window estimator: among all windows of ``k = ceil(prob * n)``
     consecutive order statistics, the narrowest. Only the two tails that can
-    hold an endpoint are sorted (after an O(n) partition), so it is faster
-    than a full sort, and it is vectorised over every other axis.
+    hold an endpoint are sorted (after two O(n) single-cut partitions), so it
+    is faster than a full sort except on short rows, where it is one; it is
+    vectorised over every other axis.
 
     Parameters
     ----------
@@ -68,18 +69,74 @@ def hdi(x: ArrayLike, prob: float = 0.95, axis: int = -1) -> np.ndarray:
     arr = _draws_last(x, axis)
     n = arr.shape[-1]
     k = min(n, max(1, math.ceil(p * n - 1e-9)))  # points inside the window
-    n_windows = n - k + 1
-    if 2 * n_windows < n:  # tails disjoint: partition, then sort only the tails
-        part = np.partition(arr, (n_windows - 1, k - 1), axis=-1)
-        lows = np.sort(part[..., :n_windows], axis=-1)
-        highs = np.sort(part[..., k - 1 :], axis=-1)
+    work = np.array(arr, copy=True)  # sorted or partitioned in place
+    lows, highs, _ = _select(work, n - k + 1, k, median=False)
+    return _shortest(lows, highs)
+
+
+#: At most this many draws a row, or values in all, are fully sorted: numpy's sort
+#: is then as fast as the selection below, which makes more (and smaller) calls.
+_SORT_ROW, _SORT_TOTAL = 512, 4096
+
+
+def _select(
+    work: np.ndarray, nw: int, k: int, *, median: bool
+) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
+    """Place the order statistics a summary needs, in place along the last axis.
+
+    Returns ``lows``, the ``nw`` smallest values of each row, sorted; ``highs``,
+    the ``n - k + 1`` largest, sorted (views of ``work``); and with ``median``,
+    the order statistics ``(n - 1) // 2`` and ``n // 2``. The values are those
+    of a full sort of each row, bit for bit (only order statistics are read), so
+    the result does not depend on which of the two ways below was taken.
+
+    A full sort is used for short rows, small arrays, and when the two tails
+    overlap. Otherwise, single-``kth`` partitions (numpy's fast selection path;
+    one partition with several ``kth`` goes through a slower loop: 1.5-2.2x a
+    full sort on this project's machine, while the cuts below take 0.35-0.75x):
+    without the median, a cut at ``k - 1`` and then one at ``nw - 1`` of the
+    part below it; with the median, a cut at the median and one in each half.
+    Only the two tails are then sorted.
+    """
+    n = work.shape[-1]
+    m0 = (n - 1) // 2
+    if 2 * nw >= n or n <= _SORT_ROW or work.size <= _SORT_TOTAL:
+        work.sort(axis=-1)
+        med = (work[..., m0], work[..., n // 2]) if median else None
+        return work[..., :nw], work[..., k - 1 :], med
+    # 2 nw < n gives nw - 1 < m0 and k - 1 = n - nw > m0: each tail lies in one half
+    if median:
+        work.partition(m0, axis=-1)
+        upper = work[..., m0 + 1 :]
+        j = k - 1 - (m0 + 1)
+        work[..., :m0].partition(nw - 1, axis=-1)
+        upper.partition(j, axis=-1)
+        # order statistic n // 2: the median itself, or the smallest value above it
+        hi = work[..., m0] if n % 2 else upper[..., : j + 1].min(axis=-1)
+        med = (work[..., m0], hi)
     else:
-        srt = np.sort(arr, axis=-1)
-        lows, highs = srt[..., :n_windows], srt[..., k - 1 :]
-    best = np.argmin(highs - lows, axis=-1)[..., None]
-    return np.concatenate(
-        [np.take_along_axis(lows, best, -1), np.take_along_axis(highs, best, -1)], axis=-1
-    )
+        work.partition(k - 1, axis=-1)
+        work[..., : k - 1].partition(nw - 1, axis=-1)
+        med = None
+    lows, highs = work[..., :nw], work[..., k - 1 :]
+    lows.sort(axis=-1)
+    highs.sort(axis=-1)
+    return lows, highs, med
+
+
+def _shortest(lows: np.ndarray, highs: np.ndarray) -> np.ndarray:
+    """The narrowest window ``(lows[i], highs[i])`` of each row, shape ``(..., 2)``.
+
+    The first narrowest where several tie (:func:`numpy.argmin`).
+    """
+    lead = lows.shape[:-1]
+    width = highs - lows
+    best = np.argmin(width.reshape(-1, width.shape[-1]), axis=-1)
+    rows = np.arange(best.size)
+    out = np.empty((best.size, 2), dtype=np.result_type(lows, highs))
+    out[:, 0] = lows.reshape(-1, lows.shape[-1])[rows, best]
+    out[:, 1] = highs.reshape(-1, highs.shape[-1])[rows, best]
+    return out.reshape((*lead, 2))
 
 
 def eti(x: ArrayLike, prob: float = 0.95, axis: int = -1) -> np.ndarray:
@@ -215,8 +272,8 @@ def summarize_draws(
         mc_error=_scalar(std / math.sqrt(n)),
         hdi=hdi(arr, prob),
         eti=eti(arr, prob),
-        p_below=None if r is None else _scalar((arr < r).mean(axis=-1)),
-        p_above=None if r is None else _scalar((arr > r).mean(axis=-1)),
+        p_below=None if r is None else _scalar(np.count_nonzero(arr < r, axis=-1) / n),
+        p_above=None if r is None else _scalar(np.count_nonzero(arr > r, axis=-1) / n),
         hdi_prob=prob,
         ref=r,
         draws=n,

@@ -1,0 +1,144 @@
+"""Issue 16, item 5 (speed): the faster selection, stream creation and grouping change no number.
+
+The summaries' order statistics now come from single-cut partitions (or a full
+sort on short rows); they are compared here with an independent full-sort
+implementation of every definition, on random, tied and degenerate data, on
+both sides of the sort/select switch. Grouping for several workers and the
+direct seeding of a few streams are checked for bit-identity.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from f1posterior import evaluate, hdi, sampling, summarize_draws
+from f1posterior.batch import plan, summarize_rows
+from f1posterior.summary import _SORT_ROW, _SORT_TOTAL
+
+
+def reference(x: np.ndarray, prob: float, ref: float | None = None) -> dict[str, np.ndarray]:
+    """Every summary from one full sort of each row, written from the definitions."""
+    s = np.sort(np.asarray(x, dtype=np.float64), axis=-1)
+    n = s.shape[-1]
+    k = min(n, max(1, math.ceil(prob * n - 1e-9)))
+    widths = s[..., k - 1 :] - s[..., : n - k + 1]
+    i = np.argmin(widths, axis=-1)[..., None]
+    out = {
+        "hdi": np.concatenate(
+            [np.take_along_axis(s, i, -1), np.take_along_axis(s, i + k - 1, -1)], axis=-1
+        ),
+        "median": (s[..., (n - 1) // 2] + s[..., n // 2]) / 2.0,
+        "eti": np.moveaxis(np.quantile(s, [(1 - prob) / 2, (1 + prob) / 2], axis=-1), 0, -1)
+        if np.isfinite(s).all()
+        else None,
+        "mean": s.mean(axis=-1),
+    }
+    if ref is not None:
+        out["p_below"] = (s < ref).sum(axis=-1) / n
+        out["p_above"] = (s > ref).sum(axis=-1) / n
+    return out
+
+
+def datasets() -> list[tuple[str, np.ndarray]]:
+    rng = np.random.default_rng(16)
+    out = []
+    # both sides of the sort/select switch: short rows, a small total, large rows and batches
+    for rows, n in [(1, 7), (3, 100), (1, _SORT_ROW + 1), (8, _SORT_ROW + 1), (1, 4001),
+                    (5, 1000), (4, 1001), (2, 10_000), (1, 50_000)]:  # fmt: skip
+        out.append((f"beta{rows}x{n}", rng.beta(40, 10, size=(rows, n))))
+    out.append(("ties", rng.integers(0, 4, size=(6, 3001)).astype(float) / 4))
+    out.append(("constant", np.full((3, 2000), 0.5)))
+    out.append(("two values", np.repeat([[0.25, 0.75]], 1500, axis=0).T.reshape(2, 1500)))
+    heavy = rng.standard_cauchy(size=(3, 5000))
+    heavy[0, :10] = np.inf
+    out.append(("heavy tails with inf", heavy))
+    out.append(("3-d", rng.beta(5, 5, size=(2, 3, 1200))))
+    return out
+
+
+DATA = datasets()
+
+
+@pytest.mark.parametrize("prob", [0.95, 0.5, 0.9, 0.999])
+@pytest.mark.parametrize("name,x", DATA, ids=[d[0] for d in DATA])
+def test_hdi_equals_full_sort_reference(name, x, prob):
+    np.testing.assert_array_equal(hdi(x, prob), reference(x, prob)["hdi"])
+
+
+@pytest.mark.parametrize("prob", [0.95, 0.8])
+@pytest.mark.parametrize("name,x", DATA, ids=[d[0] for d in DATA])
+def test_summarize_rows_equals_full_sort_reference(name, x, prob):
+    if not np.isfinite(x).all():
+        pytest.skip("the engine's summaries see finite draws only")
+    ref = reference(x, prob, ref=0.6)
+    for s in (
+        summarize_rows(x, hdi_prob=prob, ref=0.6),
+        summarize_draws(x, hdi_prob=prob, ref=0.6),
+    ):
+        np.testing.assert_array_equal(s.hdi, ref["hdi"])
+        np.testing.assert_array_equal(s.median, ref["median"])
+        np.testing.assert_array_equal(s.eti, ref["eti"])
+        np.testing.assert_array_equal(s.p_below, ref["p_below"])
+        np.testing.assert_array_equal(s.p_above, ref["p_above"])
+        np.testing.assert_allclose(s.mean, ref["mean"], rtol=1e-14)
+
+
+@pytest.mark.parametrize("n", [_SORT_ROW, _SORT_ROW + 1, 3000, 3001])
+def test_summarize_rows_is_bit_identical_to_summarize_draws(n):
+    """The engine's summary and the public one agree bit for bit, sorted or selected."""
+    x = np.random.default_rng(n).beta(3, 7, size=(_SORT_TOTAL // n + 2, n))
+    fast, slow = summarize_rows(x, ref=0.3), summarize_draws(x, ref=0.3)
+    for field in ("mean", "median", "std", "mc_error", "hdi", "eti", "p_below", "p_above"):
+        np.testing.assert_array_equal(getattr(fast, field), getattr(slow, field), err_msg=field)
+
+
+def test_hdi_keeps_integer_dtype_and_leaves_input_alone():
+    x = np.random.default_rng(1).integers(0, 1000, size=(3, 6000))
+    before = x.copy()
+    out = hdi(x, 0.9)
+    assert out.dtype == x.dtype
+    np.testing.assert_array_equal(x, before)
+    np.testing.assert_array_equal(out, reference(x, 0.9)["hdi"].astype(x.dtype))
+
+
+def test_p_below_is_a_count_over_n():
+    x = np.linspace(0.0, 1.0, 4001)[None, :]
+    s = summarize_rows(x, ref=0.25)
+    assert s.p_below == 1000 / 4001 and s.p_above == 3000 / 4001
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_a_few_streams_are_seeded_directly_with_the_same_draws(n):
+    root = np.random.SeedSequence(2024)
+    bs, ks = sampling._block_keys(5, 5 + n, 0, 1)
+    for g, b in zip(sampling._streams(root, bs, ks), bs.tolist(), strict=True):
+        np.testing.assert_array_equal(g.random(4), sampling._stream(root, b, 0).random(4))
+
+
+@pytest.mark.parametrize("n_mat,workers", [(5, 2), (40, 2), (41, 3), (2000, 2), (3, 2)])
+def test_groups_are_balanced_across_workers_within_the_budget(n_mat, workers):
+    one = plan(n_mat, 4, 1000, [1, 1], 8, 1, 1 << 28)
+    p = plan(n_mat, 4, 1000, [1, 1], 8, workers, 1 << 28)
+    n_groups = math.ceil(n_mat / p.group)
+    assert p.group <= max(one.group, 1)
+    if n_mat > workers:
+        assert n_groups >= min(n_mat, 4 * workers) - workers
+
+
+@pytest.mark.parametrize("b,m,draws", [(41, 3, 1200), (9, 4, 3000), (1, 2, 1000)])
+def test_bit_identical_across_workers_and_budgets(b, m, draws):
+    rng = np.random.default_rng(b)
+    c = rng.integers(0, 20, size=(b, m, m))
+    c[..., np.arange(m), np.arange(m)] += 30
+    kw = dict(draws=draws, rng=9, ref=0.7, metrics=("micro_f1", "macro_f1", "f1"))
+    base = evaluate(c, workers=1, **kw)
+    for workers, budget in [(2, None), (3, None), (2, 1 << 24)]:
+        other = evaluate(c, workers=workers, max_memory=budget, **kw)
+        for name in base:
+            for field in ("mean", "median", "std", "hdi", "eti", "p_below", "p_above"):
+                np.testing.assert_array_equal(
+                    getattr(other[name], field), getattr(base[name], field), err_msg=field
+                )
