@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
+from . import routes
 from .batch import check_fits
 from .batch import run as run_batch
 from .metrics import PER_CLASS_METRICS, resolve_metric
@@ -304,8 +305,8 @@ def evaluate(
     flat_counts = np.broadcast_to(c, (*batch, m, m)).reshape((-1, m, m))
 
     scores = {name: _metric_values(fn, flat_counts, name) for name, fn in resolved}
-    # Closed forms under an aligned prior (issue 3, f1posterior.exact): exact summaries,
-    # and these metrics are not sampled unless keep_draws asks for their draws.
+    # Closed forms (f1posterior.exact; scipy): under an aligned prior, and recall under
+    # any prior. Exact summaries; not sampled unless keep_draws asks for their draws.
     requested = list(scores)
     exact = _exact_summaries(resolved, c, a, b, scores, tuple(batch), prob, r)
     if exact and not keep_draws:
@@ -313,7 +314,26 @@ def evaluate(
         scores = {n: scores[n] for n, _ in resolved}
     parts: dict[str, list[MetricSummary]] = {}
     kept: dict[str, list[np.ndarray]] = {}
-    if scores:  # the batch engine: groups, chunks and threads (f1posterior.batch)
+    if scores and routes.applies(resolved, m):
+        # only accuracy / micro-F1 / recall to draw: 3M Gamma variates a draw, not
+        # M(M+1) (f1posterior.routes: exact in distribution; other draws than the
+        # whole table's for the same seed, same random-stream keys and guarantees)
+        parts, kept = routes.run(
+            flat_conc,
+            resolved,
+            scores,
+            draws=n_draws,
+            root=root,
+            dtype=dt,
+            hdi_prob=prob,
+            ref=r,
+            keep_draws=keep_draws,
+            workers=n_workers,
+            max_memory=budget,
+            index_offset=offset,
+            progress=progress,
+        )
+    elif scores:  # the batch engine: groups, chunks and threads (f1posterior.batch)
         parts, kept = run_batch(
             flat_conc,
             resolved,
@@ -424,13 +444,25 @@ def _exact_summaries(
     prob: float,
     ref: float | None,
 ) -> dict[str, MetricSummary]:
-    """Exact summaries of the named metrics with a closed form, when the prior is aligned."""
+    """Exact summaries of the named metrics with a closed form under this prior.
+
+    Every one of :data:`f1posterior.exact.EXACT_METRICS` when the prior is aligned;
+    per-class recall (``theta_jj ~ Beta``, independent of ``mu``) under any prior.
+    Needs scipy (the ``exact`` extra). Without it these metrics are sampled: with a
+    warning under an aligned prior (chosen for its closed forms), silently for recall
+    otherwise (numpy is the only runtime dependency, and recall is then drawn from its
+    exact Beta marginal, f1posterior.routes); each summary's ``exact`` says which.
+    """
     from . import exact
     from .metrics import METRICS
 
     m = counts.shape[-1]
     names = [n for n, fn in resolved if exact.has_exact(n, m) and fn is METRICS.get(n)]
-    if not names or not exact.is_aligned(alpha, beta):
+    if names and not exact.is_aligned(alpha, beta):
+        names = [n for n in names if n in exact.ANY_PRIOR_METRICS]
+        if not names or not exact.scipy_available():
+            return {}
+    if not names:
         return {}
     if not exact.scipy_available():
         warnings.warn(
