@@ -4,7 +4,7 @@ Two designs, two models.
 
 **Independent test sets** (:func:`compare`, :func:`rank_classifiers`).
 Each classifier's confusion matrix has its own posterior under the core model
-(DESIGN.md); the posteriors are independent, so draws of ``metric(A) -
+(Zhang, Wang & Zhao, ICTIR 2015); the posteriors are independent, so draws of ``metric(A) -
 metric(B)`` are differences of independent draws. A and B use distinct random
 streams, children ``(0,)`` and ``(1,)`` of the root seed (each exactly the
 streams :func:`f1posterior.evaluate` would use with that child as ``rng``).

@@ -44,16 +44,16 @@ about ties, as in scikit-learn: ``rank(y) = |{l : s_l >= s_y}|`` (1 = top).
 ``coverage``
     ``max_{y in Y} rank(y)``, the number of labels one must go down the
     ranking to cover every true label; 0 for a document with no true labels
-    (scikit-learn's ``coverage_error``; the overview seed's
-    ``max rank - 1`` is this minus one).
+    (scikit-learn's ``coverage_error``; Rubin, Chambers, Smyth & Steyvers
+    2012's ``max rank - 1`` is this minus one).
 ``one_error``
     1 if a top-scoring label is not true (any label tied at the top counts),
     else 0; so 1 for a document with no true labels.
 ``is_error``
     1 if the ranking is not perfect, i.e. some false label scores at least
     as high as some true label (``ranking_loss > 0``), else 0; 0 when ``Y``
-    or its complement is empty. A fraction in [0, 1] (the seed's [0, 100]
-    is this times 100).
+    or its complement is empty. A fraction in [0, 1] (Rubin et al. 2012's
+    percentage, [0, 100], is this times 100).
 ``margin``
     ``rank(highest-ranked false label) - rank(lowest-ranked true label)``:
     >= 1 for a perfect ranking, <= 0 otherwise (larger is better).

@@ -28,8 +28,10 @@ from .summary import MetricSummary
 from .validation import (
     as_counts,
     check_batch_names,
+    check_class_names,
     check_draws,
     check_dtype,
+    check_flag,
     check_index_offset,
     check_max_memory,
     check_prob,
@@ -286,6 +288,8 @@ def evaluate(
     budget = check_max_memory(max_memory)
     _refuse_what_cannot_fit(counts, resolved, n_draws, dt, budget)
     c, labels = as_counts(counts, labels)
+    labels = check_class_names(labels, c.shape[-1])
+    keep_draws = check_flag(keep_draws, "keep_draws")
     matrix_names = check_batch_names(names, c.shape[:-2])
     prob = check_prob(hdi_prob, "hdi_prob")
     r = check_ref(ref)

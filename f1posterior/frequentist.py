@@ -7,8 +7,8 @@ coverage study in ``benchmarks/calibration.py``).
 Both treat the ``N`` documents of a table as i.i.d. draws of one cell of the
 table, ``C ~ Mult(N, p)``, with ``p_hat = C / N``.
 
-Delta method (Takahashi, Yamamoto, Kuchiba & Koyama 2022, and the seed's
-derivations for binary F1, macro precision and macro recall)
+Delta method (Takahashi, Yamamoto, Kuchiba & Koyama 2022, Applied Intelligence 52;
+the same derivation for binary F1, macro precision and macro recall)
     ``Var(metric) = g^T (diag(p) - p p^T) g / N`` with ``g`` the analytic
     gradient of the metric in ``p``, evaluated at ``p_hat``; the interval is
     ``estimate +- z * std_error``.

@@ -6,7 +6,8 @@ probabilities, and returns the metric over the leading axes: ``(...)``, or
 ``(..., K)`` for ``average=None`` (one value per selected class). Because the
 number of documents cancels from every F-score, precision, recall and
 accuracy, the same code gives the observed score from counts and the
-posterior draws from sampled probabilities (DESIGN.md).
+posterior draws from sampled probabilities (the cell probabilities
+``p[u, v] = mu_u * theta_uv`` of Zhang, Wang & Zhao, ICTIR 2015).
 
 ``average`` and ``zero_division`` follow scikit-learn's
 ``precision_recall_fscore_support`` exactly; on counts the results equal

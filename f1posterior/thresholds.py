@@ -1,7 +1,7 @@
 """Decision thresholds that maximise F-beta, and honest scores for them.
 
-Lipton, Elkan & Naryanaswamy (2014, "Thresholding classifiers to maximize F1
-score"; ``seeds/lipton2014-thresholding-f1.txt``) show that the F1-optimal
+Lipton, Elkan & Narayanaswamy (2014, "Optimal thresholding of classifiers to
+maximize F1 measure", ECML PKDD) show that the F1-optimal
 threshold of calibrated probabilities is half the optimal F1 (for F-beta:
 ``F* / (1 + beta**2)``), that an uninformative classifier is F1-optimal when it
 predicts everything positive, and that thresholds chosen on the data they are
@@ -13,10 +13,11 @@ into tools:
   one threshold per label or one shared by all labels);
 - :func:`expected_fbeta_decisions`: for calibrated, independent probabilities,
   the decisions that maximise the *exact* expected F-beta of a batch (the
-  plug-in algorithm of the seed's section 4.1), with the threshold relation
+  plug-in algorithm of Lipton et al.'s section 4.1), with the threshold relation
   of Theorem 4.2 beside them;
-- rank-based cut-offs for multi-label scores (``seeds/multilabel-metrics-
-  overview-zh.txt``): :func:`top_k_cutoff`, :func:`proportional_cutoff`,
+- rank-based cut-offs for multi-label scores (Rubin, Chambers, Smyth &
+  Steyvers 2012, "Statistical topic models for multi-label document
+  classification", Machine Learning 88): :func:`top_k_cutoff`, :func:`proportional_cutoff`,
   :func:`calibrated_cutoff`, :func:`break_even_cutoff`;
 - :func:`evaluate_threshold`: choose thresholds on some folds, score them on
   the held-out fold, sum the held-out confusion tables over folds and report
@@ -368,7 +369,7 @@ def expected_fbeta_decisions(
 ) -> ExpectedFbetaDecision:
     """Decisions maximising the exact expected F-beta of calibrated, independent labels.
 
-    The plug-in algorithm of the seed's section 4.1 for independent labels:
+    The plug-in algorithm of Lipton et al. (2014), section 4.1, for independent labels:
     sort the probabilities, compute the exact expected F-beta of predicting
     the ``k`` most probable for every ``k`` (over the Poisson-binomial
     distribution of true and actual positives), and keep the best ``k`` (the
@@ -565,7 +566,7 @@ def top_k_cutoff(scores: ArrayLike, k: Any, *, pivot: Pivot = "document") -> Ran
 def proportional_cutoff(
     scores: ArrayLike, y_train: ArrayLike, *, pivot: Pivot = "label"
 ) -> RankCutoff:
-    """Cut-offs proportional to the training data (the overview seed's "Proportional").
+    """Cut-offs proportional to the training data (Rubin et al. 2012's "Proportional").
 
     Label pivot: label ``j`` is given to its ``ceil(D_test / D_train * N_train_j)``
     best-scored test documents, ``N_train_j`` being its training frequency.
@@ -633,7 +634,7 @@ def break_even_cutoff(
 ) -> RankCutoff:
     """Per document (or label), the ``k`` whose top-k maximises F-beta (an oracle).
 
-    The overview seed's "Break-Even-Point" cut-off: ``k`` maximises that
+    Rubin et al. (2012)'s "Break-Even-Point" cut-off: ``k`` maximises that
     document's F-beta (the smallest such ``k``; 0 for a document with no
     positive label). Ranks break ties in score by position.
 
