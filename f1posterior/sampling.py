@@ -117,6 +117,8 @@ __all__ = [
     "prevalence_floor",
 ]
 
+#: Gamma variates drawn and normalised at a time by :func:`sample_posterior` (8 MiB).
+_SAMPLE_CHUNK_VARIATES = 1 << 20
 #: Target number of Gamma variates per random-stream block of the batch engine.
 STREAM_BLOCK_VARIATES = 1 << 18
 #: Concentrations below this are sampled in log space.
@@ -576,6 +578,18 @@ def sample_posterior(
     conc = concentrations(c, a, b)
     batch, m = conc.shape[:-2], conc.shape[-1]
     flat = conc.reshape((-1, m + 1, m))
+    n_mat = flat.shape[0]
     small_any = np.asarray((flat < LOG_SPACE_BELOW).any(axis=(-2, -1)))
-    buf = _gamma_chunk(flat, small_any, 0, flat.shape[0], 0, n_draws, root, 0, dt)
-    return _cells_inplace(buf).reshape((*batch, n_draws, m, m))
+    buf = np.empty((n_mat, m + 1, m, n_draws), dtype=dt)
+    # Matrices are drawn and normalised a cache-sized group at a time, into the one
+    # output buffer: the normalising temporaries stay small and hot (one pass over a
+    # fresh buffer of the whole batch's size cost as much as drawing it). Each matrix
+    # is computed exactly as on its own, so the values do not depend on the grouping.
+    per = max(1, _SAMPLE_CHUNK_VARIATES // ((m + 1) * m * n_draws))
+    work = np.empty((2 * m + 1) * min(per, n_mat) * n_draws, dtype=dt)
+    for i0 in range(0, n_mat, per):
+        i1 = min(n_mat, i0 + per)
+        part = buf[i0:i1]
+        _gamma_chunk(flat, small_any, i0, i1, 0, n_draws, root, 0, dt, part.reshape(-1))
+        _cells_inplace(part, work)
+    return buf[:, :m].transpose(0, 3, 1, 2).reshape((*batch, n_draws, m, m))
