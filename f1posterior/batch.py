@@ -197,15 +197,16 @@ def summarize_rows(
     scratch = work[: arr.size].reshape(arr.shape)
     k = min(n, max(1, math.ceil(hdi_prob * n - 1e-9)))
     nw = n - k + 1
-    virtual = (n - 1) * np.asarray([(1 - hdi_prob) / 2, (1 + hdi_prob) / 2])
-    prev = np.floor(virtual).astype(np.intp)
-    gamma = virtual - np.floor(virtual)
+    # numpy.quantile's linear rule in Python floats (the same IEEE operations)
+    virtual = [(n - 1) * ((1 - hdi_prob) / 2), (n - 1) * ((1 + hdi_prob) / 2)]
+    prev = [math.floor(v) for v in virtual]
+    gamma = [v - math.floor(v) for v in virtual]
     if not (2 * nw < n and prev[0] + 1 < nw and prev[1] >= k - 1 and prev[1] + 1 < n):
         return summarize_draws(arr, score=score, hdi_prob=hdi_prob, ref=ref)
     # mean and standard deviation as numpy's mean and std(ddof=1) compute them, bit for
     # bit (sum / n; sum of squared deviations / (n - 1), square root), the deviations
     # in the scratch array
-    mean = arr.mean(axis=-1, keepdims=True)
+    mean = np.add.reduce(arr, axis=-1, keepdims=True) / n  # what ndarray.mean computes
     if n > 1:
         dev = np.subtract(arr, mean, out=scratch)
         np.multiply(dev, dev, out=dev)
