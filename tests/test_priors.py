@@ -256,9 +256,10 @@ def test_prior_shift_is_measured_from_a_vanishing_priors_mean():
     names = ("micro_f1", "recall", "f1", "macro_f1")
     tiny = evaluate(counts, metrics=names, draws=200_000, rng=9, alpha=1e-4, beta=1e-4,
                     prior_check=False)  # fmt: skip
-    for name in ("micro_f1", "recall"):  # exact: within 4 Monte Carlo standard errors
+    for name in ("micro_f1", "recall"):  # exact: within 4 MC errors (+ the 1e-4 prior's pull)
         s = tiny[name]
-        assert np.all(np.abs(np.asarray(s.mean) - np.asarray(s.score)) < 4 * np.asarray(s.mc_error))
+        gap = np.abs(np.asarray(s.mean) - np.asarray(s.score))
+        assert np.all(gap < 4 * np.asarray(s.mc_error) + 1e-4)
     for name in ("f1", "macro_f1"):  # first order: a small fraction of a posterior SD
         s = tiny[name]
         assert np.all(np.abs(np.asarray(s.mean) - np.asarray(s.score)) < 0.15 * np.asarray(s.std))
