@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from ._results import value_equality
 from .validation import check_counts, check_indicator, check_scores
 
 __all__ = [
@@ -54,6 +55,7 @@ _FORMAT_OF_SUFFIX = {
 }
 
 
+@value_equality
 @dataclass(frozen=True)
 class MatrixInput:
     """Counts read from a file.
@@ -963,6 +965,7 @@ DOCUMENT_SUFFIXES = (".json", ".npz")
 DOCUMENT_KEYS = ("y_true", "y_pred", "scores")
 
 
+@value_equality
 @dataclass(frozen=True)
 class DocumentInput:
     """Per-document multi-label data read from a file.

@@ -21,11 +21,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._results import value_equality
 from .validation import check_indicator, describe
 
 __all__ = ["ConfusionMatrix", "align_ids", "confusion_matrix", "multilabel_confusion_matrix"]
 
 
+@value_equality
 @dataclass(frozen=True)
 class ConfusionMatrix:
     """Counts of single-label predictions and the order of their labels.

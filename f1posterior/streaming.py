@@ -32,6 +32,7 @@ from typing import IO, Any
 
 import numpy as np
 
+from ._results import value_equality
 from .inputs import _apply_labels, _check_cells, _label_list, _matrix_from_json, _regular_file
 
 __all__ = ["BatchChunk", "BatchReader", "open_batch", "BATCH_SUFFIXES", "DEFAULT_CHUNK"]
@@ -44,6 +45,7 @@ DEFAULT_CHUNK = 4096
 MAX_LINE = 64 << 20
 
 
+@value_equality
 @dataclass(frozen=True)
 class BatchChunk:
     """Consecutive matrices of a batch file.

@@ -276,3 +276,17 @@ def test_point_metrics_equal_scikit_learns(m, data, average, zero_division, beta
             equal_nan=True,
             err_msg=f"{name} average={average} zero_division={zero_division} labels={labels}",
         )
+
+
+def test_input_objects_compare_by_value():
+    from f1posterior.inputs import MatrixInput
+    from f1posterior.predictions import confusion_matrix
+    from f1posterior.streaming import BatchChunk
+
+    a, b = confusion_matrix([0, 1, 1], [0, 1, 0]), confusion_matrix([0, 1, 1], [0, 1, 0])
+    assert a == b and hash(a) == hash(b) and a != confusion_matrix([0, 1, 1], [0, 1, 1])
+    m = MatrixInput(counts=np.eye(2), labels=["a", "b"], names=None, source="x")
+    assert m == MatrixInput(counts=np.eye(2), labels=["a", "b"], names=None, source="x")
+    assert m != MatrixInput(counts=np.eye(2), labels=["b", "a"], names=None, source="x")
+    c = BatchChunk(np.ones((1, 2, 2)), ["n"], 0)
+    assert c == BatchChunk(np.ones((1, 2, 2)), ["n"], 0) and len({c, c}) == 1
