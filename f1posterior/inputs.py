@@ -259,7 +259,12 @@ def _load_json(path: Path, what: str = "a JSON confusion matrix") -> Any:
         ) from None
 
 
-def _matrix_from_json(obj: Any, where: str) -> tuple[np.ndarray, list[str] | None]:
+def _matrix_from_json(
+    obj: Any, where: str, validate: bool = True
+) -> tuple[np.ndarray, list[str] | None]:
+    """Counts and labels of one JSON matrix; ``validate=False`` leaves the count checks
+    (finite, non-negative, whole, a document) to the caller, who checks a whole batch at
+    once (:mod:`f1posterior.streaming`)."""
     labels = None
     if isinstance(obj, dict):
         if "matrix" not in obj:
@@ -289,8 +294,10 @@ def _matrix_from_json(obj: Any, where: str) -> tuple[np.ndarray, list[str] | Non
             if isinstance(x, bool) or not isinstance(x, (int, float)):
                 raise ValueError(f"{where}: cell [{i}][{j}] must be a number; got {x!r}")
     try:
-        counts = check_counts(obj)
-    except (ValueError, TypeError) as exc:
+        counts = check_counts(obj) if validate else np.array(obj, dtype=np.float64)
+        if not validate and counts.shape[-1] < 2:
+            check_counts(counts)  # the one-class message
+    except (ValueError, TypeError, OverflowError) as exc:
         raise ValueError(f"{where}: {exc}") from None
     if labels is not None and len(labels) != counts.shape[-1]:
         raise ValueError(

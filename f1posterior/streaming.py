@@ -34,6 +34,7 @@ import numpy as np
 
 from ._results import value_equality
 from .inputs import _apply_labels, _check_cells, _label_list, _matrix_from_json, _regular_file
+from .validation import check_counts
 
 __all__ = ["BatchChunk", "BatchReader", "open_batch", "BATCH_SUFFIXES", "DEFAULT_CHUNK"]
 
@@ -196,7 +197,7 @@ def _parse_line(line: str, where: str) -> tuple[np.ndarray, list[str] | None, st
         if not isinstance(raw, (str, int)) or isinstance(raw, bool):
             raise ValueError(f'{where}: "name" must be a string; got {raw!r}')
         name = str(raw)
-    counts, lab = _matrix_from_json(obj, where)
+    counts, lab = _matrix_from_json(obj, where, validate=False)
     return counts, lab, name
 
 
@@ -221,13 +222,6 @@ def _open_jsonl(
         raise ValueError(f"{source}: no matrices (the file is empty)")
     first_line, counts0, labels0, _ = first
     shape = counts0.shape
-    if shape[0] < 2:
-        if owned:
-            fh.close()
-        raise ValueError(
-            f"{source}, line {first_line}: a confusion matrix needs at least 2 classes; got a "
-            f"{shape[0]} x {shape[1]} matrix"
-        )
     _, out_labels = _apply_labels(counts0, labels0, wanted, f"{source}, line {first_line}")
     m = shape[0] if out_labels is None else len(out_labels)
 
@@ -235,6 +229,7 @@ def _open_jsonl(
         seen: set[str] = set()
         mats: list[np.ndarray] = []
         names: list[str] = []
+        lines_of: list[int] = []
         start = 0
         pending = [first]
         try:
@@ -267,12 +262,13 @@ def _open_jsonl(
                 seen.add(name)
                 mats.append(counts)
                 names.append(name)
+                lines_of.append(line_no)
                 if len(mats) == size:
-                    yield _finish(mats, names, start, labels0, wanted, transpose, source)
+                    yield _finish(mats, names, start, labels0, wanted, transpose, source, lines_of)
                     start += len(mats)
-                    mats, names = [], []
+                    mats, names, lines_of = [], [], []
             if mats:
-                yield _finish(mats, names, start, labels0, wanted, transpose, source)
+                yield _finish(mats, names, start, labels0, wanted, transpose, source, lines_of)
         except UnicodeDecodeError as exc:
             raise ValueError(f"{source}: not UTF-8 text ({exc.reason})") from None
         finally:
@@ -290,8 +286,18 @@ def _finish(
     wanted: list[str] | None,
     transpose: bool,
     source: str,
+    lines_of: list[int],
 ) -> BatchChunk:
     counts = np.stack(mats)
+    try:  # every count check for the whole chunk at once; the first bad line named
+        check_counts(counts)
+    except (ValueError, TypeError):
+        for line_no, m in zip(lines_of, mats, strict=True):
+            try:
+                check_counts(m)
+            except (ValueError, TypeError) as exc:
+                raise ValueError(f"{source}, line {line_no}: {exc}") from None
+        raise
     if transpose:
         counts = np.swapaxes(counts, -1, -2)
     counts, _ = _apply_labels(counts, file_labels, wanted, source)
