@@ -19,6 +19,7 @@ import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
 from . import routes
+from ._results import value_equality
 from .batch import check_fits
 from .batch import run as run_batch
 from .metrics import PER_CLASS_METRICS, resolve_metric
@@ -46,6 +47,7 @@ __all__ = ["evaluate", "Evaluation"]
 MetricSpec = str | Callable[[np.ndarray], Any]
 
 
+@value_equality
 @dataclass(frozen=True)
 class Evaluation(Mapping[str, MetricSummary]):
     """Result of :func:`evaluate`: a mapping from metric name to :class:`MetricSummary`.

@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._results import value_equality
 from .priors import PriorArg, describe_prior, resolve_prior
 from .summary import MetricSummary
 from .validation import check_choice, check_counts, check_prob, check_ref
@@ -131,6 +132,7 @@ def is_aligned(alpha: np.ndarray, beta: np.ndarray) -> bool:
     return bool(np.all(np.abs(b - rows) <= 1e-12 * rows))
 
 
+@value_equality
 @dataclass(frozen=True)
 class BetaPosterior:
     """Posterior of a metric ``X = g(B)``, ``B ~ Beta(a, b)``, ``g`` increasing.

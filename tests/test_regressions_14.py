@@ -290,3 +290,12 @@ def test_input_objects_compare_by_value():
     assert m != MatrixInput(counts=np.eye(2), labels=["b", "a"], names=None, source="x")
     c = BatchChunk(np.ones((1, 2, 2)), ["n"], 0)
     assert c == BatchChunk(np.ones((1, 2, 2)), ["n"], 0) and len({c, c}) == 1
+
+
+def test_evaluations_compare_by_value():
+    import f1posterior as fp
+
+    a = fp.evaluate([[5, 1], [2, 6]], draws=1000, rng=1)
+    assert a == fp.evaluate([[5, 1], [2, 6]], draws=1000, rng=1)
+    assert a != fp.evaluate([[5, 1], [2, 6]], draws=1000, rng=2)
+    assert hash(a) == hash(fp.evaluate([[5, 1], [2, 6]], draws=1000, rng=1))
