@@ -1,0 +1,308 @@
+"""The batch engine against numpy's Gamma floor, in one run (issue 16, item 5).
+
+Single-threaded, float64, metrics ``micro_f1`` and ``macro_f1``, default
+prior. For each case the floor is numpy's own cost of the same Gamma variates
+with the same concentrations (the faster of one broadcasting
+``standard_gamma`` call and one scalar-shape call per cell, into one reused
+array); ``evaluate`` and ``sample_posterior`` are timed in the same process,
+interleaved with the floor, and each figure is the minimum over ``--repeat``
+rounds. Both wall time and the process's CPU time are recorded: on a shared
+machine the CPU time of a single thread is the steadier of the two, and the
+ratios below use it. Then: ``workers=2`` against ``workers=1`` (wall time, CPU
+time, context switches), the public ``hdi`` against a full-sort HDI, and the
+summaries' selection against the alternatives measured for it.
+
+Run from the repository root::
+
+    python benchmarks/bench_engine.py            # about 3 minutes on an idle machine
+    python benchmarks/bench_engine.py --quick    # smaller batches
+
+Writes ``benchmarks/results/engine.json`` and ``engine.md`` (``engine_quick.*``
+with ``--quick``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import resource
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from _common import machine
+
+from f1posterior import evaluate, hdi, sample_posterior
+from f1posterior.priors import resolve_prior
+from f1posterior.sampling import concentrations
+
+RESULTS = Path(__file__).resolve().parent / "results"
+METRICS = ("micro_f1", "macro_f1")
+
+
+def clock(fn: Callable[[], Any]) -> tuple[float, float]:
+    """Wall and process CPU seconds of one call."""
+    w0, c0 = time.perf_counter(), time.process_time()
+    fn()
+    return time.perf_counter() - w0, time.process_time() - c0
+
+
+def interleaved(fns: dict[str, Callable[[], Any]], rounds: int) -> dict[str, dict[str, float]]:
+    """Minimum wall and CPU time of each function over ``rounds`` interleaved rounds."""
+    out = {k: {"wall_s": math.inf, "cpu_s": math.inf} for k in fns}
+    for _ in range(rounds):
+        for k, fn in fns.items():
+            w, c = clock(fn)
+            out[k]["wall_s"] = min(out[k]["wall_s"], w)
+            out[k]["cpu_s"] = min(out[k]["cpu_s"], c)
+    return out
+
+
+def stack(b: int, m: int, seed: int = 0) -> np.ndarray:
+    """``b`` random ``m``-class confusion matrices with a strong diagonal."""
+    rng = np.random.default_rng(seed)
+    c = rng.integers(0, 30, size=(b, m, m))
+    c[..., np.arange(m), np.arange(m)] += 50
+    return c
+
+
+def floor_fns(c: np.ndarray, draws: int) -> dict[str, Callable[[], Any]]:
+    """numpy's Gamma variates for the concentrations ``evaluate`` samples (default prior)."""
+    c = np.asarray(c, dtype=float)
+    a, b = resolve_prior("adaptive", "adaptive", c)
+    conc = concentrations(c, a, b).reshape((-1, c.shape[-1] + 1, c.shape[-1]))
+    gen = np.random.default_rng(1)
+    out = np.empty((*conc.shape, draws))
+    shape = conc[..., None]
+    rows = conc.tolist()
+
+    def broadcast() -> None:
+        gen.standard_gamma(shape, out=out)
+
+    def per_cell() -> None:
+        g = gen.standard_gamma
+        for i, mat in enumerate(rows):
+            for r, row in enumerate(mat):
+                for k, v in enumerate(row):
+                    g(v, None, np.float64, out[i, r, k])
+
+    return {"floor_broadcast": broadcast, "floor_per_cell": per_cell}
+
+
+def engine_case(name: str, c: np.ndarray, draws: int, rounds: int) -> dict[str, Any]:
+    fns = floor_fns(c, draws)
+    fns["evaluate"] = lambda: evaluate(c, draws=draws, rng=0, workers=1, metrics=METRICS)
+    fns["sample_posterior"] = lambda: sample_posterior(c, draws=draws, rng=0)
+    evaluate(c[..., :1, :, :] if c.ndim == 3 else c, draws=draws, rng=0, workers=1)  # warm
+    t = interleaved(fns, rounds)
+    row: dict[str, Any] = {"case": name, "draws": draws, "shape": list(np.shape(c)), **t}
+    for clock_ in ("wall_s", "cpu_s"):
+        floor = min(t["floor_broadcast"][clock_], t["floor_per_cell"][clock_])
+        row[f"floor_{clock_}"] = floor
+        row[f"evaluate_ratio_{clock_[:-2]}"] = t["evaluate"][clock_] / floor
+        row[f"sample_ratio_{clock_[:-2]}"] = t["sample_posterior"][clock_] / floor
+    row["overhead_ms_cpu"] = 1e3 * (t["evaluate"]["cpu_s"] - row["floor_cpu_s"])
+    return row
+
+
+def scaling_case(name: str, c: np.ndarray, draws: int, rounds: int) -> dict[str, Any]:
+    res: dict[str, Any] = {"case": name, "draws": draws, "shape": list(c.shape)}
+    best: dict[int, dict[str, float]] = {}
+    for _ in range(rounds):
+        for w in (1, 2):
+            r0 = resource.getrusage(resource.RUSAGE_SELF)
+            wall, cpu = clock(lambda w=w: evaluate(c, draws=draws, rng=0, workers=w))
+            r1 = resource.getrusage(resource.RUSAGE_SELF)
+            if wall < best.get(w, {}).get("wall_s", math.inf):
+                best[w] = {
+                    "wall_s": wall,
+                    "cpu_s": cpu,
+                    "voluntary_switches": r1.ru_nvcsw - r0.ru_nvcsw,
+                    "involuntary_switches": r1.ru_nivcsw - r0.ru_nivcsw,
+                }
+    res["workers_1"], res["workers_2"] = best[1], best[2]
+    res["speedup"] = best[1]["wall_s"] / best[2]["wall_s"]
+    return res
+
+
+def hdi_case(rows: int, n: int, rounds: int) -> dict[str, Any]:
+    x = np.random.default_rng(rows + n).beta(40, 10, size=(rows, n))
+    k = math.ceil(0.95 * n - 1e-9)
+
+    def full_sort_hdi() -> np.ndarray:
+        s = np.sort(x, axis=-1)
+        i = np.argmin(s[..., k - 1 :] - s[..., : n - k + 1], axis=-1)
+        r = np.arange(rows)
+        return np.stack([s[r, i], s[r, i + k - 1]], axis=-1)
+
+    assert np.array_equal(hdi(x), full_sort_hdi())
+    t = interleaved({"hdi": lambda: hdi(x), "full_sort": full_sort_hdi}, rounds)
+    return {"rows": rows, "draws": n, **t, "ratio_cpu": t["hdi"]["cpu_s"] / t["full_sort"]["cpu_s"]}
+
+
+def selection_case(rows: int, n: int, rounds: int) -> dict[str, Any]:
+    """The summary's order statistics: the alternatives measured for summarize_rows."""
+    x = np.random.default_rng(rows * n).beta(40, 10, size=(rows, n))
+    w = np.empty_like(x)
+    k = math.ceil(0.95 * n - 1e-9)
+    nw, m0 = n - k + 1, (n - 1) // 2
+
+    def full_sort() -> None:
+        np.copyto(w, x)
+        w.sort(axis=-1)
+
+    def multi_kth() -> None:  # the previous engine: one partition, four kth
+        np.copyto(w, x)
+        w.partition(sorted({nw - 1, m0, n // 2, k - 1}), axis=-1)
+        w[..., :nw].sort(axis=-1)
+        w[..., k - 1 :].sort(axis=-1)
+
+    def cuts_from_the_top() -> None:  # k - 1, then nw - 1 below it, then the median between
+        np.copyto(w, x)
+        w.partition(k - 1, axis=-1)
+        w[..., : k - 1].partition(nw - 1, axis=-1)
+        w[..., nw : k - 1].partition(m0 - nw, axis=-1)
+        w[..., :nw].sort(axis=-1)
+        w[..., k - 1 :].sort(axis=-1)
+
+    def median_then_halves() -> None:  # the engine now
+        np.copyto(w, x)
+        w.partition(m0, axis=-1)
+        w[..., :m0].partition(nw - 1, axis=-1)
+        w[..., m0 + 1 :].partition(k - 1 - (m0 + 1), axis=-1)
+        w[..., :nw].sort(axis=-1)
+        w[..., k - 1 :].sort(axis=-1)
+
+    fns = {
+        "full_sort": full_sort,
+        "multi_kth": multi_kth,
+        "cuts_from_the_top": cuts_from_the_top,
+        "median_then_halves": median_then_halves,
+    }
+    t = interleaved(fns, rounds)
+    base = t["full_sort"]["cpu_s"]
+    return {"rows": rows, "draws": n, **{k: v["cpu_s"] / base for k, v in t.items()}}
+
+
+def markdown(result: dict[str, Any]) -> str:
+    m = result["machine"]
+    lines = [
+        "# Engine against numpy's Gamma floor",
+        "",
+        f"Machine: {m['cpu_model']}, {m['cores']} cores, Python {m['python']}, NumPy "
+        f"{m['numpy']}; load average {m['load_average'][0]:.1f} before, "
+        f"{m['load_average_after'][0]:.1f} after. Single thread, float64, micro+macro F1, "
+        "default prior; minimum of interleaved rounds; ratios use process CPU time.",
+        "",
+        "| case | floor (ms) | evaluate (ms) | evaluate / floor | sample_posterior / floor |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for r in result["engine"]:
+        lines.append(
+            f"| {r['case']} | {1e3 * r['floor_cpu_s']:,.2f} | {1e3 * r['evaluate']['cpu_s']:,.2f} "
+            f"| {r['evaluate_ratio_cpu']:.2f}x | {r['sample_ratio_cpu']:.2f}x |"
+        )
+    one = result["engine"][0]
+    lines += [
+        "",
+        f"Fixed overhead of one small matrix ({one['case']}): "
+        f"{one['overhead_ms_cpu']:.2f} ms above the floor.",
+        "",
+        "**Two workers** (wall time; the speed-up needs the second core free):",
+        "",
+        "| case | 1 worker (s) | 2 workers (s) | speed-up | CPU 2w / 1w | context switches 2w |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for r in result["scaling"]:
+        w1, w2 = r["workers_1"], r["workers_2"]
+        lines.append(
+            f"| {r['case']} | {w1['wall_s']:.2f} | {w2['wall_s']:.2f} | {r['speedup']:.2f}x "
+            f"| {w2['cpu_s'] / w1['cpu_s']:.2f} "
+            f"| {w2['voluntary_switches'] + w2['involuntary_switches']:,} |"
+        )
+    lines += ["", "**`hdi()` against a full-sort HDI** (CPU time ratio; below 1 is faster):", ""]
+    lines += ["| rows x draws | hdi / full sort |", "|---|---:|"]
+    for r in result["hdi"]:
+        lines.append(f"| {r['rows']:,} x {r['draws']:,} | {r['ratio_cpu']:.2f} |")
+    lines += ["", "**Summary selection** (CPU time relative to a full sort of every row):", ""]
+    names = [k for k in result["selection"][0] if k not in ("rows", "draws")]
+    lines += ["| rows x draws | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
+    for r in result["selection"]:
+        cells = " | ".join(f"{r[k]:.2f}" for k in names)
+        lines.append(f"| {r['rows']:,} x {r['draws']:,} | {cells} |")
+    return "\n".join(lines) + "\n"
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="smaller batches, fewer rounds")
+    ap.add_argument("--repeat", type=int, default=None, help="interleaved rounds")
+    args = ap.parse_args(argv)
+    q = args.quick
+    rounds = args.repeat or (2 if q else 3)
+    info = machine() | {"cpu_model": cpu_model()}
+    print(json.dumps(info), flush=True)
+    cases = [
+        ("one 2x2 matrix, 1,000 draws", np.array([[40, 10], [5, 45]]), 1000, 20 * rounds),
+        ("2x2 x 10,000, 1,000 draws", stack(1000 if q else 10_000, 2), 1000, rounds),
+        ("4x4 x 2,000, 1,000 draws", stack(300 if q else 2000, 4), 1000, rounds),
+        ("20x20 x 100, 1,000 draws", stack(20 if q else 100, 20), 1000, rounds),
+        ("300x300 x 1, 300 draws", stack(1, 300), 100 if q else 300, rounds),
+    ]
+    engine = []
+    for name, c, draws, r in cases:
+        row = engine_case(name, c, draws, r)
+        engine.append(row)
+        print(
+            f"{name}: floor {1e3 * row['floor_cpu_s']:.2f} ms, evaluate "
+            f"{row['evaluate_ratio_cpu']:.2f}x, sample_posterior {row['sample_ratio_cpu']:.2f}x "
+            f"(CPU time; wall {row['evaluate_ratio_wall']:.2f}x)",
+            flush=True,
+        )
+    scaling = []
+    for name, c, draws in [
+        ("4x4 x 4,000, 1,000 draws", stack(500 if q else 4000, 4), 1000),
+        ("20x20 x 200, 1,000 draws", stack(20 if q else 200, 20), 1000),
+    ]:
+        row = scaling_case(name, c, draws, rounds)
+        scaling.append(row)
+        print(f"{name}: 2 workers {row['speedup']:.2f}x", flush=True)
+    hdis = [hdi_case(r, n, 5 * rounds) for r, n in [(1, 50_000), (1, 10**6), (1000, 10_000)]]
+    for h in hdis:
+        print(f"hdi {h['rows']} x {h['draws']}: {h['ratio_cpu']:.2f} of a full sort", flush=True)
+    shapes = [(1, 1000), (400, 1000), (1, 10_000), (50, 10_000), (1, 50_000), (10, 50_000)]
+    selection = [selection_case(r, n, 5 * rounds) for r, n in shapes]
+    info["load_average_after"] = os.getloadavg()
+    result = {
+        "machine": info,
+        "argv": sys.argv[1:],
+        "engine": engine,
+        "scaling": scaling,
+        "hdi": hdis,
+        "selection": selection,
+    }
+    RESULTS.mkdir(exist_ok=True)
+    stem = "engine_quick" if q else "engine"
+    (RESULTS / f"{stem}.json").write_text(json.dumps(result, indent=2) + "\n")
+    (RESULTS / f"{stem}.md").write_text(markdown(result))
+    print(markdown(result))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
