@@ -24,9 +24,10 @@ enormous number of draws can exceed a small budget.
 from __future__ import annotations
 
 import math
+import multiprocessing
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import Executor, ThreadPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,8 +60,35 @@ _GROUP_BYTES = 16 << 20
 #: With several workers, a batch is cut into at least this many groups per worker.
 _GROUPS_PER_WORKER = 4
 
+#: With several workers, batches of at least this many Gamma variates run on forked
+#: worker processes instead of threads, where forking is safe (:func:`_can_fork`).
+_PROCESS_MIN_VARIATES = 1 << 25
+
 MetricFn = Callable[[np.ndarray], Any]
 Progress = Callable[[int, int], None]
+
+#: The group function that forked workers run (set only while their pool is open).
+_FORKED: Callable[[tuple[int, int]], Any] | None = None
+
+
+def _forked_group(g: tuple[int, int]) -> Any:
+    """Run one group in a forked worker (it inherited ``_FORKED`` from its parent)."""
+    assert _FORKED is not None
+    return _FORKED(g)
+
+
+def _can_fork() -> bool:
+    """Whether worker processes may be forked from here.
+
+    Only where ``fork`` exists, from a process running a single thread (forking
+    copies no other thread, so no lock can be left held), and not from a daemonic
+    process (which may not have children).
+    """
+    return (
+        "fork" in multiprocessing.get_all_start_methods()
+        and threading.active_count() == 1
+        and not multiprocessing.current_process().daemon
+    )
 
 
 def _work_bytes_per_draw(m: int, itemsize: int, metric_width: int) -> int:
@@ -398,6 +426,28 @@ def run(
         done += g[1] - g[0]
         if progress is not None:
             progress(done, n_mat)
+
+    if (
+        workers > 1
+        and not keep_draws
+        and not p.parallel_draws
+        and len(groups) > 1
+        and n_mat * draws * (m + 1) * m >= _PROCESS_MIN_VARIATES
+        and _can_fork()
+    ):
+        # Past the GIL: each worker process runs whole groups, as a thread would, and
+        # hands back their summaries (kept draws would be too large to send). Streams
+        # are keyed by matrix index, so the numbers are the same bit for bit.
+        global _FORKED
+        _FORKED = whole_group
+        try:
+            ctx = multiprocessing.get_context("fork")
+            with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as procs:
+                for g, result in zip(groups, procs.map(_forked_group, groups), strict=True):
+                    collect(g, result)
+        finally:
+            _FORKED = None
+        return parts, kept
 
     pool: Executor | None = ThreadPoolExecutor(max_workers=workers) if workers > 1 else None
     try:

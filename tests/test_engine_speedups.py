@@ -14,7 +14,7 @@ import math
 import numpy as np
 import pytest
 
-from f1posterior import evaluate, hdi, sampling, summarize_draws
+from f1posterior import batch, evaluate, hdi, sampling, summarize_draws
 from f1posterior.batch import plan, summarize_rows
 from f1posterior.summary import _SORT_ROW, _SORT_TOTAL
 
@@ -142,3 +142,56 @@ def test_bit_identical_across_workers_and_budgets(b, m, draws):
                 np.testing.assert_array_equal(
                     getattr(other[name], field), getattr(base[name], field), err_msg=field
                 )
+
+
+def _stack(b: int, m: int) -> np.ndarray:
+    c = np.random.default_rng(b * m).integers(0, 20, size=(b, m, m))
+    c[..., np.arange(m), np.arange(m)] += 30
+    return c
+
+
+def test_process_pool_is_bit_identical_to_one_thread(monkeypatch):
+    """Large batches on several workers run on forked processes: same numbers, same progress."""
+    opened = []
+
+    class Recording(batch.ProcessPoolExecutor):
+        def __init__(self, *args, **kwargs):
+            opened.append(kwargs.get("max_workers"))
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(batch, "ProcessPoolExecutor", Recording)
+    monkeypatch.setattr(batch, "_PROCESS_MIN_VARIATES", 0)
+    monkeypatch.setattr(batch, "_can_fork", lambda: True)  # pytest may run helper threads
+    c = _stack(30, 3)
+    kw = dict(draws=1500, rng=4, ref=0.7, metrics=("micro_f1", "macro_f1", "f1"))
+    base = evaluate(c, workers=1, **kw)
+    seen: list[tuple[int, int]] = []
+    other = evaluate(c, workers=2, progress=lambda d, t: seen.append((d, t)), **kw)
+    assert opened == [2]
+    assert seen[-1] == (30, 30) and [d for d, _ in seen] == sorted(d for d, _ in seen)
+    for name in base:
+        for field in ("score", "mean", "median", "std", "hdi", "eti", "p_below", "p_above"):
+            np.testing.assert_array_equal(
+                getattr(other[name], field), getattr(base[name], field), err_msg=field
+            )
+
+
+def test_process_pool_reports_a_metric_error(monkeypatch):
+    monkeypatch.setattr(batch, "_PROCESS_MIN_VARIATES", 0)
+    monkeypatch.setattr(batch, "_can_fork", lambda: True)
+
+    def broken(table):
+        return np.full(table.shape[:-2], np.nan)
+
+    with pytest.raises(ValueError, match="non-finite"):
+        evaluate(_stack(8, 3), draws=500, rng=0, workers=2, metrics=[broken])
+
+
+def test_no_process_pool_for_kept_draws_or_small_batches(monkeypatch):
+    opened = []
+    monkeypatch.setattr(batch, "ProcessPoolExecutor", lambda *a, **k: opened.append(1))
+    monkeypatch.setattr(batch, "_can_fork", lambda: True)
+    evaluate(_stack(8, 3), draws=500, rng=0, workers=2)  # below _PROCESS_MIN_VARIATES
+    monkeypatch.setattr(batch, "_PROCESS_MIN_VARIATES", 0)
+    evaluate(_stack(8, 3), draws=500, rng=0, workers=2, keep_draws=True)
+    assert opened == []
