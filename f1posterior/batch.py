@@ -249,13 +249,15 @@ def summarize_rows(
     hdi = _shortest(lows, highs)
     assert med is not None
     median = med[0] / 1.0 if n % 2 else (med[0] + med[1]) / 2.0
-    ends = []
-    for a, b, t in (
-        (lows[..., prev[0]], lows[..., prev[0] + 1], gamma[0]),
-        (highs[..., prev[1] - k + 1], highs[..., prev[1] - k + 2], gamma[1]),
+    eti = np.empty((*arr.shape[:-1], 2))
+    for j, (a, b, t) in enumerate(
+        (
+            (lows[..., prev[0]], lows[..., prev[0] + 1], gamma[0]),
+            (highs[..., prev[1] - k + 1], highs[..., prev[1] - k + 2], gamma[1]),
+        )
     ):
         diff = b - a
-        ends.append(b - diff * (1 - t) if t >= 0.5 else a + diff * t)
+        eti[..., j] = b - diff * (1 - t) if t >= 0.5 else a + diff * t
 
     def scalar(v: Any) -> Any:
         a = np.asarray(v)
@@ -268,7 +270,7 @@ def summarize_rows(
         std=scalar(std),
         mc_error=scalar(std / math.sqrt(n)),
         hdi=hdi,
-        eti=np.stack(ends, axis=-1),
+        eti=eti,
         p_below=None if ref is None else scalar(np.count_nonzero(arr < ref, axis=-1) / n),
         p_above=None if ref is None else scalar(np.count_nonzero(arr > ref, axis=-1) / n),
         hdi_prob=hdi_prob,

@@ -131,7 +131,7 @@ def _shortest(lows: np.ndarray, highs: np.ndarray) -> np.ndarray:
     """
     lead = lows.shape[:-1]
     width = highs - lows
-    best = np.argmin(width.reshape(-1, width.shape[-1]), axis=-1)
+    best = width.reshape(-1, width.shape[-1]).argmin(axis=-1)
     rows = np.arange(best.size)
     out = np.empty((best.size, 2), dtype=np.result_type(lows, highs))
     out[:, 0] = lows.reshape(-1, lows.shape[-1])[rows, best]
