@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from f1posterior import evaluate, f1_score, sample_posterior, summarize_draws
-from f1posterior.batch import plan, summarize_rows
+from f1posterior.batch import check_fits, plan, summarize_rows
 from f1posterior.cli.progress import terminal_progress
 from f1posterior.metrics import METRICS
 from f1posterior.sampling import _fill_block, _stream, block_draws, draw_chunks
@@ -24,6 +24,22 @@ def _stack(b, m, seed=0):
     c = rng.integers(0, 30, size=(b, m, m))
     c[..., np.arange(m), np.arange(m)] += 20
     return c
+
+
+def _smallest_budget(m, draws, widths, itemsize=8):
+    """The smallest power of two >= 1 MiB that batch.check_fits accepts for one matrix."""
+    budget = 1 << 20
+    while True:
+        try:
+            check_fits(m, draws, widths, itemsize, budget)
+            return budget
+        except ValueError:
+            budget *= 2
+
+
+def test_a_budget_smaller_than_one_matrix_is_refused_with_the_estimate():
+    with pytest.raises(ValueError, match=r"M = 4 classes at 3,000 draws needs about .* MiB"):
+        evaluate(_stack(2, 4), draws=3000, max_memory=1 << 20, metrics=METRICS3)
 
 
 def assert_same(a, b, rows=slice(None)):
@@ -48,7 +64,8 @@ def test_bit_identical_whatever_workers_and_max_memory(b, m, draws, alpha):
     c = _stack(b, m)
     kw = dict(metrics=METRICS3, draws=draws, alpha=alpha, ref=0.6, rng=7)
     ref = evaluate(c, workers=1, max_memory=1 << 31, **kw)
-    for workers, budget in [(1, 1 << 20), (2, 1 << 20), (3, 5 << 20), (2, None)]:
+    small = _smallest_budget(m, draws, [1, 1, m])  # the least check_fits accepts
+    for workers, budget in [(1, small), (2, small), (3, 5 * small), (2, None)]:
         assert_same(ref, evaluate(c, workers=workers, max_memory=budget, **kw))
 
 
@@ -94,7 +111,13 @@ def test_matrix_results_do_not_depend_on_the_batch():
 def test_keep_draws_equal_metric_of_sample_posterior(dtype):
     c = _stack(6, 4, seed=2).reshape(2, 3, 4, 4)
     res = evaluate(
-        c, metrics=METRICS3, draws=1500, rng=11, dtype=dtype, keep_draws=True, max_memory=1 << 20
+        c,
+        metrics=METRICS3,
+        draws=1500,
+        rng=11,
+        dtype=dtype,
+        keep_draws=True,
+        max_memory=_smallest_budget(4, 1500, [1, 1, 4], np.dtype(dtype).itemsize),
     )
     p = sample_posterior(c, draws=1500, rng=11, dtype=dtype)
     assert p.dtype == dtype and p.shape == (2, 3, 1500, 4, 4)
