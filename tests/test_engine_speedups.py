@@ -68,11 +68,12 @@ def test_hdi_equals_full_sort_reference(name, x, prob):
     np.testing.assert_array_equal(hdi(x, prob), reference(x, prob)["hdi"])
 
 
+FINITE = [d for d in DATA if np.isfinite(d[1]).all()]  # the engine's draws are finite
+
+
 @pytest.mark.parametrize("prob", [0.95, 0.8])
-@pytest.mark.parametrize("name,x", DATA, ids=[d[0] for d in DATA])
+@pytest.mark.parametrize("name,x", FINITE, ids=[d[0] for d in FINITE])
 def test_summarize_rows_equals_full_sort_reference(name, x, prob):
-    if not np.isfinite(x).all():
-        pytest.skip("the engine's summaries see finite draws only")
     ref = reference(x, prob, ref=0.6)
     for s in (
         summarize_rows(x, hdi_prob=prob, ref=0.6),
