@@ -29,8 +29,8 @@ import numpy as np
 from _common import machine
 
 from f1posterior import evaluate
-from f1posterior.priors import resolve_prior
-from f1posterior.sampling import concentrations
+from f1posterior._core.priors import resolve_prior
+from f1posterior._core.sampling import concentrations
 
 RESULTS = Path(__file__).resolve().parent / "results"
 METRICS = ("micro_f1", "macro_f1")

@@ -8,9 +8,9 @@ Run from the repository root (needs ``pip install 'f1posterior[distributed]'``):
 Measures, best of ``--repeat`` runs each, on the same stack and seed:
 
 * ``evaluate(..., workers=1)`` and ``workers=2`` (threads) in this process;
-* ``f1posterior.dask.evaluate`` on ``LocalCluster(processes=True, n_workers=2,
+* ``f1posterior.integrations.dask.evaluate`` on ``LocalCluster(processes=True, n_workers=2,
   threads_per_worker=1)`` with 8 blocks (cluster start-up timed apart);
-* ``f1posterior.dask.evaluate_files`` on the same cluster, 4 JSON-lines files
+* ``f1posterior.integrations.dask.evaluate_files`` on the same cluster, 4 JSON-lines files
   to 4 CSV files (reading and writing included), against ``evaluate`` of the
   in-memory stack.
 
@@ -30,8 +30,8 @@ import dask.array as da
 import numpy as np
 from _common import best_of, machine
 
-from f1posterior import dask as f1dask
 from f1posterior import evaluate
+from f1posterior.integrations import dask as f1dask
 
 RESULTS = Path(__file__).resolve().parent / "results"
 

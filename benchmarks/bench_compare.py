@@ -1,4 +1,4 @@
-"""Benchmark of f1posterior.comparison: time per call at 50,000 draws.
+"""Benchmark of f1posterior.analysis.comparison: time per call at 50,000 draws.
 
 Writes benchmarks/results/compare.json. Run: python benchmarks/bench_compare.py
 """
@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 from _common import best_of
 
-from f1posterior.comparison import compare, compare_predictions, rank_predictions
+from f1posterior.analysis.comparison import compare, compare_predictions, rank_predictions
 
 
 def case(m, n_docs=2_000, seed=0):

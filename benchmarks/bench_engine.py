@@ -38,9 +38,10 @@ from typing import Any
 import numpy as np
 from _common import machine
 
-from f1posterior import batch, evaluate, hdi, sample_posterior
-from f1posterior.priors import resolve_prior
-from f1posterior.sampling import concentrations
+from f1posterior import evaluate, hdi, sample_posterior
+from f1posterior._core.priors import resolve_prior
+from f1posterior._core.sampling import concentrations
+from f1posterior.posterior import batch
 
 RESULTS = Path(__file__).resolve().parent / "results"
 METRICS = ("micro_f1", "macro_f1")

@@ -1,7 +1,7 @@
 """Exact routes (issue 16, item 5): micro-F1 from 3M Gamma variates, recall in closed form.
 
 * micro-F1 only: the whole-table path (``M (M + 1)`` Gamma variates a draw, forced
-  with the private switch ``f1posterior.routes._ENABLED = False``) against the
+  with the private switch ``f1posterior.posterior.routes._ENABLED = False``) against the
   reduced route (``3 M``), for M = 2, 5, 20, 50: one matrix at 50,000 draws, and
   batches (100 matrices at 5,000 draws, 10 at M = 50; 1,000 at 1,000 for M <= 5).
 * recall only: the closed form (scipy, now under any prior) against the reduced
@@ -26,8 +26,9 @@ from typing import Any
 import numpy as np
 from _common import machine
 
-import f1posterior.exact as fx
-from f1posterior import evaluate, routes
+import f1posterior.posterior.exact as fx
+from f1posterior import evaluate
+from f1posterior.posterior import routes
 
 OUT = Path(__file__).parent / "results"
 

@@ -19,7 +19,7 @@ import numpy as np
 from _common import best_of, machine
 
 from f1posterior import evaluate_multilabel
-from f1posterior.gate import gate
+from f1posterior.gating.gate import gate
 
 PER_LABEL = ["f1", "precision", "recall"]
 

@@ -23,7 +23,7 @@ Implements the pre-registered protocol of ``docs/calibration.md`` exactly:
   bootstrap comes free with the BCa resamples and is recorded as an extra,
   non-pre-registered method (it takes no part in the success criteria);
 * metrics: micro-F1, macro-F1 and the per-class F1, precision and recall;
-  the truths from :data:`f1posterior.metrics.METRICS` applied to ``p``.
+  the truths from :data:`f1posterior.metrics.multiclass.METRICS` applied to ``p``.
 
 Recorded per scenario x method x metric: coverage (NaN intervals count as
 misses and are reported as ``undefined``), its binomial standard error, the
@@ -66,8 +66,8 @@ from typing import Any
 import numpy as np
 
 from f1posterior import delta_interval, evaluate, prior_preset
-from f1posterior.frequentist import DegenerateIntervalWarning, _bootstrap_many
-from f1posterior.metrics import METRICS, shared_class_sums
+from f1posterior.analysis.frequentist import DegenerateIntervalWarning, _bootstrap_many
+from f1posterior.metrics.multiclass import METRICS, shared_class_sums
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent

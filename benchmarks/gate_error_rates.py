@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 from _common import machine
 
-from f1posterior.gate import gate
+from f1posterior.gating.gate import gate
 
 RESULTS = Path(__file__).parent / "results"
 PROB = 0.95

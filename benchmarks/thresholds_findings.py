@@ -1,4 +1,5 @@
-"""Reproduce the findings of Lipton, Elkan & Naryanaswamy (2014) with f1posterior.thresholds.
+"""Reproduce the findings of Lipton, Elkan & Naryanaswamy (2014) with
+f1posterior.analysis.thresholds.
 
 Run: ``python benchmarks/thresholds_findings.py [--quick]``. Writes
 ``benchmarks/results/thresholds_findings.json`` and two figures,
@@ -30,7 +31,7 @@ import numpy as np
 from _common import machine
 from scipy import stats
 
-from f1posterior.thresholds import (
+from f1posterior.analysis.thresholds import (
     best_threshold,
     evaluate_threshold,
     expected_fbeta_decisions,

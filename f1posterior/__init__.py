@@ -8,8 +8,12 @@ Shapes: tables are ``(*batch, M, M)`` (rows = true class); metric draws are
 ``(*batch, draws)`` with the draws axis last.
 """
 
-from . import thresholds
-from .comparison import (
+from ._core.confusion import ConfusionMatrix
+from ._core.priors import PRIOR_PRESETS, prior_preset
+from ._core.sampling import sample_posterior
+from ._core.version import __version__
+from .analysis import thresholds
+from .analysis.comparison import (
     Comparison,
     Ranking,
     compare,
@@ -17,13 +21,13 @@ from .comparison import (
     rank_classifiers,
     rank_predictions,
 )
-from .documents import document_scores, evaluate_documents
-from .evaluation import Evaluation, evaluate
-from .exact import BetaPosterior, exact_posterior, exact_summary
-from .frequentist import FrequentistInterval, bootstrap_interval, delta_interval
-from .gate import Check, GateResult, assert_gate, gate
-from .inputs import MatrixInput, read_input
-from .metrics import (
+from .analysis.frequentist import FrequentistInterval, bootstrap_interval, delta_interval
+from .analysis.sensitivity import PriorSensitivity, prior_sensitivity
+from .gating.gate import Check, GateResult, assert_gate, gate
+from .gating.planning import PlanResult, plan
+from .io.readers import MatrixInput, read_input
+from .metrics.confusion import confusion_matrix, multilabel_confusion_matrix
+from .metrics.multiclass import (
     accuracy_score,
     f1_score,
     fbeta_score,
@@ -31,15 +35,11 @@ from .metrics import (
     precision_score,
     recall_score,
 )
-from .multilabel import evaluate_multilabel, multilabel_scores
-from .planning import PlanResult, plan
-from .predictions import ConfusionMatrix, confusion_matrix, multilabel_confusion_matrix
-from .priors import PRIOR_PRESETS, prior_preset
-from .sampling import sample_posterior
-from .sensitivity import PriorSensitivity, prior_sensitivity
-from .summary import MetricSummary, eti, hdi, summarize_draws
-
-__version__ = "0.1.0"
+from .posterior.documents import document_scores, evaluate_documents
+from .posterior.evaluation import Evaluation, evaluate
+from .posterior.exact import BetaPosterior, exact_posterior, exact_summary
+from .posterior.multilabel import evaluate_multilabel, multilabel_scores
+from .posterior.summary import MetricSummary, eti, hdi, summarize_draws
 
 __all__ = [
     "thresholds",

@@ -21,13 +21,9 @@ from sklearn.metrics import (  # noqa: E402
 from sklearn.metrics import f1_score as sk_f1  # noqa: E402
 
 from f1posterior import evaluate  # noqa: E402
-from f1posterior.adapters import (  # noqa: E402
-    evaluate_estimator,
-    hdi_column,
-    to_dataframe,
-    to_inference_data,
-)
-from f1posterior.data import figure3  # noqa: E402
+from f1posterior.integrations.sklearn import evaluate_estimator
+from f1posterior.io.data import figure3  # noqa: E402
+from f1posterior.posterior.frames import hdi_column, to_dataframe, to_inference_data
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", FutureWarning)

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from f1posterior import evaluate, f1_score, sample_posterior, summarize_draws
-from f1posterior.batch import check_fits, plan, summarize_rows
+from f1posterior._core.sampling import _fill_block, _stream, block_draws, draw_chunks
 from f1posterior.cli.progress import terminal_progress
-from f1posterior.metrics import METRICS
-from f1posterior.sampling import _fill_block, _stream, block_draws, draw_chunks
+from f1posterior.metrics.multiclass import METRICS
+from f1posterior.posterior.batch import check_fits, plan, summarize_rows
 
 FIELDS = ("score", "mean", "median", "std", "mc_error", "hdi", "eti", "p_below", "p_above")
 METRICS3 = ("micro_f1", "macro_f1", "f1")

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from f1posterior import evaluate
-from f1posterior.metrics import METRICS
+from f1posterior.metrics.multiclass import METRICS
 
 REPS = 300
 SE = math.sqrt(0.95 * 0.05 / REPS)

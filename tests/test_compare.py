@@ -1,4 +1,4 @@
-"""Tests of f1posterior.comparison and the ``compare`` command line.
+"""Tests of f1posterior.analysis.comparison and the ``compare`` command line.
 
 Statistical claims are checked against exact answers: the Beta law of the
 paired accuracy comparison under an aligned prior (aggregation property),
@@ -18,9 +18,10 @@ import pytest
 from scipy import integrate, stats
 
 import f1posterior
-from f1posterior import comparison, evaluate
-from f1posterior.cli import main
-from f1posterior.comparison import (
+from f1posterior import evaluate
+from f1posterior._core.priors import adaptive_alpha
+from f1posterior.analysis import comparison
+from f1posterior.analysis.comparison import (
     Comparison,
     Ranking,
     compare,
@@ -28,8 +29,8 @@ from f1posterior.comparison import (
     rank_classifiers,
     rank_predictions,
 )
-from f1posterior.predictions import confusion_matrix
-from f1posterior.priors import adaptive_alpha
+from f1posterior.cli import main
+from f1posterior.metrics.confusion import confusion_matrix
 
 K = 5.0  # Monte Carlo standard errors allowed
 
@@ -604,7 +605,7 @@ def _doc_pairs():
 
 
 def test_gate_baseline_uses_paired_model():
-    from f1posterior.gate import gate
+    from f1posterior.gating.gate import gate
 
     y, pa, pb = _doc_pairs()
     ca, cb = confusion_matrix(y, pa).counts, confusion_matrix(y, pb).counts

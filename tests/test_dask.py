@@ -1,4 +1,4 @@
-"""f1posterior.dask.evaluate against the in-memory evaluate, bit for bit."""
+"""f1posterior.integrations.dask.evaluate against the in-memory evaluate, bit for bit."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from f1posterior import evaluate
 da = pytest.importorskip("dask.array")  # CI installs dask through the test extra
 import dask  # noqa: E402
 
-from f1posterior import dask as f1dask  # noqa: E402
+from f1posterior.integrations import dask as f1dask  # noqa: E402
 
 FIELDS = ("score", "mean", "median", "std", "mc_error", "hdi", "eti", "p_below", "p_above")
 
@@ -72,7 +72,7 @@ def test_dask_class_axes_rechunked_and_exact_metrics_and_float32():
             "dask",
             {"alpha": np.ones((2, 3, 3))},
             ValueError,
-            r"alpha must be the same for every matrix with f1posterior.dask \(at most 2 dimensions\)",
+            r"alpha must be the same for every matrix with f1posterior.integrations.dask \(at most 2 dimensions\)",
         ),
         ("dask", {"draws": 0}, ValueError, r"draws must be an integer >= 1; got 0"),
     ],

@@ -1,4 +1,4 @@
-"""f1posterior.dask on a cluster of processes, and batch files as partitions.
+"""f1posterior.integrations.dask on a cluster of processes, and batch files as partitions.
 
 One ``LocalCluster(processes=True, n_workers=2, threads_per_worker=1)`` for the
 module (a few seconds to start). Results are compared bit for bit with one
@@ -19,8 +19,8 @@ import pyarrow.parquet as pq
 import pytest
 from distributed import Client, LocalCluster
 
-from f1posterior import dask as f1dask
 from f1posterior import evaluate
+from f1posterior.integrations import dask as f1dask
 
 FIELDS = ("score", "mean", "median", "std", "mc_error", "hdi", "eti", "p_below", "p_above")
 KW = dict(metrics=("micro_f1", "macro_f1", "f1"), draws=1500, ref=0.6, rng=20260901)

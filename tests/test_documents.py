@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn import metrics as skm
 
-import f1posterior.documents as docs
-from f1posterior.documents import (
+import f1posterior.posterior.documents as docs
+from f1posterior.posterior.documents import (
     BINARY_METRICS,
     RANKING_METRICS,
     document_scores,

@@ -14,9 +14,11 @@ import math
 import numpy as np
 import pytest
 
-from f1posterior import batch, evaluate, hdi, sampling, summarize_draws
-from f1posterior.batch import plan, summarize_rows
-from f1posterior.summary import _SORT_ROW, _SORT_TOTAL
+from f1posterior import evaluate, hdi, summarize_draws
+from f1posterior._core import sampling
+from f1posterior.posterior import batch
+from f1posterior.posterior.batch import plan, summarize_rows
+from f1posterior.posterior.summary import _SORT_ROW, _SORT_TOTAL
 
 
 def reference(x: np.ndarray, prob: float, ref: float | None = None) -> dict[str, np.ndarray]:

@@ -7,9 +7,15 @@ import pytest
 from scipy import integrate, stats
 
 from f1posterior import evaluate, sample_posterior
-from f1posterior.exact import BetaPosterior, exact_posterior, exact_summary, has_exact, is_aligned
-from f1posterior.metrics import METRICS
-from f1posterior.priors import adaptive_alpha, resolve_prior
+from f1posterior._core.priors import adaptive_alpha, resolve_prior
+from f1posterior.metrics.multiclass import METRICS
+from f1posterior.posterior.exact import (
+    BetaPosterior,
+    exact_posterior,
+    exact_summary,
+    has_exact,
+    is_aligned,
+)
 
 CM = np.array([[40, 10, 3], [5, 45, 2], [4, 1, 20]])
 
@@ -192,7 +198,7 @@ def test_user_callable_named_like_exact_metric_is_sampled() -> None:
 
 
 def test_falls_back_to_sampling_without_scipy(monkeypatch: pytest.MonkeyPatch) -> None:
-    import f1posterior.exact as ex
+    import f1posterior.posterior.exact as ex
 
     def missing() -> None:
         raise ImportError("no scipy")

@@ -4,7 +4,7 @@
   every prior: ``evaluate`` reports its closed form, checked against scipy.stats.beta
   and an HDI found by an independent optimiser.
 * Accuracy / micro-F1 (and recall) drawn from ``3 M`` Gamma variates a draw
-  (``f1posterior.routes``): two-sample KS tests against the whole-table path on the
+  (``f1posterior.posterior.routes``): two-sample KS tests against the whole-table path on the
   same counts and prior, with negative controls that must be rejected; bit-identical
   whatever ``workers``, ``max_memory`` and ``index_offset``.
 """
@@ -18,11 +18,12 @@ import pytest
 import scipy.optimize as so
 import scipy.stats as ss
 
-import f1posterior.exact as fx
-from f1posterior import evaluate, routes, sample_posterior
-from f1posterior.gate import gate
-from f1posterior.metrics import METRICS
-from f1posterior.priors import resolve_prior
+import f1posterior.posterior.exact as fx
+from f1posterior import evaluate, sample_posterior
+from f1posterior._core.priors import resolve_prior
+from f1posterior.gating.gate import gate
+from f1posterior.metrics.multiclass import METRICS
+from f1posterior.posterior import routes
 
 #: Unequal prevalences and recalls, so that the prevalence weighting matters.
 SKEWED = np.array(
@@ -185,7 +186,7 @@ def test_micro_f1_route_matches_the_whole_table_ks(alpha, beta, seed, monkeypatc
 
 def test_micro_f1_route_exact_mean_under_the_paper_prior():
     """E[micro-F1] = sum_j E[mu_j] E[theta_jj] (DESIGN.md), 0.80274 on the Figure 3 matrix."""
-    from f1posterior.data import figure3
+    from f1posterior.io.data import figure3
 
     c = figure3().astype(float)
     s = evaluate(c, metrics=["micro_f1"], alpha="paper", beta="paper", rng=0)["micro_f1"]

@@ -11,11 +11,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from f1posterior import evaluate, sample_posterior, sampling
-from f1posterior import metrics as mt
-from f1posterior.batch import summarize_rows
-from f1posterior.priors import adaptive_alpha
-from f1posterior.sampling import block_draws, concentrations
+from f1posterior import evaluate, sample_posterior
+from f1posterior._core import sampling
+from f1posterior._core.priors import adaptive_alpha
+from f1posterior._core.sampling import block_draws, concentrations
+from f1posterior.metrics import multiclass as mt
+from f1posterior.posterior.batch import summarize_rows
 
 ROOTS = [
     np.random.SeedSequence(0),

@@ -1,4 +1,4 @@
-"""Delta-method and multinomial-bootstrap intervals (f1posterior.frequentist).
+"""Delta-method and multinomial-bootstrap intervals (f1posterior.analysis.frequentist).
 
 Independent truths: the published example of Takahashi et al. (2022); the
 paper's closed-form variances; a generic numerical delta method (central
@@ -18,13 +18,13 @@ import numpy as np
 import pytest
 
 import f1posterior
-from f1posterior import frequentist as fq
-from f1posterior.frequentist import (
+from f1posterior.analysis import frequentist as fq
+from f1posterior.analysis.frequentist import (
     DegenerateIntervalWarning,
     bootstrap_interval,
     delta_interval,
 )
-from f1posterior.metrics import METRICS
+from f1posterior.metrics.multiclass import METRICS
 
 PAPER = np.array([[3, 0, 0], [0, 8, 0], [2, 1, 6]])
 Z95 = 1.959963984540054

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from f1posterior.cli import main
-from f1posterior.gate_config import (
+from f1posterior.gating.config import (
     CheckGroup,
     GateConfigError,
     check_groups,

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from f1posterior.gate import gate
+from f1posterior.gating.gate import gate
 
 SIMS = 300
 N = 100

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-import f1posterior.multilabel as ml
-from f1posterior.gate import GATE_MULTILABEL_METRICS, assert_gate, gate
-from f1posterior.multilabel import evaluate_multilabel, multilabel_scores
-from f1posterior.priors import adaptive_alpha
+import f1posterior.posterior.multilabel as ml
+from f1posterior._core.priors import adaptive_alpha
+from f1posterior.gating.gate import GATE_MULTILABEL_METRICS, assert_gate, gate
+from f1posterior.posterior.multilabel import evaluate_multilabel, multilabel_scores
 
 # three labels, [[tn, fp], [fn, tp]] each
 TABLES = np.array([[[50, 3], [7, 40]], [[80, 2], [4, 14]], [[60, 20], [10, 10]]], dtype=float)

@@ -11,8 +11,8 @@ import pytest
 from scipy import stats
 
 from f1posterior.cli import main
-from f1posterior.gate import assert_gate, gate
-from f1posterior.predictions import confusion_matrix
+from f1posterior.gating.gate import assert_gate, gate
+from f1posterior.metrics.confusion import confusion_matrix
 
 CM = [[50, 5, 0], [3, 40, 2], [2, 2, 0]]  # class c: 4 true documents, none found
 LABELS = ["a", "b", "c"]
@@ -365,7 +365,7 @@ def test_multilabel_predictions() -> None:
     rng = np.random.default_rng(5)
     yt = rng.integers(0, 2, (300, 2))
     yp = np.where(rng.random((300, 2)) < 0.9, yt, 1 - yt)
-    from f1posterior.predictions import multilabel_confusion_matrix
+    from f1posterior.metrics.confusion import multilabel_confusion_matrix
 
     kw = dict(multilabel=True, minimums={"f1": 0.7}, **EXACT)
     a = gate(y_true=yt, y_pred=yp, **kw)

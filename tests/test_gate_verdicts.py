@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from f1posterior.gate import MIN_DRAWS, gate
+from f1posterior.gating.gate import MIN_DRAWS, gate
 
 NEW = [[40, 10], [5, 45]]
 
@@ -292,7 +292,7 @@ def test_duplicate_labels_are_input_errors(
 
 
 def test_label_order_is_deterministic_across_hash_seeds(tmp_path: Path) -> None:
-    from f1posterior.inputs import _sort_labels
+    from f1posterior.io.readers import _sort_labels
 
     assert _sort_labels({"1", "01", "2", "10"}) == ["01", "1", "2", "10"]
     rows = ["y_true,y_pred"] + ["1,1"] * 30 + ["01,01"] * 5 + ["1,01"] * 4 + ["01,1"] * 6
@@ -421,7 +421,7 @@ def test_junit_xml_unwritable_is_exit_2(tmp_path: Path, matrix: str) -> None:
 
 
 def test_assert_gate_inconclusive_policy() -> None:
-    from f1posterior.gate import assert_gate
+    from f1posterior.gating.gate import assert_gate
 
     kw = dict(minimums={"micro_f1": 0.85}, alpha=1.0, beta="aligned")  # INCONCLUSIVE
     with pytest.raises(AssertionError, match="INCONCLUSIVE  micro_f1 >= 0.85"):
@@ -437,7 +437,7 @@ def test_assert_gate_inconclusive_policy() -> None:
 def test_assert_gate_frame_is_hidden_from_pytest() -> None:
     import inspect
 
-    from f1posterior.gate import assert_gate
+    from f1posterior.gating.gate import assert_gate
 
     assert "__tracebackhide__ = True" in inspect.getsource(assert_gate)
 

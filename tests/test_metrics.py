@@ -18,7 +18,7 @@ from f1posterior import (
     precision_score,
     recall_score,
 )
-from f1posterior.metrics import METRICS, UndefinedMetricWarning
+from f1posterior.metrics.multiclass import METRICS, UndefinedMetricWarning
 
 
 def predictions_from_table(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

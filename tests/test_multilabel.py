@@ -9,16 +9,16 @@ from hypothesis import strategies as st
 from scipy import stats
 from sklearn import metrics as skm
 
-import f1posterior.multilabel as ml
+import f1posterior.posterior.multilabel as ml
 from f1posterior import evaluate
-from f1posterior.multilabel import (
+from f1posterior._core.priors import adaptive_alpha
+from f1posterior.metrics.confusion import multilabel_confusion_matrix
+from f1posterior.posterior.multilabel import (
     MULTILABEL_METRICS,
     PER_LABEL_METRICS,
     evaluate_multilabel,
     multilabel_scores,
 )
-from f1posterior.predictions import multilabel_confusion_matrix
-from f1posterior.priors import adaptive_alpha
 
 TABLES = np.array(
     [[[50, 3], [7, 40]], [[80, 12], [2, 6]], [[95, 0], [5, 0]], [[60, 20], [10, 10]]],
@@ -105,7 +105,7 @@ def test_micro_pooling_equals_summing_tables(t):
 
 def test_posterior_of_micro_f1_uses_pooled_expected_counts():
     """Draw by draw, micro-F1 equals F1 of the summed expected-count tables."""
-    from f1posterior.sampling import sample_posterior
+    from f1posterior._core.sampling import sample_posterior
 
     res = evaluate_multilabel(TABLES, metrics=["micro_f1"], draws=500, rng=3, keep_draws=True)
     cells = (
@@ -485,7 +485,7 @@ def test_cli_summarize_multilabel_npy_and_json(tmp_path, capsys):
     path = tmp_path / "p.json"
     path.write_text(json.dumps({"y_true": yt.tolist(), "y_pred": yp.tolist(), "labels": "abc"}))
     with pytest.raises(TypeError, match="labels must be a sequence"):
-        from f1posterior.inputs import read_multilabel
+        from f1posterior.io.readers import read_multilabel
 
         read_multilabel(path)
     path.write_text(

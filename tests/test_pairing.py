@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from f1posterior.predictions import align_ids
+from f1posterior.metrics.confusion import align_ids
 
 
 class TestAlignIds:

@@ -23,11 +23,11 @@ import pytest  # noqa: E402
 from scipy import stats  # noqa: E402
 
 from f1posterior import evaluate  # noqa: E402
+from f1posterior.analysis.comparison import compare  # noqa: E402
 from f1posterior.cli import main  # noqa: E402
-from f1posterior.comparison import compare  # noqa: E402
-from f1posterior.data import figure3  # noqa: E402
-from f1posterior.html_report import render_report, write_report  # noqa: E402
-from f1posterior.plots import (  # noqa: E402
+from f1posterior.io.data import figure3  # noqa: E402
+from f1posterior.report.html import render_report, write_report  # noqa: E402
+from f1posterior.report.plots import (
     _density,
     plot_comparison,
     plot_forest,
@@ -345,8 +345,8 @@ def test_missing_matplotlib_names_the_extra(res, monkeypatch):
 
 def test_import_does_not_load_optional_extras():
     code = (
-        "import sys, f1posterior, f1posterior.plots, f1posterior.adapters, "
-        "f1posterior.html_report; "
+        "import sys, f1posterior, f1posterior.report.plots, f1posterior.posterior.frames, "
+        "f1posterior.report.html; "
         "print(sorted(m for m in ('matplotlib', 'pandas', 'arviz') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

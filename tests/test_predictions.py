@@ -10,11 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn import metrics as skm
 
-from f1posterior.predictions import (
-    ConfusionMatrix,
-    confusion_matrix,
-    multilabel_confusion_matrix,
-)
+from f1posterior._core.confusion import ConfusionMatrix
+from f1posterior.metrics.confusion import confusion_matrix, multilabel_confusion_matrix
 
 # --- confusion_matrix -------------------------------------------------------------------
 

@@ -10,7 +10,7 @@ import pytest
 
 import f1posterior as fp
 from f1posterior import PRIOR_PRESETS, evaluate, prior_preset, sample_posterior
-from f1posterior.priors import DEFAULT_PRIOR, PRIOR_HELP, adaptive_alpha, resolve_prior
+from f1posterior._core.priors import DEFAULT_PRIOR, PRIOR_HELP, adaptive_alpha, resolve_prior
 
 PRESETS = list(PRIOR_PRESETS)
 TABLE = np.array([[30, 3, 1], [4, 20, 2], [1, 2, 12]])
@@ -160,7 +160,7 @@ def test_every_preset_in_gate_compare_rank_sensitivity_thresholds(name):
 
 def test_paired_marginal_prior_is_the_resolved_prior_for_every_preset():
     """Summed over the other model's cells, the joint prior is the core's prior of the mean table."""
-    from f1posterior.comparison import _joint_counts, _marginal_tables, _paired_prior
+    from f1posterior.analysis.comparison import _joint_counts, _marginal_tables, _paired_prior
 
     rng = np.random.default_rng(3)
     y = rng.integers(0, 4, 300)

@@ -22,9 +22,9 @@ from f1posterior import (
     rank_classifiers,
     sample_posterior,
 )
-from f1posterior.report import format_markdown, format_table, rows
-from f1posterior.validation import as_counts, check_counts, labelled_counts
-from f1posterior.writers import RowWriter
+from f1posterior._core.validation import as_counts, check_counts, labelled_counts
+from f1posterior.io.writers import RowWriter
+from f1posterior.posterior.table import format_markdown, format_table, rows
 
 # The case: predictions a categorical whose class order differs from the truth's.
 Y_TRUE = ["a", "a", "b", "b", "c", "b", "c"]

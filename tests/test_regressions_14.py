@@ -18,24 +18,24 @@ from sklearn.exceptions import UndefinedMetricWarning as SkUndefinedMetricWarnin
 from sklearn.metrics import confusion_matrix as sk_confusion_matrix
 from sklearn.metrics import precision_recall_fscore_support
 
-from f1posterior._results import value_hash_key, values_equal
-from f1posterior.comparison import compare, rank_classifiers
-from f1posterior.data import figure3
-from f1posterior.evaluation import evaluate
-from f1posterior.frequentist import FrequentistInterval, bootstrap_interval, delta_interval
-from f1posterior.gate import gate
-from f1posterior.metrics import (
+from f1posterior._core.results import value_hash_key, values_equal
+from f1posterior._core.sampling import _stream_seed
+from f1posterior._core.validation import child_seed
+from f1posterior.analysis.comparison import compare, rank_classifiers
+from f1posterior.analysis.frequentist import FrequentistInterval, bootstrap_interval, delta_interval
+from f1posterior.analysis.sensitivity import prior_sensitivity
+from f1posterior.analysis.thresholds import best_threshold
+from f1posterior.gating.gate import gate
+from f1posterior.gating.planning import plan
+from f1posterior.io.data import figure3
+from f1posterior.metrics.multiclass import (
     UndefinedMetricWarning,
     f1_score,
     fbeta_score,
     precision_score,
     recall_score,
 )
-from f1posterior.planning import plan
-from f1posterior.sampling import _stream_seed
-from f1posterior.sensitivity import prior_sensitivity
-from f1posterior.thresholds import best_threshold
-from f1posterior.validation import child_seed
+from f1posterior.posterior.evaluation import evaluate
 
 C = figure3()
 BASE = C + np.diag([3, -1, 0, 0, 0])  # a baseline one class better, one worse
@@ -279,9 +279,9 @@ def test_point_metrics_equal_scikit_learns(m, data, average, zero_division, beta
 
 
 def test_input_objects_compare_by_value():
-    from f1posterior.inputs import MatrixInput
-    from f1posterior.predictions import confusion_matrix
-    from f1posterior.streaming import BatchChunk
+    from f1posterior.io.readers import MatrixInput
+    from f1posterior.io.streaming import BatchChunk
+    from f1posterior.metrics.confusion import confusion_matrix
 
     a, b = confusion_matrix([0, 1, 1], [0, 1, 0]), confusion_matrix([0, 1, 1], [0, 1, 0])
     assert a == b and hash(a) == hash(b) and a != confusion_matrix([0, 1, 1], [0, 1, 1])

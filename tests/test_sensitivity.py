@@ -1,4 +1,4 @@
-"""Tests of f1posterior.sensitivity and ``summarize --prior-sensitivity``."""
+"""Tests of f1posterior.analysis.sensitivity and ``summarize --prior-sensitivity``."""
 
 from __future__ import annotations
 
@@ -9,14 +9,14 @@ import pytest
 from sklearn.metrics import f1_score
 
 from f1posterior import evaluate
-from f1posterior.cli import main
-from f1posterior.priors import adaptive_alpha
-from f1posterior.sensitivity import (
+from f1posterior._core.priors import adaptive_alpha
+from f1posterior.analysis.sensitivity import (
     DEFAULT_PRIORS,
     DEFAULT_THRESHOLD,
     PriorSensitivity,
     prior_sensitivity,
 )
+from f1posterior.cli import main
 
 K = 5.0
 #: The documented 20-document example (docs/compare.md).

@@ -17,8 +17,8 @@ import pytest
 from f1posterior import evaluate
 from f1posterior.cli import main
 from f1posterior.cli.stream import memory_size
-from f1posterior.streaming import open_batch
-from f1posterior.writers import RowWriter, atomic_output
+from f1posterior.io.streaming import open_batch
+from f1posterior.io.writers import RowWriter, atomic_output
 
 RNG = np.random.default_rng(20261122)
 STACK = RNG.integers(0, 25, size=(23, 3, 3)).astype(float)

@@ -1,4 +1,4 @@
-"""Tests of f1posterior.thresholds against brute force, enumeration and closed forms."""
+"""Tests of f1posterior.analysis.thresholds against brute force, enumeration and closed forms."""
 
 from __future__ import annotations
 
@@ -13,8 +13,7 @@ from sklearn.metrics import fbeta_score as sk_fbeta
 from sklearn.metrics import multilabel_confusion_matrix
 
 from f1posterior import evaluate
-from f1posterior.metrics import fbeta_score
-from f1posterior.thresholds import (
+from f1posterior.analysis.thresholds import (
     best_threshold,
     break_even_cutoff,
     calibrated_cutoff,
@@ -24,6 +23,7 @@ from f1posterior.thresholds import (
     proportional_cutoff,
     top_k_cutoff,
 )
+from f1posterior.metrics.multiclass import fbeta_score
 
 # --- brute-force oracles ---------------------------------------------------------------
 

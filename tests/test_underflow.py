@@ -4,7 +4,7 @@ An empty class with a tiny ``beta_j`` has a prevalence ``mu_j`` below float
 range in most draws. Its recall is ``theta_jj`` and must follow exactly
 ``Beta(alpha_jj, sum_{k != j} alpha_jk)`` whatever ``beta`` (``theta_j`` is
 independent of ``mu``); before the fix it came out exactly ``1/M`` whenever
-``mu_j`` underflowed. See the module docstring of ``f1posterior.sampling``
+``mu_j`` underflowed. See the module docstring of ``f1posterior._core.sampling``
 ("Small concentrations") for what the sampler guarantees.
 
 With ``alpha`` tiny the Beta puts most of its mass below float range, so the
@@ -21,14 +21,14 @@ import scipy.stats as ss
 from scipy.special import expit, logit, logsumexp
 
 from f1posterior import evaluate, sample_posterior
-from f1posterior.metrics import METRICS
-from f1posterior.sampling import (
+from f1posterior._core.sampling import (
     LOG_SPACE_BELOW,
     _cells_inplace,
     _gamma_chunk,
     concentrations,
     prevalence_floor,
 )
+from f1posterior.metrics.multiclass import METRICS
 
 KS_PASS = 1e-3  # a correct sampler fails this at a fixed seed with probability <= 0.001
 KS_REJECT = 1e-6  # a negative control must be rejected at least this strongly
@@ -347,7 +347,7 @@ def test_every_draw_finite_and_in_range(dtype, alpha, beta):
 
 def test_paired_model_keeps_an_empty_rows_recall_exact():
     """The paired sampler uses the core's prevalence floor: empty row's recall ~ Beta(1, 2)."""
-    from f1posterior.comparison import paired_metric_draws
+    from f1posterior.analysis.comparison import paired_metric_draws
 
     joint = np.zeros((3, 9))
     joint[0, 0], joint[0, 4], joint[1, 4], joint[1, 0] = 10, 2, 8, 1  # class 2 never true

@@ -39,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="f1posterior",
         description="How far to trust an F1 score: exact Bayesian posteriors of F-scores.",
     )
-    from .. import __version__
+    from .._core.version import __version__
 
     parser.add_argument("--version", action="version", version=f"f1posterior {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -91,7 +91,7 @@ def _show_warning(
 
 def _one_line(text: str, limit: int = 2000) -> str:
     """Whitespace (newlines included) collapsed, so the message is one line; long ones cut."""
-    from ..report import escape_text
+    from .._core.text import escape_text
 
     line = escape_text(" ".join(text.split()))  # no raw ANSI escapes on the terminal
     return line if len(line) <= limit else line[: limit - 3] + "..."

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from ..priors import DEFAULT_PRIOR, PRIOR_HELP, PRIOR_PRESETS, prior_preset
+from .._core.priors import DEFAULT_PRIOR, PRIOR_HELP, PRIOR_PRESETS, prior_preset
 
 __all__ = [
     "DEFAULT_SEED",

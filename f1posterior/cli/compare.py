@@ -32,7 +32,9 @@ from typing import Any
 
 import numpy as np
 
-from ..comparison import (
+from .._core.priors import prior_preset
+from .._core.text import escape_text
+from ..analysis.comparison import (
     Comparison,
     Ranking,
     compare,
@@ -40,7 +42,7 @@ from ..comparison import (
     rank_classifiers,
     rank_predictions,
 )
-from ..inputs import (
+from ..io.readers import (
     INPUT_FORMATS,
     _delimiter,
     _read_text,
@@ -50,10 +52,8 @@ from ..inputs import (
     is_stdin,
     read_input,
 )
-from ..metrics import METRICS, PER_CLASS_METRICS
-from ..predictions import align_ids
-from ..priors import prior_preset
-from ..report import escape_text
+from ..metrics.confusion import align_ids
+from ..metrics.multiclass import METRICS, PER_CLASS_METRICS
 from .common import add_sampling_arguments, probability
 from .input_args import ID_COL_HELP, INPUT_FORMAT_HELP, check_stdin_inputs
 
@@ -159,7 +159,8 @@ def paired_prior(name: str) -> dict[str, Any]:
     """Paired-model ``alpha``/``beta`` for a prior preset name.
 
     The paired model resolves every preset as the core does, so that each
-    model's marginal prior is the preset (:func:`f1posterior.comparison.compare_predictions`).
+    model's marginal prior is the preset
+    (:func:`f1posterior.analysis.comparison.compare_predictions`).
     """
     alpha, beta = prior_preset(name)
     return {"alpha": alpha, "beta": beta}
@@ -302,7 +303,7 @@ def pair_prediction_tables(
     """The tables with their rows in the first table's document order, or None.
 
     With ``id_col`` (every table read with its ids), rows are joined on the
-    id (:func:`f1posterior.predictions.align_ids`): the ids must match one to
+    id (:func:`f1posterior.metrics.confusion.align_ids`): the ids must match one to
     one, and a document must have the same true label in every file, else a
     ``ValueError`` names the ids. Without it, the tables are paired only when
     they list the same true labels in the same order (same length); otherwise

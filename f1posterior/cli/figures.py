@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..evaluation import Evaluation
+    from ..posterior.evaluation import Evaluation
 
 __all__ = ["PLOT_SUFFIXES", "add_output_arguments", "wants_draws", "write_outputs"]
 
@@ -26,7 +26,7 @@ def _plot_path(text: str) -> str:
 
 
 def _report_path(text: str) -> str:
-    from ..html_report import REPORT_FORMATS
+    from ..report.html import REPORT_FORMATS
 
     if Path(text).suffix.lower() not in REPORT_FORMATS:
         raise argparse.ArgumentTypeError(
@@ -68,12 +68,12 @@ def write_outputs(
         return 0
     try:
         if args.plot:
-            from ..plots import plot_summary
+            from ..report.plots import plot_summary
 
             plot_summary(result, names=names).savefig(args.plot, dpi=120)
             print(f"plot written to {args.plot}", file=sys.stderr)
         if args.report:
-            from ..html_report import write_report
+            from ..report.html import write_report
 
             write_report(result, args.report, source=source, names=names)
             print(f"report written to {args.report}", file=sys.stderr)

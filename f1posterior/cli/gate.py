@@ -4,7 +4,7 @@ Exit status 0 when every check passes, 1 when any fails, 2 on a usage or
 input error, 3 when no check fails but some are inconclusive
 (``--inconclusive pass|fail`` maps 3 to 0 or 1). See :mod:`f1posterior.gate`
 for the checks. With ``--multilabel`` FILE (and BASEFILE) hold per-label 2 x 2
-tables or indicator predictions (:func:`f1posterior.inputs.read_multilabel`),
+tables or indicator predictions (:func:`f1posterior.io.readers.read_multilabel`),
 gated with the multi-label metrics; per-label metrics are floors for every
 label.
 """
@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..gate import (
+from ..gating.gate import (
     DEFAULT_MAX_DRAWS,
     GATE_MULTILABEL_METRICS,
     MAX_DRAWS_LIMIT,
@@ -26,9 +26,9 @@ from ..gate import (
     GateResult,
     gate,
 )
-from ..inputs import MatrixInput, read_multilabel
-from ..metrics import METRICS
-from ..multilabel import MULTILABEL_METRICS
+from ..io.readers import MatrixInput, read_multilabel
+from ..metrics.multiclass import METRICS
+from ..posterior.multilabel import MULTILABEL_METRICS
 from .common import add_sampling_arguments, positive_int, prior_from_args, probability
 from .compare import paired_gate_predictions
 from .gate_config import CONFIG_DEFAULTS, add_config_arguments, apply_config, gate_config_checks

@@ -1,6 +1,6 @@
 """``f1posterior gate --config FILE`` (or ``pyproject.toml``), ``--min-support``, ``--joint``.
 
-The configuration (:mod:`f1posterior.gate_config`) supplies the flags that
+The configuration (:mod:`f1posterior.gating.config`) supplies the flags that
 the command line does not give: a flag on the command line always wins, and
 ``--metric`` checks on the command line replace the file's ``[[check]]``
 tables. Without ``--config``, a ``[tool.f1posterior.gate]`` table in
@@ -15,10 +15,10 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from ..gate import DEFAULT_MAX_DRAWS, GateResult
-from ..gate_config import GateConfig, check_groups, find_pyproject_config, load_config
-from ..inputs import is_stdin
-from ..priors import DEFAULT_PRIOR
+from .._core.priors import DEFAULT_PRIOR
+from ..gating.config import GateConfig, check_groups, find_pyproject_config, load_config
+from ..gating.gate import DEFAULT_MAX_DRAWS, GateResult
+from ..io.readers import is_stdin
 from .common import DEFAULT_SEED, positive_int
 
 __all__ = ["CONFIG_DEFAULTS", "add_config_arguments", "apply_config", "gate_config_checks"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..inputs import INPUT_FORMATS, MatrixInput, is_stdin, read_input
+from ..io.readers import INPUT_FORMATS, MatrixInput, is_stdin, read_input
 
 __all__ = ["add_input_arguments", "load_input", "check_stdin_inputs", "FILE_HELP"]
 

@@ -1,6 +1,6 @@
 """``f1posterior plan``: how many more test documents make the gate's verdict conclusive.
 
-A thin layer over :func:`f1posterior.planning.plan` (Bayesian assurance by
+A thin layer over :func:`f1posterior.gating.planning.plan` (Bayesian assurance by
 posterior-predictive simulation). Exit status 0 when the answer was found
 (or the verdict is already conclusive), 3 when the target assurance is not
 reached by ``--max-documents``, 2 on a usage or input error.
@@ -12,9 +12,9 @@ import argparse
 import json
 from typing import Any
 
-from ..metrics import METRICS
-from ..planning import DEFAULT_MAX_DOCUMENTS, MAX_DOCUMENTS_LIMIT, plan
-from ..priors import DEFAULT_PRIOR, PRIOR_HELP, PRIOR_PRESETS
+from .._core.priors import DEFAULT_PRIOR, PRIOR_HELP, PRIOR_PRESETS
+from ..gating.planning import DEFAULT_MAX_DOCUMENTS, MAX_DOCUMENTS_LIMIT, plan
+from ..metrics.multiclass import METRICS
 from .common import DEFAULT_SEED, positive_int, prior_from_args, probability, seed
 from .gate import _unit
 from .input_args import FILE_HELP, add_input_arguments, load_input

@@ -1,10 +1,10 @@
 """Batches from files: read, evaluate and write chunk by chunk (``summarize``'s batch path).
 
 Memory stays bounded whatever the batch: a chunk of matrices is read
-(:mod:`f1posterior.streaming`), evaluated with the batch engine
+(:mod:`f1posterior.io.streaming`), evaluated with the batch engine
 (``index_offset`` = the chunk's first index, so the numbers equal one
 in-memory call on the whole stack) and written as rows
-(:mod:`f1posterior.writers`) before the next chunk is read. The output file is
+(:mod:`f1posterior.io.writers`) before the next chunk is read. The output file is
 written to a temporary file and renamed when everything succeeded.
 """
 
@@ -17,9 +17,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..streaming import DEFAULT_CHUNK, BatchChunk, BatchReader, open_batch
-from ..validation import check_rng
-from ..writers import RowWriter, atomic_output
+from .._core.validation import check_rng
+from ..io.streaming import DEFAULT_CHUNK, BatchChunk, BatchReader, open_batch
+from ..io.writers import RowWriter, atomic_output
 from .progress import progress_reporter
 
 __all__ = ["add_stream_arguments", "is_batch_run", "run_stream", "memory_size"]
@@ -118,7 +118,7 @@ def is_batch_run(args: argparse.Namespace) -> bool:
 
 
 def _npy_ndim(path: str) -> int:
-    from ..streaming import _header
+    from ..io.streaming import _header
 
     try:
         with Path(path).open("rb") as fh:
@@ -172,7 +172,7 @@ def _count_lines(path: str) -> int | None:
 
 def run_stream(args: argparse.Namespace, metrics: list[str], ref: float | None, prior: dict) -> int:
     """Evaluate a batch file chunk by chunk and write one row per matrix."""
-    from ..evaluation import evaluate
+    from ..posterior.evaluation import evaluate
 
     if args.plot or args.report or args.prior_sensitivity:
         flag = "--plot" if args.plot else "--report" if args.report else "--prior-sensitivity"

@@ -6,15 +6,25 @@ import argparse
 import json
 from typing import Any
 
-from ..data import FIGURE3_LABELS, TABLE1, figure3
-from ..documents import BINARY_METRICS, DOCUMENT_METRICS, RANKING_METRICS, evaluate_documents
-from ..evaluation import Evaluation, evaluate
-from ..inputs import MatrixInput, read_documents, read_multilabel
-from ..metrics import METRICS
-from ..multilabel import MULTILABEL_METRICS, evaluate_multilabel
-from ..priors import DEFAULT_PRIOR
-from ..report import format_markdown, format_table
-from ..sensitivity import DEFAULT_PRIORS, DEFAULT_THRESHOLD, PriorSensitivity, prior_sensitivity
+from .._core.priors import DEFAULT_PRIOR
+from ..analysis.sensitivity import (
+    DEFAULT_PRIORS,
+    DEFAULT_THRESHOLD,
+    PriorSensitivity,
+    prior_sensitivity,
+)
+from ..io.data import FIGURE3_LABELS, TABLE1, figure3
+from ..io.readers import MatrixInput, read_documents, read_multilabel
+from ..metrics.multiclass import METRICS
+from ..posterior.documents import (
+    BINARY_METRICS,
+    DOCUMENT_METRICS,
+    RANKING_METRICS,
+    evaluate_documents,
+)
+from ..posterior.evaluation import Evaluation, evaluate
+from ..posterior.multilabel import MULTILABEL_METRICS, evaluate_multilabel
+from ..posterior.table import format_markdown, format_table
 from .common import add_sampling_arguments, prior_from_args, warn_prior
 from .figures import add_output_arguments, wants_draws, write_outputs
 from .input_args import FILE_HELP, add_input_arguments, load_input

@@ -1,0 +1,282 @@
+"""Dirichlet priors of the Zhang et al. model: the one resolver, and the named presets.
+
+The model has two priors: ``beta`` over the class prevalences ``mu`` (M
+entries) and ``alpha`` over each true class's row of prediction rates
+``theta_j`` (M x M entries). Every entry point (``evaluate``,
+``sample_posterior``, the gate, comparisons, rankings, multi-label tables,
+thresholds, sensitivity and the command line) resolves its prior here, with
+:func:`resolve_prior`; every preset works everywhere.
+
+Presets (each name is accepted for ``alpha`` and for ``beta``):
+
+``"adaptive"`` (the default)
+    Chosen by the calibration study (``docs/calibration.md``). With four or
+    more classes, each row's recall ``theta_jj`` gets a Beta prior with
+    Jeffreys tails centred on the table's pooled accuracy
+    ``r = (trace + 1/2) / (N + 1)``: ``Beta(a, b)`` with
+    ``(a, b) = (r / (2 (1 - r)), 1/2)`` when ``r >= 1/2`` and
+    ``(1/2, (1 - r) / (2 r))`` otherwise, each capped at
+    ``max(1/2, n_j / 2)`` so that the prior never outweighs a third of the
+    row's own documents. ``alpha_jj = a`` and the error mass ``b`` is spread
+    evenly over the ``M - 1`` other cells. With two or three classes there
+    is no common centre to estimate (Stein: shrinking towards an estimated
+    mean pays from four groups on), and every row gets ``Beta(1/2, 1/2)``
+    Jeffreys tails: ``alpha_jj = 1/2``, ``alpha_jk = 1 / (2 (M - 1))``.
+    ``beta = 1/M`` (Perks). Unlike a fixed prior it does not pull every
+    recall towards ``1/M`` (which biases every aggregate in the same
+    direction when M is large), and unlike a vanishing prior it keeps half a
+    pseudo-document in the tail of a row without errors. With four or more
+    classes it depends on the table, so it is an empirical-Bayes prior: say
+    so when you report it.
+``"paper"``
+    alpha = 1, beta = 1: the paper's prior (Zhang, Wang & Zhao 2015),
+    flat on every simplex; reproduces its Table 1. It adds M pseudo-documents
+    to every row and, with five or more classes, its intervals miss the true
+    F1 in most test sets (``docs/calibration.md``).
+``"uniform"``
+    The same numbers as ``"paper"``.
+``"jeffreys"``
+    alpha = 0.5, beta = 0.5: Jeffreys' prior for each multinomial.
+``"perks"``
+    alpha = 1/M, beta = 1/M (Perks' prior): one pseudo-document per row and
+    one on the prevalences, whatever M.
+``"aligned"`` (``beta`` only; as a full preset: alpha = 1, beta = "aligned")
+    ``beta_j = sum_k alpha_jk``. The model then collapses to one Dirichlet
+    over the M^2 cells, ``p ~ Dir(alpha + C)``, and micro-F1, per-class F1,
+    precision and recall have closed-form Beta posteriors.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+
+from .validation import describe
+
+__all__ = [
+    "PRIOR_PRESETS",
+    "PRIOR_HELP",
+    "DEFAULT_PRIOR",
+    "prior_preset",
+    "resolve_prior",
+    "describe_prior",
+    "adaptive_alpha",
+]
+
+#: The preset every entry point uses when no prior is given.
+DEFAULT_PRIOR = "adaptive"
+
+#: The adaptive prior centres recalls on the pooled accuracy from this many classes on.
+CENTRED_FROM = 4
+
+#: Named (alpha, beta) pairs accepted by ``prior_preset`` and ``--prior``.
+PRIOR_PRESETS: dict[str, tuple[float | str, float | str]] = {
+    "adaptive": ("adaptive", "adaptive"),
+    "paper": ("paper", "paper"),
+    "uniform": (1.0, 1.0),
+    "jeffreys": (0.5, 0.5),
+    "perks": ("perks", "perks"),
+    "aligned": (1.0, "aligned"),
+}
+
+#: One line per preset, for ``--help`` and reports.
+PRIOR_HELP: dict[str, str] = {
+    "adaptive": "default: Jeffreys-tailed recall prior, centred on the pooled accuracy from "
+    "M = 4 on; beta = 1/M (calibrated, docs/calibration.md)",
+    "paper": "alpha = beta = 1, the paper's prior: reproduces Table 1, under-covers for M >= 5",
+    "uniform": "alpha = beta = 1 (the same numbers as paper)",
+    "jeffreys": "alpha = beta = 0.5",
+    "perks": "alpha = beta = 1/M: one pseudo-document per row",
+    "aligned": "alpha = 1, beta_j = sum_k alpha_jk: one Dirichlet over the cells, exact "
+    "closed forms",
+}
+
+_FIXED = {"paper": 1.0, "uniform": 1.0, "jeffreys": 0.5}
+_ALPHA_NAMES = ("adaptive", "paper", "uniform", "jeffreys", "perks")
+_BETA_NAMES = (*_ALPHA_NAMES, "aligned")
+
+PriorArg = float | str | np.ndarray
+
+
+def prior_preset(name: str) -> tuple[float | str, float | str]:
+    """Return the ``(alpha, beta)`` pair of a named prior preset.
+
+    Examples
+    --------
+    >>> prior_preset("jeffreys")
+    (0.5, 0.5)
+    >>> prior_preset("adaptive")
+    ('adaptive', 'adaptive')
+    """
+    if not isinstance(name, str) or name not in PRIOR_PRESETS:
+        raise ValueError(
+            f"prior must be one of {', '.join(map(repr, PRIOR_PRESETS))}; got {describe(name)}"
+        )
+    return PRIOR_PRESETS[name]
+
+
+def adaptive_alpha(counts: np.ndarray) -> np.ndarray:
+    """The ``"adaptive"`` row prior of each table, shape ``(..., M, M)``.
+
+    Parameters
+    ----------
+    counts : ndarray, shape (..., M, M)
+        Validated confusion matrices (rows = true class).
+
+    Returns
+    -------
+    ndarray, shape (..., M, M)
+        ``alpha``: ``alpha_jj = a_j``, ``alpha_jk = b_j / (M - 1)`` for
+        ``k != j`` (see the module docstring for ``a_j`` and ``b_j``).
+
+    Examples
+    --------
+    >>> adaptive_alpha(np.array([[90.0, 10.0], [20.0, 80.0]]))  # M = 2: Jeffreys rows
+    array([[0.5, 0.5],
+           [0.5, 0.5]])
+    >>> c = np.diag([40.0, 30.0, 20.0, 10.0]) + 1.0  # pooled accuracy 104.5 / 117 (M = 4)
+    >>> adaptive_alpha(c)[0].round(3)                # Beta(4.18, 0.5), errors spread
+    array([4.18 , 0.167, 0.167, 0.167])
+    """
+    c = np.asarray(counts, dtype=np.float64)
+    m = c.shape[-1]
+    if m < CENTRED_FROM:
+        out = np.full(c.shape, 0.5 / (m - 1))
+        out[..., np.arange(m), np.arange(m)] = 0.5
+        return out
+    n = c.sum(axis=-1)
+    r = (np.trace(c, axis1=-2, axis2=-1) + 0.5) / (n.sum(axis=-1) + 1.0)
+    high = r >= 0.5
+    a = np.where(high, 0.5 * r / np.where(high, 1.0 - r, 1.0), 0.5)[..., None]
+    b = np.where(high, 0.5, 0.5 * (1.0 - r) / np.where(high, 1.0, r))[..., None]
+    cap = np.maximum(0.5, n / 2.0)
+    a, b = np.minimum(a, cap), np.minimum(b, cap)
+    out = np.repeat((b / (m - 1))[..., None], m, axis=-1)
+    idx = np.arange(m)
+    out[..., idx, idx] = a
+    return out
+
+
+def _numeric_prior(value: Any, name: str, shape: tuple[int, ...]) -> np.ndarray:
+    allowed = "a positive real number, an array of them or a preset name"
+    if isinstance(value, bool | np.bool_) or (
+        isinstance(value, np.ndarray) and value.dtype.kind in "bc"
+    ):
+        raise TypeError(f"{name} must be {allowed}; got {describe(value)}")
+    if isinstance(value, complex | np.complexfloating):
+        raise TypeError(f"{name} must be {allowed}; got {describe(value)}")
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be {allowed}; got {describe(value)}") from None
+    if arr.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must be {allowed}; got {describe(value)}")
+    arr = arr.astype(np.float64)
+    try:
+        arr = np.broadcast_to(arr, shape)
+    except ValueError:
+        raise ValueError(
+            f"{name} must broadcast to shape {shape} (it may not add batch axes); got shape "
+            f"{arr.shape}"
+        ) from None
+    if arr.size and (not np.all(np.isfinite(arr)) or np.any(arr <= 0) or np.any(arr > 1e300)):
+        raise ValueError(
+            f"{name} must be finite, > 0 and at most 1e300 everywhere; got minimum "
+            f"{float(np.min(arr))!r}, maximum {float(np.max(arr))!r}"
+        )
+    return arr
+
+
+def resolve_prior(
+    alpha: PriorArg, beta: PriorArg, counts: np.ndarray | tuple[int, ...]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Resolve ``alpha`` to ``counts.shape`` and ``beta`` to ``counts.shape[:-1]``.
+
+    Parameters
+    ----------
+    alpha : float, array_like or str
+        A positive number, an array broadcasting against ``(M, M)`` or the
+        full counts shape, or a preset name (``"adaptive"``, ``"paper"``,
+        ``"uniform"``, ``"jeffreys"``, ``"perks"``).
+    beta : float, array_like or str
+        A positive number, an array broadcasting against ``(M,)`` or
+        ``(*batch, M)``, a preset name, or ``"aligned"`` (``beta_j = sum_k
+        alpha_jk``).
+    counts : ndarray, shape (*batch, M, M), or a shape tuple
+        Validated counts. A bare shape is enough for every prior but
+        ``"adaptive"``, which depends on the counts.
+
+    Returns
+    -------
+    alpha : ndarray, shape (*batch, M, M)
+    beta : ndarray, shape (*batch, M)
+
+    Examples
+    --------
+    >>> a, b = resolve_prior("perks", "perks", np.zeros((4, 4)))
+    >>> float(a[0, 0]), b.shape
+    (0.25, (4,))
+    """
+    shape = tuple(counts) if isinstance(counts, tuple) else np.shape(counts)
+    m = shape[-1]
+    if isinstance(alpha, str):
+        if alpha not in _ALPHA_NAMES:
+            raise ValueError(
+                f"alpha must be a positive number, an array or one of "
+                f"{', '.join(map(repr, _ALPHA_NAMES))}; got {alpha!r}"
+            )
+        if alpha == "adaptive":
+            if isinstance(counts, tuple):
+                raise ValueError("alpha='adaptive' needs the counts, not only their shape")
+            alpha = adaptive_alpha(counts)
+        else:
+            alpha = 1.0 / m if alpha == "perks" else _FIXED[alpha]
+    a = _numeric_prior(alpha, "alpha", shape)
+    if isinstance(beta, str):
+        if beta not in _BETA_NAMES:
+            raise ValueError(
+                f"beta must be a positive number, an array or one of "
+                f"{', '.join(map(repr, _BETA_NAMES))}; got {beta!r}"
+            )
+        if beta == "aligned":
+            return a, a.sum(axis=-1)
+        beta = 1.0 / m if beta in ("perks", "adaptive") else _FIXED[beta]
+    b = _numeric_prior(beta, "beta", shape[:-1])
+    return a, b
+
+
+def describe_prior(alpha: Any, beta: Any) -> str:
+    """Human-readable statement of the prior used, for reports.
+
+    Examples
+    --------
+    >>> describe_prior(1.0, 1.0)
+    'alpha=1 (uniform), beta=1 (uniform)'
+    >>> describe_prior("perks", "perks")
+    'alpha=1/M (perks), beta=1/M (perks)'
+    >>> describe_prior("paper", "paper")
+    'alpha=1 (paper), beta=1 (paper)'
+    >>> describe_prior(1.0, "aligned")
+    'alpha=1 (uniform), beta=aligned (row sums of alpha: one Dirichlet over the cells)'
+    """
+    numbers_named = {"uniform": 1.0, "jeffreys": 0.5}
+
+    def one(v: Any) -> str:
+        if isinstance(v, str):
+            if v == "aligned":
+                return "aligned (row sums of alpha: one Dirichlet over the cells)"
+            if v == "perks":
+                return "1/M (perks)"
+            if v == "adaptive":
+                return "adaptive (see f1posterior.prior_preset)"
+            return f"{_FIXED[v]:g} ({v})" if v in _FIXED else repr(v)
+        if isinstance(v, numbers.Real) and not isinstance(v, bool):
+            names = [k for k, x in numbers_named.items() if x == v]
+            return f"{float(v):g}" + (f" ({names[0]})" if names else "")
+        return "array"
+
+    if isinstance(alpha, str) and alpha == beta == "adaptive":
+        return "adaptive (Jeffreys-tailed recall prior centred on the pooled accuracy; beta = 1/M)"
+    return f"alpha={one(alpha)}, beta={one(beta)}"

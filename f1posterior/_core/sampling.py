@@ -1,0 +1,595 @@
+"""Exact conjugate sampling of the posterior cell probabilities.
+
+Under the Zhang et al. model the posterior is
+
+    mu      | C ~ Dir(beta + n)          n = row sums of C
+    theta_j | C ~ Dir(alpha_j + c_j)
+
+and the cell probabilities are ``p[u, v] = mu_u * theta_uv``. One posterior
+draw of a matrix needs ``M * (M + 1)`` Gamma variates: we stack the
+concentrations into an ``(M + 1, M)`` array (rows ``0..M-1`` are
+``alpha + C``, row ``M`` is ``beta + n``), draw Gammas and normalise each row.
+
+Memory layout
+-------------
+Gamma variates of a chunk are held as ``(n_matrices, M + 1, M, draws)``: the
+draws axis varies fastest. Every reduction the metrics make over a table's
+rows or columns then runs over whole contiguous vectors of draws, which is
+several times faster than reducing tiny trailing axes of length ``M``. The
+tables handed on are transposed views, shape ``(n_matrices, draws, M, M)``,
+so callers index them as usual.
+
+Random streams (the reproducibility contract)
+---------------------------------------------
+Every matrix ``b`` (flat index into the whole batch) and every block ``k`` of
+``block_draws(M)`` consecutive draws has its own stream, seeded by
+``SeedSequence(root.entropy, spawn_key=root.spawn_key + (b, k))``. Within a
+block the stream is consumed cell by cell (row-major over the ``(M + 1, M)``
+concentrations), all the block's draws of a cell at a time. Block size
+depends on ``M`` only. So the draws of matrix ``b`` depend on the seed, ``b``,
+``M``, the number of draws and its own concentrations, never on the other
+matrices in the batch, on how work is chunked, or on how many threads run it.
+Chunks over draws always cover whole blocks and at least two draws (unless
+only one draw is asked for), so numpy evaluates every reduction in the same
+order whatever the chunking: results are bit-identical, not merely close.
+The seeds of many streams are computed at once (``_streams``: numpy's
+SeedSequence hash, vectorised over the keys and checked against SeedSequence),
+which gives the same generators ten times faster.
+
+Small concentrations
+--------------------
+Gamma(a) with a tiny ``a`` underflows to exactly 0 (``a = 1e-3`` gives values
+below 1e-300 about 0.1% of the time).
+Where any concentration of a matrix is below ``LOG_SPACE_BELOW`` that
+matrix's blocks are drawn in log space, ``log Gamma(a) = log Gamma(a + 1) +
+log(U) / a``, and rescaled by the row maximum before exponentiating, so no
+row normalises 0/0 (every row of ``theta`` and ``mu`` has an entry >= 1/M).
+A product ``mu_u * theta_uv`` can still fall below the smallest normal float
+``tiny``; two floors keep the table exact wherever a float table can be:
+
+1. Prevalences are floored at ``s = sqrt(tiny)`` (:func:`prevalence_floor`:
+   ``2**-511`` ~ 1.5e-154 in float64, ``2**-63`` ~ 1.1e-19 in float32). A
+   prevalence below ``s`` is common when a class is empty and its ``beta_j``
+   is small (70% of the draws for ``beta_j = 1e-3`` and 20 documents in
+   float64, 96% in float32). Unfloored, it underflowed to 0 in half of them,
+   every cell of its row was floored to ``tiny`` and the class's recall came
+   out exactly ``1/M``. ``s`` is a power of two, so the row
+   becomes ``s * theta_u`` exactly (wherever that is a normal number) and its
+   within-row ratios are kept.
+2. Cells are then floored at ``tiny`` (``fmax``, so even a NaN from a whole
+   row of Gammas underflowing, possible only in float32 with probability about
+   ``(3e-5)**M`` per row, becomes ``tiny``): every table is finite and
+   strictly positive, and no metric divides 0 by 0.
+
+Both floors are applied only where a value is below them (one read of the
+array checks), so a draw in which every prevalence is >= ``s`` and every cell
+>= ``tiny`` is bit-identical to one without them. What each draw guarantees
+(``eps`` = machine epsilon, ``k`` = number of prevalences raised in that
+draw, 0 in almost every draw):
+
+- A prevalence ``mu_u`` (a row sum) is exact to rounding if ``>= s``, else it
+  is reported as ``s``.
+- A ratio within one row, ``theta_uv`` (so recall ``p_uu / row_u``), is exact
+  to rounding up to an absolute error ``tiny / max(mu_u, s) <= s``: values
+  below that are reported as values in ``(0, s]``. So an empty class's recall
+  follows exactly ``Beta(alpha_jj, sum_{k != j} alpha_jk)`` above ``s``,
+  whatever ``beta`` (tests/test_underflow.py checks it with KS tests). Below
+  ``s`` no float table can keep it: ``mu_u * theta_uv`` is below float range.
+  (Rounding in log space is a relative error of about ``eps * |log U| / a``,
+  up to a few percent in float32 for ``a = 1e-6``; a Beta CDF with such a
+  small parameter moves by about ``a`` times that.)
+- Any other sum of cells (a column, ``2 tp + fp + fn``, the total) moves by at
+  most ``delta = M**2 * tiny + k * s``, upwards, so a metric ``N / D`` with
+  ``N <= D`` (precision, F-scores, accuracy, weighted averages) moves by at
+  most ``2 * delta / D``: below rounding unless ``D < 2 * delta / eps``. With
+  ``k = 0`` that is ``D < M**2 * 2e-292`` in float64 (``M**2 * 2e-31`` in
+  float32); in a draw where a prevalence was raised, ``D < k * 1.4e-138`` in
+  float64 (``k * 1.9e-12`` in float32).
+
+What can still change is therefore a ratio of two quantities that are both
+below float range (or below those bounds): for instance the precision of a
+class that is (almost) never predicted, or the F1 of a class that is never
+observed and never predicted, under ``alpha`` and ``beta`` below ~1e-3
+(~1e-2 in float32), where ``tp``, ``fn`` and ``fp`` are all like
+``exp(-1 / alpha)``. Such a value is the floored table's, not a draw from
+its posterior; only metrics computed in log space could give it.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Iterator, Sequence
+from typing import Any, cast
+
+import numpy as np
+from numpy.random.bit_generator import ISeedSequence
+from numpy.typing import ArrayLike, DTypeLike
+
+from .priors import PriorArg, resolve_prior
+from .validation import check_counts, check_draws, check_dtype, check_rng
+
+__all__ = [
+    "sample_posterior",
+    "concentrations",
+    "block_draws",
+    "iter_cell_chunks",
+    "prevalence_floor",
+]
+
+#: Gamma variates drawn and normalised at a time by :func:`sample_posterior` (8 MiB).
+_SAMPLE_CHUNK_VARIATES = 1 << 20
+#: Target number of Gamma variates per random-stream block of the batch engine.
+STREAM_BLOCK_VARIATES = 1 << 18
+#: Concentrations below this are sampled in log space.
+LOG_SPACE_BELOW = 0.1
+#: Blocks with at least this many draws are filled one cell at a time (a scalar
+#: shape per call is ~5 ns per variate cheaper than numpy's broadcasting path;
+#: below this the ~0.7 us cost of a call dominates).
+_PER_CELL_MIN_DRAWS = 128
+
+
+def block_draws(m: int) -> int:
+    """Number of draws per random-stream block for ``M = m`` classes."""
+    return max(1, STREAM_BLOCK_VARIATES // (m * (m + 1)))
+
+
+def concentrations(counts: np.ndarray, alpha: np.ndarray, beta: np.ndarray) -> np.ndarray:
+    """Posterior Dirichlet parameters stacked as ``(*batch, M + 1, M)``.
+
+    Rows ``0..M-1`` are ``alpha + C``, row ``M`` is ``beta + n``.
+    """
+    rows = alpha + counts
+    prev = beta + counts.sum(axis=-1)
+    shape = np.broadcast_shapes(rows.shape[:-2], prev.shape[:-1])
+    rows = np.broadcast_to(rows, shape + rows.shape[-2:])
+    prev = np.broadcast_to(prev, shape + prev.shape[-1:])
+    return np.concatenate([rows, prev[..., None, :]], axis=-2)
+
+
+def _stream_seed(root: np.random.SeedSequence, b: int, k: int) -> np.random.SeedSequence:
+    return np.random.SeedSequence(
+        root.entropy, spawn_key=(*root.spawn_key, b, k), pool_size=root.pool_size
+    )
+
+
+def _stream(root: np.random.SeedSequence, b: int, k: int) -> np.random.Generator:
+    return np.random.Generator(np.random.PCG64(_stream_seed(root, b, k)))
+
+
+# --- the same streams in bulk ---------------------------------------------------------
+# Creating one SeedSequence per (matrix, block) costs about 10 us, as much as drawing
+# ~500 Gamma variates. Every child differs from the root only in its last two spawn-key
+# words, so the streams' seeds are computed here for many keys at once: the hash of
+# the shared prefix (entropy and root spawn key) in Python, the last two words and the
+# state generation vectorised over uint32 arrays. This is numpy's SeedSequence
+# algorithm, repeated exactly (checked against SeedSequence itself for every root
+# before use; tests/test_fast_paths.py compares many roots and keys); PCG64 is then
+# seeded by numpy from these words, as it would be from the SeedSequence.
+_M32 = 0xFFFFFFFF
+#: Up to this many streams are seeded one by one by numpy (a single matrix's one block).
+_DIRECT_STREAMS = 2
+_INIT_A, _MULT_A = 0x43B0D7E5, 0x931E8875
+_INIT_B, _MULT_B = 0x8B51F9DD, 0x58F38DED
+_MIX_L, _MIX_R = 0xCA01F9DD, 0x4973F715
+
+
+def _uint32_words(x: Any) -> list[int]:
+    """numpy's coercion of SeedSequence entropy/spawn keys to 32-bit words."""
+    if isinstance(x, int | np.integer):
+        n = int(x)
+        out = [n & _M32]
+        n >>= 32
+        while n > 0:
+            out.append(n & _M32)
+            n >>= 32
+        return out
+    return [w for v in x for w in _uint32_words(v)]
+
+
+def _seed_prefix(root: np.random.SeedSequence) -> tuple[list[int], int]:
+    """SeedSequence pool and hash constant after mixing everything but the last two keys."""
+    pool_size = root.pool_size
+    run = _uint32_words(root.entropy)
+    run += [0] * (pool_size - len(run))  # children have a spawn key: entropy is padded
+    words = run + _uint32_words(tuple(root.spawn_key))
+    h = _INIT_A
+
+    def hashmix(v: int) -> int:
+        nonlocal h
+        v ^= h
+        h = (h * _MULT_A) & _M32
+        v = (v * h) & _M32
+        return v ^ (v >> 16)
+
+    def mix(x: int, y: int) -> int:
+        r = (_MIX_L * x - _MIX_R * y) & _M32
+        return r ^ (r >> 16)
+
+    pool = [hashmix(words[i]) for i in range(pool_size)]
+    for s in range(pool_size):
+        for d in range(pool_size):
+            if s != d:
+                pool[d] = mix(pool[d], hashmix(pool[s]))
+    for s in range(pool_size, len(words)):
+        for d in range(pool_size):
+            pool[d] = mix(pool[d], hashmix(words[s]))
+    return pool, h
+
+
+@functools.lru_cache(maxsize=256)
+def _hash_consts(h: int, n: int, mult: int) -> tuple[np.ndarray, int]:
+    """The next ``n`` values of a SeedSequence hash constant (a uint32 column), and the last.
+
+    Cached: the constant depends only on how many words were hashed before, so every
+    root of one layout (pool size, words of entropy and spawn key) asks for the same
+    ones. The column is shared and must not be written to.
+    """
+    out = []
+    for _ in range(n):
+        h = (h * mult) & _M32
+        out.append(h)
+    return np.array(out, dtype=np.uint32)[:, None], h
+
+
+def _seed_words(prefix: tuple[list[int], int], bs: np.ndarray, ks: np.ndarray) -> np.ndarray:
+    """``SeedSequence(..., spawn_key=root_key + (b, k)).generate_state(4, uint64)``, (n, 4).
+
+    ``bs`` and ``ks`` must be below 2**32 (one spawn-key word each). Vectorised over
+    the keys and the pool words (uint32 arithmetic wraps as SeedSequence's does).
+    """
+    u = np.uint32
+    pool0, h = prefix
+    n_pool = len(pool0)
+    pool = np.repeat(np.array(pool0, dtype=u)[:, None], bs.size, axis=1)  # (pool, n)
+    for key in (bs.astype(u), ks.astype(u)):
+        before = np.array([h, *_hash_consts(h, n_pool - 1, _MULT_A)[0][:, 0]], dtype=u)[:, None]
+        after, h = _hash_consts(h, n_pool, _MULT_A)
+        v = key ^ before  # hashmix of the key word with each pool word's hash constant
+        v *= after
+        v ^= v >> u(16)
+        pool *= u(_MIX_L)  # mix(pool, v)
+        v *= u(_MIX_R)
+        pool -= v
+        pool ^= pool >> u(16)
+    before = np.array([_INIT_B, *_hash_consts(_INIT_B, 7, _MULT_B)[0][:, 0]], dtype=u)[:, None]
+    after, _ = _hash_consts(_INIT_B, 8, _MULT_B)
+    v = pool[[i % n_pool for i in range(8)]] ^ before  # generate_state(8 uint32 words)
+    v *= after
+    v ^= v >> u(16)
+    return np.ascontiguousarray(v.T).astype("<u4").view("<u8").astype(np.uint64)
+
+
+class _SeedWords(ISeedSequence):
+    """A seed sequence whose PCG64 seed words were generated in advance (:func:`_streams`)."""
+
+    def __init__(self, words: np.ndarray) -> None:
+        self.words = words
+
+    def generate_state(self, n_words: int, dtype: Any = np.uint32) -> np.ndarray:
+        if n_words != 4 or np.dtype(dtype) != np.uint64:  # all that PCG64 asks for
+            raise ValueError(f"_SeedWords holds 4 uint64 words; asked for {n_words} {dtype}")
+        return self.words
+
+
+_PREFIXES: dict[int, tuple[np.random.SeedSequence, tuple[list[int], int] | None]] = {}
+
+
+def _checked_prefix(root: np.random.SeedSequence) -> tuple[list[int], int] | None:
+    """:func:`_seed_prefix` of ``root`` if it reproduces numpy's SeedSequence, else None."""
+    hit = _PREFIXES.get(id(root))
+    if hit is not None and hit[0] is root:
+        return hit[1]
+    computed = _seed_prefix(root)
+    prefix: tuple[list[int], int] | None = computed
+    bs, ks = np.array([0, 1, 2**32 - 1]), np.array([2**32 - 1, 1, 0])
+    for b, k, words in zip(bs.tolist(), ks.tolist(), _seed_words(computed, bs, ks), strict=True):
+        if not np.array_equal(_stream_seed(root, b, k).generate_state(4, np.uint64), words):
+            prefix = None  # numpy's algorithm differs from ours: seed each stream by numpy
+            break
+    if len(_PREFIXES) > 64:
+        _PREFIXES.clear()
+    _PREFIXES[id(root)] = (root, prefix)
+    return prefix
+
+
+def _streams(
+    root: np.random.SeedSequence, bs: np.ndarray, ks: np.ndarray
+) -> list[np.random.Generator]:
+    """The generators ``_stream(root, b, k)`` for every pair of ``bs`` and ``ks``, in bulk."""
+    bs = np.asarray(bs, dtype=np.int64)
+    ks = np.asarray(ks, dtype=np.int64)
+    if bs.size <= _DIRECT_STREAMS:  # cheaper than checking the bulk hash for a new root
+        return [_stream(root, b, k) for b, k in zip(bs.tolist(), ks.tolist(), strict=True)]
+    prefix = _checked_prefix(root)
+    if prefix is None or max(bs.max(), ks.max()) >= 2**32:
+        return [_stream(root, b, k) for b, k in zip(bs.tolist(), ks.tolist(), strict=True)]
+    # numpy's bit generators accept any ISeedSequence (its stubs only name SeedSequence)
+    pcg, gen = cast(Any, np.random.PCG64), np.random.Generator
+    return [gen(pcg(_SeedWords(w))) for w in _seed_words(prefix, bs, ks)]
+
+
+def _fill_block(
+    gen: np.random.Generator,
+    rows: list[list[float]],
+    conc: np.ndarray,
+    small: np.ndarray | None,
+    out: np.ndarray,
+    per_cell_min: int = _PER_CELL_MIN_DRAWS,
+) -> None:
+    """Fill one block ``out`` (M+1, M, nb) (last axis contiguous) with Gamma variates.
+
+    The stream is consumed cell by cell in row-major order, ``nb`` draws per
+    cell; both code paths below consume it identically. With ``small`` (the
+    mask of concentrations below ``LOG_SPACE_BELOW``), uniforms for the small
+    cells follow, and rows are rescaled by a positive constant per draw.
+    """
+    nb = out.shape[-1]
+    dt = out.dtype
+    if small is None and nb >= per_cell_min:
+        gamma = gen.standard_gamma
+        for r, row in enumerate(rows):
+            out_r = out[r]
+            for c, a in enumerate(row):
+                gamma(a, None, dt, out_r[c])
+        return
+    tmp = out if out.flags.c_contiguous else np.empty(out.shape, dt)
+    if small is None:
+        gen.standard_gamma(conc[..., None], dtype=dt, out=tmp)
+    else:
+        gen.standard_gamma((conc + small)[..., None], dtype=dt, out=tmp)
+        where = np.nonzero(small)
+        u = gen.random((len(where[0]), nb), dtype=dt)
+        with np.errstate(divide="ignore"):  # log(0) = -inf: a Gamma below float range
+            np.log(tmp, out=tmp)
+        inv = (1.0 / conc[where]).astype(dt)
+        tmp[where] += np.log1p(-u) * inv[:, None]  # log(1 - u), 1 - u in (0, 1]
+        tmp -= tmp.max(axis=1, keepdims=True)
+        np.exp(tmp, out=tmp)
+    if tmp is not out:
+        out[...] = tmp
+
+
+def _gamma_chunk(
+    conc: np.ndarray,
+    small_any: np.ndarray,
+    b0: int,
+    b1: int,
+    d0: int,
+    d1: int,
+    root: np.random.SeedSequence,
+    index_offset: int,
+    dtype: np.dtype,
+    work: np.ndarray | None = None,
+    gens: Sequence[np.random.Generator] | None = None,
+) -> np.ndarray:
+    """Gamma variates of matrices ``b0:b1`` and draws ``d0:d1``: (n, M+1, M, d1 - d0).
+
+    ``d0`` must be a multiple of ``block_draws(M)``. With ``work`` (a flat array of
+    ``dtype`` with room for them) the variates are written into its start, so a
+    caller can reuse one buffer for every chunk instead of allocating each time.
+    ``gens``, the chunk's streams in the order of :func:`_block_keys` (made in bulk
+    by the caller for many chunks at once), saves making them here.
+    """
+    m1, m = conc.shape[-2:]
+    bd = block_draws(m)
+    shape = (b1 - b0, m1, m, d1 - d0)
+    if work is None:
+        buf = np.empty(shape, dtype=dtype)
+    else:
+        buf = work[: math.prod(shape)].reshape(shape)
+    starts = range(d0, d1, bd)
+    if gens is None:
+        k0 = d0 // bd
+        gens = _streams(
+            root, *_block_keys(index_offset + b0, index_offset + b1, k0, k0 + len(starts))
+        )
+    streams = iter(gens)
+    smalls = small_any[b0:b1].tolist()
+    for i, rows in enumerate(conc[b0:b1].tolist()):
+        b = b0 + i
+        small = conc[b] < LOG_SPACE_BELOW if smalls[i] else None
+        if len(starts) == 1:
+            _fill_block(next(streams), rows, conc[b], small, buf[i])
+            continue
+        for s0 in starts:
+            s1 = min(d1, s0 + bd)
+            _fill_block(next(streams), rows, conc[b], small, buf[i, :, :, s0 - d0 : s1 - d0])
+    return buf
+
+
+def _block_keys(b0: int, b1: int, k0: int, k1: int) -> tuple[np.ndarray, np.ndarray]:
+    """Stream keys ``(b, k)`` of matrices ``b0:b1`` and blocks ``k0:k1``, matrix-major."""
+    return (
+        np.repeat(np.arange(b0, b1, dtype=np.int64), k1 - k0),
+        np.tile(np.arange(k0, k1, dtype=np.int64), b1 - b0),
+    )
+
+
+def prevalence_floor(dtype: DTypeLike) -> float:
+    """Smallest prevalence ``mu_u`` a table of ``dtype`` cells is built with.
+
+    The square root of the smallest normal number, a power of two: ``2**-511``
+    in float64, ``2**-63`` in float32. Multiplying a row of ``theta`` by it is
+    exact wherever the product is normal (see "Small concentrations" above).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> prevalence_floor(np.float64) == 2.0**-511, prevalence_floor(np.float32) == 2.0**-63
+    (True, True)
+    >>> bool(prevalence_floor(np.float64) ** 2 == np.finfo(np.float64).tiny)
+    True
+    """
+    return math.ldexp(1.0, int(np.finfo(dtype).minexp) // 2)
+
+
+def _cells_inplace(buf: np.ndarray, work: np.ndarray | None = None) -> np.ndarray:
+    """Turn Gammas ``(n, M+1, M, d)`` into cells ``p``, a view ``(n, d, M, M)``.
+
+    Overwrites the first ``M`` rows of ``buf``. ``work``, a flat array of
+    ``buf.dtype`` with room for ``(2 M + 1) n d`` values, holds the row sums and
+    scales instead of fresh arrays.
+    """
+    n, m1, m, d = buf.shape
+    if work is None or work.size < (m1 + m) * n * d:
+        work = np.empty((m1 + m) * n * d, dtype=buf.dtype)
+    sums = np.add.reduce(buf, axis=-2, out=work[: m1 * n * d].reshape(n, m1, d))
+    scale = np.divide(  # mu, then mu / row sum, (n, M, d)
+        buf[:, m], sums[:, m : m + 1], out=work[m1 * n * d : (m1 + m) * n * d].reshape(n, m, d)
+    )
+    floor = prevalence_floor(buf.dtype)
+    if scale.size and not scale.min() >= floor:  # one cheap read; rare: raise only then
+        np.fmax(scale, floor, out=scale)  # fmax: a NaN (0/0) becomes the floor too
+    scale /= sums[:, :m]
+    p = buf[:, :m]
+    p *= scale[:, :, None, :]
+    tiny = np.finfo(p.dtype).tiny
+    if (
+        p.size and not p.min() >= tiny
+    ):  # reading is cheaper than rewriting every cell: floor only if needed
+        np.fmax(p, tiny, out=p)
+    return p.transpose(0, 3, 1, 2)
+
+
+def draw_chunks(draws: int, m: int, max_blocks: int) -> list[tuple[int, int]]:
+    """Split ``range(draws)`` into chunks of whole blocks, at most ``max_blocks`` each.
+
+    Every chunk holds at least two draws (unless ``draws == 1``): a final
+    one-draw remainder joins the chunk before it, so numpy's reductions see
+    the same memory layout in every chunk, whatever the budget.
+    """
+    bd = block_draws(m)
+    step = max(2, max(1, max_blocks) * bd)
+    edges = [*range(0, draws, step), draws]
+    if len(edges) > 2 and edges[-1] - edges[-2] == 1:
+        del edges[-2]
+    return list(zip(edges[:-1], edges[1:], strict=True))
+
+
+def iter_cell_chunks(
+    conc: np.ndarray,
+    draws: int,
+    root: np.random.SeedSequence,
+    dtype: np.dtype,
+    max_variates: int = 1 << 22,
+    index_offset: int = 0,
+) -> Iterator[tuple[slice, slice, np.ndarray]]:
+    """Yield posterior cell draws of a flat batch in memory-bounded chunks.
+
+    Parameters
+    ----------
+    conc : ndarray, shape (B, M + 1, M)
+        Stacked posterior concentrations (see :func:`concentrations`).
+    draws : int
+        Draws per matrix.
+    root : SeedSequence
+        Root of the random streams.
+    dtype : numpy dtype
+        float64 or float32.
+    max_variates : int
+        Upper bound on the Gamma variates held in one chunk (at least one
+        block, and two draws, are always held).
+    index_offset : int
+        Flat batch index of ``conc[0]`` in the whole batch (its stream key).
+
+    Yields
+    ------
+    matrices : slice
+        Which matrices of ``conc`` the chunk covers.
+    draw_range : slice
+        Which draws the chunk covers.
+    cells : ndarray, shape (n_matrices, n_draws, M, M)
+        Posterior draws of ``p`` (a transposed view: draws vary fastest in
+        memory); the values do not depend on ``max_variates``.
+    """
+    n_mat, m1, m = conc.shape
+    per_draw = m1 * m
+    small_any = np.asarray((conc < LOG_SPACE_BELOW).any(axis=(-2, -1)))
+    if draws * per_draw <= max_variates:
+        group = max(1, max_variates // (draws * per_draw))
+        for b0 in range(0, n_mat, group):
+            b1 = min(n_mat, b0 + group)
+            buf = _gamma_chunk(conc, small_any, b0, b1, 0, draws, root, index_offset, dtype)
+            yield slice(b0, b1), slice(0, draws), _cells_inplace(buf)
+        return
+    chunks = draw_chunks(draws, m, max_variates // (block_draws(m) * per_draw))
+    for b in range(n_mat):
+        for d0, d1 in chunks:
+            buf = _gamma_chunk(conc, small_any, b, b + 1, d0, d1, root, index_offset, dtype)
+            yield slice(b, b + 1), slice(d0, d1), _cells_inplace(buf)
+
+
+def sample_posterior(
+    counts: ArrayLike,
+    *,
+    draws: int,
+    alpha: PriorArg = "adaptive",
+    beta: PriorArg = "adaptive",
+    rng: Any = None,
+    dtype: DTypeLike = np.float64,
+) -> np.ndarray:
+    """Exact posterior draws of the cell probabilities ``p = mu_u * theta_uv``.
+
+    Parameters
+    ----------
+    counts : array_like, shape (*batch, M, M)
+        Confusion matrices of whole-number counts; rows are true classes,
+        columns predicted classes (scikit-learn's layout).
+    draws : int
+        Number of posterior draws per matrix, >= 1.
+    alpha : float, array_like or {"uniform", "jeffreys"}, default 1.0
+        Dirichlet prior on each row ``theta_j``; broadcasts against ``(M, M)``
+        or ``(*batch, M, M)``.
+    beta : float, array_like or {"uniform", "jeffreys", "aligned"}, default 1.0
+        Dirichlet prior on the prevalences ``mu``; broadcasts against ``(M,)``.
+        ``"aligned"`` sets ``beta_j = sum_k alpha_jk`` (one Dirichlet over
+        the cells; see :mod:`f1posterior._core.priors`).
+    rng : None, int, SeedSequence or Generator
+        Source of randomness, passed through :func:`numpy.random.default_rng`.
+        Matrix ``b`` of the batch gets its own random streams, so its draws
+        do not depend on the other matrices (see :mod:`f1posterior._core.sampling`).
+    dtype : numpy.float64 or numpy.float32
+        Floating type of the draws.
+
+    Returns
+    -------
+    ndarray, shape (*batch, draws, M, M)
+        Posterior draws of ``p``; each ``(M, M)`` table is positive and sums
+        to 1. The array is a transposed view in which draws vary fastest in
+        memory (the layout :func:`f1posterior.evaluate` computes metrics on,
+        so a metric of these draws equals evaluate's, bit for bit); use
+        :func:`numpy.ascontiguousarray` if C order matters.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> p = sample_posterior([[8, 2], [1, 9]], draws=4, rng=0)
+    >>> p.shape
+    (4, 2, 2)
+    >>> bool(np.allclose(p.sum(axis=(-2, -1)), 1.0))
+    True
+    """
+    c = check_counts(counts)
+    n_draws = check_draws(draws)
+    dt = check_dtype(dtype)
+    root = check_rng(rng)
+    a, b = resolve_prior(alpha, beta, c)
+    conc = concentrations(c, a, b)
+    batch, m = conc.shape[:-2], conc.shape[-1]
+    flat = conc.reshape((-1, m + 1, m))
+    n_mat = flat.shape[0]
+    small_any = np.asarray((flat < LOG_SPACE_BELOW).any(axis=(-2, -1)))
+    buf = np.empty((n_mat, m + 1, m, n_draws), dtype=dt)
+    # Matrices are drawn and normalised a cache-sized group at a time, into the one
+    # output buffer: the normalising temporaries stay small and hot (one pass over a
+    # fresh buffer of the whole batch's size cost as much as drawing it). Each matrix
+    # is computed exactly as on its own, so the values do not depend on the grouping.
+    per = max(1, _SAMPLE_CHUNK_VARIATES // ((m + 1) * m * n_draws))
+    work = np.empty((2 * m + 1) * min(per, n_mat) * n_draws, dtype=dt)
+    for i0 in range(0, n_mat, per):
+        i1 = min(n_mat, i0 + per)
+        part = buf[i0:i1]
+        _gamma_chunk(flat, small_any, i0, i1, 0, n_draws, root, 0, dt, part.reshape(-1))
+        _cells_inplace(part, work)
+    return buf[:, :m].transpose(0, 3, 1, 2).reshape((*batch, n_draws, m, m))

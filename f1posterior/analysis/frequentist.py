@@ -1,0 +1,565 @@
+"""Frequentist baselines: delta-method and multinomial-bootstrap confidence intervals.
+
+These are the usual answers to "how precise is this F1 score?", offered as
+comparisons with the Bayesian posterior (see ``docs/frequentist.md`` and the
+coverage study in ``benchmarks/calibration.py``).
+
+Both treat the ``N`` documents of a table as i.i.d. draws of one cell of the
+table, ``C ~ Mult(N, p)``, with ``p_hat = C / N``.
+
+Delta method (Takahashi, Yamamoto, Kuchiba & Koyama 2022, Applied Intelligence 52;
+the same derivation for binary F1, macro precision and macro recall)
+    ``Var(metric) = g^T (diag(p) - p p^T) g / N`` with ``g`` the analytic
+    gradient of the metric in ``p``, evaluated at ``p_hat``; the interval is
+    ``estimate +- z * std_error``.
+
+Multinomial bootstrap
+    Resampling the ``N`` documents with replacement is drawing a table from
+    ``Mult(N, p_hat)``; the percentile interval takes quantiles of the metric
+    over the resampled tables, the BCa interval (Efron 1987) corrects them for
+    bias and skewness, with the acceleration from the leave-one-document-out
+    jackknife, computed once per non-empty cell and weighted by its count.
+
+Degenerate tables (the rules, documented in ``docs/frequentist.md``)
+    * The estimate is always the registry metric on the counts
+      (:data:`f1posterior.metrics.multiclass.METRICS`, scikit-learn's convention with
+      ``zero_division=0`` and all ``M`` classes): a per-class score whose
+      denominator is 0 (a class never predicted, never present, ...) counts as
+      0.
+    * Such a 0/0 term is constant under the model at ``p_hat`` (a cell with
+      no documents stays empty in every resample), so the delta method gives
+      it zero gradient and the bootstrap sees it constant: both methods agree
+      on it.
+    * A table whose metric cannot vary under ``Mult(N, p_hat)`` (a perfect
+      classifier, a single non-empty cell) has ``std_error = 0`` and a
+      zero-width interval. This is the known failure of Wald-type intervals
+      at the boundary, not a bug; the coverage study measures its cost.
+    * BCa is NaN where it is undefined: every resample strictly on one side
+      of the estimate (infinite bias correction) or a non-positive BCa
+      denominator ``1 - a (z0 + z)``. A :class:`DegenerateIntervalWarning`
+      says how many. An acceleration whose jackknife values are all equal is 0.
+    * An all-zero table, a non-square or non-count table is a ``ValueError``.
+
+Random streams: the resamples of matrix ``b`` (flat index into the batch) come
+from their own stream, ``SeedSequence(root.entropy, spawn_key=root.spawn_key
++ (b,))``, so an interval never depends on the other matrices in the batch or
+on how the work is chunked.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from statistics import NormalDist
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .._core.results import value_equality
+from .._core.validation import (
+    check_choice,
+    check_counts,
+    check_draws,
+    check_flag,
+    check_prob,
+    check_rng,
+    child_seed,
+    describe,
+)
+from ..metrics.multiclass import METRICS, resolve_metric
+
+__all__ = [
+    "FrequentistInterval",
+    "DegenerateIntervalWarning",
+    "DELTA_METRICS",
+    "delta_interval",
+    "bootstrap_interval",
+]
+
+#: Metrics with an analytic delta-method gradient.
+DELTA_METRICS = (
+    "micro_f1",
+    "accuracy",
+    "macro_f1",
+    "macro_f1_star",
+    "macro_precision",
+    "macro_recall",
+    "binary_f1",
+)
+_BOOT_METHODS = ("percentile", "bca")
+#: Bytes of resampled tables held at once.
+_BOOT_BUDGET = 32 << 20
+
+_STD_NORMAL = NormalDist()
+_ndtr_object = np.frompyfunc(_STD_NORMAL.cdf, 1, 1)
+_ndtri_object = np.frompyfunc(_STD_NORMAL.inv_cdf, 1, 1)
+
+
+def _ndtr(x: np.ndarray) -> np.ndarray:
+    """Standard normal CDF, elementwise (stdlib accuracy; used on batch-sized arrays only)."""
+    return np.asarray(_ndtr_object(np.asarray(x, dtype=float)), dtype=float)
+
+
+def _ndtri(q: np.ndarray) -> np.ndarray:
+    """Standard normal quantile of q in (0, 1), elementwise."""
+    return np.asarray(_ndtri_object(np.asarray(q, dtype=float)), dtype=float)
+
+
+class DegenerateIntervalWarning(RuntimeWarning):
+    """Some intervals were undefined and set to NaN (see the module's degenerate-table rules)."""
+
+
+@value_equality
+@dataclass(frozen=True)
+class FrequentistInterval:
+    """A confidence interval per table, from :func:`delta_interval` or :func:`bootstrap_interval`.
+
+    Attributes
+    ----------
+    estimate : float or ndarray, shape (*batch) or (*batch, K)
+        The plug-in metric of the observed counts.
+    std_error : float or ndarray, same shape as ``estimate``
+        Delta-method standard error, or the standard deviation of the
+        bootstrap distribution (``ddof=1``).
+    interval : ndarray, shape (*estimate.shape, 2)
+        Lower and upper bounds (NaN where undefined, see the module notes).
+    level : float
+        Confidence level.
+    metric : str
+        Metric name (``__name__`` of a callable).
+    method : str
+        ``"delta"``, ``"percentile"`` or ``"bca"``.
+    n : float or ndarray, shape (*batch)
+        Documents per table.
+    resamples : int or None
+        Bootstrap resamples per table (None for the delta method).
+    clipped : bool
+        Whether the interval was clipped to [0, 1] (delta method only).
+    """
+
+    estimate: Any
+    std_error: Any
+    interval: np.ndarray
+    level: float
+    metric: str
+    method: str
+    n: Any
+    resamples: int | None = None
+    clipped: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dictionary (arrays become nested lists, NaN stays float NaN)."""
+
+        def conv(v: Any) -> Any:
+            return v.tolist() if isinstance(v, np.ndarray) else v
+
+        return {
+            "estimate": conv(self.estimate),
+            "std_error": conv(self.std_error),
+            "interval": conv(self.interval),
+            "level": self.level,
+            "metric": self.metric,
+            "method": self.method,
+            "n": conv(self.n),
+            "resamples": self.resamples,
+            "clipped": self.clipped,
+        }
+
+
+def _scalar(x: np.ndarray) -> Any:
+    return float(x) if x.ndim == 0 else x
+
+
+def _z(level: float) -> float:
+    return _STD_NORMAL.inv_cdf(0.5 + level / 2.0)
+
+
+def _safe_divide(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """num / den, and 0 where den == 0 (the registry's zero_division=0)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
+
+
+# --- delta method ------------------------------------------------------------------------
+
+
+def _gradient(p: np.ndarray, name: str, pos: int) -> np.ndarray:
+    """Analytic gradient ``d metric / d p`` of shape (..., M, M) at normalised ``p``.
+
+    Every metric here is homogeneous of degree 0 in ``p``, so its partial
+    derivatives satisfy ``sum(p * g) = 0``; adding a constant to ``g`` would
+    not change the variance either (the multinomial covariance annihilates
+    the all-ones table). Each diagonal entry is written as ``(1 - score) / d``
+    so that a cell whose score is exactly 1 has exactly zero gradient, and a
+    table whose metric cannot move gets ``std_error == 0`` exactly.
+    """
+    m = p.shape[-1]
+    eye = np.eye(m, dtype=bool)
+    tp = np.diagonal(p, axis1=-2, axis2=-1)
+    row = p.sum(axis=-1)  # true class totals
+    col = p.sum(axis=-2)  # predicted class totals
+    if name in ("micro_f1", "accuracy"):
+        # f = trace(p) / sum(p): df/dp_ab = [a == b] - f (sum(p) = 1)
+        f = _safe_divide(tp.sum(axis=-1), p.sum(axis=(-2, -1)))[..., None, None]
+        return np.where(eye, 1.0 - f, -f)
+    if name in ("macro_f1", "binary_f1"):
+        # F_i = 2 tp_i / d_i, d_i = row_i + col_i; cell (a, b) lies in row a and column b:
+        # dF_i/dp_ab = [a == b == i] 2 / d_i - (F_i / d_i) ([a == i] + [b == i])
+        d = row + col
+        f = _safe_divide(2.0 * tp, d)
+        u = _safe_divide(f, d)
+        diag = _safe_divide(2.0 * (1.0 - f), d)
+        if name == "binary_f1":
+            sel = np.zeros(m)
+            sel[pos] = 1.0
+            off = -u[..., pos, None, None] * (sel[:, None] + sel[None, :])
+            on = np.where(sel.astype(bool), diag[..., pos, None], 0.0)
+            return np.where(eye, on[..., :, None], off)
+        off = -(u[..., :, None] + u[..., None, :])
+        return np.where(eye, diag[..., :, None], off) / m
+    if name == "macro_recall":
+        # R_a = tp_a / row_a: dR_a/dp_ab = ([a == b] - R_a) / row_a
+        inv, r = _safe_divide(np.ones_like(row), row), _safe_divide(tp, row)
+        return (eye - r[..., :, None]) * inv[..., :, None] / m
+    if name == "macro_precision":
+        # P_b = tp_b / col_b: dP_b/dp_ab = ([a == b] - P_b) / col_b
+        inv, q = _safe_divide(np.ones_like(col), col), _safe_divide(tp, col)
+        return (eye - q[..., None, :]) * inv[..., None, :] / m
+    if name == "macro_f1_star":
+        # F* = 2 P R / (P + R): dF*/dP = 2 R^2 / (P + R)^2, dF*/dR = 2 P^2 / (P + R)^2
+        prec = _safe_divide(tp, col).mean(axis=-1)
+        rec = _safe_divide(tp, row).mean(axis=-1)
+        s2 = (prec + rec) ** 2
+        dp = _safe_divide(2.0 * rec * rec, s2)[..., None, None]
+        dr = _safe_divide(2.0 * prec * prec, s2)[..., None, None]
+        return dp * _gradient(p, "macro_precision", pos) + dr * _gradient(p, "macro_recall", pos)
+    raise AssertionError(name)  # unreachable: names are validated
+
+
+def _delta_variance(p: np.ndarray, g: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """``g^T (diag(p) - p p^T) g / n`` over the flattened cells, vectorised."""
+    pg = (p * g).sum(axis=(-2, -1))
+    var = ((p * g * g).sum(axis=(-2, -1)) - pg * pg) / n
+    return np.maximum(var, 0.0)  # rounding can leave -1e-18 where the variance is 0
+
+
+def _check_delta(counts, metric, level, pos_label, clip):
+    c = check_counts(counts)
+    if not isinstance(metric, str):
+        raise TypeError(
+            f"metric must be one of {', '.join(DELTA_METRICS)} (the delta method needs an "
+            f"analytic gradient; use bootstrap_interval for other metrics); got {describe(metric)}"
+        )
+    name = check_choice(metric, "metric", DELTA_METRICS)
+    lev = check_prob(level, "level")
+    flag = check_flag(clip, "clip")
+    m = c.shape[-1]
+    if name == "binary_f1":
+        if m != 2:
+            raise ValueError(
+                f'metric="binary_f1" needs 2 x 2 tables; got M = {m} classes (use "macro_f1", '
+                '"micro_f1", or reduce the table to one class against the rest)'
+            )
+        pos = 1 if pos_label is None else pos_label
+        if isinstance(pos, bool) or pos not in (0, 1):
+            raise ValueError(
+                f"pos_label must be 0 or 1 (the positive class's index) with "
+                f'metric="binary_f1"; got {describe(pos_label)}'
+            )
+    elif pos_label is not None:
+        raise ValueError(f'pos_label is only used with metric="binary_f1"; got {pos_label!r}')
+    else:
+        pos = 1
+    return c, name, lev, int(pos), flag
+
+
+def delta_interval(
+    counts: ArrayLike,
+    metric: str,
+    *,
+    level: float = 0.95,
+    pos_label: int | None = None,
+    clip: bool = False,
+) -> FrequentistInterval:
+    """Delta-method (Wald) confidence interval of a metric of confusion matrices.
+
+    ``std_error = sqrt(g^T (diag(p) - p p^T) g / N)`` with ``p = C / N`` and
+    ``g`` the analytic gradient of the metric at ``p``; the interval is
+    ``estimate +- z_{(1+level)/2} std_error`` (Takahashi et al. 2022 for
+    micro- and macro-F1).
+
+    Parameters
+    ----------
+    counts : array_like, shape (*batch, M, M)
+        Confusion matrices of whole-number counts; rows are true classes.
+    metric : str
+        One of ``micro_f1`` (= ``accuracy``), ``macro_f1`` (mean of per-class
+        F1), ``macro_f1_star`` (harmonic mean of macro precision and macro
+        recall), ``macro_precision``, ``macro_recall``, ``binary_f1``
+        (2 x 2 tables, F1 of class ``pos_label``).
+    level : float, default 0.95
+        Confidence level, in (0, 1).
+    pos_label : int, optional
+        Positive class of ``binary_f1`` (0 or 1; default 1, as scikit-learn).
+        Must be None for the other metrics.
+    clip : bool, default False
+        Clip the interval to [0, 1]. Off by default, so the published
+        formulas are reproduced exactly (their intervals can pass 1).
+
+    Returns
+    -------
+    FrequentistInterval
+        ``estimate`` and ``std_error`` of shape ``(*batch)`` (floats for one
+        table), ``interval`` of shape ``(*batch, 2)``.
+
+    Examples
+    --------
+    The example of Takahashi et al. (2022), rows = truth:
+
+    >>> res = delta_interval([[3, 0, 0], [0, 8, 0], [2, 1, 6]], "macro_f1")
+    >>> round(res.estimate, 4), round(res.std_error, 4)
+    (0.8304, 0.0891)
+    >>> res.interval.round(3)
+    array([0.656, 1.005])
+    >>> delta_interval([[3, 0, 0], [0, 8, 0], [2, 1, 6]], "micro_f1").interval.round(4)
+    array([0.6935, 1.0065])
+    """
+    c, name, lev, pos, flag = _check_delta(counts, metric, level, pos_label, clip)
+    n = c.sum(axis=(-2, -1))
+    p = c / n[..., None, None]
+    if name == "binary_f1":
+        est = METRICS["f1"](c)[..., pos]
+    else:
+        est = METRICS["micro_f1" if name == "accuracy" else name](c)
+    se = np.sqrt(_delta_variance(p, _gradient(p, name, pos), n))
+    half = _z(lev) * se
+    interval = np.stack([est - half, est + half], axis=-1)
+    if flag:
+        interval = np.clip(interval, 0.0, 1.0)
+    return FrequentistInterval(
+        estimate=_scalar(np.asarray(est, dtype=float)),
+        std_error=_scalar(se),
+        interval=interval,
+        level=lev,
+        metric=name,
+        method="delta",
+        n=_scalar(n),
+        clipped=flag,
+    )
+
+
+# --- multinomial bootstrap ----------------------------------------------------------------
+
+
+def _quantiles(sorted_x: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Linear-interpolation quantiles (numpy's default) of sorted rows, per-row ``q``.
+
+    ``sorted_x`` (..., R) sorted along the last axis, ``q`` (..., k) in [0, 1]
+    or NaN; returns (..., k), NaN where ``q`` is NaN.
+    """
+    r = sorted_x.shape[-1]
+    bad = ~np.isfinite(q)
+    h = np.where(bad, 0.0, q) * (r - 1)
+    lo = np.clip(np.floor(h).astype(np.intp), 0, r - 1)
+    hi = np.minimum(lo + 1, r - 1)
+    frac = h - lo
+    a = np.take_along_axis(sorted_x, lo, axis=-1)
+    b = np.take_along_axis(sorted_x, hi, axis=-1)
+    out = a + frac * (b - a)
+    return np.where(bad, np.nan, out)
+
+
+def _jackknife_acceleration(
+    flat: np.ndarray, fn: Callable[[np.ndarray], Any], extra: tuple[int, ...]
+) -> np.ndarray:
+    """BCa acceleration from the leave-one-document-out jackknife, one value per cell.
+
+    Leaving out any of the ``c_k`` documents of cell ``k`` gives the same
+    table ``C - e_k``, so the N jackknife values are the cell values weighted
+    by the counts. ``flat`` (G, M, M) -> (G, *extra).
+    """
+    g, m = flat.shape[0], flat.shape[-1]
+    k = m * m
+    weights = flat.reshape(g, k)
+    loo = flat[:, None] - np.eye(k).reshape(1, k, m, m)
+    loo = np.where(weights[:, :, None, None] > 0, loo, flat[:, None])  # empty cells: unused
+    vals = np.asarray(fn(loo.reshape(g * k, m, m)), dtype=float).reshape(g, k, *extra)
+    w = weights.reshape(g, k, *([1] * len(extra)))
+    n = weights.sum(axis=1).reshape(g, *([1] * len(extra)))
+    mean = (w * vals).sum(axis=1) / n
+    dev = mean[:, None] - vals
+    num = (w * dev**3).sum(axis=1)
+    den = 6.0 * (w * dev**2).sum(axis=1) ** 1.5
+    return _safe_divide(num, den)  # all jackknife values equal: no skewness, a = 0
+
+
+def _bca_quantile_levels(
+    boot: np.ndarray, estimate: np.ndarray, accel: np.ndarray, level: float
+) -> np.ndarray:
+    """BCa quantile levels (..., 2), NaN where undefined.
+
+    ``z0 = Phi^-1(mid-rank of the estimate among the resamples)`` (ties count
+    half, as scipy.stats.bootstrap), ``alpha_i = Phi(z0 + (z0 + z_i) / (1 - a
+    (z0 + z_i)))`` for ``z_i = -+ z_{(1+level)/2}``.
+    """
+    r = boot.shape[-1]
+    e = estimate[..., None]
+    frac = ((boot < e).sum(axis=-1) + (boot <= e).sum(axis=-1)) / (2.0 * r)
+    ok = (frac > 0) & (frac < 1)
+    z0 = _ndtri(np.where(ok, frac, 0.5))
+    z = _z(level)
+    zs = z0[..., None] + np.array([-z, z])
+    den = 1.0 - accel[..., None] * zs
+    ok = ok[..., None] & (den > 0)
+    arg = z0[..., None] + zs / np.where(ok, den, 1.0)
+    return np.where(ok, _ndtr(arg), np.nan)
+
+
+def _check_bootstrap(counts, metric, level, resamples, method):
+    c = check_counts(counts)
+    name, fn = resolve_metric(metric, "metric")
+    lev = check_prob(level, "level")
+    r = check_draws(resamples, "resamples")
+    meth = check_choice(method, "method", _BOOT_METHODS)
+    return c, name, fn, lev, r, meth
+
+
+def _metric_on(fn: Callable[[np.ndarray], Any], tables: np.ndarray, name: str) -> np.ndarray:
+    out = np.asarray(fn(tables), dtype=float)
+    lead = tables.shape[:-2]
+    if out.shape[: len(lead)] != lead or out.ndim > len(lead) + 1:
+        raise ValueError(
+            f"metric {name!r} must map a (..., M, M) table to (...) or (..., K); got shape "
+            f"{out.shape} for a table of shape {tables.shape}"
+        )
+    return out
+
+
+def bootstrap_interval(
+    counts: ArrayLike,
+    metric: str | Callable[[np.ndarray], Any],
+    *,
+    level: float = 0.95,
+    resamples: int = 2000,
+    method: Literal["percentile", "bca"] = "percentile",
+    rng: Any = None,
+) -> FrequentistInterval:
+    """Multinomial-bootstrap confidence interval of a metric of confusion matrices.
+
+    Each resample is a table drawn from ``Mult(N, C / N)`` (the same as
+    resampling the ``N`` documents with replacement). The percentile interval
+    takes the ``(1 -+ level) / 2`` quantiles of the metric over the resamples
+    (numpy's linear interpolation); BCa (Efron 1987) shifts those quantile
+    levels by the bias correction ``z0`` and the jackknife acceleration ``a``
+    (leave-one-document-out, computed once per non-empty cell).
+
+    Parameters
+    ----------
+    counts : array_like, shape (*batch, M, M)
+        Confusion matrices of whole-number counts; rows are true classes.
+    metric : str or callable
+        A name from :data:`f1posterior.metrics.multiclass.METRICS` or a callable mapping
+        a float table ``(..., M, M)`` to ``(...)`` or ``(..., K)``.
+    level : float, default 0.95
+        Confidence level, in (0, 1).
+    resamples : int, default 2000
+        Bootstrap tables per matrix.
+    method : {"percentile", "bca"}, default "percentile"
+    rng : None, int, SeedSequence or Generator
+        Source of randomness; the same seed gives the same intervals.
+
+    Returns
+    -------
+    FrequentistInterval
+        ``estimate``, ``std_error`` (standard deviation of the resampled
+        metric) of shape ``(*batch)`` or ``(*batch, K)``, ``interval`` with a
+        trailing axis of 2.
+
+    Examples
+    --------
+    >>> res = bootstrap_interval([[40, 10], [5, 45]], "micro_f1", resamples=1000, rng=0)
+    >>> res.estimate, res.interval.shape
+    (0.85, (2,))
+    >>> bool(res.interval[0] < 0.85 < res.interval[1])
+    True
+    """
+    c, name, fn, lev, n_res, meth = _check_bootstrap(counts, metric, level, resamples, method)
+    out = _bootstrap_many(c, [(name, fn)], lev, n_res, (meth,), check_rng(rng))
+    return out[name, meth]
+
+
+def _bootstrap_many(
+    c: np.ndarray,
+    metrics: list[tuple[str, Callable[[np.ndarray], Any]]],
+    lev: float,
+    n_res: int,
+    methods: tuple[str, ...],
+    root: np.random.SeedSequence,
+) -> dict[tuple[str, str], FrequentistInterval]:
+    """Bootstrap intervals of several metrics and methods from one set of resamples.
+
+    Validated inputs; returns ``{(metric name, method): FrequentistInterval}``.
+    For one metric and method this is :func:`bootstrap_interval` (the
+    calibration study uses it to score every method on the same resamples).
+    """
+    batch, m = c.shape[:-2], c.shape[-1]
+    flat = c.reshape(-1, m, m)
+    n_mat = flat.shape[0]
+    ests = {name: _metric_on(fn, flat, name) for name, fn in metrics}
+    group = max(1, _BOOT_BUDGET // (8 * max(n_res, m * m) * m * m))
+    tail = (1.0 - lev) / 2.0
+    bounds: dict[tuple[str, str], list[np.ndarray]] = {
+        (n, k): [] for n, _ in metrics for k in methods
+    }
+    ses: dict[str, list[np.ndarray]] = {name: [] for name, _ in metrics}
+    n_undefined = 0
+    for g0 in range(0, n_mat, group):
+        tabs = flat[g0 : g0 + group]
+        g = tabs.shape[0]
+        res = np.zeros((g, n_res, m * m))
+        for i, table in enumerate(tabs):
+            seq = child_seed(root, g0 + i)
+            cells = table.ravel()
+            nz = np.flatnonzero(cells)
+            total = int(cells.sum())
+            draws = np.random.default_rng(seq).multinomial(total, cells[nz] / total, size=n_res)
+            res[i][:, nz] = draws
+        for name, fn in metrics:
+            extra = ests[name].shape[1:]
+            vals = _metric_on(fn, res.reshape(g * n_res, m, m), name).reshape(g, n_res, *extra)
+            vals = np.moveaxis(vals, 1, -1)  # (g, *extra, R)
+            ses[name].append(vals.std(axis=-1, ddof=1) if n_res > 1 else np.zeros(vals.shape[:-1]))
+            srt = np.sort(vals, axis=-1)
+            for meth in methods:
+                if meth == "percentile":
+                    q = np.broadcast_to(np.array([tail, 1.0 - tail]), (*srt.shape[:-1], 2))
+                else:
+                    accel = _jackknife_acceleration(tabs, fn, extra)
+                    q = _bca_quantile_levels(vals, ests[name][g0 : g0 + g], accel, lev)
+                    n_undefined += int(np.isnan(q).any(axis=-1).sum())
+                bounds[name, meth].append(_quantiles(srt, q))
+    if n_undefined:
+        warnings.warn(
+            f"{n_undefined} BCa interval(s) are undefined (every resample on one side of the "
+            "estimate, or 1 - a (z0 + z) <= 0) and are NaN; use method='percentile' there",
+            DegenerateIntervalWarning,
+            stacklevel=3,
+        )
+    out = {}
+    n_docs = _scalar(flat.sum(axis=(-2, -1)).reshape(batch))
+    for name, _ in metrics:
+        extra = ests[name].shape[1:]
+        for meth in methods:
+            out[name, meth] = FrequentistInterval(
+                estimate=_scalar(ests[name].reshape(batch + extra)),
+                std_error=_scalar(np.concatenate(ses[name]).reshape(batch + extra)),
+                interval=np.concatenate(bounds[name, meth]).reshape(batch + extra + (2,)),
+                level=lev,
+                metric=name,
+                method=meth,
+                n=n_docs,
+                resamples=n_res,
+            )
+    return out

@@ -1,0 +1,569 @@
+"""Planning the test set: how many more documents make the gate's verdict conclusive.
+
+:func:`plan` answers "the gate says INCONCLUSIVE: how many more test
+documents do I need?" by Bayesian assurance (posterior-predictive
+simulation). For a candidate number ``n`` of additional documents it draws
+``S`` parameter sets ``(mu, theta)`` from the current posterior
+(:func:`f1posterior.sample_posterior`, under the gate's prior), simulates
+``n`` more documents for each (class counts ``~ Mult(n, mu)``, row ``j ~
+Mult(n_j, theta_j)``: one multinomial over the cells ``mu_u theta_uv``),
+adds them to the observed counts, and applies the gate's rule to every
+simulated future table (PASS when ``P(condition) >= prob``, FAIL when
+``P(opposite) >= prob``; probabilities from :func:`f1posterior.evaluate` on
+the stack of ``S`` tables). ``assurance(n)`` is the fraction of conclusive
+simulations, with its binomial Monte Carlo error. The same parameter draws
+serve every ``n`` (common random numbers). Sizes: 0 (the gate itself on the
+observed table), then doubling from a round number near a tenth of the
+observed documents until the target or the cap ``max_documents``, then
+bisection (two significant digits) until the bracket is within 10%; the answer
+is the smallest size tried whose assurance reaches the target.
+
+Monte Carlo noise: probabilities with a closed form are exact (per-class
+``recall`` under any prior, since ``theta_jj`` is Beta whatever ``beta``;
+``micro_f1``, ``accuracy``, per-class ``f1`` and ``precision`` under an
+aligned prior; scipy needed). A sampled probability within
+:data:`f1posterior.gating.gate.NOISE_SIGMAS` standard errors of ``prob`` or ``1 -
+prob`` (the gate's rule) is drawn again, doubling, up to ``max_draws``; a
+table still within noise then counts as inconclusive (conservative; reported
+as ``undecided``). The assumptions (same population; a baseline's future
+table an independent sample of the same new documents; every class
+conclusive for a per-class metric unless ``require="overall"``) are listed in
+every result's ``assumptions``.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .._core.priors import PriorArg, resolve_prior
+from .._core.results import value_equality
+from .._core.sampling import sample_posterior
+from .._core.text import escape_text
+from .._core.validation import check_choice, check_draws, check_prob, check_rng, child_seed
+from ..metrics.multiclass import PER_CLASS_METRICS
+from ..posterior.evaluation import evaluate
+from .gate import DEFAULT_SEED, NOISE_SIGMAS, _check_gate_args, _check_metric_name, gate
+
+__all__ = [
+    "DEFAULT_MAX_DOCUMENTS",
+    "CurvePoint",
+    "PlanResult",
+    "plan",
+]
+
+#: Default cap on the additional documents searched (``max_documents``).
+DEFAULT_MAX_DOCUMENTS = 10_000_000
+#: The largest cap accepted.
+MAX_DOCUMENTS_LIMIT = 1_000_000_000
+#: Spawn-key word of the planner's streams (``root.spawn_key + (PLAN_KEY, ...)``).
+PLAN_KEY = 0x706C616E
+#: Bisection stops when the bracket's ends are within this ratio.
+REFINE_RATIO = 1.1
+#: ``min`` is an argument of :func:`plan` (the gate's ``--min``): the builtin by another name.
+_smaller = builtins.min
+#: Metric values held at once when differences of draws are taken (memory bound).
+_CHUNK_VALUES = 4_000_000
+
+
+#: The settings of a :class:`PlanResult`, as its JSON's ``settings``.
+_SETTINGS = (
+    "metric", "min", "baseline", "max_drop", "prob", "assurance", "require", "prior",
+    "simulations", "draws", "max_draws", "max_documents",
+)  # fmt: skip
+
+
+@value_equality
+@dataclass(frozen=True)
+class CurvePoint:
+    """Assurance at one number of additional documents.
+
+    Attributes
+    ----------
+    documents : int
+        Additional documents.
+    assurance : float
+        Fraction of the simulated future test sets with a conclusive verdict.
+    mc_error : float
+        Binomial Monte Carlo standard error of ``assurance`` (0 at 0 documents:
+        the observed table, no simulation).
+    undecided : float
+        Fraction of the simulations still within Monte Carlo noise at
+        ``max_draws`` draws (counted as inconclusive).
+    """
+
+    documents: int
+    assurance: float
+    mc_error: float
+    undecided: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dictionary of the fields."""
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+
+@value_equality
+@dataclass(frozen=True)
+class PlanResult:
+    """Result of :func:`plan`.
+
+    Attributes
+    ----------
+    additional_documents : int or None
+        Smallest number of additional documents on the grid whose assurance
+        reaches ``assurance``; 0 when the verdict is conclusive now; None when
+        not reached by ``max_documents``.
+    reached : bool
+        ``additional_documents is not None``.
+    current_verdict : str
+        The gate's overall verdict on the observed table(s).
+    documents : int
+        Documents in the observed table.
+    curve : tuple of CurvePoint
+        Every size tried, in increasing order.
+    metric, min, max_drop, baseline, prob, assurance, require
+        The settings (``baseline`` is True when a baseline was compared).
+    prior : str
+        Statement of the prior.
+    simulations, draws, max_draws, max_documents : int
+        Simulated future test sets per size, first-round and maximum posterior
+        draws per simulated table, cap on the additional documents.
+    seed : Any
+        Root seed (entropy), so that a run can be repeated.
+    assumptions : tuple of str
+        What the simulation assumes.
+    """
+
+    additional_documents: int | None
+    reached: bool
+    current_verdict: str
+    documents: int
+    curve: tuple[CurvePoint, ...]
+    metric: str
+    min: float | None
+    max_drop: float
+    baseline: bool
+    prob: float
+    assurance: float
+    require: str
+    prior: str
+    simulations: int
+    draws: int
+    max_draws: int
+    max_documents: int
+    seed: Any
+    assumptions: tuple[str, ...]
+    source: str | None = None
+
+    @property
+    def condition(self) -> str:
+        """The checks planned for, e.g. ``recall >= 0.8 (every class)``."""
+        parts = []
+        every = " (every class)" if self.metric in PER_CLASS_METRICS else ""
+        if self.min is not None:
+            parts.append(f"{self.metric} >= {self.min:g}{every}")
+        if self.baseline:
+            parts.append(f"{self.metric}: new - baseline >= {-self.max_drop:g}{every}")
+        return "; ".join(parts)
+
+    @property
+    def summary(self) -> str:
+        """One sentence: the answer."""
+        n0 = f"{self.documents:,}"
+        if self.additional_documents == 0:
+            return (
+                f"The verdict is already conclusive ({self.current_verdict.upper()}) on the "
+                f"{n0} documents you have: no more documents are needed."
+            )
+        if self.additional_documents is not None:
+            pt = next(p for p in self.curve if p.documents == self.additional_documents)
+            times = self.additional_documents / max(self.documents, 1)
+            return (
+                f"About {self.additional_documents:,} more documents ({times:.3g} times the {n0} "
+                "you have, with the same class mix and error rates) make the gate's verdict "
+                f"conclusive (PASS or FAIL) with probability {pt.assurance:.2f} +/- "
+                f"{pt.mc_error:.2f} (target {self.assurance:g})."
+            )
+        last = self.curve[-1]
+        return (
+            f"Not reached by the cap: with {last.documents:,} more documents the verdict is "
+            f"conclusive with probability only {last.assurance:.2f} +/- {last.mc_error:.2f} "
+            f"(target {self.assurance:g}); the score is likely too close to the threshold for "
+            "any test set of that size to settle it."
+        )
+
+    def __str__(self) -> str:
+        req = "every check conclusive" if self.require == "every" else "overall verdict conclusive"
+        noisy = any(p.undecided > 0 for p in self.curve)
+        lines = []
+        if self.source:
+            lines.append(f"Input: {escape_text(self.source)}")
+        lines += [
+            f"Plan: {self.condition}; PASS or FAIL at P >= {self.prob:g} ({req}); target "
+            f"assurance {self.assurance:g}",
+            f"Now: {self.current_verdict.upper()} on {self.documents:,} documents (the gate)",
+            f"Simulated: {self.simulations:,} future test sets per size; prior {self.prior}; "
+            f"{self.draws:,} to {self.max_draws:,} draws per table; seed {self.seed}",
+            "",
+            f"{'more documents':>15}  {'P(conclusive)':>13}  {'MC error':>8}"
+            + ("  noisy*" if noisy else ""),
+        ]
+        for p in self.curve:
+            err = "-" if p.documents == 0 else f"{p.mc_error:.3f}"
+            row = f"{p.documents:>15,}  {p.assurance:>13.3f}  {err:>8}"
+            row += f"  {p.undecided:>6.3f}" if noisy else ""
+            row += f"  {'#' * round(20 * p.assurance):<20}"
+            lines.append(
+                (row + ("  <-" if p.documents == self.additional_documents else "")).rstrip()
+            )
+        lines += [""]
+        if noisy:
+            lines.append(
+                f"* fraction of simulated tables still within Monte Carlo noise at "
+                f"{self.max_draws:,} draws, counted as inconclusive"
+            )
+        lines.append(self.summary)
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dictionary: ``additional_documents``, ``curve``, ``settings``, ``seed``."""
+        return {
+            "additional_documents": self.additional_documents,
+            "reached": self.reached,
+            "current_verdict": self.current_verdict,
+            "documents": self.documents,
+            "curve": [p.to_dict() for p in self.curve],
+            "summary": self.summary,
+            "settings": {k: getattr(self, k) for k in _SETTINGS},
+            "assumptions": list(self.assumptions),
+            "seed": self.seed,
+            "source": self.source,
+        }
+
+
+def _child(root: np.random.SeedSequence, *key: int) -> np.random.SeedSequence:
+    """The stream ``root.spawn_key + (PLAN_KEY, *key)``; ``root`` is never consumed."""
+    return child_seed(root, PLAN_KEY, *key)
+
+
+def _check_count(value: Any, name: str, low: int, high: int) -> int:
+    n = check_draws(value, name)
+    if not low <= n <= high:
+        raise ValueError(f"{name} must be an integer in [{low:,}, {high:,}]; got {n:,}")
+    return n
+
+
+def _nice(x: float) -> int:
+    """``x`` rounded to two significant digits."""
+    if x < 100:
+        return round(x)
+    step = 10 ** (int(math.floor(math.log10(x))) - 1)
+    return int(round(x / step) * step)
+
+
+def _verdicts(hits: np.ndarray, total: int, prob: float) -> tuple[np.ndarray, np.ndarray]:
+    """Verdicts (+1 pass, -1 fail, 0 inconclusive) and the noise flags of sampled P = hits/total.
+
+    Noisy: within ``NOISE_SIGMAS`` binomial standard errors (with ``(k + 1/2) / (n + 1)``
+    near 0 and 1, as the gate) of ``prob`` or ``1 - prob``.
+    """
+    pr = hits / total
+    pc = (hits + 0.5) / (total + 1)
+    se = np.sqrt(pc * (1.0 - pc) / total)
+    gap = np.minimum(np.abs(pr - prob), np.abs(pr - (1.0 - prob)))
+    noisy = gap <= NOISE_SIGMAS * se
+    v = np.where(pr >= prob, 1, np.where(1.0 - pr >= prob, -1, 0))
+    return np.where(noisy, 0, v), noisy
+
+
+def _adaptive(
+    hits_fn: Callable[[np.ndarray, int, int], np.ndarray],
+    s: int,
+    draws: int,
+    most: int,
+    prob: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Verdicts ``(S, K)`` and undecided flags ``(S,)`` of sampled probabilities.
+
+    ``hits_fn(idx, draws, round)`` gives the draws meeting the condition,
+    ``(len(idx), K)``, from fresh streams each round. Tables within noise are
+    drawn again, doubling their total, until clear or at ``most`` draws.
+    """
+    hits = hits_fn(np.arange(s), draws, 0).astype(np.float64)
+    v, noisy = _verdicts(hits, draws, prob)
+    active = np.flatnonzero(noisy.any(axis=-1))
+    total, r = draws, 0
+    while active.size and total < most:
+        r += 1
+        more = min(total, most - total)
+        hits[active] += hits_fn(active, more, r)
+        total += more
+        v[active], nz = _verdicts(hits[active], total, prob)
+        noisy[active] = nz
+        active = active[nz.any(axis=-1)]
+    return v, np.asarray(noisy.any(axis=-1))
+
+
+def plan(
+    counts: ArrayLike,
+    *,
+    metric: str,
+    min: float | None = None,  # noqa: A002 - the gate's --min
+    baseline: ArrayLike | None = None,
+    max_drop: float = 0.0,
+    prob: float = 0.95,
+    assurance: float = 0.8,
+    require: str = "every",
+    simulations: int = 500,
+    draws: int = 1_000,
+    max_draws: int = 32_000,
+    max_documents: int = DEFAULT_MAX_DOCUMENTS,
+    alpha: PriorArg = "adaptive",
+    beta: PriorArg = "adaptive",
+    rng: Any = DEFAULT_SEED,
+    source: str | None = None,
+) -> PlanResult:
+    """How many more test documents make the gate's verdict conclusive, with probability A.
+
+    Bayesian assurance by posterior-predictive simulation (see the module
+    docstring for the method, the Monte Carlo accounting and the assumptions).
+
+    Parameters
+    ----------
+    counts : array_like, shape (M, M)
+        One confusion matrix (rows = true class) of the model under test.
+    metric : str
+        A metric of :data:`f1posterior.metrics.multiclass.METRICS`, as in the gate.
+    min : float, optional
+        Floor ``T``: the gate's check ``P(metric >= T) >= prob``.
+    baseline : array_like, shape (M, M), optional
+        Baseline's confusion matrix: the non-inferiority check
+        ``P(new - baseline >= -max_drop) >= prob``. At least one of ``min``
+        and ``baseline`` is needed.
+    max_drop : float, default 0
+        Non-inferiority margin ``D`` in [0, 1].
+    prob : float, default 0.95
+        Probability required for PASS or FAIL, in (0.5, 1).
+    assurance : float, default 0.8
+        Target probability of a conclusive verdict, in (0, 1).
+    require : {"every", "overall"}, default "every"
+        "every": every check (every class of a per-class metric, and the
+        baseline check) must be conclusive; "overall": the gate's overall
+        verdict must be (any FAIL, or every check PASS).
+    simulations : int, default 500
+        Simulated future test sets per size (``S``, at least 50).
+    draws, max_draws : int, default 1,000 and 32,000
+        First-round and maximum posterior draws per simulated table.
+    max_documents : int, default 10,000,000
+        Cap on the additional documents searched.
+    alpha, beta : prior
+        As in :func:`f1posterior.gate` (default ``"adaptive"``).
+    rng : None, int, SeedSequence or Generator, default the gate's seed
+        Root of every random stream; a SeedSequence is never consumed.
+    source : str, optional
+        Where the counts came from (shown in the text).
+
+    Returns
+    -------
+    PlanResult
+        ``additional_documents``, ``curve``, text (``str``) and ``to_dict``.
+
+    Examples
+    --------
+    >>> res = plan([[45, 5], [8, 42]], metric="recall", min=0.8, simulations=200, rng=1)
+    >>> res.current_verdict, res.additional_documents
+    ('inconclusive', 4500)
+    >>> [(p.documents, p.assurance) for p in res.curve[3:6]]
+    [(40, 0.05), (80, 0.195), (160, 0.275)]
+    >>> plan([[90, 10], [5, 95]], metric="micro_f1", min=0.5).additional_documents
+    0
+    """
+    if min is None and baseline is None:
+        raise ValueError(
+            "plan needs a check: give min (a floor T for the metric) and/or a baseline"
+        )
+    _check_metric_name(metric, "metric")
+    mins_arg = None if min is None else [(metric, min)]
+    comp_arg = None if baseline is None else [metric]
+    c, mins, base, comp, drop, p = _check_gate_args(
+        counts, mins_arg, baseline, comp_arg, max_drop, prob, None
+    )
+    for name, arr in (("counts", c), ("baseline", base)):
+        if arr is not None and (arr.ndim != 2 or arr.shape[0] < 2):
+            raise ValueError(
+                f"{name} must be one confusion matrix (M, M) with M >= 2; got shape {arr.shape}"
+            )
+    target = check_prob(assurance, "assurance")
+    req = check_choice(require, "require", ("every", "overall"))
+    s = _check_count(simulations, "simulations", 50, 1_000_000)
+    d = _check_count(draws, "draws", 100, 10_000_000)
+    most = _check_count(max_draws, "max_draws", d, 100_000_000)
+    cap = _check_count(max_documents, "max_documents", 1, MAX_DOCUMENTS_LIMIT)
+    root = check_rng(rng)  # never consumed: streams are child_seed(root, ...)
+    # 0 more documents: the gate itself, on the same seed as `f1posterior gate --seed`
+    now = gate(c, minimums=mins or None, baseline=base, compare=comp or None, max_drop=drop,
+               prob=p, alpha=alpha, beta=beta, rng=root)  # fmt: skip
+    flags = np.array([[{"pass": 1, "fail": -1}.get(ch.verdict, 0) for ch in now.checks]])
+    common: dict[str, Any] = dict(
+        current_verdict=now.verdict, documents=int(c.sum()), metric=metric,
+        min=mins[0][1] if mins else None, max_drop=drop, baseline=base is not None, prob=p,
+        assurance=target, require=req, prior=now.prior, simulations=s, draws=d, max_draws=most,
+        max_documents=cap, seed=root.entropy, assumptions=_assumptions(base, metric, req),
+        source=source,
+    )  # fmt: skip
+    if _conclusive(flags, req)[0]:
+        now_point = (CurvePoint(0, 1.0, 0.0),)
+        return PlanResult(additional_documents=0, reached=True, curve=now_point, **common)
+
+    sim = _Simulator(c, base, metric, common["min"], drop, p, req, s, d, most, alpha, beta, root)
+    points = {0: CurvePoint(0, 0.0, 0.0)}
+
+    def at(n: int) -> float:
+        points[n] = sim.assurance(n)
+        return points[n].assurance
+
+    n = _smaller(
+        cap, 10 ** int(math.floor(math.log10(builtins.max(common["documents"], 100)))) // 10
+    )
+    lo, hi = 0, None
+    while at(n) < target:  # doubling ...
+        lo = n
+        if n >= cap:
+            break
+        n = _smaller(2 * n, cap)
+    else:
+        hi = n
+    while hi is not None and hi > lo * REFINE_RATIO and hi - lo > 1:  # ... then bisection
+        mid = _nice((lo + hi) / 2)
+        mid = mid if lo < mid < hi else (lo + hi) // 2
+        lo, hi = (lo, mid) if at(mid) >= target else (mid, hi)
+    curve = tuple(points[k] for k in sorted(points))
+    best = next((pt.documents for pt in curve if pt.assurance >= target), None)
+    return PlanResult(additional_documents=best, reached=best is not None, curve=curve, **common)
+
+
+def _assumptions(base: np.ndarray | None, metric: str, require: str) -> tuple[str, ...]:
+    out = [
+        "future documents come from the observed population: class mix mu and error rates "
+        "theta drawn from their current posterior, n documents ~ Mult(n, mu_u theta_uv)",
+        "a table still within Monte Carlo noise at max_draws draws counts as inconclusive",
+    ]
+    if base is not None:
+        out.append(
+            "both models are scored on the n new documents; their future tables are "
+            "independent samples (as the gate treats two confusion matrices; paired "
+            "predictions would usually need fewer documents)"
+        )
+    if metric in PER_CLASS_METRICS:
+        what = "every class's check" if require == "every" else "the overall verdict"
+        out.append(f"per-class metric: {what} must be conclusive")
+    return tuple(out)
+
+
+def _conclusive(v: np.ndarray, require: str) -> np.ndarray:
+    """Per simulation ``(S,)``: are the verdicts ``v`` ``(S, K)`` conclusive?"""
+    if require == "every":
+        return np.all(v != 0, axis=-1)
+    return np.any(v == -1, axis=-1) | np.all(v == 1, axis=-1)
+
+
+class _Simulator:
+    """Future tables and their gate verdicts, for any number of extra documents.
+
+    Streams under ``root.spawn_key + (PLAN_KEY, ...)``: ``(0, k)`` the parameters of
+    table ``k`` (0 new, 1 baseline), ``(1, n)`` the future documents, ``(2, n, r)``
+    round ``r`` of a floor's draws, ``(3 + k, n, r)`` of a comparison's.
+    """
+
+    def __init__(
+        self, c: np.ndarray, base: np.ndarray | None, metric: str, threshold: float | None,
+        drop: float, prob: float, require: str, s: int, draws: int, most: int, alpha: Any,
+        beta: Any, root: np.random.SeedSequence,
+    ) -> None:  # fmt: skip
+        self.tables = [c] if base is None else [c, base]
+        self.metric, self.threshold, self.drop, self.prob = metric, threshold, drop, prob
+        self.require, self.s, self.draws, self.most = require, s, draws, most
+        self.alpha, self.beta, self.root = alpha, beta, root
+        self.m = m = c.shape[-1]
+        self.params = []  # the parameters (mu, theta) as cells mu_u theta_uv, (S, M * M)
+        for k, t in enumerate(self.tables):
+            pk = sample_posterior(t, draws=s, alpha=alpha, beta=beta, rng=_child(root, 0, k))
+            flat = np.ascontiguousarray(pk).reshape(s, -1)
+            self.params.append(flat / flat.sum(axis=-1, keepdims=True))
+        a, b = resolve_prior(alpha, beta, np.broadcast_to(c, (s, m, m)))
+        from ..posterior import exact  # recall = theta_jj ~ Beta under any prior; more when aligned
+
+        self.exact = exact.scipy_available() and (
+            exact.has_exact(metric, m) and (metric == "recall" or exact.is_aligned(a, b))
+        )
+
+    def assurance(self, n: int) -> CurvePoint:
+        """Assurance of ``n`` more documents: the fraction of conclusive simulations."""
+        gen = np.random.default_rng(_child(self.root, 1, n))
+        future = [
+            t + gen.multinomial(n, p).reshape(self.s, self.m, self.m)
+            for t, p in zip(self.tables, self.params, strict=True)
+        ]
+        columns, undecided = [], np.zeros(self.s, dtype=bool)
+        if self.threshold is not None:
+            v, u = self._floor(future[0], n)
+            columns.append(v)
+            undecided |= u
+        if len(future) > 1:
+            v, u = _adaptive(
+                lambda i, d, r: self._diff_hits(future, i, d, n, r),
+                self.s, self.draws, self.most, self.prob,
+            )  # fmt: skip
+            columns.append(v)
+            undecided |= u
+        ok = _conclusive(np.concatenate(columns, axis=-1), self.require)
+        k = int(ok.sum())
+        pc = (k + 0.5) / (self.s + 1)
+        se = math.sqrt(pc * (1.0 - pc) / self.s)
+        return CurvePoint(n, k / self.s, se, float((undecided & ~ok).mean()))
+
+    def _floor(self, future: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+        t = self.threshold
+        assert t is not None
+        if self.exact:
+            from ..posterior.exact import posterior_from_concentration
+
+            a, _ = resolve_prior(self.alpha, self.beta, future)
+            pr = np.asarray(posterior_from_concentration(a + future, self.metric).sf(t))
+            pr = pr.reshape(self.s, -1)
+            v = np.where(pr >= self.prob, 1, np.where(1.0 - pr >= self.prob, -1, 0))
+            return v, np.zeros(self.s, dtype=bool)
+
+        def hits(idx: np.ndarray, d: int, r: int) -> np.ndarray:
+            ev = evaluate(future[idx], metrics=[self.metric], draws=d, alpha=self.alpha,
+                          beta=self.beta, ref=t, rng=_child(self.root, 2, n, r),
+                          prior_check=False)  # fmt: skip
+            below = np.rint(np.asarray(ev[self.metric].p_below) * d)
+            return (d - below).reshape(len(idx), -1)
+
+        return _adaptive(hits, self.s, self.draws, self.most, self.prob)
+
+    def _diff_hits(
+        self, future: list[np.ndarray], idx: np.ndarray, d: int, n: int, r: int
+    ) -> np.ndarray:
+        """Draws with ``new - base >= -drop``, ``(len(idx), K)``, chunked over the tables."""
+        width = self.m if self.metric in PER_CLASS_METRICS else 1
+        step = builtins.max(1, _CHUNK_VALUES // (d * width))
+        out = []
+        for i0 in range(0, len(idx), step):
+            sub = idx[i0 : i0 + step]
+            md = []
+            for k, table in enumerate(future):
+                ev = evaluate(table[sub], metrics=[self.metric], draws=d, alpha=self.alpha,
+                              beta=self.beta, rng=_child(self.root, 3 + k, n, r),
+                              keep_draws=True, prior_check=False, index_offset=i0)  # fmt: skip
+                assert ev.metric_draws is not None
+                md.append(ev.metric_draws[self.metric])
+            out.append(np.sum(md[0] - md[1] >= -self.drop, axis=-1).reshape(len(sub), -1))
+        return np.concatenate(out)

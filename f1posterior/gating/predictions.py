@@ -1,0 +1,156 @@
+"""Predictions given to :func:`f1posterior.gating.gate.gate` directly: ``y_true``, ``y_pred``, ...
+
+``gate(y_true=..., y_pred=...)`` is ``gate(counts)`` with ``counts`` the
+confusion matrix of the predictions (:func:`f1posterior.metrics.confusion.confusion_matrix`,
+whose label order names the classes). ``baseline_pred=`` is the baseline
+model's predictions of the **same** documents: the baseline comparison is
+then paired (the paired model of :func:`f1posterior.compare_predictions`),
+far more decisive than two independent samples. By default the two
+prediction sequences are paired position by position; with ``ids=`` (the
+documents of ``y_true``/``y_pred``) and ``baseline_ids=`` (the documents of
+``baseline_pred``, in any order) they are paired by document id
+(:func:`f1posterior.metrics.confusion.align_ids`: the ids must match one to one).
+
+With ``multilabel=True`` the predictions are ``(D, L)`` indicator matrices,
+counted with :func:`f1posterior.metrics.confusion.multilabel_confusion_matrix`; a
+baseline is then compared as an independent sample, as for multi-label
+tables.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._core.validation import describe
+
+__all__ = ["resolve_predictions"]
+
+
+def _given(**kw: Any) -> list[str]:
+    return [k for k, v in kw.items() if v is not None]
+
+
+def resolve_predictions(
+    counts: Any,
+    *,
+    baseline: Any,
+    paired: Any,
+    labels: Any,
+    multilabel: Any,
+    y_true: Any,
+    y_pred: Any,
+    baseline_pred: Any,
+    ids: Any,
+    baseline_ids: Any,
+) -> tuple[Any, Any, Any, Any]:
+    """``(counts, baseline, paired, labels)`` for :func:`gate`, from counts or predictions.
+
+    Raises
+    ------
+    TypeError
+        Neither or both of ``counts`` and ``y_true``/``y_pred``; one of
+        ``y_true``/``y_pred`` without the other; ``baseline_pred`` with
+        ``baseline``; ``paired`` with predictions; ``ids`` without
+        ``baseline_ids`` or the other way round.
+    ValueError
+        Predictions of different lengths, ids that do not match one to one
+        (from :func:`~f1posterior.metrics.confusion.align_ids`), and the errors of
+        :func:`~f1posterior.metrics.confusion.confusion_matrix`.
+    """
+    preds = _given(y_true=y_true, y_pred=y_pred)
+    extras = _given(baseline_pred=baseline_pred, ids=ids, baseline_ids=baseline_ids)
+    if not preds:
+        if counts is None:
+            raise TypeError(
+                "gate() needs the model's counts (a confusion matrix) or its predictions "
+                "(y_true= and y_pred=); got neither"
+            )
+        if extras:
+            raise TypeError(
+                f"{extras[0]}= goes with predictions (y_true= and y_pred=); got counts instead"
+            )
+        return counts, baseline, paired, labels
+    if counts is not None:
+        raise TypeError(
+            "give either counts or predictions (y_true= and y_pred=), not both; got counts "
+            f"{describe(counts)} and {' and '.join(p + '=' for p in preds)}"
+        )
+    if len(preds) == 1:
+        missing = "y_pred" if preds[0] == "y_true" else "y_true"
+        raise TypeError(f"{preds[0]}= needs {missing}= (the predictions of the same documents)")
+    if baseline_pred is not None and baseline is not None:
+        raise TypeError(
+            "give either baseline= (counts) or baseline_pred= (predictions), not both; got both"
+        )
+    if paired is not None:
+        raise TypeError(
+            "paired= is built from y_true=, y_pred= and baseline_pred=; leave paired= out"
+        )
+    if (ids is None) != (baseline_ids is None):
+        have, lack = ("ids", "baseline_ids") if ids is not None else ("baseline_ids", "ids")
+        raise TypeError(
+            f"{have}= pairs baseline_pred= with y_pred= by document id and needs {lack}= too "
+            "(the ids of y_true/y_pred and of baseline_pred); without ids the predictions are "
+            "paired position by position"
+        )
+    if baseline_ids is not None and baseline_pred is None:
+        raise TypeError("ids= and baseline_ids= align baseline_pred=, which was not given")
+    if not isinstance(multilabel, bool):
+        raise TypeError(f"multilabel must be True or False; got {describe(multilabel)}")
+    n = _length(y_true, "y_true")
+    if baseline_pred is not None:
+        nb = _length(baseline_pred, "baseline_pred")
+        if ids is not None:
+            from ..metrics.confusion import align_ids
+
+            if _length(ids, "ids") != n:
+                raise ValueError(
+                    f"ids must give one id per document of y_true ({n}); got {_length(ids, 'ids')}"
+                )
+            if _length(baseline_ids, "baseline_ids") != nb:
+                raise ValueError(
+                    f"baseline_ids must give one id per document of baseline_pred ({nb}); got "
+                    f"{_length(baseline_ids, 'baseline_ids')}"
+                )
+            perm = align_ids(ids, baseline_ids, name="ids", other_name="baseline_ids")
+            baseline_pred = _take(baseline_pred, perm)
+        elif nb != n:
+            raise ValueError(
+                f"baseline_pred must predict the {n} documents of y_true, in the same order (or "
+                f"give ids= and baseline_ids= to pair them by id); got {nb} predictions"
+            )
+    if multilabel:
+        from ..metrics.confusion import multilabel_confusion_matrix
+
+        tables = multilabel_confusion_matrix(y_true, y_pred)
+        base = None
+        if baseline_pred is not None:
+            base = multilabel_confusion_matrix(y_true, baseline_pred)
+        return tables, base, None, labels
+    from ..metrics.confusion import confusion_matrix
+
+    cm = confusion_matrix(y_true, y_pred, labels=labels)
+    if baseline_pred is None:
+        return cm.counts, baseline, None, cm.labels
+    base_cm = confusion_matrix(y_true, baseline_pred, labels=cm.labels)
+    pair = (_as_list(y_true), _as_list(y_pred), _as_list(baseline_pred))
+    return cm.counts, base_cm.counts, pair, cm.labels
+
+
+def _length(seq: Any, name: str) -> int:
+    if isinstance(seq, (str, bytes)) or not hasattr(seq, "__len__"):
+        raise TypeError(f"{name} must be a sequence, one entry per document; got {describe(seq)}")
+    return len(seq)
+
+
+def _take(seq: Any, perm: np.ndarray) -> Any:
+    if isinstance(seq, np.ndarray):
+        return seq[perm]
+    items = list(seq)
+    return [items[i] for i in perm.tolist()]
+
+
+def _as_list(seq: Any) -> list[Any]:
+    return seq.tolist() if isinstance(seq, np.ndarray) else list(seq)

@@ -1,0 +1,3 @@
+"""Level 5: adapters to other libraries: Dask (``integrations.dask``) and scikit-learn
+(``integrations.sklearn``). pandas and ArviZ forms of a result are methods of
+:class:`~f1posterior.Evaluation` (:mod:`f1posterior.posterior.frames`)."""

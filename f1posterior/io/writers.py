@@ -1,0 +1,308 @@
+"""Streaming writers: one row per matrix (or per matrix, metric and class), chunk by chunk.
+
+A :class:`RowWriter` takes :class:`~f1posterior.Evaluation` s of consecutive
+chunks of a batch and writes their rows as they come, so the output of a
+million matrices is never held in memory.
+
+Columns (wide form, the default): ``name``, then for each metric
+``{metric}_{stat}`` with ``stat`` in :data:`STATS` (plus ``p_below`` and
+``p_above`` when a reference value is given); a per-class metric gives
+``{metric}_{label}_{stat}``. The long form (``long=True``) has one row per
+matrix, metric and class: ``name, metric, class`` and the stats.
+
+Formats: ``csv``, ``tsv``, ``ndjson`` (one JSON object a line), ``json`` (an
+object with the settings and a ``rows`` list, streamed), ``markdown`` and
+``table``. Names and labels are escaped in every format: control characters
+everywhere (text, CSV), Markdown syntax and HTML in Markdown, and by JSON
+string encoding in JSON. Floats are written with full precision (shortest
+round-trip) except in the two human formats; an undefined value is ``nan``
+in CSV and ``null`` in JSON.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+import numpy as np
+
+from .._core.text import escape_markdown, escape_text
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..posterior.evaluation import Evaluation
+
+__all__ = ["STATS", "ROW_FORMATS", "RowWriter", "atomic_output"]
+
+#: Statistics written for every metric, in column order.
+STATS = ("score", "mean", "std", "mc_error", "hdi_low", "hdi_high")
+#: Formats of :class:`RowWriter`.
+ROW_FORMATS = ("csv", "tsv", "ndjson", "json", "markdown", "table")
+
+
+@contextmanager
+def atomic_output(path: str | os.PathLike[str] | None) -> Iterator[TextIO]:
+    """A text stream that becomes ``path`` only when the block ends without an error.
+
+    Writes to a temporary file in the same folder and renames it over
+    ``path`` on success; on any exception (an interrupt included) the
+    temporary file is removed and ``path`` is left as it was. ``None`` or
+    ``"-"`` yields standard output.
+    """
+    if path is None or str(path) == "-":
+        yield sys.stdout
+        sys.stdout.flush()
+        return
+    target = Path(path)
+    if target.is_dir():
+        raise ValueError(f"--output {target}: is a directory; give a file name")
+    try:
+        fd, tmp = tempfile.mkstemp(
+            dir=target.parent if str(target.parent) else ".",
+            prefix=f".{target.name}.",
+            suffix=".part",
+        )
+    except OSError as exc:
+        raise ValueError(f"--output {target}: cannot write there ({exc.strerror})") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            yield fh
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _float(v: float) -> str:
+    return repr(float(v))
+
+
+class RowWriter:
+    """Write the rows of evaluated chunks to a text stream.
+
+    Parameters
+    ----------
+    stream : text file
+        Where to write.
+    fmt : {"csv", "tsv", "ndjson", "json", "markdown", "table"}
+        Output format.
+    long : bool, default False
+        One row per matrix, metric and class instead of one per matrix.
+    meta : dict, optional
+        Settings written in the ``json`` header (source, prior, draws, ...).
+
+    Examples
+    --------
+    >>> import io
+    >>> from f1posterior import evaluate
+    >>> out = io.StringIO()
+    >>> ev = evaluate([[[8, 2], [1, 9]], [[5, 5], [4, 6]]], metrics="micro_f1", draws=1000, rng=0)
+    >>> w = RowWriter(out, "csv")
+    >>> w.write(ev, ["a", "b"])
+    >>> w.close()
+    >>> out.getvalue().splitlines()[0]
+    'name,micro_f1_score,micro_f1_mean,micro_f1_std,micro_f1_mc_error,micro_f1_hdi_low,micro_f1_hdi_high'
+    """
+
+    def __init__(
+        self, stream: TextIO, fmt: str, *, long: bool = False, meta: dict[str, Any] | None = None
+    ) -> None:
+        if fmt not in ROW_FORMATS:
+            raise ValueError(f"fmt must be one of {', '.join(ROW_FORMATS)}; got {fmt!r}")
+        self.stream = stream
+        self.fmt = fmt
+        self.long = long
+        self.meta = dict(meta or {})
+        self.columns: list[str] | None = None
+        self.rows_written = 0
+        self._csv: Any = None
+        self._widths: list[int] = []
+
+    # -- building rows ----------------------------------------------------------------
+
+    def _stats(self, ev: Evaluation) -> tuple[str, ...]:
+        return STATS + (("p_below", "p_above") if ev.ref is not None else ())
+
+    @staticmethod
+    def _stat_values(s: Any, stats: tuple[str, ...]) -> list[np.ndarray]:
+        hdi = np.asarray(s.hdi, dtype=float)
+        pick = {
+            "score": s.score,
+            "mean": s.mean,
+            "std": s.std,
+            "mc_error": s.mc_error,
+            "hdi_low": hdi[..., 0],
+            "hdi_high": hdi[..., 1],
+            "p_below": s.p_below,
+            "p_above": s.p_above,
+        }
+        return [np.asarray(pick[k], dtype=float) for k in stats]
+
+    def _wide(self, ev: Evaluation, b: int) -> tuple[list[str], np.ndarray]:
+        stats = self._stats(ev)
+        cols: list[str] = []
+        blocks: list[np.ndarray] = []
+        for metric, s in ev.items():
+            values = self._stat_values(s, stats)
+            if values[0].ndim == 1:  # (b,)
+                cols += [f"{metric}_{k}" for k in stats]
+                blocks += [v.reshape(b, 1) for v in values]
+            else:  # (b, K): columns metric_label_stat
+                k = values[0].shape[-1]
+                labels = (
+                    ev.labels if ev.labels and len(ev.labels) == k else [str(i) for i in range(k)]
+                )
+                for c in range(k):
+                    cols += [f"{metric}_{labels[c]}_{st}" for st in stats]
+                    blocks += [v[:, c : c + 1] for v in values]
+        return cols, np.hstack(blocks) if blocks else np.empty((b, 0))
+
+    def _long(self, ev: Evaluation, names: list[str]) -> Iterator[tuple[str, str, str, np.ndarray]]:
+        stats = self._stats(ev)
+        per_metric = []
+        for metric, s in ev.items():
+            values = np.stack(self._stat_values(s, stats), axis=-1)  # (b, S) or (b, K, S)
+            per_metric.append((metric, values))
+        for i, name in enumerate(names):
+            for metric, values in per_metric:
+                if values.ndim == 2:
+                    yield name, metric, "", values[i]
+                else:
+                    k = values.shape[1]
+                    labels = (
+                        ev.labels if ev.labels and len(ev.labels) == k else list(map(str, range(k)))
+                    )
+                    for c in range(k):
+                        yield name, metric, labels[c], values[i, c]
+
+    # -- writing ----------------------------------------------------------------------
+
+    def write(self, ev: Evaluation, names: list[str]) -> None:
+        """Write the rows of one evaluated chunk (``ev`` of batch shape ``(len(names),)``)."""
+        b = len(names)
+        if tuple(ev.batch_shape) != (b,):
+            raise ValueError(
+                f"names must give one name per matrix of the batch {tuple(ev.batch_shape)}; "
+                f"got {b} names"
+            )
+        if self.long:
+            stats = self._stats(ev)
+            header = ["name", "metric", "class", *stats]
+            records = ([n, m, c, *v] for n, m, c, v in self._long(ev, names))
+            self._emit(header, records)
+        else:
+            cols, values = self._wide(ev, b)
+            header = ["name", *cols]
+            self._emit(header, ([n, *row] for n, row in zip(names, values, strict=True)))
+
+    def _emit(self, header: list[str], records: Any) -> None:
+        if self.columns is None:
+            self.columns = header
+            self._start(header)
+        elif header != self.columns:
+            raise ValueError(
+                f"a later chunk has columns {header[:4]}...; the first had {self.columns[:4]}..."
+            )
+        getattr(self, f"_rows_{self.fmt}")(records)
+
+    def _start(self, header: list[str]) -> None:
+        fh = self.stream
+        if self.fmt in ("csv", "tsv"):
+            self._csv = csv.writer(
+                fh, delimiter="," if self.fmt == "csv" else "\t", lineterminator="\n"
+            )
+            self._csv.writerow([escape_text(h) for h in header])
+        elif self.fmt == "json":
+            head = json.dumps(self.meta, indent=None)[:-1]
+            fh.write(head + (", " if self.meta else "") + '"rows": [')
+        elif self.fmt == "markdown":
+            fh.write("| " + " | ".join(escape_markdown(h) for h in header) + " |\n")
+            fh.write("|" + "---|" * len(header) + "\n")
+        elif self.fmt == "table":
+            n_text = 3 if self.long else 1
+            self._widths = [
+                24 if i == 0 else 10 if i < n_text else max(10, len(h))
+                for i, h in enumerate(header)
+            ]
+            fh.write(self._table_line(header))
+
+    def _table_line(self, cells: list[str]) -> str:
+        n_text = 3 if self.long else 1
+        out = [
+            f"{c:<{w}}" if i < n_text else f"{c:>{w}}"
+            for i, (c, w) in enumerate(zip(cells, self._widths, strict=True))
+        ]
+        return "  ".join(out).rstrip() + "\n"
+
+    @staticmethod
+    def _text(v: Any) -> str:
+        if isinstance(v, str):
+            return v
+        return "nan" if np.isnan(v) else _float(v)
+
+    def _rows_csv(self, records: Any) -> None:
+        n_text = 3 if self.long else 1
+        out = []
+        for r in records:
+            out.append([escape_text(x) for x in r[:n_text]] + [self._text(v) for v in r[n_text:]])
+        self._csv.writerows(out)
+        self.rows_written += len(out)
+
+    _rows_tsv = _rows_csv
+
+    def _json_rows(self, records: Any) -> Iterator[str]:
+        assert self.columns is not None
+        cols = self.columns
+        n_text = 3 if self.long else 1
+        for r in records:
+            obj = dict(zip(cols[:n_text], r[:n_text], strict=True))
+            for c, v in zip(cols[n_text:], r[n_text:], strict=True):
+                obj[c] = None if np.isnan(v) else float(v)
+            yield json.dumps(obj, allow_nan=False)
+
+    def _rows_ndjson(self, records: Any) -> None:
+        lines = list(self._json_rows(records))
+        if lines:
+            self.stream.write("\n".join(lines) + "\n")
+        self.rows_written += len(lines)
+
+    def _rows_json(self, records: Any) -> None:
+        for line in self._json_rows(records):
+            self.stream.write(("\n  " if self.rows_written == 0 else ",\n  ") + line)
+            self.rows_written += 1
+
+    def _human(self, records: Any) -> Iterator[list[str]]:
+        n_text = 3 if self.long else 1
+        esc = escape_markdown if self.fmt == "markdown" else escape_text
+        for r in records:
+            cells = [esc(x) for x in r[:n_text]]
+            cells += ["nan" if np.isnan(v) else f"{v:.4f}" for v in r[n_text:]]
+            yield cells
+
+    def _rows_markdown(self, records: Any) -> None:
+        for cells in self._human(records):
+            self.stream.write("| " + " | ".join(cells) + " |\n")
+            self.rows_written += 1
+
+    def _rows_table(self, records: Any) -> None:
+        for cells in self._human(records):
+            self.stream.write(self._table_line(cells))
+            self.rows_written += 1
+
+    def close(self) -> None:
+        """Finish the output (closes the ``json`` document); the stream stays open."""
+        if self.fmt == "json":
+            if self.columns is None:
+                head = json.dumps(self.meta)[:-1]
+                self.stream.write(head + (", " if self.meta else "") + '"rows": [')
+            self.stream.write("\n]}\n" if self.rows_written else "]}\n")
+        self.stream.flush()

@@ -1,0 +1,476 @@
+"""The batch engine behind :func:`f1posterior.evaluate`: chunks, memory budget, threads.
+
+Work is planned in three levels:
+
+* **groups** of matrices whose metric draws (``draws`` float64 values per
+  matrix and scalar metric) are held at once and summarised together;
+* **chunks** of cell draws inside a group (whole matrices, or whole random
+  blocks of draws of one matrix), each sampled into one working buffer,
+  turned into cell probabilities and passed through every metric;
+* **threads**: independent groups run on ``workers`` threads (numpy releases
+  the GIL while drawing Gamma variates and in its ufuncs, sorts and
+  partitions). When there are fewer matrices than workers, the chunks of one
+  matrix's draws run in parallel instead. Large batches run their groups on
+  forked worker **processes** instead, where forking is safe (no other Python
+  thread running): two of them measured 1.87-1.93x one worker, two threads
+  1.74-1.84x (the GIL's hand-offs).
+
+Every piece of work reads only its own random streams (one per matrix and
+block of draws, :mod:`f1posterior._core.sampling`), so results are bit-identical
+whatever ``workers`` and ``max_memory`` are. The working memory (Gamma
+buffers, metric temporaries, metric draws and the summary's partition) is kept
+within ``max_memory`` bytes in total, except that one matrix's metric draws and
+one random block of its cell draws are always held: a single matrix with an
+enormous number of draws can exceed a small budget.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._core.sampling import (
+    LOG_SPACE_BELOW,
+    _block_keys,
+    _cells_inplace,
+    _gamma_chunk,
+    _streams,
+    block_draws,
+    draw_chunks,
+)
+from .._core.validation import DEFAULT_MAX_MEMORY
+from ..metrics.multiclass import shared_class_sums
+from .summary import MetricSummary, _select, _shortest, summarize_draws
+
+__all__ = ["DEFAULT_MAX_MEMORY", "summarize_rows", "plan", "run", "check_fits"]
+
+#: Streams of a group are made in one bulk call when there are at most this many.
+_BULK_STREAMS = 4096
+#: Working bytes of one cell chunk, at most (whatever the budget): small chunks stay in
+#: the processor's caches through sampling, normalising and every metric.
+_CHUNK_BYTES = 8 << 20
+#: ... unless that leaves fewer draws than this in a chunk (large M).
+_MIN_CHUNK_DRAWS = 512
+#: Bytes of one group's metric draws and summary temporaries, at most.
+_GROUP_BYTES = 16 << 20
+#: With several workers, a batch is cut into at least this many groups per worker.
+_GROUPS_PER_WORKER = 4
+
+#: With several workers, batches of at least this many Gamma variates run on forked
+#: worker processes instead of threads, where forking is safe (:func:`_can_fork`).
+_PROCESS_MIN_VARIATES = 1 << 25
+
+MetricFn = Callable[[np.ndarray], Any]
+Progress = Callable[[int, int], None]
+
+#: The group function that forked workers run (set only while their pool is open).
+_FORKED: Callable[[tuple[int, int]], Any] | None = None
+
+
+def _forked_group(g: tuple[int, int]) -> Any:
+    """Run one group in a forked worker (it inherited ``_FORKED`` from its parent)."""
+    assert _FORKED is not None
+    return _FORKED(g)
+
+
+def _can_fork() -> bool:
+    """Whether worker processes may be forked from here.
+
+    Only where ``fork`` exists, from a process running a single thread (forking
+    copies no other thread, so no lock can be left held), and not from a daemonic
+    process (which may not have children).
+    """
+    return (
+        "fork" in multiprocessing.get_all_start_methods()
+        and threading.active_count() == 1
+        and not multiprocessing.current_process().daemon
+    )
+
+
+def _work_bytes_per_draw(m: int, itemsize: int, metric_width: int) -> int:
+    """Upper estimate of working bytes per matrix-draw of a cell chunk.
+
+    The Gamma buffer ``(M+1) M`` values, row sums and scales, and the metric
+    functions' temporaries (a handful of ``(..., M)`` arrays, cast to float64)
+    plus their outputs.
+    """
+    return itemsize * (m + 1) * m + itemsize * 3 * (m + 1) + 8 * (12 * m + 2 * metric_width)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    group: int  # matrices per group
+    chunk_draws: int  # matrix-draws per cell chunk
+    parallel_draws: bool  # split one matrix's draws across workers
+
+
+def plan(
+    n_mat: int, m: int, draws: int, widths: Sequence[int], itemsize: int, workers: int, budget: int
+) -> _Plan:
+    """Group and chunk sizes for ``n_mat`` matrices within ``budget`` bytes."""
+    per_worker = max(1, budget // workers)
+    half = per_worker // 2
+    # metric draws held for a group, plus the summary's partition copy, tails and masks
+    per_matrix = 8 * draws * (sum(widths) + 3 * max(widths))
+    group = max(1, min(min(half, _GROUP_BYTES) // per_matrix, math.ceil(n_mat / workers)))
+    if workers > 1 and n_mat > workers:
+        # a whole number of groups per worker, and a few each, so that no worker idles
+        # at the end (5 groups on 2 threads took as long as 6) and a worker slowed by
+        # other load is made up for by the other
+        n_groups = max(math.ceil(n_mat / group), min(n_mat, _GROUPS_PER_WORKER * workers))
+        n_groups = min(n_mat, math.ceil(n_groups / workers) * workers)
+        group = math.ceil(n_mat / n_groups)
+    per_draw = _work_bytes_per_draw(m, itemsize, sum(widths))
+    # cache-sized, but with enough draws that numpy's loops over the draws axis stay long
+    chunk = max(1, min(half // per_draw, max(_CHUNK_BYTES // per_draw, _MIN_CHUNK_DRAWS)))
+    return _Plan(group=group, chunk_draws=chunk, parallel_draws=n_mat < workers)
+
+
+def _size(n: float) -> str:
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale:
+            return f"{n / scale:,.1f} {unit}"
+    return f"{int(n)} bytes"
+
+
+def check_fits(m: int, draws: int, widths: Sequence[int], itemsize: int, budget: int) -> None:
+    """Refuse, before anything is allocated, a request whose one matrix cannot fit ``budget``.
+
+    The engine always holds, for one matrix, its parameter arrays (counts,
+    prior, concentrations and their temporaries: about six ``(M + 1) x M``
+    float64 arrays), one random block of its cell draws, and its metric draws
+    with the summary's temporaries (``draws`` float64 values per metric value,
+    about four times over). Everything else is chunked to the budget.
+    """
+    params = 6 * 8 * (m + 1) * m
+    block = min(draws, block_draws(m)) * _work_bytes_per_draw(m, itemsize, sum(widths))
+    metric = 8 * draws * (sum(widths) + 3 * max(widths, default=1))
+    need = params + block + metric
+    if need > budget:
+        raise ValueError(
+            f"one matrix of M = {m:,} classes at {draws:,} draws needs about {_size(need)} of "
+            f"working memory (parameters {_size(params)}, metric draws {_size(metric)}), more "
+            f"than max_memory = {_size(budget)}; raise max_memory (--max-memory on the command "
+            "line) or lower draws"
+        )
+
+
+def _chunks(
+    n: int, draws: int, m: int, chunk_draws: int, split: int
+) -> list[tuple[int, int, int, int]]:
+    """Cell chunks ``(i0, i1, d0, d1)`` covering ``n`` matrices x ``draws``.
+
+    With ``split > 1``, one matrix's draws are cut into at least ``split``
+    chunks where there are enough random blocks to do so.
+    """
+    if split <= 1 and draws <= chunk_draws:
+        per = max(1, chunk_draws // draws)
+        return [(i, min(n, i + per), 0, draws) for i in range(0, n, per)]
+    bd = block_draws(m)
+    max_blocks = max(1, chunk_draws // bd)
+    if split > 1:
+        max_blocks = min(max_blocks, math.ceil(math.ceil(draws / bd) / split))
+    pieces = draw_chunks(draws, m, max_blocks)
+    return [(i, i + 1, d0, d1) for i in range(n) for d0, d1 in pieces]
+
+
+def _prime_allocator(nbytes: int) -> None:
+    """Allocate and free one block of ``nbytes`` (its pages are never touched).
+
+    glibc's malloc raises its mmap threshold to the size of a freed mmap-ed block, and
+    its trim threshold to twice that (up to 32 MiB; mallopt(3), "dynamic mmap
+    threshold"). Afterwards, the temporaries that numpy allocates for every chunk (the
+    metrics' arrays, up to a chunk's size) come from the heap and are reused, instead
+    of fresh pages each time: a first call in a fresh process made 80,000 minor page
+    faults for 5,000 3x3 matrices, and ran 1.6 times slower, without this. With other
+    allocators it is one allocation that is never used.
+    """
+    block = np.empty(nbytes, dtype=np.uint8)
+    del block
+
+
+def summarize_rows(
+    x: np.ndarray,
+    *,
+    score: Any = None,
+    hdi_prob: float = 0.95,
+    ref: float | None = None,
+    work: np.ndarray | None = None,
+) -> MetricSummary:
+    """:func:`f1posterior.summarize_draws` of finite draws ``(..., draws)``, selected in place.
+
+    Three single-cut partitions of each row (at the median, then one in each
+    half) place the HDI's candidate tails, the median and the equal-tailed
+    interval's order statistics; only the two tails (``1 - hdi_prob`` of the
+    draws) are then sorted (short rows and small batches are simply sorted:
+    that is faster there; see :func:`f1posterior.posterior.summary._select`). The values equal
+    :func:`~f1posterior.summarize_draws`'s bit for bit (the median and the
+    interval are functions of order statistics, and the interpolation repeats
+    :func:`numpy.quantile`'s ``linear`` rule). Falls back to
+    :func:`~f1posterior.summarize_draws` when the draws are too few for the
+    tails to be disjoint.
+
+    ``work``, a flat float64 array with room for ``x.size`` values, holds the
+    temporaries (deviations from the mean, then the sorted or partitioned
+    copy) instead of fresh arrays; ``x`` itself is never modified.
+    """
+    arr = np.asarray(x, dtype=np.float64)
+    n = arr.shape[-1]
+    if work is None or work.size < arr.size:
+        work = np.empty(arr.size)
+    scratch = work[: arr.size].reshape(arr.shape)
+    k = min(n, max(1, math.ceil(hdi_prob * n - 1e-9)))
+    nw = n - k + 1
+    # numpy.quantile's linear rule in Python floats (the same IEEE operations)
+    virtual = [(n - 1) * ((1 - hdi_prob) / 2), (n - 1) * ((1 + hdi_prob) / 2)]
+    prev = [math.floor(v) for v in virtual]
+    gamma = [v - math.floor(v) for v in virtual]
+    if not (2 * nw < n and prev[0] + 1 < nw and prev[1] >= k - 1 and prev[1] + 1 < n):
+        return summarize_draws(arr, score=score, hdi_prob=hdi_prob, ref=ref)
+    # mean and standard deviation as numpy's mean and std(ddof=1) compute them, bit for
+    # bit (sum / n; sum of squared deviations / (n - 1), square root), the deviations
+    # in the scratch array
+    mean = np.add.reduce(arr, axis=-1, keepdims=True) / n  # what ndarray.mean computes
+    if n > 1:
+        dev = np.subtract(arr, mean, out=scratch)
+        np.multiply(dev, dev, out=dev)
+        std = np.sqrt(np.add.reduce(dev, axis=-1) / (n - 1))
+    else:
+        std = np.zeros(arr.shape[:-1])
+    np.copyto(scratch, arr)  # sorted or partitioned in place
+    lows, highs, med = _select(scratch, nw, k, median=True)
+    hdi = _shortest(lows, highs)
+    assert med is not None
+    median = med[0] / 1.0 if n % 2 else (med[0] + med[1]) / 2.0
+    eti = np.empty((*arr.shape[:-1], 2))
+    for j, (a, b, t) in enumerate(
+        (
+            (lows[..., prev[0]], lows[..., prev[0] + 1], gamma[0]),
+            (highs[..., prev[1] - k + 1], highs[..., prev[1] - k + 2], gamma[1]),
+        )
+    ):
+        diff = b - a
+        eti[..., j] = b - diff * (1 - t) if t >= 0.5 else a + diff * t
+
+    def scalar(v: Any) -> Any:
+        a = np.asarray(v)
+        return float(a) if a.ndim == 0 else a
+
+    return MetricSummary(
+        score=scalar(np.nan if score is None else score),
+        mean=scalar(mean[..., 0]),
+        median=scalar(median),
+        std=scalar(std),
+        mc_error=scalar(std / math.sqrt(n)),
+        hdi=hdi,
+        eti=eti,
+        p_below=None if ref is None else scalar(np.count_nonzero(arr < ref, axis=-1) / n),
+        p_above=None if ref is None else scalar(np.count_nonzero(arr > ref, axis=-1) / n),
+        hdi_prob=hdi_prob,
+        ref=ref,
+        draws=n,
+    )
+
+
+def run(
+    conc: np.ndarray,
+    metrics: Sequence[tuple[str, MetricFn]],
+    scores: dict[str, np.ndarray],
+    values: Callable[[MetricFn, np.ndarray, str], np.ndarray],
+    *,
+    draws: int,
+    root: np.random.SeedSequence,
+    dtype: np.dtype,
+    hdi_prob: float,
+    ref: float | None,
+    keep_draws: bool,
+    workers: int,
+    max_memory: int,
+    index_offset: int = 0,
+    progress: Progress | None = None,
+) -> tuple[dict[str, list[MetricSummary]], dict[str, list[np.ndarray]]]:
+    """Summaries (and optionally draws) of every metric for a flat batch ``conc``.
+
+    Parameters
+    ----------
+    conc : ndarray, shape (B, M + 1, M)
+        Posterior concentrations (:func:`f1posterior._core.sampling.concentrations`).
+    metrics : sequence of (name, callable)
+        Metric functions of ``(..., M, M)`` tables.
+    scores : dict of str to ndarray, shape (B,) or (B, K)
+        Observed scores; their trailing shape gives each metric's width.
+    values : callable
+        ``values(fn, table, name)`` -> float64 metric values, with shape checks.
+    draws, root, dtype, hdi_prob, ref, keep_draws
+        As in :func:`f1posterior.evaluate`.
+    workers : int
+        Threads.
+    max_memory : int
+        Byte budget of the working arrays.
+    index_offset : int
+        Flat index of ``conc[0]`` in the whole batch (its random-stream key).
+    progress : callable, optional
+        Called as ``progress(matrices_done, B)`` from the calling thread.
+
+    Returns
+    -------
+    parts : dict of str to list of MetricSummary
+        Per metric, the summaries of consecutive groups of matrices (flat).
+    kept : dict of str to list of ndarray
+        Per metric, the draws ``(group, [K,] draws)`` of each group when
+        ``keep_draws``; empty lists otherwise.
+    """
+    n_mat, _, m = conc.shape
+    extra = {name: scores[name].shape[1:] for name, _ in metrics}
+    widths = [int(np.prod(extra[name])) for name, _ in metrics]
+    p = plan(n_mat, m, draws, widths, dtype.itemsize, workers, max_memory)
+    small_any = np.asarray((conc < LOG_SPACE_BELOW).any(axis=(-2, -1)))
+    groups = [(g0, min(n_mat, g0 + p.group)) for g0 in range(0, n_mat, p.group)]
+
+    # Each thread reuses its Gamma buffer, metric draws and summary scratch for every
+    # chunk and group: fresh large arrays would cost page faults each time (the
+    # allocator hands freed memory back to the system).
+    local = threading.local()
+    _prime_allocator(
+        min(p.chunk_draws * _work_bytes_per_draw(m, dtype.itemsize, sum(widths)), _CHUNK_BYTES)
+    )
+
+    def reused(key: str, size: int, dt: Any) -> np.ndarray:
+        arr = getattr(local, key, None)
+        if arr is None or arr.size < size:
+            arr = np.empty(size, dtype=dt)
+            setattr(local, key, arr)
+        return arr
+
+    gamma_size = min(p.chunk_draws, max(draws, 2) * n_mat) * (m + 1) * m
+    group_size = min(p.group, n_mat) * draws
+
+    n_blocks = math.ceil(draws / block_draws(m))
+
+    def group_streams(g0: int, g1: int) -> list[np.random.Generator] | None:
+        """The random streams of a group's matrices and blocks, made in one bulk call.
+
+        None (each chunk makes its own) when there are very many: a few thousand
+        generators at once are enough to make their cost negligible.
+        """
+        if (g1 - g0) * n_blocks > _BULK_STREAMS:
+            return None
+        return _streams(root, *_block_keys(index_offset + g0, index_offset + g1, 0, n_blocks))
+
+    def sample_into(
+        md: dict[str, np.ndarray],
+        g0: int,
+        c: tuple[int, int, int, int],
+        gens: list[np.random.Generator] | None,
+    ) -> None:
+        i0, i1, d0, d1 = c
+        size = (i1 - i0) * (d1 - d0) * (m + 1) * m
+        work = reused("gamma", max(size, gamma_size), dtype)
+        mine = None
+        if gens is not None:
+            k0, k1 = d0 // block_draws(m), math.ceil(d1 / block_draws(m))
+            mine = [gens[i * n_blocks + k] for i in range(i0, i1) for k in range(k0, k1)]
+        buf = _gamma_chunk(
+            conc, small_any, g0 + i0, g0 + i1, d0, d1, root, index_offset, dtype, work, mine
+        )
+        cells = _cells_inplace(buf, reused("cells", (2 * m + 1) * size // ((m + 1) * m), dtype))
+        with shared_class_sums(cells):  # the metrics share one diagonal, row and column sums
+            for name, fn in metrics:
+                md[name][i0:i1, d0:d1] = values(fn, cells, name)
+
+    def new_draws(n: int) -> dict[str, np.ndarray]:
+        if keep_draws:  # handed back to the caller: fresh arrays
+            return {name: np.empty((n, draws, *extra[name])) for name, _ in metrics}
+        out = {}
+        for name, _ in metrics:
+            shape = (n, draws, *extra[name])
+            size = math.prod(shape)
+            out[name] = reused("md_" + name, max(size, size // n * p.group), np.float64)
+            out[name] = out[name][:size].reshape(shape)
+        return out
+
+    def finish(md: dict[str, np.ndarray], g0: int, g1: int) -> tuple[list, list]:
+        summaries, kept = [], []
+        for name, _ in metrics:
+            x = np.moveaxis(md[name], 1, -1)
+            if not np.isfinite(x).all():
+                raise ValueError(f"metric {name!r} returned non-finite values on posterior draws")
+            x = np.ascontiguousarray(x)
+            work = reused("summary", max(x.size, group_size * max(widths)), np.float64)
+            summaries.append(
+                summarize_rows(x, score=scores[name][g0:g1], hdi_prob=hdi_prob, ref=ref, work=work)
+            )
+            kept.append(x if keep_draws else None)
+        return summaries, kept
+
+    def whole_group(g: tuple[int, int]) -> tuple[list, list]:
+        g0, g1 = g
+        md = new_draws(g1 - g0)
+        gens = group_streams(g0, g1)
+        for c in _chunks(g1 - g0, draws, m, p.chunk_draws, 1):
+            sample_into(md, g0, c, gens)
+        return finish(md, g0, g1)
+
+    parts: dict[str, list[MetricSummary]] = {name: [] for name, _ in metrics}
+    kept: dict[str, list[np.ndarray]] = {name: [] for name, _ in metrics}
+    done = 0
+
+    def collect(g: tuple[int, int], result: tuple[list, list]) -> None:
+        nonlocal done
+        for (name, _), s, x in zip(metrics, *result, strict=True):
+            parts[name].append(s)
+            if keep_draws:
+                kept[name].append(x)
+        done += g[1] - g[0]
+        if progress is not None:
+            progress(done, n_mat)
+
+    if (
+        workers > 1
+        and not keep_draws
+        and not p.parallel_draws
+        and len(groups) > 1
+        and n_mat * draws * (m + 1) * m >= _PROCESS_MIN_VARIATES
+        and _can_fork()
+    ):
+        # Past the GIL: each worker process runs whole groups, as a thread would, and
+        # hands back their summaries (kept draws would be too large to send). Streams
+        # are keyed by matrix index, so the numbers are the same bit for bit.
+        global _FORKED
+        _FORKED = whole_group
+        try:
+            ctx = multiprocessing.get_context("fork")
+            with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as procs:
+                for g, result in zip(groups, procs.map(_forked_group, groups), strict=True):
+                    collect(g, result)
+        finally:
+            _FORKED = None
+        return parts, kept
+
+    pool: Executor | None = ThreadPoolExecutor(max_workers=workers) if workers > 1 else None
+    try:
+        if pool is None:
+            for g in groups:
+                collect(g, whole_group(g))
+        elif not p.parallel_draws:
+            for g, result in zip(groups, pool.map(whole_group, groups), strict=True):
+                collect(g, result)
+        else:
+            for g in groups:
+                g0, g1 = g
+                md = new_draws(g1 - g0)
+                pieces = _chunks(g1 - g0, draws, m, p.chunk_draws, workers)
+                gens = group_streams(g0, g1)
+                list(pool.map(lambda c, md=md, g0=g0, gs=gens: sample_into(md, g0, c, gs), pieces))
+                collect(g, finish(md, g0, g1))
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+    return parts, kept

@@ -1,0 +1,506 @@
+"""``evaluate``: posterior summaries of metrics for one matrix or a batch.
+
+Data flow: validated counts -> posterior concentrations -> cell draws in
+memory-bounded chunks -> metric draws (the only per-draw arrays kept) ->
+summaries. The batch engine (:mod:`f1posterior.posterior.batch`) processes matrices
+in groups on ``workers`` threads so that the working arrays stay within
+``max_memory``, whatever the batch size.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import warnings
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, DTypeLike
+
+from .._core.priors import PriorArg, describe_prior, resolve_prior
+from .._core.results import value_equality
+from .._core.sampling import concentrations
+from .._core.validation import (
+    as_counts,
+    check_batch_names,
+    check_class_names,
+    check_draws,
+    check_dtype,
+    check_flag,
+    check_index_offset,
+    check_max_memory,
+    check_prob,
+    check_ref,
+    check_rng,
+    check_workers,
+    describe,
+)
+from ..metrics.multiclass import PER_CLASS_METRICS, resolve_metric
+from . import routes
+from .batch import check_fits
+from .batch import run as run_batch
+from .summary import MetricSummary
+
+__all__ = ["evaluate", "Evaluation"]
+
+MetricSpec = str | Callable[[np.ndarray], Any]
+
+
+@value_equality
+@dataclass(frozen=True)
+class Evaluation(Mapping[str, MetricSummary]):
+    """Result of :func:`evaluate`: a mapping from metric name to :class:`MetricSummary`.
+
+    Attributes
+    ----------
+    summaries : dict of str to MetricSummary
+        One summary per requested metric, in request order.
+    prior : str
+        Statement of the prior used.
+    draws : int
+        Posterior draws per matrix.
+    hdi_prob : float
+        Probability of the HDI and equal-tailed intervals.
+    ref : float or None
+        Reference value of ``p_below``/``p_above``.
+    seed : int or None
+        Entropy of the root seed, so a run can be repeated.
+    batch_shape : tuple of int
+        Leading shape of the input counts.
+    labels : list of str or None
+        Class labels, when known (per-class metrics are shown with them).
+    names : list of str or None
+        Names of the matrices of a 1-D batch (``evaluate(..., names=)``), used by
+        the text and Markdown tables and by :meth:`to_dataframe`.
+    metric_draws : dict of str to ndarray or None
+        The posterior draws of each metric, ``(*batch, draws)`` (or
+        ``(*batch, K, draws)`` per class), when ``keep_draws=True``.
+    """
+
+    summaries: dict[str, MetricSummary]
+    prior: str
+    draws: int
+    hdi_prob: float
+    ref: float | None
+    seed: Any = None
+    batch_shape: tuple[int, ...] = ()
+    labels: list[str] | None = field(default=None)
+    metric_draws: dict[str, np.ndarray] | None = field(default=None, repr=False)
+    names: list[str] | None = field(default=None)
+
+    def prior_warning(self) -> str | None:
+        """One line naming the metrics whose posterior the prior dominates, or None.
+
+        See :attr:`MetricSummary.prior_dominated`.
+        """
+        hits = []
+        for name, s in self.summaries.items():
+            flags = np.asarray(s.prior_dominated if s.prior_dominated is not None else False)
+            if not flags.any():
+                continue
+            if flags.ndim and self.labels is not None and flags.shape[-1] == len(self.labels):
+                where = np.nonzero(flags.reshape(-1, flags.shape[-1]).any(axis=0))[0]
+                hits.append(f"{name} [{', '.join(self.labels[i] for i in where)}]")
+            elif flags.ndim:
+                hits.append(f"{name} ({int(flags.sum())} of {flags.size})")
+            else:
+                hits.append(name)
+        if not hits:
+            return None
+        return (
+            f"warning: the prior dominates {'; '.join(hits)}: it moves the posterior mean by "
+            "more than half a posterior standard deviation from a vanishing prior's (or no "
+            "document informs the metric); report the prior with these numbers, compare "
+            "priors with --prior-sensitivity, or evaluate on more documents"
+        )
+
+    def __getitem__(self, key: str) -> MetricSummary:
+        return self.summaries[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.summaries)
+
+    def __len__(self) -> int:
+        return len(self.summaries)
+
+    def __str__(self) -> str:
+        from .table import format_table
+
+        return format_table(self)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dictionary: ``{"metrics": {...}, "draws", "prior", ...}``."""
+        return {
+            "metrics": {k: v.to_dict() for k, v in self.summaries.items()},
+            "draws": self.draws,
+            "prior": self.prior,
+            "hdi_prob": self.hdi_prob,
+            "ref": self.ref,
+            "seed": self.seed,
+            "batch_shape": list(self.batch_shape),
+            "labels": self.labels,
+            **({"names": self.names} if self.names is not None else {}),
+        }
+
+    def to_dataframe(self, *, names: Sequence[Any] | None = None, form: str = "long") -> Any:
+        """pandas DataFrame, one row per metric/matrix/class (``form="long"``) or per matrix (``form="wide"``): see :func:`f1posterior.posterior.frames.to_dataframe`."""  # noqa: E501
+        from .frames import to_dataframe
+
+        return to_dataframe(self, names=names, form=form)
+
+    def to_inference_data(self, *, names: Sequence[Any] | None = None) -> Any:
+        """ArviZ InferenceData of the metric draws: see :func:`f1posterior.posterior.frames.to_inference_data`."""  # noqa: E501
+        from .frames import to_inference_data
+
+        return to_inference_data(self, names=names)
+
+
+def _check_metrics(metrics: Any) -> list[tuple[str, Callable[[np.ndarray], Any]]]:
+    if isinstance(metrics, str) or callable(metrics):
+        metrics = (metrics,)
+    try:
+        items = list(metrics)
+    except TypeError:
+        raise TypeError(
+            f"metrics must be a metric name, a callable, or a sequence of them; got "
+            f"{describe(metrics)}"
+        ) from None
+    if not items:
+        raise ValueError("metrics must name at least one metric; got an empty sequence")
+    resolved = [resolve_metric(m) for m in items]
+    names = [n for n, _ in resolved]
+    if len(set(names)) != len(names):
+        raise ValueError(f"metrics must not repeat a name; got {names}")
+    return resolved
+
+
+def _metric_values(fn: Callable[[np.ndarray], Any], table: np.ndarray, name: str) -> np.ndarray:
+    out = np.asarray(fn(table), dtype=np.float64)
+    lead = table.shape[:-2]
+    if out.shape[: len(lead)] != lead or out.ndim > len(lead) + 1:
+        raise ValueError(
+            f"metric {name!r} must map a (..., M, M) table to (...) or (..., K); got "
+            f"shape {out.shape} for a table of shape {table.shape}"
+        )
+    return out
+
+
+def evaluate(
+    counts: ArrayLike,
+    *,
+    metrics: MetricSpec | Sequence[MetricSpec] = ("micro_f1", "macro_f1"),
+    draws: int = 50_000,
+    alpha: PriorArg = "adaptive",
+    beta: PriorArg = "adaptive",
+    ref: float | None = None,
+    hdi_prob: float = 0.95,
+    rng: Any = None,
+    dtype: DTypeLike = np.float64,
+    labels: Sequence[Any] | None = None,
+    names: Sequence[str] | None = None,
+    keep_draws: bool = False,
+    workers: int | None = None,
+    max_memory: int | None = None,
+    index_offset: int = 0,
+    progress: Callable[[int, int], None] | None = None,
+    prior_check: bool = True,
+) -> Evaluation:
+    """Posterior summaries of F-scores and other metrics of confusion matrices.
+
+    Parameters
+    ----------
+    counts : array_like, shape (*batch, M, M), DataFrame or ConfusionMatrix
+        Confusion matrices of whole-number counts; rows are true classes. A
+        pandas DataFrame (``pd.crosstab(y_true, y_pred)``), a
+        :class:`~f1posterior.ConfusionMatrix` or a list of them gives its
+        labels, and columns are matched to rows by label
+        (:func:`f1posterior._core.validation.labelled_counts`).
+    metrics : str, callable or sequence of them, default ("micro_f1", "macro_f1")
+        Names from :data:`f1posterior.metrics.multiclass.METRICS` (``micro_f1``,
+        ``macro_f1``, ``weighted_f1``, ``macro_f1_star``, ``accuracy``,
+        ``macro_precision``, ``macro_recall``, ``weighted_precision``,
+        ``weighted_recall``, and per-class ``f1``, ``precision``, ``recall``),
+        or callables mapping a ``(..., M, M)`` table to ``(...)`` or ``(..., K)``.
+    draws : int, default 50_000
+        Posterior draws per matrix.
+    alpha, beta : prior
+        Dirichlet priors, as in :func:`f1posterior.sample_posterior`.
+    ref : float, optional
+        Reference value; adds ``p_below`` and ``p_above`` to every summary.
+    hdi_prob : float, default 0.95
+        Probability of the HDI and the equal-tailed interval.
+    rng : None, int, SeedSequence or Generator
+        Source of randomness. For the same seed, the draws equal those of
+        :func:`f1posterior.sample_posterior` passed through the metric.
+    dtype : numpy.float64 or numpy.float32
+        Floating type of the cell draws. float32 halves the working memory and
+        is faster; metric draws and summaries are float64 either way.
+    labels : sequence, optional
+        Class names, used when printing per-class metrics. With a labelled
+        ``counts`` (a DataFrame or a ``ConfusionMatrix``) it must list the
+        same classes, in any order, and the table is reordered to it.
+    names : sequence of str, optional
+        Unique names of the matrices of a 1-D batch, one per matrix (stored as
+        ``result.names``; shown in tables and :meth:`Evaluation.to_dataframe`).
+    keep_draws : bool, default False
+        Keep every metric's posterior draws in ``result.metric_draws`` (memory
+        grows with the batch; by default only summaries are kept).
+    workers : int, optional
+        Threads to run on; default every core (``os.cpu_count()``). Results
+        are bit-identical whatever the number (see docs/batch.md).
+    max_memory : int, optional
+        Byte budget of the working arrays (Gamma buffers, metric draws,
+        summary temporaries), default 256 MiB. Matrices and draws are chunked
+        to respect it; results are bit-identical whatever the budget. One
+        matrix's metric draws are always held, and kept draws
+        (``keep_draws``) are not counted.
+    index_offset : int, default 0
+        Flat batch index of the first matrix of ``counts`` within a larger
+        batch: ``evaluate(C[i:j], rng=s, index_offset=i)`` equals rows
+        ``i:j`` of ``evaluate(C, rng=s)`` (used by :mod:`f1posterior.integrations.dask`).
+    progress : callable, optional
+        Called as ``progress(done, total)`` (matrices) from the calling thread
+        as groups of matrices finish.
+    prior_check : bool, default True
+        Fill every summary's ``prior_shift`` and ``prior_dominated``: how far
+        the prior moves the posterior mean from a vanishing prior's (measured
+        from the observed score; see :class:`MetricSummary`). It costs next to
+        nothing; False leaves both fields None.
+
+    Returns
+    -------
+    Evaluation
+        Mapping from metric name to :class:`MetricSummary`; fields are floats
+        for one matrix and arrays of the batch shape for a batch (with a
+        trailing class axis for per-class metrics).
+
+    Examples
+    --------
+    >>> res = evaluate([[40, 10], [5, 45]], draws=20_000, ref=0.8, rng=1)
+    >>> s = res["micro_f1"]
+    >>> round(s.score, 3)
+    0.85
+    >>> round(s.mean, 2), s.hdi.shape
+    (0.84, (2,))
+    """
+    resolved = resolved_all = _check_metrics(metrics)
+    n_draws = check_draws(draws)
+    dt = check_dtype(dtype)
+    budget = check_max_memory(max_memory)
+    _refuse_what_cannot_fit(counts, resolved, n_draws, dt, budget)
+    c, labels = as_counts(counts, labels)
+    labels = check_class_names(labels, c.shape[-1])
+    keep_draws = check_flag(keep_draws, "keep_draws")
+    matrix_names = check_batch_names(names, c.shape[:-2])
+    prob = check_prob(hdi_prob, "hdi_prob")
+    r = check_ref(ref)
+    root = check_rng(rng)
+    n_workers = check_workers(workers)
+    offset = check_index_offset(index_offset)
+    if not isinstance(prior_check, bool):
+        raise TypeError(f"prior_check must be True or False; got {describe(prior_check)}")
+    if progress is not None and not callable(progress):
+        raise TypeError(
+            f"progress must be a callable(done, total) or None; got {describe(progress)}"
+        )
+    a, b = resolve_prior(alpha, beta, c)
+    conc = concentrations(c, a, b)
+    batch, m = conc.shape[:-2], conc.shape[-1]
+    flat_conc = conc.reshape((-1, m + 1, m))
+    flat_counts = np.broadcast_to(c, (*batch, m, m)).reshape((-1, m, m))
+
+    scores = {name: _metric_values(fn, flat_counts, name) for name, fn in resolved}
+    # Closed forms (f1posterior.posterior.exact; scipy): under an aligned prior, and recall under
+    # any prior. Exact summaries; not sampled unless keep_draws asks for their draws.
+    requested = list(scores)
+    exact = _exact_summaries(resolved, c, a, b, scores, tuple(batch), prob, r)
+    if exact and not keep_draws:
+        resolved = [(n, fn) for n, fn in resolved if n not in exact]
+        scores = {n: scores[n] for n, _ in resolved}
+    parts: dict[str, list[MetricSummary]] = {}
+    kept: dict[str, list[np.ndarray]] = {}
+    if scores and routes.applies(resolved, m):
+        # only accuracy / micro-F1 / recall to draw: 3M Gamma variates a draw, not
+        # M(M+1) (f1posterior.posterior.routes: exact in distribution; other draws than the
+        # whole table's for the same seed, same random-stream keys and guarantees)
+        parts, kept = routes.run(
+            flat_conc,
+            resolved,
+            scores,
+            draws=n_draws,
+            root=root,
+            dtype=dt,
+            hdi_prob=prob,
+            ref=r,
+            keep_draws=keep_draws,
+            workers=n_workers,
+            max_memory=budget,
+            index_offset=offset,
+            progress=progress,
+        )
+    elif scores:  # the batch engine: groups, chunks and threads (f1posterior.posterior.batch)
+        parts, kept = run_batch(
+            flat_conc,
+            resolved,
+            scores,
+            _metric_values,
+            draws=n_draws,
+            root=root,
+            dtype=dt,
+            hdi_prob=prob,
+            ref=r,
+            keep_draws=keep_draws,
+            workers=n_workers,
+            max_memory=budget,
+            index_offset=offset,
+            progress=progress,
+        )
+    summaries = {n: exact[n] if n in exact else _join(parts[n], batch) for n in requested}
+    if prior_check:
+        summaries = _check_prior_dominance(summaries, dict(resolved_all), c)
+    return Evaluation(
+        summaries=summaries,
+        prior=describe_prior(alpha, beta),
+        draws=n_draws,
+        hdi_prob=prob,
+        ref=r,
+        seed=root.entropy,
+        batch_shape=tuple(batch),
+        labels=None if labels is None else [str(x) for x in labels],
+        names=matrix_names,
+        metric_draws=(
+            {n: np.concatenate(kept[n]).reshape(batch + kept[n][0].shape[1:]) for n in kept}
+            if keep_draws
+            else None
+        ),
+    )
+
+
+def _refuse_what_cannot_fit(
+    counts: Any, metrics: list[tuple[str, Any]], draws: int, dtype: np.dtype, budget: int
+) -> None:
+    """:func:`f1posterior.posterior.batch.check_fits` from the shape alone, before ``counts``
+    is copied."""
+    try:
+        shape = np.shape(counts)
+    except ValueError:  # ragged: check_counts says so
+        return
+    if len(shape) < 2 or shape[-1] != shape[-2] or shape[-1] < 1:
+        return
+    m = int(shape[-1])
+    widths = [m if name in PER_CLASS_METRICS else 1 for name, _ in metrics]
+    try:
+        check_fits(m, draws, widths, dtype.itemsize, budget)
+    except ValueError as exc:
+        raise ValueError(f"evaluate: {exc}") from None
+
+
+#: Per-class metrics and the count margins that inform them (rows = true class).
+_INFORMED_BY = {"recall": ("row",), "precision": ("col",), "f1": ("row", "col")}
+
+
+def _check_prior_dominance(
+    summaries: dict[str, MetricSummary],
+    fns: dict[str, Callable[[np.ndarray], Any]],
+    counts: np.ndarray,
+) -> dict[str, MetricSummary]:
+    """Fill ``prior_shift`` and ``prior_dominated`` (see :class:`MetricSummary`).
+
+    Under a vanishing prior the posterior mean of a recall is ``c_jj / n_j`` and
+    that of accuracy (micro-F1) is ``trace / N`` exactly: the observed score (mu
+    and theta are independent, and a Dirichlet's mean is its normalised
+    concentration). For the other metrics, ratios of sums of cells, the
+    observed score is the vanishing prior's posterior mean to first order; the
+    difference is of the order of the posterior variance, a small fraction of
+    the standard deviation once a few documents inform the metric. So the shift
+    is measured from the observed score, at no cost, and a metric that no
+    document informs (zero denominators) is flagged outright.
+    """
+    from ..metrics.multiclass import METRICS
+
+    rows, cols = counts.sum(axis=-1), counts.sum(axis=-2)
+    out = {}
+    for name, s in summaries.items():
+        sd = np.maximum(np.asarray(s.std, dtype=float), np.finfo(float).tiny)
+        shift = np.abs(np.asarray(s.mean) - np.asarray(s.score)) / sd
+        noise = np.asarray(s.mc_error) / sd
+        with np.errstate(invalid="ignore"):
+            flag = ~(shift - 3 * noise <= 0.5)  # a NaN score (undefined) is flagged too
+        margins = _INFORMED_BY.get(name) if fns[name] is METRICS.get(name) else None
+        if margins is not None:
+            uninformed = np.ones(np.broadcast_shapes(rows.shape, flag.shape), dtype=bool)
+            for margin in margins:
+                uninformed &= (rows if margin == "row" else cols) == 0
+            flag = flag | uninformed
+        out[name] = dataclasses.replace(
+            s,
+            prior_shift=float(shift) if shift.ndim == 0 else shift,
+            prior_dominated=bool(flag) if flag.ndim == 0 else flag,
+        )
+    return out
+
+
+def _exact_summaries(
+    resolved: list[tuple[str, Callable[[np.ndarray], Any]]],
+    counts: np.ndarray,
+    alpha: np.ndarray,
+    beta: np.ndarray,
+    scores: dict[str, np.ndarray],
+    batch: tuple[int, ...],
+    prob: float,
+    ref: float | None,
+) -> dict[str, MetricSummary]:
+    """Exact summaries of the named metrics with a closed form under this prior.
+
+    Every one of :data:`f1posterior.posterior.exact.EXACT_METRICS` when the prior is aligned;
+    per-class recall (``theta_jj ~ Beta``, independent of ``mu``) under any prior.
+    Needs scipy (the ``exact`` extra). Without it these metrics are sampled: with a
+    warning under an aligned prior (chosen for its closed forms), silently for recall
+    otherwise (numpy is the only runtime dependency, and recall is then drawn from its
+    exact Beta marginal, f1posterior.posterior.routes); each summary's ``exact`` says which.
+    """
+    from ..metrics.multiclass import METRICS
+    from . import exact
+
+    m = counts.shape[-1]
+    names = [n for n, fn in resolved if exact.has_exact(n, m) and fn is METRICS.get(n)]
+    if names and not exact.is_aligned(alpha, beta):
+        names = [n for n in names if n in exact.ANY_PRIOR_METRICS]
+        if not names or not exact.scipy_available():
+            return {}
+    if not names:
+        return {}
+    if not exact.scipy_available():
+        warnings.warn(
+            f"metrics {names} have exact posteriors under this aligned prior, but they need "
+            "scipy (pip install 'f1posterior[exact]'); sampling them instead",
+            stacklevel=3,
+        )
+        return {}
+    conc = alpha + counts
+    return {
+        n: exact.posterior_from_concentration(conc, n).summary(
+            score=scores[n].reshape(batch + scores[n].shape[1:]), hdi_prob=prob, ref=ref
+        )
+        for n in names
+    }
+
+
+def _join(parts: list[MetricSummary], batch: tuple[int, ...]) -> MetricSummary:
+    """Concatenate group summaries along the flat batch axis and restore ``batch``."""
+    first = parts[0]
+    fields: dict[str, Any] = {}
+    for key in ("score", "mean", "median", "std", "mc_error", "hdi", "eti", "p_below", "p_above"):
+        vals = [getattr(p, key) for p in parts]
+        if vals[0] is None:
+            fields[key] = None
+            continue
+        arr = np.concatenate([np.asarray(v) for v in vals], axis=0)
+        arr = arr.reshape(batch + arr.shape[1:])
+        fields[key] = float(arr) if arr.ndim == 0 else arr
+    for key in ("hdi", "eti"):
+        fields[key] = np.asarray(fields[key])
+    return MetricSummary(
+        **fields, hdi_prob=first.hdi_prob, ref=first.ref, draws=first.draws, exact=False
+    )

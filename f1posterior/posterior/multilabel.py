@@ -1,0 +1,522 @@
+"""Multi-label (and binary) evaluation: one M = 2 core model per label.
+
+A multi-label classifier over ``L`` labels is ``L`` binary classifiers
+(Zhang et al. 2015, section 4). Each label's 2 x 2 table, in scikit-learn's
+``multilabel_confusion_matrix`` layout ``[[tn, fp], [fn, tp]]`` (rows =
+truth), gets the core model with ``M = 2``; a two-category Dirichlet is a
+Beta, so per label, independently,
+
+    prevalence   pi | C ~ Beta(beta_1 + fn + tp,   beta_0 + tn + fp)
+    recall        r | C ~ Beta(alpha_11 + tp,      alpha_10 + fn)
+    false-pos.    f | C ~ Beta(alpha_01 + fp,      alpha_00 + tn)
+
+and the label's cell probabilities are ``tp = pi r``, ``fn = pi (1 - r)``,
+``fp = (1 - pi) f``, ``tn = (1 - pi)(1 - f)``. The draws are those of
+:func:`f1posterior.sample_posterior` on the stack of tables, so every
+per-label metric has exactly the distribution :func:`f1posterior.evaluate`
+gives the label's table.
+
+Metrics across labels need the labels' tables on one scale: each label's
+probability table is multiplied by its number of documents ``N_l`` (all equal
+to ``D`` when the tables come from one test set), giving expected counts;
+every metric below is then the same function of the counts (plug-in score)
+and of the posterior expected counts (draws). With ``b2 = f_beta ** 2``:
+
+- per label: ``fbeta_l = (1 + b2) tp / ((1 + b2) tp + b2 fn + fp)``,
+  ``precision_l = tp / (tp + fp)``, ``recall_l = tp / (tp + fn)``,
+  ``jaccard_l = tp / (tp + fp + fn)``;
+- micro: the same formulas on ``sum_l tp``, ``sum_l fp``, ``sum_l fn``;
+- macro: the mean over labels of the per-label values;
+- weighted: ``sum_l s_l fbeta_l / sum_l s_l`` with support ``s_l = tp + fn``;
+- ``hamming_loss = sum_l (fp + fn) / sum_l N_l``.
+
+On counts, ``0/0`` gives 0 (scikit-learn's default ``zero_division``; a
+label never true and never predicted scores 0 and counts in macro averages,
+as in scikit-learn). Posterior draws never divide by zero.
+
+Under the aligned prior (``beta="aligned"``: each label one Dirichlet over
+its four cells, ``A = alpha + C``) the per-label metrics have the M = 2
+closed forms of :mod:`f1posterior.posterior.exact` (:data:`EXACT_LABEL_METRICS`):
+``precision ~ Beta(A_11, A_01)``, ``recall ~ Beta(A_11, A_10)``,
+``jaccard = B ~ Beta(A_11, A_01 + A_10)`` and ``f1 = 2B / (1 + B)`` (also
+``fbeta`` when ``f_beta = 1``). Their summaries are then exact (``exact``
+True, ``mc_error`` 0, ``draws`` 0), as in :func:`f1posterior.evaluate`;
+metrics across labels are still sampled.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, DTypeLike
+
+from .._core.priors import PriorArg, describe_prior, resolve_prior
+from .._core.sampling import concentrations, iter_cell_chunks
+from .._core.validation import (
+    check_counts,
+    check_draws,
+    check_dtype,
+    check_metric_names,
+    check_positive,
+    check_prob,
+    check_ref,
+    check_rng,
+    describe,
+)
+from .evaluation import Evaluation
+from .exact import BetaPosterior, is_aligned, posterior_from_concentration, scipy_available
+from .summary import MetricSummary, summarize_draws
+
+__all__ = [
+    "evaluate_multilabel",
+    "multilabel_scores",
+    "MULTILABEL_METRICS",
+    "PER_LABEL_METRICS",
+]
+
+#: Per-label metrics (trailing label axis in the summaries).
+PER_LABEL_METRICS = ("f1", "fbeta", "precision", "recall", "jaccard")
+#: Metrics across labels (one value per set of tables).
+AGGREGATE_METRICS = (
+    "micro_f1",
+    "macro_f1",
+    "weighted_f1",
+    "micro_fbeta",
+    "macro_fbeta",
+    "weighted_fbeta",
+    "micro_precision",
+    "micro_recall",
+    "macro_precision",
+    "macro_recall",
+    "hamming_loss",
+    "micro_jaccard",
+    "macro_jaccard",
+)
+#: Every metric name :func:`evaluate_multilabel` accepts.
+MULTILABEL_METRICS = AGGREGATE_METRICS + PER_LABEL_METRICS
+#: Per-label metrics with a closed-form posterior under the aligned prior (``fbeta`` too
+#: when ``f_beta`` is 1).
+EXACT_LABEL_METRICS = ("f1", "precision", "recall", "jaccard")
+
+#: Bytes of per-label metric draws held at once.
+_LABEL_BUDGET = 64 << 20
+#: Bytes of running sums across labels held at once.
+_SUM_BUDGET = 64 << 20
+#: Gamma variates held at once in one chunk of cell draws.
+_CELL_VARIATES = 1 << 21
+#: The per-label sums that every aggregate metric is computed from.
+_SUMS = ("tp", "fp", "fn", "n", "f1", "fb", "wf1", "wfb", "w", "p", "r", "j")
+
+
+def _div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """num / den with 0 where den == 0 (scikit-learn's zero_division=0)."""
+    out = np.zeros(np.broadcast_shapes(num.shape, den.shape), dtype=np.result_type(num, den))
+    np.divide(num, den, out=out, where=den != 0)
+    return out
+
+
+def _label_terms(t: np.ndarray, b2: float) -> dict[str, np.ndarray]:
+    """Per-label quantities of count-scale tables ``(..., 2, 2)`` -> ``(...)`` each."""
+    tn, fp, fn, tp = t[..., 0, 0], t[..., 0, 1], t[..., 1, 0], t[..., 1, 1]
+    f1 = _div(2.0 * tp, 2.0 * tp + fn + fp)
+    fb = f1 if b2 == 1.0 else _div((1.0 + b2) * tp, (1.0 + b2) * tp + b2 * fn + fp)
+    w = tp + fn
+    return {
+        "tp": tp,
+        "fp": fp,
+        "fn": fn,
+        "n": tn + fp + fn + tp,
+        "f1": f1,
+        "fb": fb,
+        "wf1": w * f1,
+        "wfb": w * fb,
+        "w": w,
+        "p": _div(tp, tp + fp),
+        "r": _div(tp, w),
+        "j": _div(tp, tp + fp + fn),
+    }
+
+
+def _per_label(name: str, terms: dict[str, np.ndarray]) -> np.ndarray:
+    key = {"f1": "f1", "fbeta": "fb", "precision": "p", "recall": "r", "jaccard": "j"}[name]
+    return terms[key]
+
+
+def _aggregate(name: str, s: dict[str, np.ndarray], n_labels: int, b2: float) -> np.ndarray:
+    """An aggregate metric from sums over labels (each ``(...)``)."""
+    tp, fp, fn = s["tp"], s["fp"], s["fn"]
+    if name == "micro_f1":
+        return _div(2.0 * tp, 2.0 * tp + fn + fp)
+    if name == "micro_fbeta":
+        return _div((1.0 + b2) * tp, (1.0 + b2) * tp + b2 * fn + fp)
+    if name == "micro_precision":
+        return _div(tp, tp + fp)
+    if name == "micro_recall":
+        return _div(tp, tp + fn)
+    if name == "micro_jaccard":
+        return _div(tp, tp + fp + fn)
+    if name == "hamming_loss":
+        return _div(fp + fn, s["n"])
+    if name == "weighted_f1":
+        return _div(s["wf1"], s["w"])
+    if name == "weighted_fbeta":
+        return _div(s["wfb"], s["w"])
+    key = {
+        "macro_f1": "f1",
+        "macro_fbeta": "fb",
+        "macro_precision": "p",
+        "macro_recall": "r",
+        "macro_jaccard": "j",
+    }[name]
+    return np.asarray(s[key] / n_labels)
+
+
+def label_posterior(conc: np.ndarray, name: str) -> BetaPosterior:
+    """Exact posterior of a per-label metric given ``A = alpha + C``, shape ``(..., L, 2, 2)``.
+
+    The M = 2 per-class closed forms of :mod:`f1posterior.posterior.exact` for the
+    positive class (index 1), valid under the aligned prior: ``precision``,
+    ``recall``, ``f1`` (and ``fbeta`` with ``f_beta = 1``), and ``jaccard``,
+    whose posterior is the ``B ~ Beta(A_11, A_01 + A_10)`` behind F1. No
+    validation (internal use by :func:`evaluate_multilabel` and the gate).
+    """
+    key = {"jaccard": "f1", "fbeta": "f1"}.get(name, name)
+    post = posterior_from_concentration(conc, key)
+    transform = "identity" if name == "jaccard" else post.transform
+    return BetaPosterior(post.a[..., 1], post.b[..., 1], transform)
+
+
+def exact_label_metrics(names: Sequence[str], f_beta: float) -> list[str]:
+    """The per-label metrics among ``names`` with a closed form (under the aligned prior)."""
+    return [n for n in names if n in EXACT_LABEL_METRICS or (n == "fbeta" and f_beta == 1.0)]
+
+
+def _exact_summaries(
+    counts: np.ndarray,
+    alpha: np.ndarray,
+    beta: np.ndarray,
+    names: list[str],
+    f_beta: float,
+    scores: dict[str, np.ndarray],
+    prob: float,
+    ref: float | None,
+) -> dict[str, MetricSummary]:
+    """Exact summaries of the per-label metrics with a closed form, when the prior is aligned."""
+    todo = exact_label_metrics(names, f_beta)
+    if not todo or not is_aligned(alpha, beta):
+        return {}
+    if not scipy_available():
+        warnings.warn(
+            f"per-label metrics {todo} have exact posteriors under this aligned prior, but they "
+            "need scipy (pip install 'f1posterior[exact]'); sampling them instead",
+            stacklevel=3,
+        )
+        return {}
+    conc = alpha + counts
+    return {
+        n: label_posterior(conc, n).summary(score=scores[n], hdi_prob=prob, ref=ref) for n in todo
+    }
+
+
+def check_tables(tables: Any, name: str = "tables") -> np.ndarray:
+    """Per-label 2 x 2 count tables ``(*batch, L, 2, 2)`` as float (validation)."""
+    arr = np.asarray(tables) if not isinstance(tables, (str, bytes)) else tables
+    shape = getattr(arr, "shape", None)
+    if shape is None or len(shape) < 3 or tuple(shape[-2:]) != (2, 2):
+        raise ValueError(
+            f"{name} must be per-label 2 x 2 tables of shape (*batch, L, 2, 2) in scikit-learn's "
+            f"multilabel_confusion_matrix layout [[tn, fp], [fn, tp]]; got "
+            f"{'shape ' + str(shape) if shape is not None else describe(tables)}"
+        )
+    return check_counts(tables, name)
+
+
+def _check_metric_names(metrics: Any) -> list[str]:
+    return check_metric_names(metrics, MULTILABEL_METRICS)
+
+
+def _check_label_names(labels: Any, n_labels: int) -> list[str] | None:
+    if labels is None:
+        return None
+    if isinstance(labels, (str, bytes)):
+        raise TypeError(f"labels must be a sequence of {n_labels} names; got {describe(labels)}")
+    out = [str(x) for x in labels]
+    if len(out) != n_labels:
+        raise ValueError(f"labels must name the {n_labels} labels; got {len(out)} names")
+    return out
+
+
+def multilabel_scores(
+    tables: ArrayLike,
+    *,
+    metrics: str | Sequence[str] = ("micro_f1", "macro_f1"),
+    f_beta: float = 1.0,
+) -> dict[str, np.ndarray]:
+    """Observed (plug-in) multi-label metrics of per-label 2 x 2 count tables.
+
+    Equal to scikit-learn's multi-label scores on the predictions the tables
+    summarise (``f1_score(average="micro"|"macro"|"weighted"|None)``,
+    ``fbeta_score``, ``precision_score``, ``recall_score``,
+    ``jaccard_score``, ``hamming_loss``), with ``zero_division=0``.
+
+    Parameters
+    ----------
+    tables : array_like, shape (*batch, L, 2, 2)
+        Whole-number counts ``[[tn, fp], [fn, tp]]`` per label.
+    metrics : str or sequence of str
+        Names from :data:`MULTILABEL_METRICS`.
+    f_beta : float, default 1.0
+        The ``beta`` of the F-beta metrics (``*_fbeta``, ``fbeta``).
+
+    Returns
+    -------
+    dict of str to ndarray
+        Shape ``(*batch)``, or ``(*batch, L)`` for per-label metrics.
+
+    Examples
+    --------
+    >>> t = [[[5, 1], [2, 2]], [[3, 0], [1, 6]]]
+    >>> s = multilabel_scores(t, metrics=["micro_f1", "f1", "hamming_loss"])
+    >>> round(float(s["micro_f1"]), 4), s["f1"].round(4).tolist(), float(s["hamming_loss"])
+    (0.8, [0.5714, 0.9231], 0.2)
+    """
+    c = check_tables(tables)
+    names = _check_metric_names(metrics)
+    b = check_positive(f_beta, "f_beta")
+    return _scores(c, names, b * b)
+
+
+def _scores(c: np.ndarray, names: list[str], b2: float) -> dict[str, np.ndarray]:
+    terms = _label_terms(c, b2)
+    sums = {k: v.sum(axis=-1) for k, v in terms.items()}
+    n_labels = c.shape[-3]
+    return {
+        n: _per_label(n, terms) if n in PER_LABEL_METRICS else _aggregate(n, sums, n_labels, b2)
+        for n in names
+    }
+
+
+def evaluate_multilabel(
+    tables: ArrayLike,
+    *,
+    metrics: str | Sequence[str] = ("micro_f1", "macro_f1"),
+    f_beta: float = 1.0,
+    draws: int = 50_000,
+    alpha: PriorArg = "adaptive",
+    beta: PriorArg = "adaptive",
+    ref: float | None = None,
+    hdi_prob: float = 0.95,
+    rng: Any = None,
+    dtype: DTypeLike = np.float64,
+    labels: Sequence[Any] | None = None,
+    keep_draws: bool = False,
+) -> Evaluation:
+    """Posterior summaries of multi-label metrics from per-label 2 x 2 tables.
+
+    Each label gets the core model with ``M = 2`` (independent Beta
+    posteriors of prevalence, recall and false-positive rate; see the module
+    docstring), and metrics across labels are computed draw by draw from the
+    labels' expected counts. Memory is bounded whatever ``L``: the labels'
+    cell draws are produced in chunks, only metric draws are kept, and
+    per-label summaries are made a block of labels at a time.
+
+    Parameters
+    ----------
+    tables : array_like, shape (*batch, L, 2, 2)
+        Whole-number counts per label, ``[[tn, fp], [fn, tp]]`` (the output
+        of :func:`f1posterior.multilabel_confusion_matrix`). A binary problem
+        is ``L = 1``.
+    metrics : str or sequence of str, default ("micro_f1", "macro_f1")
+        Names from :data:`MULTILABEL_METRICS`: ``micro_f1``, ``macro_f1``,
+        ``weighted_f1``, ``micro_fbeta``, ``macro_fbeta``,
+        ``weighted_fbeta``, ``micro_precision``, ``micro_recall``,
+        ``macro_precision``, ``macro_recall``, ``hamming_loss``,
+        ``micro_jaccard``, ``macro_jaccard``, and per label ``f1``,
+        ``fbeta``, ``precision``, ``recall``, ``jaccard``.
+    f_beta : float, default 1.0
+        The ``beta`` of the F-beta metrics (not the prior ``beta``).
+    draws : int, default 50_000
+        Posterior draws per label. Time grows as ``L * draws``.
+    alpha, beta : prior
+        Dirichlet priors of each label's 2 x 2 model, as in
+        :func:`f1posterior.evaluate`: ``alpha`` broadcasts against
+        ``(*batch, L, 2, 2)`` and ``beta`` against ``(*batch, L, 2)``;
+        ``beta="aligned"`` makes each label one Dirichlet over its four cells,
+        and then the per-label ``f1``, ``precision``, ``recall`` and
+        ``jaccard`` (and ``fbeta`` when ``f_beta`` is 1) are summarised exactly
+        (closed forms, ``exact`` True, ``mc_error`` 0, ``draws`` 0; needs
+        scipy, else they are sampled with a warning).
+    ref : float, optional
+        Reference value; adds ``p_below``/``p_above`` to every summary.
+    hdi_prob : float, default 0.95
+        Probability of the HDI and equal-tailed interval.
+    rng : None, int, SeedSequence or Generator
+        Source of randomness. For one seed the cell draws equal those of
+        :func:`f1posterior.sample_posterior` on ``tables`` reshaped to
+        ``(-1, 2, 2)``, whatever the chunking.
+    dtype : numpy.float64 or numpy.float32
+        Floating type of the cell draws.
+    labels : sequence of L names, optional
+        Label names, used when printing per-label metrics.
+    keep_draws : bool, default False
+        Keep the metric draws in ``result.metric_draws``: ``(*batch, draws)``
+        or ``(*batch, L, draws)`` per label (large for large ``L``).
+
+    Returns
+    -------
+    Evaluation
+        Mapping from metric name to :class:`~f1posterior.MetricSummary`;
+        fields have shape ``(*batch)`` (floats for one set of tables), with a
+        trailing label axis for per-label metrics.
+
+    Examples
+    --------
+    >>> t = [[[5, 1], [2, 2]], [[3, 0], [1, 6]]]
+    >>> res = evaluate_multilabel(t, metrics=["micro_f1", "f1"], draws=4000, rng=0)
+    >>> round(res["micro_f1"].score, 4), res["f1"].mean.shape
+    (0.8, (2,))
+    >>> res = evaluate_multilabel(t, metrics=["f1"], beta="aligned")
+    >>> res["f1"].exact, res["f1"].mean.round(4).tolist()
+    (True, [0.5318, 0.8592])
+    """
+    c = check_tables(tables)
+    names = _check_metric_names(metrics)
+    fb = check_positive(f_beta, "f_beta")
+    b2 = fb * fb
+    n_draws = check_draws(draws)
+    prob = check_prob(hdi_prob, "hdi_prob")
+    r = check_ref(ref)
+    dt = check_dtype(dtype)
+    root = check_rng(rng)
+    batch, n_labels = c.shape[:-3], c.shape[-3]
+    label_names = _check_label_names(labels, n_labels)
+    a, b = resolve_prior(alpha, beta, c)
+    conc = concentrations(c, a, b).reshape((-1, 3, 2))  # flat (batch * L, M + 1, M)
+    n_flat = len(conc)
+    n_sets = n_flat // n_labels
+    sizes = np.broadcast_to(c.sum(axis=(-2, -1)), (*batch, n_labels)).reshape(-1)
+    scores = _scores(c, names, b2)
+    # Closed forms under the aligned prior: exact per-label summaries, and these metrics are
+    # not sampled unless keep_draws asks for their draws.
+    exact = _exact_summaries(c, a, b, names, fb, scores, prob, r)
+    sampled = [n for n in names if keep_draws or n not in exact]
+
+    per_label = [n for n in sampled if n in PER_LABEL_METRICS]
+    aggregate = [n for n in sampled if n not in PER_LABEL_METRICS]
+    sets_per_group = max(1, _SUM_BUDGET // (8 * len(_SUMS) * n_draws)) if aggregate else n_sets
+    labels_per_block = (
+        max(1, _LABEL_BUDGET // (8 * n_draws * len(per_label))) if per_label else n_flat
+    )
+
+    label_parts: dict[str, list[MetricSummary]] = {n: [] for n in per_label}
+    agg_parts: dict[str, list[MetricSummary]] = {n: [] for n in aggregate}
+    kept: dict[str, list[np.ndarray]] = {n: [] for n in names}
+    for s0 in range(0, n_sets if sampled else 0, sets_per_group):
+        s1 = min(n_sets, s0 + sets_per_group)
+        sums = {k: np.zeros((s1 - s0, n_draws)) for k in _SUMS} if aggregate else {}
+        for f0 in range(s0 * n_labels, s1 * n_labels, labels_per_block):
+            f1 = min(s1 * n_labels, f0 + labels_per_block)
+            buf = {n: np.empty((f1 - f0, n_draws)) for n in per_label}
+            chunks = iter_cell_chunks(
+                conc[f0:f1], n_draws, root, dt, _CELL_VARIATES, index_offset=f0
+            )
+            for mats, rows, cells in chunks:
+                expected = cells * sizes[f0 + mats.start : f0 + mats.stop, None, None, None]
+                terms = _label_terms(expected, b2)
+                for n in per_label:
+                    buf[n][mats, rows] = _per_label(n, terms)
+                if aggregate:
+                    _add_sums(sums, terms, f0 + mats.start, f0 + mats.stop, rows, n_labels, s0)
+            for n in per_label:
+                _finish_part(n, buf[n], scores[n].reshape(-1)[f0:f1], prob, r, label_parts[n])
+                if keep_draws:
+                    kept[n].append(buf[n])
+        for n in aggregate:
+            x = _aggregate(n, sums, n_labels, b2)
+            _finish_part(n, x, scores[n].reshape(-1)[s0:s1], prob, r, agg_parts[n])
+            if keep_draws:
+                kept[n].append(x)
+
+    summaries: dict[str, MetricSummary] = {}
+    for n in names:
+        if n in exact:
+            summaries[n] = exact[n]
+            continue
+        shape = (*batch, n_labels) if n in PER_LABEL_METRICS else tuple(batch)
+        parts = label_parts[n] if n in PER_LABEL_METRICS else agg_parts[n]
+        summaries[n] = _join(parts, shape)
+    return Evaluation(
+        summaries=summaries,
+        prior=describe_prior(alpha, beta) + " per label (M = 2 model)",
+        draws=n_draws,
+        hdi_prob=prob,
+        ref=r,
+        seed=root.entropy,
+        batch_shape=tuple(batch),
+        labels=label_names,
+        metric_draws=(
+            {
+                n: np.concatenate(kept[n]).reshape(
+                    (*batch, n_labels, n_draws) if n in PER_LABEL_METRICS else (*batch, n_draws)
+                )
+                for n in names
+            }
+            if keep_draws
+            else None
+        ),
+    )
+
+
+def _add_sums(
+    sums: dict[str, np.ndarray],
+    terms: dict[str, np.ndarray],
+    start: int,
+    stop: int,
+    rows: slice,
+    n_labels: int,
+    s0: int,
+) -> None:
+    """Add per-label terms of flat labels [start, stop) into their sets' running sums."""
+    first, last = start // n_labels, (stop - 1) // n_labels
+    cuts = np.array([start, *range((first + 1) * n_labels, last * n_labels + 1, n_labels)])
+    sets = cuts // n_labels - s0
+    for k in _SUMS:
+        sums[k][sets, rows] += np.add.reduceat(terms[k], cuts - start, axis=0)
+
+
+def _finish_part(
+    name: str,
+    x: np.ndarray,
+    score: np.ndarray,
+    prob: float,
+    ref: float | None,
+    out: list[MetricSummary],
+) -> None:
+    if not np.isfinite(x).all():
+        raise ValueError(f"metric {name!r} returned non-finite values on posterior draws")
+    out.append(summarize_draws(x, score=score, hdi_prob=prob, ref=ref))
+
+
+def _join(parts: list[MetricSummary], shape: tuple[int, ...]) -> MetricSummary:
+    """Concatenate summaries of consecutive flat blocks and restore ``shape``."""
+    fields: dict[str, Any] = {}
+    for key in ("score", "mean", "median", "std", "mc_error", "hdi", "eti", "p_below", "p_above"):
+        vals = [getattr(p, key) for p in parts]
+        if vals[0] is None:
+            fields[key] = None
+            continue
+        arr = np.concatenate([np.atleast_1d(np.asarray(v)) for v in vals], axis=0)
+        if key in ("hdi", "eti"):
+            arr = arr.reshape((*shape, 2))
+        else:
+            arr = arr.reshape(shape)
+            fields[key] = float(arr) if arr.ndim == 0 else arr
+            continue
+        fields[key] = arr
+    first = parts[0]
+    return MetricSummary(
+        **fields, hdi_prob=first.hdi_prob, ref=first.ref, draws=first.draws, exact=False
+    )

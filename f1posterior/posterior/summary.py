@@ -1,0 +1,280 @@
+"""Summaries of posterior draws: HDI, equal-tailed interval, and the summary record.
+
+Draws of a scalar metric have shape ``(*batch, draws)``: the draws axis is
+last, so ``hdi(x)`` gives ``(*batch, 2)``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .._core.validation import check_prob, check_ref, describe
+
+__all__ = ["hdi", "eti", "MetricSummary", "summarize_draws"]
+
+
+def _draws_last(x: ArrayLike, axis: int, name: str = "x") -> np.ndarray:
+    arr = np.asarray(x)
+    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):
+        raise TypeError(f"{name} must be an array of real numbers; got {describe(x)}")
+    if arr.ndim == 0:
+        raise ValueError(f"{name} must have a draws axis; got a 0-d array")
+    if not -arr.ndim <= axis < arr.ndim:
+        raise ValueError(f"axis must be in [-{arr.ndim}, {arr.ndim}); got {axis}")
+    arr = np.moveaxis(arr, axis, -1)
+    if arr.shape[-1] == 0:
+        raise ValueError(f"{name} must hold at least one draw along axis {axis}")
+    if np.isnan(arr).any():
+        raise ValueError(f"{name} must not contain NaN")
+    return arr
+
+
+def hdi(x: ArrayLike, prob: float = 0.95, axis: int = -1) -> np.ndarray:
+    """Highest-density interval: the shortest interval holding ``prob`` of the draws.
+
+    The sorted-window estimator: among all windows of ``k = ceil(prob * n)``
+    consecutive order statistics, the narrowest. Only the two tails that can
+    hold an endpoint are sorted (after two O(n) single-cut partitions), so it
+    is faster than a full sort except on short rows, where it is one; it is
+    vectorised over every other axis.
+
+    Parameters
+    ----------
+    x : array_like, shape (..., draws, ...)
+        Draws of a scalar quantity.
+    prob : float, default 0.95
+        Probability mass of the interval, in (0, 1).
+    axis : int, default -1
+        The draws axis.
+
+    Returns
+    -------
+    ndarray, shape (..., 2)
+        Lower and upper bounds (the draws axis replaced by a trailing axis of 2).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> hdi(np.arange(100.0), prob=0.9)
+    array([ 0., 89.])
+    >>> hdi(np.zeros((3, 2, 50)), prob=0.5).shape
+    (3, 2, 2)
+    """
+    p = check_prob(prob, "prob")
+    arr = _draws_last(x, axis)
+    n = arr.shape[-1]
+    k = min(n, max(1, math.ceil(p * n - 1e-9)))  # points inside the window
+    work = np.array(arr, copy=True)  # sorted or partitioned in place
+    lows, highs, _ = _select(work, n - k + 1, k, median=False)
+    return _shortest(lows, highs)
+
+
+#: At most this many draws a row, or values in all, are fully sorted: numpy's sort
+#: is then as fast as the selection below, which makes more (and smaller) calls.
+_SORT_ROW, _SORT_TOTAL = 512, 4096
+
+
+def _select(
+    work: np.ndarray, nw: int, k: int, *, median: bool
+) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
+    """Place the order statistics a summary needs, in place along the last axis.
+
+    Returns ``lows``, the ``nw`` smallest values of each row, sorted; ``highs``,
+    the ``n - k + 1`` largest, sorted (views of ``work``); and with ``median``,
+    the order statistics ``(n - 1) // 2`` and ``n // 2``. The values are those
+    of a full sort of each row, bit for bit (only order statistics are read), so
+    the result does not depend on which of the two ways below was taken.
+
+    A full sort is used for short rows, small arrays, and when the two tails
+    overlap. Otherwise, single-``kth`` partitions (numpy's fast selection path;
+    one partition with several ``kth`` goes through a slower loop: 1.5-2.2x a
+    full sort on this project's machine, while the cuts below take 0.35-0.75x):
+    without the median, a cut at ``k - 1`` and then one at ``nw - 1`` of the
+    part below it; with the median, a cut at the median and one in each half.
+    Only the two tails are then sorted.
+    """
+    n = work.shape[-1]
+    m0 = (n - 1) // 2
+    if 2 * nw >= n or n <= _SORT_ROW or work.size <= _SORT_TOTAL:
+        work.sort(axis=-1)
+        med = (work[..., m0], work[..., n // 2]) if median else None
+        return work[..., :nw], work[..., k - 1 :], med
+    # 2 nw < n gives nw - 1 < m0 and k - 1 = n - nw > m0: each tail lies in one half
+    if median:
+        work.partition(m0, axis=-1)
+        upper = work[..., m0 + 1 :]
+        j = k - 1 - (m0 + 1)
+        work[..., :m0].partition(nw - 1, axis=-1)
+        upper.partition(j, axis=-1)
+        # order statistic n // 2: the median itself, or the smallest value above it
+        hi = work[..., m0] if n % 2 else upper[..., : j + 1].min(axis=-1)
+        med = (work[..., m0], hi)
+    else:
+        work.partition(k - 1, axis=-1)
+        work[..., : k - 1].partition(nw - 1, axis=-1)
+        med = None
+    lows, highs = work[..., :nw], work[..., k - 1 :]
+    lows.sort(axis=-1)
+    highs.sort(axis=-1)
+    return lows, highs, med
+
+
+def _shortest(lows: np.ndarray, highs: np.ndarray) -> np.ndarray:
+    """The narrowest window ``(lows[i], highs[i])`` of each row, shape ``(..., 2)``.
+
+    The first narrowest where several tie (:func:`numpy.argmin`).
+    """
+    lead = lows.shape[:-1]
+    width = highs - lows
+    best = width.reshape(-1, width.shape[-1]).argmin(axis=-1)
+    rows = np.arange(best.size)
+    out = np.empty((best.size, 2), dtype=np.result_type(lows, highs))
+    out[:, 0] = lows.reshape(-1, lows.shape[-1])[rows, best]
+    out[:, 1] = highs.reshape(-1, highs.shape[-1])[rows, best]
+    return out.reshape((*lead, 2))
+
+
+def eti(x: ArrayLike, prob: float = 0.95, axis: int = -1) -> np.ndarray:
+    """Equal-tailed interval: the ``(1 - prob)/2`` and ``(1 + prob)/2`` quantiles.
+
+    Uses :func:`numpy.quantile` with its default (linear) interpolation.
+
+    Parameters
+    ----------
+    x : array_like, shape (..., draws, ...)
+    prob : float, default 0.95
+    axis : int, default -1
+
+    Returns
+    -------
+    ndarray, shape (..., 2)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> eti(np.arange(101.0), prob=0.9)
+    array([ 5., 95.])
+    """
+    p = check_prob(prob, "prob")
+    arr = _draws_last(x, axis)
+    q = np.quantile(arr, [(1 - p) / 2, (1 + p) / 2], axis=-1)
+    return np.moveaxis(q, 0, -1)
+
+
+Value = Any  # float for one matrix, ndarray of the batch shape otherwise
+
+
+def _scalar(v: Any) -> Any:
+    a = np.asarray(v)
+    return float(a) if a.ndim == 0 else a
+
+
+@dataclass(frozen=True)
+class MetricSummary:
+    """Posterior summary of one metric (for one matrix or a batch).
+
+    Each field is a float for one matrix, or an array of the batch shape
+    (plus a trailing class axis for per-class metrics); interval fields have
+    one more trailing axis of length 2.
+
+    Attributes
+    ----------
+    score : float or ndarray
+        The metric on the observed counts (the plug-in estimate).
+    mean, median, std : float or ndarray
+        Posterior mean, median and standard deviation.
+    mc_error : float or ndarray
+        Monte Carlo standard error of ``mean`` (``std / sqrt(draws)``: the
+        draws are independent); 0 where the summary is exact.
+    hdi : ndarray, shape (..., 2)
+        Highest-density interval of probability ``hdi_prob``.
+    eti : ndarray, shape (..., 2)
+        Equal-tailed interval of probability ``hdi_prob``.
+    p_below, p_above : float, ndarray or None
+        P(metric < ref) and P(metric > ref); None when no ``ref`` was given.
+    hdi_prob : float
+        Probability of the intervals.
+    ref : float or None
+        The reference value.
+    draws : int
+        Number of posterior draws (0 for an exact summary).
+    exact : bool
+        True when computed from a closed form rather than from draws.
+    prior_shift : float, ndarray or None
+        How far the prior moves the posterior mean from a vanishing prior's, in
+        posterior standard deviations: ``|mean - score| / std``. Under a
+        vanishing prior the posterior mean of a recall or of accuracy
+        (micro-F1) is exactly the observed score; for the other metrics it is
+        to first order. None when not checked.
+    prior_dominated : bool, ndarray or None
+        True where the prior dominates: ``prior_shift`` exceeds 1/2 by more
+        than three Monte Carlo standard errors, the observed score is
+        undefined, or no document informs the metric at all (a per-class
+        metric whose denominator counts are zero).
+    """
+
+    score: Value
+    mean: Value
+    median: Value
+    std: Value
+    mc_error: Value
+    hdi: np.ndarray
+    eti: np.ndarray
+    p_below: Value = None
+    p_above: Value = None
+    hdi_prob: float = 0.95
+    ref: float | None = None
+    draws: int = 0
+    exact: bool = field(default=False)
+    prior_shift: Value = None
+    prior_dominated: Value = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain-Python (JSON-ready) dictionary of the fields."""
+
+        def plain(v: Any) -> Any:
+            return np.asarray(v).tolist() if isinstance(v, np.ndarray | np.generic) else v
+
+        return {k: plain(getattr(self, k)) for k in self.__dataclass_fields__}
+
+
+def summarize_draws(
+    x: ArrayLike,
+    *,
+    score: ArrayLike | None = None,
+    hdi_prob: float = 0.95,
+    ref: float | None = None,
+) -> MetricSummary:
+    """Summarise draws of shape ``(..., draws)`` into a :class:`MetricSummary`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> s = summarize_draws(np.linspace(0.7, 0.9, 1001), score=0.8, ref=0.75)
+    >>> round(s.mean, 6), round(s.p_below, 3)
+    (0.8, 0.25)
+    """
+    prob = check_prob(hdi_prob, "hdi_prob")
+    r = check_ref(ref)
+    arr = _draws_last(x, -1)
+    n = arr.shape[-1]
+    std = arr.std(axis=-1, ddof=1) if n > 1 else np.zeros(arr.shape[:-1])
+    return MetricSummary(
+        score=_scalar(np.nan if score is None else score),
+        mean=_scalar(arr.mean(axis=-1)),
+        median=_scalar(np.median(arr, axis=-1)),
+        std=_scalar(std),
+        mc_error=_scalar(std / math.sqrt(n)),
+        hdi=hdi(arr, prob),
+        eti=eti(arr, prob),
+        p_below=None if r is None else _scalar(np.count_nonzero(arr < r, axis=-1) / n),
+        p_above=None if r is None else _scalar(np.count_nonzero(arr > r, axis=-1) / n),
+        hdi_prob=prob,
+        ref=r,
+        draws=n,
+    )

@@ -1,0 +1,1 @@
+"""Level 5: HTML reports and figures (matplotlib) of results."""
