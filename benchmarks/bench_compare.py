@@ -13,7 +13,9 @@ from pathlib import Path
 import numpy as np
 from _common import best_of
 
-from f1posterior.analysis.comparison import compare, compare_predictions, rank_predictions
+from f1posterior.analysis.comparison import compare
+from f1posterior.analysis.paired import compare_predictions
+from f1posterior.analysis.ranking import rank_predictions
 
 
 def case(m, n_docs=2_000, seed=0):

@@ -13,19 +13,18 @@ from ._core.priors import PRIOR_PRESETS, prior_preset
 from ._core.sampling import sample_posterior
 from ._core.version import __version__
 from .analysis import thresholds
-from .analysis.comparison import (
-    Comparison,
-    Ranking,
-    compare,
-    compare_predictions,
-    rank_classifiers,
-    rank_predictions,
-)
-from .analysis.frequentist import FrequentistInterval, bootstrap_interval, delta_interval
+from .analysis.comparison import Comparison, compare
+from .analysis.delta import delta_interval
+from .analysis.frequentist import FrequentistInterval, bootstrap_interval
+from .analysis.paired import compare_predictions
+from .analysis.ranking import Ranking, rank_classifiers, rank_predictions
 from .analysis.sensitivity import PriorSensitivity, prior_sensitivity
-from .gating.gate import Check, GateResult, assert_gate, gate
-from .gating.planning import PlanResult, plan
-from .io.readers import MatrixInput, read_input
+from .gating.gate import assert_gate, gate
+from .gating.plan_result import PlanResult
+from .gating.planning import plan
+from .gating.verdicts import Check, GateResult
+from .io.readers import read_input
+from .io.sources import MatrixInput
 from .metrics.confusion import confusion_matrix, multilabel_confusion_matrix
 from .metrics.multiclass import (
     accuracy_score,

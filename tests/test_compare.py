@@ -20,15 +20,10 @@ from scipy import integrate, stats
 import f1posterior
 from f1posterior import evaluate
 from f1posterior._core.priors import adaptive_alpha
-from f1posterior.analysis import comparison
-from f1posterior.analysis.comparison import (
-    Comparison,
-    Ranking,
-    compare,
-    compare_predictions,
-    rank_classifiers,
-    rank_predictions,
-)
+from f1posterior.analysis import paired
+from f1posterior.analysis.comparison import Comparison, compare
+from f1posterior.analysis.paired import compare_predictions
+from f1posterior.analysis.ranking import Ranking, rank_classifiers, rank_predictions
 from f1posterior.cli import main
 from f1posterior.metrics.confusion import confusion_matrix
 
@@ -315,7 +310,7 @@ def test_batches_broadcast_and_match_single_calls():
 def test_paired_draws_do_not_depend_on_chunking(monkeypatch):
     y, a, b = make_pairs(30, 6, 9, 5, m=3, seed=1)
     full = compare_predictions(y, a, b, draws=9_000, rng=4)
-    monkeypatch.setattr(comparison, "_CHUNK_VARIATES", 2_000)
+    monkeypatch.setattr(paired, "_CHUNK_VARIATES", 2_000)
     chunked = compare_predictions(y, a, b, draws=9_000, rng=4)
     assert np.array_equal(full.draws, chunked.draws)
 

@@ -14,7 +14,7 @@ from sklearn import metrics as skm
 
 from f1posterior.cli import main
 from f1posterior.cli.common import DEFAULT_SEED
-from f1posterior.io.readers import read_documents
+from f1posterior.io.documents import read_documents
 from f1posterior.posterior.documents import evaluate_documents
 
 

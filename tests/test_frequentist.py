@@ -19,11 +19,8 @@ import pytest
 
 import f1posterior
 from f1posterior.analysis import frequentist as fq
-from f1posterior.analysis.frequentist import (
-    DegenerateIntervalWarning,
-    bootstrap_interval,
-    delta_interval,
-)
+from f1posterior.analysis.delta import delta_interval
+from f1posterior.analysis.frequentist import DegenerateIntervalWarning, bootstrap_interval
 from f1posterior.metrics.multiclass import METRICS
 
 PAPER = np.array([[3, 0, 0], [0, 8, 0], [2, 1, 6]])

@@ -7,7 +7,8 @@ import pytest
 from scipy import integrate, stats
 
 from f1posterior._core.priors import adaptive_alpha
-from f1posterior.gating.gate import DEFAULT_SEED, _noise, assert_gate, gate
+from f1posterior.gating.draws import _noise
+from f1posterior.gating.gate import DEFAULT_SEED, assert_gate, gate
 
 NEW = np.array([[40, 10], [5, 45]])
 BASE = np.array([[38, 12], [6, 44]])

@@ -10,7 +10,8 @@ from scipy import integrate, stats
 
 import f1posterior.posterior.multilabel as ml
 from f1posterior._core.priors import adaptive_alpha
-from f1posterior.gating.gate import GATE_MULTILABEL_METRICS, assert_gate, gate
+from f1posterior.gating.checks import GATE_MULTILABEL_METRICS
+from f1posterior.gating.gate import assert_gate, gate
 from f1posterior.posterior.multilabel import evaluate_multilabel, multilabel_scores
 
 # three labels, [[tn, fp], [fn, tp]] each

@@ -292,7 +292,7 @@ def test_duplicate_labels_are_input_errors(
 
 
 def test_label_order_is_deterministic_across_hash_seeds(tmp_path: Path) -> None:
-    from f1posterior.io.readers import _sort_labels
+    from f1posterior.io.predictions import _sort_labels
 
     assert _sort_labels({"1", "01", "2", "10"}) == ["01", "1", "2", "10"]
     rows = ["y_true,y_pred"] + ["1,1"] * 30 + ["01,01"] * 5 + ["1,01"] * 4 + ["01,1"] * 6

@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from f1posterior.io.readers import read_input, read_matrix, read_predictions
+from f1posterior.io.predictions import read_predictions
+from f1posterior.io.readers import read_input, read_matrix
 
 M = [[8, 2, 0], [1, 9, 3], [0, 4, 7]]
 

@@ -485,7 +485,7 @@ def test_cli_summarize_multilabel_npy_and_json(tmp_path, capsys):
     path = tmp_path / "p.json"
     path.write_text(json.dumps({"y_true": yt.tolist(), "y_pred": yp.tolist(), "labels": "abc"}))
     with pytest.raises(TypeError, match="labels must be a sequence"):
-        from f1posterior.io.readers import read_multilabel
+        from f1posterior.io.multilabel import read_multilabel
 
         read_multilabel(path)
     path.write_text(

@@ -110,7 +110,7 @@ import json  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from f1posterior.cli import main  # noqa: E402
-from f1posterior.cli.compare import (  # noqa: E402
+from f1posterior.cli.prediction_tables import (  # noqa: E402
     PredictionTable,
     pair_prediction_tables,
     read_prediction_table,

@@ -27,13 +27,13 @@ from f1posterior.analysis.comparison import compare  # noqa: E402
 from f1posterior.cli import main  # noqa: E402
 from f1posterior.io.data import figure3  # noqa: E402
 from f1posterior.report.html import render_report, write_report  # noqa: E402
-from f1posterior.report.plots import (
-    _density,
+from f1posterior.report.plots import (  # noqa: E402
     plot_comparison,
     plot_forest,
     plot_posterior,
     plot_summary,
 )
+from f1posterior.report.plots.common import _density  # noqa: E402
 
 LABELS = list("ABCDE")
 

@@ -160,7 +160,7 @@ def test_every_preset_in_gate_compare_rank_sensitivity_thresholds(name):
 
 def test_paired_marginal_prior_is_the_resolved_prior_for_every_preset():
     """Summed over the other model's cells, the joint prior is the core's prior of the mean table."""
-    from f1posterior.analysis.comparison import _joint_counts, _marginal_tables, _paired_prior
+    from f1posterior.analysis.paired import _joint_counts, _marginal_tables, _paired_prior
 
     rng = np.random.default_rng(3)
     y = rng.integers(0, 4, 300)

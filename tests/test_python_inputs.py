@@ -22,7 +22,8 @@ from f1posterior import (
     rank_classifiers,
     sample_posterior,
 )
-from f1posterior._core.validation import as_counts, check_counts, labelled_counts
+from f1posterior._core.labelled import labelled_counts
+from f1posterior._core.validation import as_counts, check_counts
 from f1posterior.io.writers import RowWriter
 from f1posterior.posterior.table import format_markdown, format_table, rows
 

@@ -21,8 +21,10 @@ from sklearn.metrics import precision_recall_fscore_support
 from f1posterior._core.results import value_hash_key, values_equal
 from f1posterior._core.sampling import _stream_seed
 from f1posterior._core.validation import child_seed
-from f1posterior.analysis.comparison import compare, rank_classifiers
-from f1posterior.analysis.frequentist import FrequentistInterval, bootstrap_interval, delta_interval
+from f1posterior.analysis.comparison import compare
+from f1posterior.analysis.delta import delta_interval
+from f1posterior.analysis.frequentist import FrequentistInterval, bootstrap_interval
+from f1posterior.analysis.ranking import rank_classifiers
 from f1posterior.analysis.sensitivity import prior_sensitivity
 from f1posterior.analysis.thresholds import best_threshold
 from f1posterior.gating.gate import gate
@@ -279,7 +281,7 @@ def test_point_metrics_equal_scikit_learns(m, data, average, zero_division, beta
 
 
 def test_input_objects_compare_by_value():
-    from f1posterior.io.readers import MatrixInput
+    from f1posterior.io.sources import MatrixInput
     from f1posterior.io.streaming import BatchChunk
     from f1posterior.metrics.confusion import confusion_matrix
 

@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from f1posterior.cli import main
-from f1posterior.io.readers import _parse_npy, read_input, sniff_format
+from f1posterior.io.readers import read_input
+from f1posterior.io.sources import _parse_npy, sniff_format
 
 MATRIX = [[50, 10], [5, 40]]
 NEW_PREDS = "y_true,y_pred\n" + "a,a\n" * 50 + "a,b\n" * 10 + "b,a\n" * 5 + "b,b\n" * 40

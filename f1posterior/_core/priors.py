@@ -53,7 +53,7 @@ from typing import Any
 
 import numpy as np
 
-from .validation import describe
+from .describe import describe
 
 __all__ = [
     "PRIOR_PRESETS",

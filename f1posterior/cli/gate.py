@@ -4,7 +4,7 @@ Exit status 0 when every check passes, 1 when any fails, 2 on a usage or
 input error, 3 when no check fails but some are inconclusive
 (``--inconclusive pass|fail`` maps 3 to 0 or 1). See :mod:`f1posterior.gate`
 for the checks. With ``--multilabel`` FILE (and BASEFILE) hold per-label 2 x 2
-tables or indicator predictions (:func:`f1posterior.io.readers.read_multilabel`),
+tables or indicator predictions (:func:`f1posterior.io.multilabel.read_multilabel`),
 gated with the multi-label metrics; per-label metrics are floors for every
 label.
 """
@@ -17,22 +17,18 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..gating.gate import (
-    DEFAULT_MAX_DRAWS,
-    GATE_MULTILABEL_METRICS,
-    MAX_DRAWS_LIMIT,
-    MIN_DRAWS,
-    NOISE_SIGMAS,
-    GateResult,
-    gate,
-)
-from ..io.readers import MatrixInput, read_multilabel
+from ..gating.checks import GATE_MULTILABEL_METRICS
+from ..gating.draws import NOISE_SIGMAS
+from ..gating.gate import DEFAULT_MAX_DRAWS, MAX_DRAWS_LIMIT, MIN_DRAWS, gate
+from ..gating.verdicts import GateResult
+from ..io.multilabel import read_multilabel
+from ..io.sources import MatrixInput
 from ..metrics.multiclass import METRICS
 from ..posterior.multilabel import MULTILABEL_METRICS
 from .common import add_sampling_arguments, positive_int, prior_from_args, probability
-from .compare import paired_gate_predictions
 from .gate_config import CONFIG_DEFAULTS, add_config_arguments, apply_config, gate_config_checks
 from .input_args import FILE_HELP, add_input_arguments, load_input
+from .prediction_tables import paired_gate_predictions
 
 __all__ = ["EXIT_STATUS", "exit_status", "register", "run"]
 

@@ -17,8 +17,9 @@ from typing import Any
 
 from .._core.priors import DEFAULT_PRIOR
 from ..gating.config import GateConfig, check_groups, find_pyproject_config, load_config
-from ..gating.gate import DEFAULT_MAX_DRAWS, GateResult
-from ..io.readers import is_stdin
+from ..gating.gate import DEFAULT_MAX_DRAWS
+from ..gating.verdicts import GateResult
+from ..io.sources import is_stdin
 from .common import DEFAULT_SEED, positive_int
 
 __all__ = ["CONFIG_DEFAULTS", "add_config_arguments", "apply_config", "gate_config_checks"]

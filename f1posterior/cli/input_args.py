@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..io.readers import INPUT_FORMATS, MatrixInput, is_stdin, read_input
+from ..io.readers import read_input
+from ..io.sources import INPUT_FORMATS, MatrixInput, is_stdin
 
 __all__ = ["add_input_arguments", "load_input", "check_stdin_inputs", "FILE_HELP"]
 

@@ -14,7 +14,9 @@ from ..analysis.sensitivity import (
     prior_sensitivity,
 )
 from ..io.data import FIGURE3_LABELS, TABLE1, figure3
-from ..io.readers import MatrixInput, read_documents, read_multilabel
+from ..io.documents import read_documents
+from ..io.multilabel import read_multilabel
+from ..io.sources import MatrixInput
 from ..metrics.multiclass import METRICS
 from ..posterior.documents import (
     BINARY_METRICS,

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.validation import describe
+from .._core.describe import describe
 from ..posterior.summary import hdi as sample_hdi
 
 __all__ = ["check_min_support", "check_joint", "support_of", "with_support", "joint_checks"]
@@ -110,7 +110,7 @@ def joint_checks(
 ) -> list[Any]:
     """One joint check per matrix: P(every judged class >= t) from draws ``(*batch, K, n)``.
 
-    ``make`` is :func:`f1posterior.gating.gate._make_check`. Classes below
+    ``make`` is :func:`f1posterior.gating.checks._make_check`. Classes below
     ``min_support`` are left out of the condition; when every class is below
     it, the check is computed on all classes and skipped.
     """

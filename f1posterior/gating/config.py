@@ -62,9 +62,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._core.describe import describe
 from .._core.priors import PRIOR_PRESETS
 from .._core.results import value_equality
-from .._core.validation import describe
 from ..metrics.multiclass import METRICS, PER_CLASS_METRICS
 from ..posterior.multilabel import MULTILABEL_METRICS, PER_LABEL_METRICS
 

@@ -22,7 +22,7 @@ Monte Carlo noise: probabilities with a closed form are exact (per-class
 ``recall`` under any prior, since ``theta_jj`` is Beta whatever ``beta``;
 ``micro_f1``, ``accuracy``, per-class ``f1`` and ``precision`` under an
 aligned prior; scipy needed). A sampled probability within
-:data:`f1posterior.gating.gate.NOISE_SIGMAS` standard errors of ``prob`` or ``1 -
+:data:`f1posterior.gating.draws.NOISE_SIGMAS` standard errors of ``prob`` or ``1 -
 prob`` (the gate's rule) is drawn again, doubling, up to ``max_draws``; a
 table still within noise then counts as inconclusive (conservative; reported
 as ``undecided``). The assumptions (same population; a baseline's future
@@ -36,20 +36,20 @@ from __future__ import annotations
 import builtins
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from .._core.priors import PriorArg, resolve_prior
-from .._core.results import value_equality
 from .._core.sampling import sample_posterior
-from .._core.text import escape_text
 from .._core.validation import check_choice, check_draws, check_prob, check_rng, child_seed
 from ..metrics.multiclass import PER_CLASS_METRICS
 from ..posterior.evaluation import evaluate
-from .gate import DEFAULT_SEED, NOISE_SIGMAS, _check_gate_args, _check_metric_name, gate
+from .checks import _check_gate_args, _check_metric_name
+from .draws import NOISE_SIGMAS
+from .gate import DEFAULT_SEED, gate
+from .plan_result import CurvePoint, PlanResult
 
 __all__ = [
     "DEFAULT_MAX_DOCUMENTS",
@@ -70,181 +70,6 @@ REFINE_RATIO = 1.1
 _smaller = builtins.min
 #: Metric values held at once when differences of draws are taken (memory bound).
 _CHUNK_VALUES = 4_000_000
-
-
-#: The settings of a :class:`PlanResult`, as its JSON's ``settings``.
-_SETTINGS = (
-    "metric", "min", "baseline", "max_drop", "prob", "assurance", "require", "prior",
-    "simulations", "draws", "max_draws", "max_documents",
-)  # fmt: skip
-
-
-@value_equality
-@dataclass(frozen=True)
-class CurvePoint:
-    """Assurance at one number of additional documents.
-
-    Attributes
-    ----------
-    documents : int
-        Additional documents.
-    assurance : float
-        Fraction of the simulated future test sets with a conclusive verdict.
-    mc_error : float
-        Binomial Monte Carlo standard error of ``assurance`` (0 at 0 documents:
-        the observed table, no simulation).
-    undecided : float
-        Fraction of the simulations still within Monte Carlo noise at
-        ``max_draws`` draws (counted as inconclusive).
-    """
-
-    documents: int
-    assurance: float
-    mc_error: float
-    undecided: float = 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready dictionary of the fields."""
-        return {k: getattr(self, k) for k in self.__dataclass_fields__}
-
-
-@value_equality
-@dataclass(frozen=True)
-class PlanResult:
-    """Result of :func:`plan`.
-
-    Attributes
-    ----------
-    additional_documents : int or None
-        Smallest number of additional documents on the grid whose assurance
-        reaches ``assurance``; 0 when the verdict is conclusive now; None when
-        not reached by ``max_documents``.
-    reached : bool
-        ``additional_documents is not None``.
-    current_verdict : str
-        The gate's overall verdict on the observed table(s).
-    documents : int
-        Documents in the observed table.
-    curve : tuple of CurvePoint
-        Every size tried, in increasing order.
-    metric, min, max_drop, baseline, prob, assurance, require
-        The settings (``baseline`` is True when a baseline was compared).
-    prior : str
-        Statement of the prior.
-    simulations, draws, max_draws, max_documents : int
-        Simulated future test sets per size, first-round and maximum posterior
-        draws per simulated table, cap on the additional documents.
-    seed : Any
-        Root seed (entropy), so that a run can be repeated.
-    assumptions : tuple of str
-        What the simulation assumes.
-    """
-
-    additional_documents: int | None
-    reached: bool
-    current_verdict: str
-    documents: int
-    curve: tuple[CurvePoint, ...]
-    metric: str
-    min: float | None
-    max_drop: float
-    baseline: bool
-    prob: float
-    assurance: float
-    require: str
-    prior: str
-    simulations: int
-    draws: int
-    max_draws: int
-    max_documents: int
-    seed: Any
-    assumptions: tuple[str, ...]
-    source: str | None = None
-
-    @property
-    def condition(self) -> str:
-        """The checks planned for, e.g. ``recall >= 0.8 (every class)``."""
-        parts = []
-        every = " (every class)" if self.metric in PER_CLASS_METRICS else ""
-        if self.min is not None:
-            parts.append(f"{self.metric} >= {self.min:g}{every}")
-        if self.baseline:
-            parts.append(f"{self.metric}: new - baseline >= {-self.max_drop:g}{every}")
-        return "; ".join(parts)
-
-    @property
-    def summary(self) -> str:
-        """One sentence: the answer."""
-        n0 = f"{self.documents:,}"
-        if self.additional_documents == 0:
-            return (
-                f"The verdict is already conclusive ({self.current_verdict.upper()}) on the "
-                f"{n0} documents you have: no more documents are needed."
-            )
-        if self.additional_documents is not None:
-            pt = next(p for p in self.curve if p.documents == self.additional_documents)
-            times = self.additional_documents / max(self.documents, 1)
-            return (
-                f"About {self.additional_documents:,} more documents ({times:.3g} times the {n0} "
-                "you have, with the same class mix and error rates) make the gate's verdict "
-                f"conclusive (PASS or FAIL) with probability {pt.assurance:.2f} +/- "
-                f"{pt.mc_error:.2f} (target {self.assurance:g})."
-            )
-        last = self.curve[-1]
-        return (
-            f"Not reached by the cap: with {last.documents:,} more documents the verdict is "
-            f"conclusive with probability only {last.assurance:.2f} +/- {last.mc_error:.2f} "
-            f"(target {self.assurance:g}); the score is likely too close to the threshold for "
-            "any test set of that size to settle it."
-        )
-
-    def __str__(self) -> str:
-        req = "every check conclusive" if self.require == "every" else "overall verdict conclusive"
-        noisy = any(p.undecided > 0 for p in self.curve)
-        lines = []
-        if self.source:
-            lines.append(f"Input: {escape_text(self.source)}")
-        lines += [
-            f"Plan: {self.condition}; PASS or FAIL at P >= {self.prob:g} ({req}); target "
-            f"assurance {self.assurance:g}",
-            f"Now: {self.current_verdict.upper()} on {self.documents:,} documents (the gate)",
-            f"Simulated: {self.simulations:,} future test sets per size; prior {self.prior}; "
-            f"{self.draws:,} to {self.max_draws:,} draws per table; seed {self.seed}",
-            "",
-            f"{'more documents':>15}  {'P(conclusive)':>13}  {'MC error':>8}"
-            + ("  noisy*" if noisy else ""),
-        ]
-        for p in self.curve:
-            err = "-" if p.documents == 0 else f"{p.mc_error:.3f}"
-            row = f"{p.documents:>15,}  {p.assurance:>13.3f}  {err:>8}"
-            row += f"  {p.undecided:>6.3f}" if noisy else ""
-            row += f"  {'#' * round(20 * p.assurance):<20}"
-            lines.append(
-                (row + ("  <-" if p.documents == self.additional_documents else "")).rstrip()
-            )
-        lines += [""]
-        if noisy:
-            lines.append(
-                f"* fraction of simulated tables still within Monte Carlo noise at "
-                f"{self.max_draws:,} draws, counted as inconclusive"
-            )
-        lines.append(self.summary)
-        return "\n".join(lines)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready dictionary: ``additional_documents``, ``curve``, ``settings``, ``seed``."""
-        return {
-            "additional_documents": self.additional_documents,
-            "reached": self.reached,
-            "current_verdict": self.current_verdict,
-            "documents": self.documents,
-            "curve": [p.to_dict() for p in self.curve],
-            "summary": self.summary,
-            "settings": {k: getattr(self, k) for k in _SETTINGS},
-            "assumptions": list(self.assumptions),
-            "seed": self.seed,
-            "source": self.source,
-        }
 
 
 def _child(root: np.random.SeedSequence, *key: int) -> np.random.SeedSequence:

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.validation import describe
+from .._core.describe import describe
 
 __all__ = ["resolve_predictions"]
 

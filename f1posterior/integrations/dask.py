@@ -32,8 +32,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import DTypeLike
 
+from .._core.describe import describe
 from .._core.priors import PriorArg
-from .._core.validation import check_choice, check_draws, check_rng, describe
+from .._core.validation import check_choice, check_draws, check_rng
 from ..posterior.evaluation import Evaluation, MetricSpec
 from ..posterior.evaluation import evaluate as evaluate_in_memory
 from ..posterior.summary import MetricSummary

@@ -34,7 +34,8 @@ import numpy as np
 
 from .._core.results import value_equality
 from .._core.validation import check_counts
-from .readers import _apply_labels, _check_cells, _label_list, _matrix_from_json, _regular_file
+from .readers import _apply_labels, _check_cells, _matrix_from_json
+from .sources import _label_list, _regular_file
 
 __all__ = ["BatchChunk", "BatchReader", "open_batch", "BATCH_SUFFIXES", "DEFAULT_CHUNK"]
 

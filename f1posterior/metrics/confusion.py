@@ -21,7 +21,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._core.confusion import ConfusionMatrix
-from .._core.validation import check_indicator, describe
+from .._core.describe import describe
+from .._core.validation import check_indicator
 
 __all__ = ["ConfusionMatrix", "align_ids", "confusion_matrix", "multilabel_confusion_matrix"]
 

@@ -26,13 +26,13 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._core.describe import describe
 from .._core.validation import (
     check_choice,
     check_labels,
     check_positive,
     check_table,
     check_zero_division,
-    describe,
 )
 
 __all__ = [

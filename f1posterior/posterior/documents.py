@@ -70,6 +70,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._core.describe import describe
 from .._core.validation import (
     check_draws,
     check_indicator,
@@ -80,7 +81,6 @@ from .._core.validation import (
     check_rng,
     check_scores,
     child_seed,
-    describe,
 )
 from .evaluation import Evaluation
 from .summary import MetricSummary, summarize_draws

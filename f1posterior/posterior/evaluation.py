@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
+from .._core.describe import describe
 from .._core.priors import PriorArg, describe_prior, resolve_prior
 from .._core.results import value_equality
 from .._core.sampling import concentrations
@@ -34,7 +35,6 @@ from .._core.validation import (
     check_ref,
     check_rng,
     check_workers,
-    describe,
 )
 from ..metrics.multiclass import PER_CLASS_METRICS, resolve_metric
 from . import routes
@@ -215,7 +215,7 @@ def evaluate(
         pandas DataFrame (``pd.crosstab(y_true, y_pred)``), a
         :class:`~f1posterior.ConfusionMatrix` or a list of them gives its
         labels, and columns are matched to rows by label
-        (:func:`f1posterior._core.validation.labelled_counts`).
+        (:func:`f1posterior._core.labelled.labelled_counts`).
     metrics : str, callable or sequence of them, default ("micro_f1", "macro_f1")
         Names from :data:`f1posterior.metrics.multiclass.METRICS` (``micro_f1``,
         ``macro_f1``, ``weighted_f1``, ``macro_f1_star``, ``accuracy``,

@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._core.validation import check_choice, describe
+from .._core.describe import describe
+from .._core.validation import check_choice
 from ..metrics.multiclass import PER_CLASS_METRICS
 
 if TYPE_CHECKING:  # pragma: no cover

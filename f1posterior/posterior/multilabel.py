@@ -53,6 +53,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
+from .._core.describe import describe
 from .._core.priors import PriorArg, describe_prior, resolve_prior
 from .._core.sampling import concentrations, iter_cell_chunks
 from .._core.validation import (
@@ -64,7 +65,6 @@ from .._core.validation import (
     check_prob,
     check_ref,
     check_rng,
-    describe,
 )
 from .evaluation import Evaluation
 from .exact import BetaPosterior, is_aligned, posterior_from_concentration, scipy_available

@@ -13,7 +13,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._core.validation import check_prob, check_ref, describe
+from .._core.describe import describe
+from .._core.validation import check_prob, check_ref
 
 __all__ = ["hdi", "eti", "MetricSummary", "summarize_draws"]
 
