@@ -321,3 +321,23 @@ def test_python_warnings_become_one_line(capsys, monkeypatch):
     err = capsys.readouterr().err
     assert parser_run == 0
     assert err == "f1posterior: warning: something odd with a second line\n"
+
+
+def test_parquet_output_has_the_csv_columns(tmp_path, capsys):
+    import pyarrow.parquet as pq  # the parquet extra (in the test extras)
+
+    f = _jsonl(tmp_path)
+    out = tmp_path / "o.parquet"
+    argv = ["summarize", str(f), "--output", str(out), "--draws", "1000", "--metric", "f1"]
+    assert main([*argv, "--chunk-size", "5"]) == 0
+    table = pq.read_table(out).to_pydict()
+    assert main([*argv[:3], str(tmp_path / "o.csv"), *argv[4:]]) == 0
+    rows = _csv_rows((tmp_path / "o.csv").read_text())
+    assert table["name"] == NAMES == [r["name"] for r in rows]
+    assert list(table) == list(rows[0])
+    np.testing.assert_array_equal(table["f1_eel_mean"], [float(r["f1_eel_mean"]) for r in rows])
+
+
+def test_parquet_needs_an_output_file(tmp_path, capsys):
+    assert main(["summarize", str(_jsonl(tmp_path)), "--format", "parquet"]) == 2
+    assert "give --output FILE" in capsys.readouterr().err
