@@ -452,7 +452,7 @@ def plot_forest(
     --------
     >>> from f1posterior import evaluate
     >>> from f1posterior.data import figure3
-    >>> res = evaluate(figure3(), metrics="f1", draws=2000, rng=0, labels="ABCDE")
+    >>> res = evaluate(figure3(), metrics="f1", draws=2000, rng=0, labels=list("ABCDE"))
     >>> fig = plot_forest(res)
     >>> [t.get_text() for t in fig.axes[0].get_yticklabels()][:2]
     ['class A', 'class B']
