@@ -301,3 +301,13 @@ def test_evaluations_compare_by_value():
     assert a == fp.evaluate([[5, 1], [2, 6]], draws=1000, rng=1)
     assert a != fp.evaluate([[5, 1], [2, 6]], draws=1000, rng=2)
     assert hash(a) == hash(fp.evaluate([[5, 1], [2, 6]], draws=1000, rng=1))
+
+
+def test_hdi_ignores_windows_between_two_equal_infinities():
+    from f1posterior import hdi
+
+    # the example: [inf, inf] before; (0.2, 0.3) is the narrowest finite window
+    np.testing.assert_array_equal(hdi([0.1, 0.2, np.inf, np.inf, 0.3], 0.4), [0.2, 0.3])
+    np.testing.assert_array_equal(hdi([1.0, 2.0, np.inf, np.inf, 4.0], 0.4), [1.0, 2.0])
+    np.testing.assert_array_equal(hdi([-np.inf, -np.inf, 1.0, 2.0, 4.0], 0.4), [1.0, 2.0])
+    np.testing.assert_array_equal(hdi([np.inf] * 4, 0.5), [np.inf, np.inf])

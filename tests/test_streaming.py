@@ -321,3 +321,55 @@ def test_python_warnings_become_one_line(capsys, monkeypatch):
     err = capsys.readouterr().err
     assert parser_run == 0
     assert err == "f1posterior: warning: something odd with a second line\n"
+
+
+def test_parquet_output_has_the_csv_columns(tmp_path, capsys):
+    import pyarrow.parquet as pq  # the parquet extra (in the test extras)
+
+    f = _jsonl(tmp_path)
+    out = tmp_path / "o.parquet"
+    argv = ["summarize", str(f), "--output", str(out), "--draws", "1000", "--metric", "f1"]
+    assert main([*argv, "--chunk-size", "5"]) == 0
+    table = pq.read_table(out).to_pydict()
+    assert main([*argv[:3], str(tmp_path / "o.csv"), *argv[4:]]) == 0
+    rows = _csv_rows((tmp_path / "o.csv").read_text())
+    assert table["name"] == NAMES == [r["name"] for r in rows]
+    assert list(table) == list(rows[0])
+    np.testing.assert_array_equal(table["f1_eel_mean"], [float(r["f1_eel_mean"]) for r in rows])
+
+
+def test_parquet_needs_an_output_file(tmp_path, capsys):
+    assert main(["summarize", str(_jsonl(tmp_path)), "--format", "parquet"]) == 2
+    assert "give --output FILE" in capsys.readouterr().err
+
+
+def _big_jsonl(tmp_path, n=3000):
+    stack = np.random.default_rng(5).integers(0, 30, size=(n, 4, 4))
+    return _jsonl(tmp_path, stack=stack, names=[f"m{i}" for i in range(n)], labels=list("abcd"))
+
+
+def test_sigint_exits_130_with_one_line_and_no_output_file(tmp_path):
+    import signal
+
+    f, out = _big_jsonl(tmp_path), tmp_path / "o.csv"
+    cmd = [sys.executable, "-m", "f1posterior", "summarize", str(f), "--output", str(out)]
+    proc = subprocess.Popen(
+        [*cmd, "--draws", "20000", "--chunk-size", "100"], stderr=subprocess.PIPE, text=True
+    )
+    time.sleep(2.0)  # well into the batch (it takes tens of seconds)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert err == "f1posterior summarize: interrupted\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b.jsonl"]  # no o.csv, no .part
+
+
+def test_a_closed_pipe_exits_141_quietly(tmp_path):
+    f = _big_jsonl(tmp_path, n=500)
+    script = (
+        f"{sys.executable} -m f1posterior summarize {f} --format csv --draws 500 "
+        "--chunk-size 10 2>err.txt | head -1 >/dev/null; echo ${PIPESTATUS[0]}"
+    )
+    done = subprocess.run(["bash", "-c", script], cwd=tmp_path, capture_output=True, text=True)
+    assert done.stdout.strip() == "141"
+    assert (tmp_path / "err.txt").read_text() == ""

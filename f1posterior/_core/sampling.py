@@ -107,7 +107,7 @@ from numpy.random.bit_generator import ISeedSequence
 from numpy.typing import ArrayLike, DTypeLike
 
 from .priors import PriorArg, resolve_prior
-from .validation import check_counts, check_draws, check_dtype, check_rng
+from .validation import check_counts, check_draws, check_dtype, check_rng, child_seed
 
 __all__ = [
     "sample_posterior",
@@ -148,9 +148,7 @@ def concentrations(counts: np.ndarray, alpha: np.ndarray, beta: np.ndarray) -> n
 
 
 def _stream_seed(root: np.random.SeedSequence, b: int, k: int) -> np.random.SeedSequence:
-    return np.random.SeedSequence(
-        root.entropy, spawn_key=(*root.spawn_key, b, k), pool_size=root.pool_size
-    )
+    return child_seed(root, b, k)  # the one derivation (validation.child_seed)
 
 
 def _stream(root: np.random.SeedSequence, b: int, k: int) -> np.random.Generator:

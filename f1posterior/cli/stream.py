@@ -19,7 +19,7 @@ import numpy as np
 
 from .._core.validation import check_rng
 from ..io.streaming import DEFAULT_CHUNK, BatchChunk, BatchReader, open_batch
-from ..io.writers import RowWriter, atomic_output
+from ..io.writers import ParquetRowWriter, RowWriter, atomic_output
 from .progress import progress_reporter
 
 __all__ = ["add_stream_arguments", "is_batch_run", "run_stream", "memory_size"]
@@ -98,13 +98,23 @@ def add_stream_arguments(p: argparse.ArgumentParser) -> None:
 
 
 _STREAM_SUFFIXES = (".jsonl", ".ndjson", ".npz")
+#: Output formats implied by ``--output``'s suffix when ``--format`` is not given.
+_SUFFIX_FORMATS = {
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".ndjson": "ndjson",
+    ".jsonl": "ndjson",
+    ".json": "json",
+    ".md": "markdown",
+    ".parquet": "parquet",
+}
 
 
 def is_batch_run(args: argparse.Namespace) -> bool:
     """True when ``summarize`` should take the streaming path."""
     if args.file is None:
         return False
-    if args.format in ("csv", "tsv", "ndjson") or args.output or args.long:
+    if args.format in ("csv", "tsv", "ndjson", "parquet") or args.output or args.long:
         return True
     fmt = getattr(args, "input_format", None)
     if args.file == "-":
@@ -182,16 +192,14 @@ def run_stream(args: argparse.Namespace, metrics: list[str], ref: float | None, 
         )
     reader = _reader(args)
     root = check_rng(args.seed)
-    fmt = "table" if args.format == "table" and not args.output else args.format
-    if args.format == "table" and args.output:
-        fmt = {
-            ".csv": "csv",
-            ".tsv": "tsv",
-            ".ndjson": "ndjson",
-            ".jsonl": "ndjson",
-            ".json": "json",
-            ".md": "markdown",
-        }.get(Path(args.output).suffix.lower(), "table")
+    fmt = args.format
+    if args.format == "table" and args.output:  # the default format: follow the suffix
+        fmt = _SUFFIX_FORMATS.get(Path(args.output).suffix.lower(), "table")
+    if fmt == "parquet":
+        if not args.output:
+            raise ValueError("--format parquet writes a binary file: give --output FILE")
+        if args.long:
+            raise ValueError("--long is for the text formats; Parquet is written wide")
     total = reader.total if reader.total is not None else _count_lines(args.file)
     progress = progress_reporter(args.progress)
     dominated: dict[str, int] = {}
@@ -205,8 +213,8 @@ def run_stream(args: argparse.Namespace, metrics: list[str], ref: float | None, 
         "labels": reader.labels,
     }
     done = 0
-    with atomic_output(args.output) as out:
-        writer: RowWriter | None = None
+    with atomic_output(args.output, binary=fmt == "parquet") as out:
+        writer: RowWriter | ParquetRowWriter | None = None
         for chunk in reader:
             ev = evaluate(
                 chunk.counts,
@@ -223,7 +231,11 @@ def run_stream(args: argparse.Namespace, metrics: list[str], ref: float | None, 
             )
             if writer is None:
                 first_prior = ev.prior
-                writer = RowWriter(out, fmt, long=args.long, meta={**meta, "prior": ev.prior})
+                writer = (
+                    ParquetRowWriter(out)
+                    if fmt == "parquet"
+                    else RowWriter(out, fmt, long=args.long, meta={**meta, "prior": ev.prior})
+                )
             writer.write(ev, chunk.names)
             for name, s in ev.items():
                 if s.prior_dominated is not None:

@@ -92,12 +92,13 @@ def register(sub: Any) -> None:
     )
     p.add_argument(
         "--format",
-        choices=["table", "json", "markdown", "csv", "tsv", "ndjson"],
+        choices=["table", "json", "markdown", "csv", "tsv", "ndjson", "parquet"],
         default="table",
         help="output format (default table). A batch file (.jsonl, .ndjson, .npz, a (B, M, M) "
         ".npy) and the formats csv, tsv and ndjson are written as rows: name, then "
         "{metric}_{stat} columns (score, mean, std, mc_error, hdi_low, hdi_high; p_below and "
-        "p_above with --ref), {metric}_{label}_{stat} for per-class metrics",
+        "p_above with --ref), {metric}_{label}_{stat} for per-class metrics; parquet (with "
+        "--output, needs pyarrow: the parquet extra) has the same columns",
     )
     p.add_argument(
         "--prior-sensitivity",
@@ -285,7 +286,7 @@ def _check_single_label(metrics: list[str]) -> None:
 
 def _check_row_options(args: argparse.Namespace) -> None:
     """Row formats and --output/--long are for single-label matrices (not the example)."""
-    rows = args.format in ("csv", "tsv", "ndjson") or args.output or args.long
+    rows = args.format in ("csv", "tsv", "ndjson", "parquet") or args.output or args.long
     if rows and (args.multilabel or args.documents is not None):
         raise ValueError(
             "--format csv/tsv/ndjson, --output and --long write rows of single-label confusion "

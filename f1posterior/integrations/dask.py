@@ -356,42 +356,14 @@ def _write_parquet(
     target: str, evaluated: Iterator[tuple[Evaluation, list[str]]], check: Any
 ) -> None:
     """Rows of every chunk, with the CSV writer's columns, to ``target`` (renamed on success)."""
-    import io
-    import tempfile
+    from ..io.writers import ParquetRowWriter, atomic_output
 
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from ..io.writers import RowWriter
-
-    layout = RowWriter(io.StringIO(), "csv")
-    folder = os.path.dirname(target) or "."
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(target)}.", suffix=".part")
-    os.close(fd)
-    writer = None
-    try:
+    with atomic_output(target, binary=True) as fh:
+        writer = ParquetRowWriter(fh)
         for ev, names in evaluated:
-            columns, values = layout._wide(ev, len(names))
-            arrays = [pa.array(names, pa.string())] + [
-                pa.array(values[:, j], pa.float64()) for j in range(values.shape[1])
-            ]
-            table = pa.Table.from_arrays(arrays, names=["name", *columns])
-            if writer is None:
-                writer = pq.ParquetWriter(tmp, table.schema)
-            writer.write_table(table)
-        if writer is not None:
-            writer.close()
-            writer = None
+            writer.write(ev, names)
+        writer.close()
         check()
-        os.replace(tmp, target)
-    except BaseException:
-        if writer is not None:
-            writer.close()
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def _check_paths(paths: Any, out_dir: Any, fmt: str) -> tuple[list[str], list[str]]:

@@ -22,6 +22,7 @@ in CSV and ``null`` in JSON.
 from __future__ import annotations
 
 import csv
+import io
 import json
 import os
 import sys
@@ -38,7 +39,7 @@ from .._core.text import escape_markdown, escape_text
 if TYPE_CHECKING:  # pragma: no cover
     from ..posterior.evaluation import Evaluation
 
-__all__ = ["STATS", "ROW_FORMATS", "RowWriter", "atomic_output"]
+__all__ = ["STATS", "ROW_FORMATS", "RowWriter", "ParquetRowWriter", "atomic_output"]
 
 #: Statistics written for every metric, in column order.
 STATS = ("score", "mean", "std", "mc_error", "hdi_low", "hdi_high")
@@ -47,15 +48,18 @@ ROW_FORMATS = ("csv", "tsv", "ndjson", "json", "markdown", "table")
 
 
 @contextmanager
-def atomic_output(path: str | os.PathLike[str] | None) -> Iterator[TextIO]:
-    """A text stream that becomes ``path`` only when the block ends without an error.
+def atomic_output(path: str | os.PathLike[str] | None, *, binary: bool = False) -> Iterator[Any]:
+    """A stream that becomes ``path`` only when the block ends without an error.
 
     Writes to a temporary file in the same folder and renames it over
     ``path`` on success; on any exception (an interrupt included) the
     temporary file is removed and ``path`` is left as it was. ``None`` or
-    ``"-"`` yields standard output.
+    ``"-"`` yields standard output (text only). ``binary=True`` yields a
+    binary file (for Parquet).
     """
     if path is None or str(path) == "-":
+        if binary:
+            raise ValueError("a binary output (Parquet) needs a file: give --output FILE")
         yield sys.stdout
         sys.stdout.flush()
         return
@@ -71,7 +75,9 @@ def atomic_output(path: str | os.PathLike[str] | None) -> Iterator[TextIO]:
     except OSError as exc:
         raise ValueError(f"--output {target}: cannot write there ({exc.strerror})") from None
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+        with (
+            os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8", newline="")
+        ) as fh:
             yield fh
         os.replace(tmp, target)
     except BaseException:
@@ -306,3 +312,53 @@ class RowWriter:
                 self.stream.write(head + (", " if self.meta else "") + '"rows": [')
             self.stream.write("\n]}\n" if self.rows_written else "]}\n")
         self.stream.flush()
+
+
+class ParquetRowWriter:
+    """Write the wide rows of evaluated chunks to a Parquet file (needs pyarrow).
+
+    The columns are :class:`RowWriter`'s wide columns (``name``, then
+    ``{metric}_{stat}`` and ``{metric}_{label}_{stat}`` as float64); one row
+    group per chunk.
+
+    Parameters
+    ----------
+    stream : binary file
+        Where to write (e.g. from :func:`atomic_output` with ``binary=True``).
+    """
+
+    def __init__(self, stream: Any) -> None:
+        try:
+            import pyarrow  # noqa: F401
+            import pyarrow.parquet  # noqa: F401
+        except ImportError:
+            raise ImportError(
+                "Parquet output needs pyarrow, an optional extra: "
+                "pip install 'f1posterior[parquet]'"
+            ) from None
+        self.stream = stream
+        self._layout = RowWriter(io.StringIO(), "csv")
+        self._writer: Any = None
+        self.rows_written = 0
+
+    def write(self, ev: Evaluation, names: list[str]) -> None:
+        """Write the rows of one evaluated chunk."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        columns, values = self._layout._wide(ev, len(names))
+        arrays = [pa.array(names, pa.string())]
+        arrays += [pa.array(values[:, j], pa.float64()) for j in range(values.shape[1])]
+        table = pa.Table.from_arrays(arrays, names=["name", *columns])
+        if self._writer is None:
+            self._writer = pq.ParquetWriter(self.stream, table.schema)
+        elif table.schema != self._writer.schema:
+            raise ValueError("a later chunk has other columns than the first")
+        self._writer.write_table(table)
+        self.rows_written += len(names)
+
+    def close(self) -> None:
+        """Finish the file (the stream stays open)."""
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None

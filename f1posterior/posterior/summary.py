@@ -128,10 +128,15 @@ def _select(
 def _shortest(lows: np.ndarray, highs: np.ndarray) -> np.ndarray:
     """The narrowest window ``(lows[i], highs[i])`` of each row, shape ``(..., 2)``.
 
-    The first narrowest where several tie (:func:`numpy.argmin`).
+    The first narrowest where several tie (:func:`numpy.argmin`). A window whose
+    two ends are the same infinity has an undefined width (``inf - inf``); it counts
+    as infinitely wide, so finite windows win (as when a few draws are infinite).
     """
     lead = lows.shape[:-1]
-    width = highs - lows
+    with np.errstate(invalid="ignore"):
+        width = highs - lows
+    if width.dtype.kind == "f":  # integer draws have no infinities
+        width[np.isnan(width)] = np.inf
     best = width.reshape(-1, width.shape[-1]).argmin(axis=-1)
     rows = np.arange(best.size)
     out = np.empty((best.size, 2), dtype=np.result_type(lows, highs))
