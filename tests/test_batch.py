@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from f1posterior import evaluate, f1_score, sample_posterior, summarize_draws
-from f1posterior._core.sampling import _fill_block, _stream, block_draws, draw_chunks
+from f1posterior._core.sampling import _fill_block, block_draws, draw_chunks
+from f1posterior._core.streams import _stream
 from f1posterior.cli.progress import terminal_progress
 from f1posterior.metrics.multiclass import METRICS
 from f1posterior.posterior.batch import check_fits, plan, summarize_rows

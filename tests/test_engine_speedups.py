@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from f1posterior import evaluate, hdi, summarize_draws
-from f1posterior._core import sampling
+from f1posterior._core import streams
 from f1posterior.posterior import batch
 from f1posterior.posterior.batch import plan, summarize_rows
 from f1posterior.posterior.summary import _SORT_ROW, _SORT_TOTAL
@@ -116,9 +116,9 @@ def test_p_below_is_a_count_over_n():
 @pytest.mark.parametrize("n", [1, 2, 3])
 def test_a_few_streams_are_seeded_directly_with_the_same_draws(n):
     root = np.random.SeedSequence(2024)
-    bs, ks = sampling._block_keys(5, 5 + n, 0, 1)
-    for g, b in zip(sampling._streams(root, bs, ks), bs.tolist(), strict=True):
-        np.testing.assert_array_equal(g.random(4), sampling._stream(root, b, 0).random(4))
+    bs, ks = streams._block_keys(5, 5 + n, 0, 1)
+    for g, b in zip(streams._streams(root, bs, ks), bs.tolist(), strict=True):
+        np.testing.assert_array_equal(g.random(4), streams._stream(root, b, 0).random(4))
 
 
 @pytest.mark.parametrize("n_mat,workers", [(5, 2), (40, 2), (41, 3), (2000, 2), (3, 2)])

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from f1posterior import evaluate, sample_posterior
-from f1posterior._core import sampling
+from f1posterior._core import sampling, streams
 from f1posterior._core.priors import adaptive_alpha
 from f1posterior._core.sampling import block_draws, concentrations
 from f1posterior.metrics import multiclass as mt
@@ -43,7 +43,7 @@ def test_bulk_seed_words_equal_numpy_seedsequence(root):
     rng = np.random.default_rng(0)
     bs = np.r_[0, 1, 2**32 - 1, rng.integers(0, 2**32, 60)]
     ks = np.r_[0, 2**32 - 1, 5, rng.integers(0, 2**32, 60)]
-    ours = sampling._seed_words(sampling._seed_prefix(root), bs, ks)
+    ours = streams._seed_words(streams._seed_prefix(root), bs, ks)
     ref = np.array([_child_words(root, int(b), int(k)) for b, k in zip(bs, ks, strict=True)])
     assert ours.dtype == np.uint64
     np.testing.assert_array_equal(ours, ref)
@@ -53,19 +53,19 @@ def test_bulk_seed_words_equal_numpy_seedsequence(root):
 def test_bulk_streams_draw_what_single_streams_draw(root):
     bs, ks = np.array([0, 3, 3, 2**31, 2**32 + 7]), np.array([0, 0, 1, 4, 2])  # last: 2 words
     for keys in ((bs[:4], ks[:4]), (bs, ks)):  # bulk path, and the per-stream fallback
-        gens = sampling._streams(root, *keys)
+        gens = streams._streams(root, *keys)
         for g, b, k in zip(gens, *keys, strict=True):
-            ref = sampling._stream(root, int(b), int(k))
+            ref = streams._stream(root, int(b), int(k))
             np.testing.assert_array_equal(g.standard_gamma(2.5, 7), ref.standard_gamma(2.5, 7))
 
 
 def test_streams_fall_back_to_numpy_if_the_hash_differs(monkeypatch):
     root = np.random.SeedSequence(31)
-    monkeypatch.setattr(sampling, "_seed_prefix", lambda r: ([1, 2, 3, 4], 5))  # wrong
-    assert sampling._checked_prefix(root) is None
-    gens = sampling._streams(root, np.array([0, 1]), np.array([0, 0]))
+    monkeypatch.setattr(streams, "_seed_prefix", lambda r: ([1, 2, 3, 4], 5))  # wrong
+    assert streams._checked_prefix(root) is None
+    gens = streams._streams(root, np.array([0, 1]), np.array([0, 0]))
     for g, b in zip(gens, (0, 1), strict=True):
-        np.testing.assert_array_equal(g.random(5), sampling._stream(root, b, 0).random(5))
+        np.testing.assert_array_equal(g.random(5), streams._stream(root, b, 0).random(5))
 
 
 @pytest.mark.parametrize("prior", ["paper", "adaptive"])

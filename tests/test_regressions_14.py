@@ -19,7 +19,7 @@ from sklearn.metrics import confusion_matrix as sk_confusion_matrix
 from sklearn.metrics import precision_recall_fscore_support
 
 from f1posterior._core.results import value_hash_key, values_equal
-from f1posterior._core.sampling import _stream_seed
+from f1posterior._core.streams import _stream_seed
 from f1posterior._core.validation import child_seed
 from f1posterior.analysis.comparison import compare
 from f1posterior.analysis.delta import delta_interval

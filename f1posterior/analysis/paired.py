@@ -11,13 +11,8 @@ from numpy.typing import ArrayLike
 
 from .._core.describe import describe
 from .._core.priors import describe_prior, resolve_prior
-from .._core.sampling import (
-    LOG_SPACE_BELOW,
-    STREAM_BLOCK_VARIATES,
-    _fill_block,
-    _stream,
-    prevalence_floor,
-)
+from .._core.sampling import LOG_SPACE_BELOW, STREAM_BLOCK_VARIATES, _fill_block, prevalence_floor
+from .._core.streams import _stream
 from .._core.validation import check_draws, check_nonnegative, check_prob, check_rng
 from ..metrics.confusion import _codes
 from ..metrics.confusion import _kind as _label_kind

@@ -36,15 +36,8 @@ from typing import Any
 
 import numpy as np
 
-from .._core.sampling import (
-    LOG_SPACE_BELOW,
-    _block_keys,
-    _cells_inplace,
-    _gamma_chunk,
-    _streams,
-    block_draws,
-    draw_chunks,
-)
+from .._core.sampling import LOG_SPACE_BELOW, _cells_inplace, _gamma_chunk, block_draws, draw_chunks
+from .._core.streams import _block_keys, _streams
 from .._core.validation import DEFAULT_MAX_MEMORY
 from ..metrics.multiclass import shared_class_sums
 from .summary import MetricSummary, _select, _shortest, summarize_draws

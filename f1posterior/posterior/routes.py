@@ -54,13 +54,8 @@ from typing import Any
 
 import numpy as np
 
-from .._core.sampling import (
-    LOG_SPACE_BELOW,
-    STREAM_BLOCK_VARIATES,
-    _block_keys,
-    _fill_block,
-    _streams,
-)
+from .._core.sampling import LOG_SPACE_BELOW, STREAM_BLOCK_VARIATES, _fill_block
+from .._core.streams import _block_keys, _streams
 from .batch import plan, summarize_rows
 from .summary import MetricSummary
 
