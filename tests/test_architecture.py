@@ -19,7 +19,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "f1posterior"
 
 #: Level of each subpackage: a module may import from its own subpackage and lower levels.
 LEVELS = {
-    "_core": 0,  # validation, seeds, priors, the Gamma sampler, confusion-matrix builders
+    "_core": 0,  # validation, seeds, priors, the Gamma sampler, the ConfusionMatrix type
     "metrics": 1,  # metric functions of tables and draws
     "io": 2,  # readers and writers of files (no posterior needed to read a matrix)
     "posterior": 3,  # summaries, the engine, exact routes, evaluate
