@@ -123,7 +123,7 @@ def test_npz_names_and_labels(tmp_path):
 def test_npz_object_array_is_not_unpickled(tmp_path):
     f = tmp_path / "b.npz"
     np.savez(f, counts=np.array([[1, object()], [2, 3]], dtype=object))
-    with pytest.raises(ValueError, match=r"Python objects are never unpickled"):
+    with pytest.raises(ValueError, match=r"Python objects, which are never unpickled"):
         open_batch(f)
 
 

@@ -307,22 +307,15 @@ def input_format_of(path: str | Path, input_format: str | None = None) -> str:
     return _FORMAT_OF_SUFFIX[suffix]
 
 
-def _parse_npy(data: bytes, where: str) -> np.ndarray:
-    """A numeric array from the bytes of a ``.npy`` file, never unpickling anything.
+def npy_header(fh: Any, where: str) -> tuple[tuple[int, ...], bool, np.dtype]:
+    """Shape, Fortran order and dtype from a ``.npy`` header, never unpickling anything.
 
-    The header is parsed first; object dtypes are refused, and the data the
-    header's shape and dtype need is checked against the bytes actually present
-    before anything is allocated (a forged header claiming terabytes is an
-    error, not a MemoryError). The array is a read-only view of ``data``.
+    The one reader of ``.npy`` headers (bytes here, memory-mapped files and
+    ``.npz`` members in :mod:`f1posterior.io.streaming`): versions 1.0 and 2.0,
+    integer or float counts only (object arrays are refused, not unpickled).
     """
     from numpy.lib import format as npy_format
 
-    if not data:
-        raise ValueError(
-            f"{where}: the input is empty: it ended unexpectedly (EOFError, 0 bytes); expected "
-            "a .npy array"
-        )
-    fh = io.BytesIO(data)
     try:
         version = npy_format.read_magic(fh)
         if version == (1, 0):
@@ -340,6 +333,25 @@ def _parse_npy(data: bytes, where: str) -> np.ndarray:
         )
     if dtype.kind not in "iuf":  # bool is kind "b"
         raise ValueError(f"{where}: expected an array of counts; got dtype {dtype}")
+    return tuple(int(k) for k in shape), bool(fortran), dtype
+
+
+def _parse_npy(data: bytes, where: str) -> np.ndarray:
+    """A numeric array from the bytes of a ``.npy`` file, never unpickling anything.
+
+    The header is parsed first; object dtypes are refused, and the data the
+    header's shape and dtype need is checked against the bytes actually present
+    before anything is allocated (a forged header claiming terabytes is an
+    error, not a MemoryError). The array is a read-only view of ``data``.
+    """
+
+    if not data:
+        raise ValueError(
+            f"{where}: the input is empty: it ended unexpectedly (EOFError, 0 bytes); expected "
+            "a .npy array"
+        )
+    fh = io.BytesIO(data)
+    shape, fortran, dtype = npy_header(fh, where)
     n = 1
     for k in shape:
         n *= int(k)

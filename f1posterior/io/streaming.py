@@ -35,7 +35,7 @@ import numpy as np
 from .._core.results import value_equality
 from .._core.validation import check_counts
 from .readers import _apply_labels, _check_cells, _matrix_from_json
-from .sources import _label_list, _regular_file
+from .sources import _label_list, _regular_file, npy_header
 
 __all__ = ["BatchChunk", "BatchReader", "open_batch", "BATCH_SUFFIXES", "DEFAULT_CHUNK"]
 
@@ -311,23 +311,8 @@ def _finish(
 
 
 def _header(fh: IO[bytes], where: str) -> tuple[tuple[int, ...], bool, np.dtype]:
-    """Shape, Fortran order and dtype of a ``.npy`` stream, never unpickling anything."""
-    fmt = np.lib.format
-    try:
-        version = fmt.read_magic(fh)
-        if version == (1, 0):
-            shape, fortran, dtype = fmt.read_array_header_1_0(fh)
-        elif version == (2, 0):
-            shape, fortran, dtype = fmt.read_array_header_2_0(fh)
-        else:
-            raise ValueError(f"format version {version[0]}.{version[1]} is not read")
-    except (ValueError, SyntaxError, EOFError) as exc:
-        raise ValueError(f"{where}: not a .npy array ({exc})") from None
-    if dtype.hasobject or dtype.kind not in "iuf":
-        raise ValueError(
-            f"{where}: expected an array of counts (integer or float dtype); got dtype {dtype} "
-            "(Python objects are never unpickled)"
-        )
+    """:func:`~f1posterior.io.sources.npy_header`, and a square matrix or stack."""
+    shape, fortran, dtype = npy_header(fh, where)
     if len(shape) not in (2, 3) or shape[-1] != shape[-2] or 0 in shape:
         raise ValueError(
             f"{where}: expected a square matrix (M, M) or a stack (B, M, M); got shape {shape}"
