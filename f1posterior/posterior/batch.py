@@ -411,19 +411,7 @@ def run(
             sample_into(md, g0, c, gens)
         return finish(md, g0, g1)
 
-    parts: dict[str, list[MetricSummary]] = {name: [] for name, _ in metrics}
-    kept: dict[str, list[np.ndarray]] = {name: [] for name, _ in metrics}
-    done = 0
-
-    def collect(g: tuple[int, int], result: tuple[list, list]) -> None:
-        nonlocal done
-        for (name, _), s, x in zip(metrics, *result, strict=True):
-            parts[name].append(s)
-            if keep_draws:
-                kept[name].append(x)
-        done += g[1] - g[0]
-        if progress is not None:
-            progress(done, n_mat)
+    parts, kept, collect = collector([name for name, _ in metrics], keep_draws, n_mat, progress)
 
     if (
         workers > 1
@@ -447,23 +435,69 @@ def run(
             _FORKED = None
         return parts, kept
 
+    def split_group(g: tuple[int, int], pool: Executor) -> tuple[list, list]:
+        g0, g1 = g
+        md = new_draws(g1 - g0)
+        pieces = _chunks(g1 - g0, draws, m, p.chunk_draws, workers)
+        gens = group_streams(g0, g1)
+        list(pool.map(lambda c: sample_into(md, g0, c, gens), pieces))
+        return finish(md, g0, g1)
+
+    run_groups(groups, whole_group, split_group, workers, p.parallel_draws, collect)
+    return parts, kept
+
+
+Group = tuple[int, int]
+GroupResult = tuple[list, list]
+
+
+def collector(
+    names: Sequence[str], keep_draws: bool, n_mat: int, progress: Progress | None
+) -> tuple[dict[str, list], dict[str, list], Callable[[Group, GroupResult], None]]:
+    """Per-metric lists of group summaries (and kept draws), and the ``collect`` that fills them.
+
+    ``collect(group, (summaries, draws))`` appends one group's results in metric order
+    and reports progress; groups must be collected in order.
+    """
+    parts: dict[str, list] = {name: [] for name in names}
+    kept: dict[str, list] = {name: [] for name in names}
+    done = 0
+
+    def collect(g: Group, result: GroupResult) -> None:
+        nonlocal done
+        for name, s, x in zip(names, *result, strict=True):
+            parts[name].append(s)
+            if keep_draws:
+                kept[name].append(x)
+        done += g[1] - g[0]
+        if progress is not None:
+            progress(done, n_mat)
+
+    return parts, kept, collect
+
+
+def run_groups(
+    groups: Sequence[Group],
+    whole_group: Callable[[Group], GroupResult],
+    split_group: Callable[[Group, Executor], GroupResult],
+    workers: int,
+    parallel_draws: bool,
+    collect: Callable[[Group, GroupResult], None],
+) -> None:
+    """Run the groups in order on ``workers`` threads: whole groups in parallel, or, when
+    there are fewer matrices than workers, one group at a time with its draws split
+    across the threads (``split_group``). Shared by the engine and :mod:`.routes`."""
     pool: Executor | None = ThreadPoolExecutor(max_workers=workers) if workers > 1 else None
     try:
         if pool is None:
             for g in groups:
                 collect(g, whole_group(g))
-        elif not p.parallel_draws:
+        elif not parallel_draws:
             for g, result in zip(groups, pool.map(whole_group, groups), strict=True):
                 collect(g, result)
         else:
             for g in groups:
-                g0, g1 = g
-                md = new_draws(g1 - g0)
-                pieces = _chunks(g1 - g0, draws, m, p.chunk_draws, workers)
-                gens = group_streams(g0, g1)
-                list(pool.map(lambda c, md=md, g0=g0, gs=gens: sample_into(md, g0, c, gs), pieces))
-                collect(g, finish(md, g0, g1))
+                collect(g, split_group(g, pool))
     finally:
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
-    return parts, kept

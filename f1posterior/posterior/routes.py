@@ -49,14 +49,14 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import Executor, ThreadPoolExecutor
+from concurrent.futures import Executor
 from typing import Any
 
 import numpy as np
 
 from .._core.sampling import LOG_SPACE_BELOW, STREAM_BLOCK_VARIATES, _fill_block
 from .._core.streams import _block_keys, _streams
-from .batch import plan, summarize_rows
+from .batch import collector, plan, run_groups, summarize_rows
 from .summary import MetricSummary
 
 __all__ = ["REDUCED_METRICS", "block_draws", "reduced_concentrations", "applies", "run"]
@@ -324,37 +324,15 @@ def run(
             sample_into(md, g0, c, gens)
         return finish(md, g0, g1)
 
-    parts: dict[str, list[MetricSummary]] = {name: [] for name in names}
-    kept: dict[str, list[np.ndarray]] = {name: [] for name in names}
-    done = 0
+    parts, kept, collect = collector(names, keep_draws, n_mat, progress)
 
-    def collect(gr: tuple[int, int], result: tuple[list, list]) -> None:
-        nonlocal done
-        for name, s, x in zip(names, *result, strict=True):
-            parts[name].append(s)
-            if keep_draws:
-                kept[name].append(x)
-        done += gr[1] - gr[0]
-        if progress is not None:
-            progress(done, n_mat)
+    def split_group(gr: tuple[int, int], pool: Executor) -> tuple[list, list]:
+        g0, g1 = gr
+        md = new_draws(g1 - g0)
+        pieces = _chunks(g1 - g0, draws, bd, chunk_draws, workers)
+        gens = group_streams(g0, g1)
+        list(pool.map(lambda c: sample_into(md, g0, c, gens), pieces))
+        return finish(md, g0, g1)
 
-    pool: Executor | None = ThreadPoolExecutor(max_workers=workers) if workers > 1 else None
-    try:
-        if pool is None:
-            for gr in groups:
-                collect(gr, whole_group(gr))
-        elif not p.parallel_draws:
-            for gr, result in zip(groups, pool.map(whole_group, groups), strict=True):
-                collect(gr, result)
-        else:
-            for gr in groups:
-                g0, g1 = gr
-                md = new_draws(g1 - g0)
-                pieces = _chunks(g1 - g0, draws, bd, chunk_draws, workers)
-                gens = group_streams(g0, g1)
-                list(pool.map(lambda c, md=md, g0=g0, gs=gens: sample_into(md, g0, c, gs), pieces))
-                collect(gr, finish(md, g0, g1))
-    finally:
-        if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
+    run_groups(groups, whole_group, split_group, workers, p.parallel_draws, collect)
     return parts, kept
