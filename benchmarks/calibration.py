@@ -302,7 +302,7 @@ def run_scenario(index: int, seed: int, reps: int, methods: tuple[str, ...]) -> 
             alpha=alpha,
             beta=beta,
             draws=draws,
-            hdi_prob=LEVEL,
+            ci_prob=LEVEL,
             rng=np.random.SeedSequence(seed, spawn_key=(index, 1)),
             workers=1,
             prior_check=False,  # the dominance flag is not studied here; it doubles the cost

@@ -72,7 +72,7 @@ def test_dataframe_one_row_per_metric_and_class(res):
 
 def test_dataframe_of_a_2d_batch_names_columns_by_hdi_prob():
     c = np.stack([figure3(), figure3() + 5 * np.eye(5, dtype=int)] * 3).reshape(3, 2, 5, 5)
-    r = evaluate(c, metrics=["macro_f1"], draws=500, hdi_prob=0.9, rng=0)
+    r = evaluate(c, metrics=["macro_f1"], draws=500, ci_prob=0.9, rng=0)
     df = to_dataframe(r)
     assert len(df) == 6
     assert {"matrix_0", "matrix_1", "hdi_90_low", "eti_90_high"} <= set(df.columns)

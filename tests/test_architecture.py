@@ -44,30 +44,8 @@ OVERSIZE_ALLOWED: dict[str, int] = {}
 #: Private names (``_x``) imported from another subpackage: each is a helper that should
 #: become public inside its layer. This list may only shrink.
 PRIVATE_ALLOWED = {
-    # the analysis code reuses the label coding of the confusion-matrix builders
-    ("f1posterior.analysis.paired", "f1posterior.metrics.confusion", "_codes"),
-    ("f1posterior.analysis.paired", "f1posterior.metrics.confusion", "_kind"),
-    ("f1posterior.analysis.paired", "f1posterior.metrics.confusion", "_label_array"),
-    # the engine and the paired sampler fill blocks of the one Gamma sampler, on its streams
-    ("f1posterior.analysis.paired", "f1posterior._core.sampling", "_fill_block"),
-    ("f1posterior.analysis.paired", "f1posterior._core.streams", "_stream"),
-    ("f1posterior.posterior.batch", "f1posterior._core.streams", "_block_keys"),
-    ("f1posterior.posterior.batch", "f1posterior._core.sampling", "_cells_inplace"),
-    ("f1posterior.posterior.batch", "f1posterior._core.sampling", "_gamma_chunk"),
-    ("f1posterior.posterior.batch", "f1posterior._core.streams", "_streams"),
-    ("f1posterior.posterior.routes", "f1posterior._core.streams", "_block_keys"),
-    ("f1posterior.posterior.routes", "f1posterior._core.sampling", "_fill_block"),
-    ("f1posterior.posterior.routes", "f1posterior._core.streams", "_streams"),
     # cross-fitted threshold scores use the F-beta of counts
     ("f1posterior.analysis.thresholds.evaluation", "f1posterior.metrics.multiclass", "_fbeta"),
-    # the command line and Dask reuse the readers' parsing helpers
-    ("f1posterior.cli.compare", "f1posterior.io.sources", "_where"),
-    ("f1posterior.cli.prediction_tables", "f1posterior.io.predictions", "_delimiter"),
-    ("f1posterior.cli.prediction_tables", "f1posterior.io.sources", "_read_text"),
-    ("f1posterior.cli.prediction_tables", "f1posterior.io.sources", "_where"),
-    ("f1posterior.cli.stream", "f1posterior.io.streaming", "_header"),
-    ("f1posterior.integrations.dask", "f1posterior.io.readers", "_check_cells"),
-    ("f1posterior.integrations.dask", "f1posterior.io.streaming", "_lines"),
 }
 
 FRONT_DOOR = {"f1posterior", "f1posterior.__main__"}

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from f1posterior import evaluate, f1_score, sample_posterior, summarize_draws
-from f1posterior._core.sampling import _fill_block, block_draws, draw_chunks
-from f1posterior._core.streams import _stream
+from f1posterior._core.sampling import block_draws, draw_chunks, fill_block
+from f1posterior._core.streams import block_stream
 from f1posterior.cli.progress import terminal_progress
 from f1posterior.metrics.multiclass import METRICS
 from f1posterior.posterior.batch import check_fits, plan, summarize_rows
@@ -128,7 +128,7 @@ def test_keep_draws_equal_metric_of_sample_posterior(dtype):
         res.metric_draws["f1"], np.moveaxis(f1_score(p, average=None), -2, -1)
     )
     # the summaries are those of the kept draws
-    s = summarize_draws(res.metric_draws["macro_f1"], hdi_prob=0.95)
+    s = summarize_draws(res.metric_draws["macro_f1"], ci_prob=0.95)
     for f in ("mean", "median", "std", "hdi", "eti"):
         np.testing.assert_array_equal(getattr(res["macro_f1"], f), getattr(s, f))
 
@@ -140,8 +140,8 @@ def test_one_partition_summary_equals_summarize_draws(n, prob):
     x = rng.gamma(3.0, size=(5, n))
     x[0] = np.round(x[0], 1)  # ties
     for ref in (None, 3.0):
-        a = summarize_rows(x, score=np.arange(5.0), hdi_prob=prob, ref=ref)
-        b = summarize_draws(x, score=np.arange(5.0), hdi_prob=prob, ref=ref)
+        a = summarize_rows(x, score=np.arange(5.0), ci_prob=prob, ref=ref)
+        b = summarize_draws(x, score=np.arange(5.0), ci_prob=prob, ref=ref)
         for f in FIELDS:
             np.testing.assert_array_equal(getattr(a, f), getattr(b, f), err_msg=f)
 
@@ -151,8 +151,8 @@ def test_per_cell_and_broadcast_fills_consume_the_stream_identically():
     conc = np.array([[3.0, 1.0, 0.5], [2.0, 40.0, 1.0], [1.0, 2.0, 7.5], [9.0, 4.0, 3.0]])
     for dt in (np.float64, np.float32):
         a, b = np.empty((4, 3, 300), dt), np.empty((4, 3, 300), dt)
-        _fill_block(_stream(root, 0, 0), conc.tolist(), conc, None, a, per_cell_min=1)
-        _fill_block(_stream(root, 0, 0), conc.tolist(), conc, None, b, per_cell_min=10**9)
+        fill_block(block_stream(root, 0, 0), conc.tolist(), conc, None, a, per_cell_min=1)
+        fill_block(block_stream(root, 0, 0), conc.tolist(), conc, None, b, per_cell_min=10**9)
         np.testing.assert_array_equal(a, b)
 
 

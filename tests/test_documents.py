@@ -191,10 +191,10 @@ S = np.array([[0.9, 0.1, 0.5], [0.2, 0.7, 0.1]])
 @pytest.mark.parametrize(
     ("args", "kwargs", "exc", "match"),
     [
-        (([[1, 2, 0]], [[1, 0, 0]]), {}, ValueError, r"Y_true must hold only 0 and 1; got 2"),
-        ((Y, [[1, 0, 0.5], [0, 1, 0]]), {}, ValueError, r"Y_pred must hold only 0 and 1; got 0\.5"),
+        (([[1, 2, 0]], [[1, 0, 0]]), {}, ValueError, r"y_true must hold only 0 and 1; got 2"),
+        ((Y, [[1, 0, 0.5], [0, 1, 0]]), {}, ValueError, r"y_pred must hold only 0 and 1; got 0\.5"),
         ((Y, Y[:, :2]), {}, ValueError, r"same shape.*got \(2, 3\) and \(2, 2\)"),
-        ((Y, None, S[:1]), {}, ValueError, r"scores must have the shape of Y_true, \(2, 3\)"),
+        ((Y, None, S[:1]), {}, ValueError, r"scores must have the shape of y_true, \(2, 3\)"),
         (
             (Y, None, [[np.nan, 0, 1], [0, 1, 0]]),
             {},
@@ -207,7 +207,7 @@ S = np.array([[0.9, 0.1, 0.5], [0.2, 0.7, 0.1]])
             TypeError,
             r"scores must hold integers or floats; got dtype <U1",
         ),
-        ((Y,), {}, ValueError, r"pass Y_pred \(predicted labels\), scores"),
+        ((Y,), {}, ValueError, r"pass y_pred \(predicted labels\), scores"),
         ((Y, Y), {"metrics": ["coverage"]}, ValueError, r"'coverage' needs a score matrix"),
         ((Y, None, S), {"metrics": ["samples_f1"]}, ValueError, r"'samples_f1' needs predicted"),
         ((Y, Y), {"metrics": ["f1"]}, ValueError, r"metrics must be names from samples_f1.*'f1'"),

@@ -78,8 +78,8 @@ FINITE = [d for d in DATA if np.isfinite(d[1]).all()]  # the engine's draws are 
 def test_summarize_rows_equals_full_sort_reference(name, x, prob):
     ref = reference(x, prob, ref=0.6)
     for s in (
-        summarize_rows(x, hdi_prob=prob, ref=0.6),
-        summarize_draws(x, hdi_prob=prob, ref=0.6),
+        summarize_rows(x, ci_prob=prob, ref=0.6),
+        summarize_draws(x, ci_prob=prob, ref=0.6),
     ):
         np.testing.assert_array_equal(s.hdi, ref["hdi"])
         np.testing.assert_array_equal(s.median, ref["median"])
@@ -116,9 +116,9 @@ def test_p_below_is_a_count_over_n():
 @pytest.mark.parametrize("n", [1, 2, 3])
 def test_a_few_streams_are_seeded_directly_with_the_same_draws(n):
     root = np.random.SeedSequence(2024)
-    bs, ks = streams._block_keys(5, 5 + n, 0, 1)
-    for g, b in zip(streams._streams(root, bs, ks), bs.tolist(), strict=True):
-        np.testing.assert_array_equal(g.random(4), streams._stream(root, b, 0).random(4))
+    bs, ks = streams.block_keys(5, 5 + n, 0, 1)
+    for g, b in zip(streams.block_streams(root, bs, ks), bs.tolist(), strict=True):
+        np.testing.assert_array_equal(g.random(4), streams.block_stream(root, b, 0).random(4))
 
 
 @pytest.mark.parametrize("n_mat,workers", [(5, 2), (40, 2), (41, 3), (2000, 2), (3, 2)])

@@ -63,7 +63,7 @@ def _shortest_interval(a: float, b: float, prob: float) -> tuple[float, float]:
 @pytest.mark.parametrize(("alpha", "beta"), PRIORS)
 def test_recall_summary_is_the_beta_closed_form_under_any_prior(alpha, beta):
     assert not fx.is_aligned(*resolve_prior(alpha, beta, SKEWED))  # not the aligned case
-    res = evaluate(SKEWED, metrics=["recall"], alpha=alpha, beta=beta, ref=0.6, hdi_prob=0.9)
+    res = evaluate(SKEWED, metrics=["recall"], alpha=alpha, beta=beta, ref=0.6, ci_prob=0.9)
     s = res["recall"]
     assert s.exact and s.draws == 0 and np.all(s.mc_error == 0)
     a, b = _recall_beta(SKEWED, alpha, beta)

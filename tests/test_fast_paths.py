@@ -53,9 +53,9 @@ def test_bulk_seed_words_equal_numpy_seedsequence(root):
 def test_bulk_streams_draw_what_single_streams_draw(root):
     bs, ks = np.array([0, 3, 3, 2**31, 2**32 + 7]), np.array([0, 0, 1, 4, 2])  # last: 2 words
     for keys in ((bs[:4], ks[:4]), (bs, ks)):  # bulk path, and the per-stream fallback
-        gens = streams._streams(root, *keys)
+        gens = streams.block_streams(root, *keys)
         for g, b, k in zip(gens, *keys, strict=True):
-            ref = streams._stream(root, int(b), int(k))
+            ref = streams.block_stream(root, int(b), int(k))
             np.testing.assert_array_equal(g.standard_gamma(2.5, 7), ref.standard_gamma(2.5, 7))
 
 
@@ -63,9 +63,9 @@ def test_streams_fall_back_to_numpy_if_the_hash_differs(monkeypatch):
     root = np.random.SeedSequence(31)
     monkeypatch.setattr(streams, "_seed_prefix", lambda r: ([1, 2, 3, 4], 5))  # wrong
     assert streams._checked_prefix(root) is None
-    gens = streams._streams(root, np.array([0, 1]), np.array([0, 0]))
+    gens = streams.block_streams(root, np.array([0, 1]), np.array([0, 0]))
     for g, b in zip(gens, (0, 1), strict=True):
-        np.testing.assert_array_equal(g.random(5), streams._stream(root, b, 0).random(5))
+        np.testing.assert_array_equal(g.random(5), streams.block_stream(root, b, 0).random(5))
 
 
 @pytest.mark.parametrize("prior", ["paper", "adaptive"])
@@ -134,8 +134,8 @@ def test_metric_helpers_keep_zero_division_and_nan_rules():
 def test_cells_and_summary_scratch_buffers_change_nothing():
     rng = np.random.default_rng(3)
     buf = rng.gamma(2.0, size=(4, 4, 3, 300))
-    a = sampling._cells_inplace(buf.copy())
-    b = sampling._cells_inplace(buf.copy(), np.full(10_000, np.nan))  # oversized, dirty
+    a = sampling.cells_inplace(buf.copy())
+    b = sampling.cells_inplace(buf.copy(), np.full(10_000, np.nan))  # oversized, dirty
     np.testing.assert_array_equal(a, b)
     x = rng.beta(8, 2, size=(6, 1000))
     x_before = x.copy()

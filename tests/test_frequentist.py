@@ -256,7 +256,7 @@ def test_percentile_equals_naive_loop_with_scikit_learn():
 
     t = np.array([[7, 2, 0], [1, 5, 3], [0, 2, 10]])
     n, r, seed = int(t.sum()), 150, 4
-    res = bootstrap_interval(t, "macro_f1", resamples=r, rng=seed, level=0.9)
+    res = bootstrap_interval(t, "macro_f1", resamples=r, rng=seed, confidence_level=0.9)
     # naive: the documented stream of matrix 0, one resample at a time, scored by scikit-learn
     root = np.random.SeedSequence(seed)
     gen = np.random.default_rng(np.random.SeedSequence(root.entropy, spawn_key=(0,)))
@@ -389,8 +389,12 @@ def test_exported_from_package():
         ({"metric": "binary_f1", "pos_label": 2}, ValueError, "pos_label must be 0 or 1.*got 2"),
         ({"metric": "binary_f1", "pos_label": True}, ValueError, "pos_label must be 0 or 1"),
         ({"pos_label": 1}, ValueError, 'pos_label is only used with metric="binary_f1"; got 1'),
-        ({"level": 1.0}, ValueError, r"level must be in the open interval \(0, 1\); got 1.0"),
-        ({"level": "95%"}, TypeError, "level must be a number"),
+        (
+            {"confidence_level": 1.0},
+            ValueError,
+            r"confidence_level must be in the open interval \(0, 1\); got 1.0",
+        ),
+        ({"confidence_level": "95%"}, TypeError, "confidence_level must be a number"),
         ({"clip": 1}, TypeError, "clip must be True or False; got 1"),
     ],
 )
@@ -410,7 +414,11 @@ def test_delta_bad_input(kwargs, exc, match):
         ({"resamples": 10.0}, TypeError, "resamples must be an integer >= 1; got 10.0"),
         ({"method": "BCa"}, ValueError, "method must be one of 'percentile', 'bca'; got 'BCa'"),
         ({"rng": "seed"}, TypeError, "rng must be None, an int"),
-        ({"level": 0}, ValueError, r"level must be in the open interval \(0, 1\); got 0"),
+        (
+            {"confidence_level": 0},
+            ValueError,
+            r"confidence_level must be in the open interval \(0, 1\); got 0",
+        ),
         ({"metric": lambda t: t}, ValueError, "metric '<lambda>' must map a .* to"),
     ],
 )

@@ -186,7 +186,7 @@ def test_python_load_config_and_groups(project: Path) -> None:
 
 
 BAD_CONFIGS = [
-    ("probb = 0.9\n", r"gate.toml: probb: unknown key \(allowed: baseline, check, draws"),
+    ("probb = 0.9\n", r"gate.toml: probb: unknown key \(allowed: baseline, check, ci_prob, draws"),
     ("prob = 0.4\n", r"gate.toml: prob: must be a number in \(0.5, 1\); got 0.4"),
     ('prob = "high"\n', r"gate.toml: prob: must be a number in \(0.5, 1\); got 'high'"),
     ("draws = 5e4\n", r"gate.toml: draws: must be an integer >= 1 and <= 100,000,000; got 50000.0"),

@@ -226,7 +226,7 @@ def _f1_mean_by_quadrature(a: float, b: float) -> float:
 def test_exact_per_label_summaries_equal_scipy(alpha):
     """Aligned prior: precision/recall/jaccard are Betas, f1 = 2B/(1+B); oracles from scipy."""
     res = evaluate_multilabel(TABLES, metrics=EXACT_NAMES, alpha=alpha, beta="aligned", ref=0.7,
-                              hdi_prob=0.9)  # fmt: skip
+                              ci_prob=0.9)  # fmt: skip
     betas = _label_betas(TABLES, alpha)
     for n in EXACT_NAMES:
         s = res[n]
@@ -447,7 +447,7 @@ def test_memory_is_bounded_for_30000_labels(monkeypatch):
         ({"labels": ["a"]}, ValueError, r"labels must name the 4 labels; got 1 names"),
         ({"labels": "abcd"}, TypeError, r"labels must be a sequence of 4 names; got 'abcd'"),
         ({"draws": 0}, ValueError, r"draws must be an integer >= 1; got 0"),
-        ({"hdi_prob": 1.5}, ValueError, r"hdi_prob must be in the open interval"),
+        ({"ci_prob": 1.5}, ValueError, r"ci_prob must be in the open interval"),
         ({"beta": "bogus"}, ValueError, r"beta must be a positive number, an array or one of"),
     ],
 )
@@ -510,7 +510,7 @@ def test_cli_summarize_multilabel_npy_and_json(tmp_path, capsys):
         (
             '{"y_true": [[1, 2]], "y_pred": [[1, 0]]}',
             ["--multilabel"],
-            r"Y_true must hold only 0 and 1; got 2",
+            r"y_true must hold only 0 and 1; got 2",
         ),
         ('{"matrix": []}', ["--multilabel"], r'must have "tables" or "y_true" and "y_pred"'),
         (

@@ -157,7 +157,7 @@ def test_posterior_of_one_class_and_custom_title(res):
 def test_posterior_of_plain_draws_and_into_given_axes():
     x = np.random.default_rng(0).beta(80, 20, size=10_000)
     fig, ax = plt.subplots()
-    out = plot_posterior(x, "accuracy", score=0.81, ref=0.75, hdi_prob=0.9, ax=ax)
+    out = plot_posterior(x, "accuracy", score=0.81, ref=0.75, ci_prob=0.9, ax=ax)
     assert out is fig and ax.get_xlabel() == "accuracy"
     from f1posterior import hdi
 

@@ -166,26 +166,26 @@ def test_multilabel_single_label_is_one_table():
 @pytest.mark.parametrize(
     ("yt", "yp", "exc", "match"),
     [
-        ([[0, 2]], [[0, 1]], ValueError, r"Y_true must hold only 0 and 1; got 2 at"),
+        ([[0, 2]], [[0, 1]], ValueError, r"y_true must hold only 0 and 1; got 2 at"),
         (
             [[0, 1]],
             [[0.5, 1]],
             ValueError,
-            r"Y_pred must hold only 0 and 1; got 0\.5 at index \(0, 0\)",
+            r"y_pred must hold only 0 and 1; got 0\.5 at index \(0, 0\)",
         ),
-        ([[0, np.nan]], [[0, 1]], ValueError, r"Y_true must hold only 0 and 1; got nan"),
-        ([[0, -1]], [[0, 1]], ValueError, r"Y_true must hold only 0 and 1; got -1"),
-        ([0, 1], [0, 1], ValueError, r"Y_true must be a non-empty 0/1.*got shape \(2,\)"),
+        ([[0, np.nan]], [[0, 1]], ValueError, r"y_true must hold only 0 and 1; got nan"),
+        ([[0, -1]], [[0, 1]], ValueError, r"y_true must hold only 0 and 1; got -1"),
+        ([0, 1], [0, 1], ValueError, r"y_true must be a non-empty 0/1.*got shape \(2,\)"),
         (np.zeros((0, 3)), np.zeros((0, 3)), ValueError, r"non-empty.*got shape \(0, 3\)"),
         ([[0, 1]], [[0, 1, 1]], ValueError, r"same shape.*got \(1, 2\) and \(1, 3\)"),
         (
             [["a", "b"]],
             [[0, 1]],
             TypeError,
-            r"Y_true must hold 0/1 indicators as bools, integers or floats; got dtype <U1",
+            r"y_true must hold 0/1 indicators as bools, integers or floats; got dtype <U1",
         ),
-        ("01", [[0, 1]], TypeError, r"Y_true must be an array of 0/1 indicators; got '01'"),
-        ([[0, 1], [1]], [[0, 1]], ValueError, r"Y_true must be a rectangular"),
+        ("01", [[0, 1]], TypeError, r"y_true must be an array of 0/1 indicators; got '01'"),
+        ([[0, 1], [1]], [[0, 1]], ValueError, r"y_true must be a rectangular"),
     ],
 )
 def test_multilabel_confusion_matrix_bad_input(yt, yp, exc, match):

@@ -75,14 +75,14 @@ def test_eti_matches_numpy_quantile():
 
 def test_summarize_draws_fields():
     x = np.random.default_rng(3).beta(20, 5, size=(2, 40_000))
-    s = summarize_draws(x, score=np.array([0.8, 0.81]), ref=0.8, hdi_prob=0.9)
+    s = summarize_draws(x, score=np.array([0.8, 0.81]), ref=0.8, ci_prob=0.9)
     np.testing.assert_allclose(s.mean, x.mean(-1))
     np.testing.assert_allclose(s.std, x.std(-1, ddof=1))
     np.testing.assert_allclose(s.mc_error, x.std(-1, ddof=1) / 200)
     np.testing.assert_allclose(s.p_below + s.p_above, 1.0)
     np.testing.assert_allclose(s.p_below, (x < 0.8).mean(-1))
     assert s.hdi.shape == (2, 2) and s.eti.shape == (2, 2)
-    assert s.draws == 40_000 and s.hdi_prob == 0.9 and not s.exact
+    assert s.draws == 40_000 and s.ci_prob == 0.9 and not s.exact
 
 
 def test_error_prob_outside_unit_interval():
@@ -106,5 +106,5 @@ def test_error_bad_axis():
 
 
 def test_error_hdi_prob_type():
-    with pytest.raises(TypeError, match=r"hdi_prob must be a number in the open interval"):
-        summarize_draws(np.zeros(4), hdi_prob="0.9")
+    with pytest.raises(TypeError, match=r"ci_prob must be a number in the open interval"):
+        summarize_draws(np.zeros(4), ci_prob="0.9")

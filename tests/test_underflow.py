@@ -23,9 +23,9 @@ from scipy.special import expit, logit, logsumexp
 from f1posterior import evaluate, sample_posterior
 from f1posterior._core.sampling import (
     LOG_SPACE_BELOW,
-    _cells_inplace,
-    _gamma_chunk,
+    cells_inplace,
     concentrations,
+    gamma_chunk,
     prevalence_floor,
 )
 from f1posterior.metrics.multiclass import METRICS
@@ -195,7 +195,7 @@ def _gammas(counts, alpha, beta, draws, seed, dtype):
     conc = concentrations(c, np.full((m, m), float(alpha)), np.full(m, float(beta)))[None]
     small = np.asarray((conc < LOG_SPACE_BELOW).any(axis=(-2, -1)))
     root = np.random.SeedSequence(seed)
-    return _gamma_chunk(conc, small, 0, 1, 0, draws, root, 0, np.dtype(dtype))
+    return gamma_chunk(conc, small, 0, 1, 0, draws, root, 0, np.dtype(dtype))
 
 
 @pytest.mark.parametrize("alpha", [1.0, 1e-3])
@@ -208,7 +208,7 @@ def test_rounded_ks_rejects_the_old_sampler(dtype, beta, alpha):
     slack = sampler_slack(dtype, [alpha] * 3, 3)
     g = _gammas(ISSUE, alpha, beta, n, 7, dtype)
     old = _old_cells(g.copy())[0]
-    new = _cells_inplace(g.copy())[0]
+    new = cells_inplace(g.copy())[0]
     assert np.mean(np.isclose(_recall(old, j), 1 / 3, rtol=1e-6, atol=0)) > 0.4  # the bug
     d_old, p_old = rounded_ks(_recall(old, j), law.cdf, **slack)
     assert p_old < KS_REJECT, (d_old, p_old)
@@ -240,7 +240,7 @@ def test_draws_with_no_small_prevalence_are_bit_identical(dtype, alpha, beta):
     g = _gammas(counts, alpha, beta, 3000, 11, dtype)
     mu = g[0, 4] / g[0, 4].sum(0)
     assert mu.min() >= prevalence_floor(dtype)
-    np.testing.assert_array_equal(_cells_inplace(g.copy()), _old_cells(g.copy()))
+    np.testing.assert_array_equal(cells_inplace(g.copy()), _old_cells(g.copy()))
 
 
 # --- the issue's example, end to end -----------------------------------------------------

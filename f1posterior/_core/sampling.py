@@ -32,7 +32,7 @@ matrices in the batch, on how work is chunked, or on how many threads run it.
 Chunks over draws always cover whole blocks and at least two draws (unless
 only one draw is asked for), so numpy evaluates every reduction in the same
 order whatever the chunking: results are bit-identical, not merely close.
-The seeds of many streams are computed at once (``_streams``: numpy's
+The seeds of many streams are computed at once (``block_streams``: numpy's
 SeedSequence hash, vectorised over the keys and checked against SeedSequence),
 which gives the same generators ten times faster.
 
@@ -105,7 +105,7 @@ import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
 from .priors import PriorArg, resolve_prior
-from .streams import _block_keys, _streams
+from .streams import block_keys, block_streams
 from .validation import check_counts, check_draws, check_dtype, check_rng
 
 __all__ = [
@@ -146,7 +146,7 @@ def concentrations(counts: np.ndarray, alpha: np.ndarray, beta: np.ndarray) -> n
     return np.concatenate([rows, prev[..., None, :]], axis=-2)
 
 
-def _fill_block(
+def fill_block(
     gen: np.random.Generator,
     rows: list[list[float]],
     conc: np.ndarray,
@@ -187,7 +187,7 @@ def _fill_block(
         out[...] = tmp
 
 
-def _gamma_chunk(
+def gamma_chunk(
     conc: np.ndarray,
     small_any: np.ndarray,
     b0: int,
@@ -205,7 +205,7 @@ def _gamma_chunk(
     ``d0`` must be a multiple of ``block_draws(M)``. With ``work`` (a flat array of
     ``dtype`` with room for them) the variates are written into its start, so a
     caller can reuse one buffer for every chunk instead of allocating each time.
-    ``gens``, the chunk's streams in the order of :func:`_block_keys` (made in bulk
+    ``gens``, the chunk's streams in the order of :func:`block_keys` (made in bulk
     by the caller for many chunks at once), saves making them here.
     """
     m1, m = conc.shape[-2:]
@@ -218,8 +218,8 @@ def _gamma_chunk(
     starts = range(d0, d1, bd)
     if gens is None:
         k0 = d0 // bd
-        gens = _streams(
-            root, *_block_keys(index_offset + b0, index_offset + b1, k0, k0 + len(starts))
+        gens = block_streams(
+            root, *block_keys(index_offset + b0, index_offset + b1, k0, k0 + len(starts))
         )
     streams = iter(gens)
     smalls = small_any[b0:b1].tolist()
@@ -227,11 +227,11 @@ def _gamma_chunk(
         b = b0 + i
         small = conc[b] < LOG_SPACE_BELOW if smalls[i] else None
         if len(starts) == 1:
-            _fill_block(next(streams), rows, conc[b], small, buf[i])
+            fill_block(next(streams), rows, conc[b], small, buf[i])
             continue
         for s0 in starts:
             s1 = min(d1, s0 + bd)
-            _fill_block(next(streams), rows, conc[b], small, buf[i, :, :, s0 - d0 : s1 - d0])
+            fill_block(next(streams), rows, conc[b], small, buf[i, :, :, s0 - d0 : s1 - d0])
     return buf
 
 
@@ -253,7 +253,7 @@ def prevalence_floor(dtype: DTypeLike) -> float:
     return math.ldexp(1.0, int(np.finfo(dtype).minexp) // 2)
 
 
-def _cells_inplace(buf: np.ndarray, work: np.ndarray | None = None) -> np.ndarray:
+def cells_inplace(buf: np.ndarray, work: np.ndarray | None = None) -> np.ndarray:
     """Turn Gammas ``(n, M+1, M, d)`` into cells ``p``, a view ``(n, d, M, M)``.
 
     Overwrites the first ``M`` rows of ``buf``. ``work``, a flat array of
@@ -339,14 +339,14 @@ def iter_cell_chunks(
         group = max(1, max_variates // (draws * per_draw))
         for b0 in range(0, n_mat, group):
             b1 = min(n_mat, b0 + group)
-            buf = _gamma_chunk(conc, small_any, b0, b1, 0, draws, root, index_offset, dtype)
-            yield slice(b0, b1), slice(0, draws), _cells_inplace(buf)
+            buf = gamma_chunk(conc, small_any, b0, b1, 0, draws, root, index_offset, dtype)
+            yield slice(b0, b1), slice(0, draws), cells_inplace(buf)
         return
     chunks = draw_chunks(draws, m, max_variates // (block_draws(m) * per_draw))
     for b in range(n_mat):
         for d0, d1 in chunks:
-            buf = _gamma_chunk(conc, small_any, b, b + 1, d0, d1, root, index_offset, dtype)
-            yield slice(b, b + 1), slice(d0, d1), _cells_inplace(buf)
+            buf = gamma_chunk(conc, small_any, b, b + 1, d0, d1, root, index_offset, dtype)
+            yield slice(b, b + 1), slice(d0, d1), cells_inplace(buf)
 
 
 def sample_posterior(
@@ -419,6 +419,6 @@ def sample_posterior(
     for i0 in range(0, n_mat, per):
         i1 = min(n_mat, i0 + per)
         part = buf[i0:i1]
-        _gamma_chunk(flat, small_any, i0, i1, 0, n_draws, root, 0, dt, part.reshape(-1))
-        _cells_inplace(part, work)
+        gamma_chunk(flat, small_any, i0, i1, 0, n_draws, root, 0, dt, part.reshape(-1))
+        cells_inplace(part, work)
     return buf[:, :m].transpose(0, 3, 1, 2).reshape((*batch, n_draws, m, m))

@@ -17,7 +17,7 @@ def _stream_seed(root: np.random.SeedSequence, b: int, k: int) -> np.random.Seed
     return child_seed(root, b, k)  # the one derivation (validation.child_seed)
 
 
-def _stream(root: np.random.SeedSequence, b: int, k: int) -> np.random.Generator:
+def block_stream(root: np.random.SeedSequence, b: int, k: int) -> np.random.Generator:
     return np.random.Generator(np.random.PCG64(_stream_seed(root, b, k)))
 
 
@@ -133,7 +133,7 @@ def _seed_words(prefix: tuple[list[int], int], bs: np.ndarray, ks: np.ndarray) -
 
 
 class _SeedWords(ISeedSequence):
-    """A seed sequence whose PCG64 seed words were generated in advance (:func:`_streams`)."""
+    """A seed sequence whose PCG64 seed words were generated in advance (:func:`block_streams`)."""
 
     def __init__(self, words: np.ndarray) -> None:
         self.words = words
@@ -165,23 +165,23 @@ def _checked_prefix(root: np.random.SeedSequence) -> tuple[list[int], int] | Non
     return prefix
 
 
-def _streams(
+def block_streams(
     root: np.random.SeedSequence, bs: np.ndarray, ks: np.ndarray
 ) -> list[np.random.Generator]:
-    """The generators ``_stream(root, b, k)`` for every pair of ``bs`` and ``ks``, in bulk."""
+    """The generators ``block_stream(root, b, k)`` for every pair of ``bs`` and ``ks``, in bulk."""
     bs = np.asarray(bs, dtype=np.int64)
     ks = np.asarray(ks, dtype=np.int64)
     if bs.size <= _DIRECT_STREAMS:  # cheaper than checking the bulk hash for a new root
-        return [_stream(root, b, k) for b, k in zip(bs.tolist(), ks.tolist(), strict=True)]
+        return [block_stream(root, b, k) for b, k in zip(bs.tolist(), ks.tolist(), strict=True)]
     prefix = _checked_prefix(root)
     if prefix is None or max(bs.max(), ks.max()) >= 2**32:
-        return [_stream(root, b, k) for b, k in zip(bs.tolist(), ks.tolist(), strict=True)]
+        return [block_stream(root, b, k) for b, k in zip(bs.tolist(), ks.tolist(), strict=True)]
     # numpy's bit generators accept any ISeedSequence (its stubs only name SeedSequence)
     pcg, gen = cast(Any, np.random.PCG64), np.random.Generator
     return [gen(pcg(_SeedWords(w))) for w in _seed_words(prefix, bs, ks)]
 
 
-def _block_keys(b0: int, b1: int, k0: int, k1: int) -> tuple[np.ndarray, np.ndarray]:
+def block_keys(b0: int, b1: int, k0: int, k1: int) -> tuple[np.ndarray, np.ndarray]:
     """Stream keys ``(b, k)`` of matrices ``b0:b1`` and blocks ``k0:k1``, matrix-major."""
     return (
         np.repeat(np.arange(b0, b1, dtype=np.int64), k1 - k0),

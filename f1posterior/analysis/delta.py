@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._core.deprecation import renamed_keywords
 from .._core.describe import describe
 from .._core.validation import check_choice, check_counts, check_flag, check_prob
 from ..metrics.multiclass import METRICS
@@ -82,7 +83,7 @@ def _delta_variance(p: np.ndarray, g: np.ndarray, n: np.ndarray) -> np.ndarray:
     return np.maximum(var, 0.0)  # rounding can leave -1e-18 where the variance is 0
 
 
-def _check_delta(counts, metric, level, pos_label, clip):
+def _check_delta(counts, metric, confidence_level, pos_label, clip):
     c = check_counts(counts)
     if not isinstance(metric, str):
         raise TypeError(
@@ -90,7 +91,7 @@ def _check_delta(counts, metric, level, pos_label, clip):
             f"analytic gradient; use bootstrap_interval for other metrics); got {describe(metric)}"
         )
     name = check_choice(metric, "metric", DELTA_METRICS)
-    lev = check_prob(level, "level")
+    lev = check_prob(confidence_level, "confidence_level")
     flag = check_flag(clip, "clip")
     m = c.shape[-1]
     if name == "binary_f1":
@@ -112,11 +113,12 @@ def _check_delta(counts, metric, level, pos_label, clip):
     return c, name, lev, int(pos), flag
 
 
+@renamed_keywords(level="confidence_level")
 def delta_interval(
     counts: ArrayLike,
     metric: str,
     *,
-    level: float = 0.95,
+    confidence_level: float = 0.95,
     pos_label: int | None = None,
     clip: bool = False,
 ) -> FrequentistInterval:
@@ -124,7 +126,7 @@ def delta_interval(
 
     ``std_error = sqrt(g^T (diag(p) - p p^T) g / N)`` with ``p = C / N`` and
     ``g`` the analytic gradient of the metric at ``p``; the interval is
-    ``estimate +- z_{(1+level)/2} std_error`` (Takahashi et al. 2022 for
+    ``estimate +- z_{(1+confidence_level)/2} std_error`` (Takahashi et al. 2022 for
     micro- and macro-F1).
 
     Parameters
@@ -136,7 +138,7 @@ def delta_interval(
         F1), ``macro_f1_star`` (harmonic mean of macro precision and macro
         recall), ``macro_precision``, ``macro_recall``, ``binary_f1``
         (2 x 2 tables, F1 of class ``pos_label``).
-    level : float, default 0.95
+    confidence_level : float, default 0.95
         Confidence level, in (0, 1).
     pos_label : int, optional
         Positive class of ``binary_f1`` (0 or 1; default 1, as scikit-learn).
@@ -163,7 +165,7 @@ def delta_interval(
     >>> delta_interval([[3, 0, 0], [0, 8, 0], [2, 1, 6]], "micro_f1").interval.round(4)
     array([0.6935, 1.0065])
     """
-    c, name, lev, pos, flag = _check_delta(counts, metric, level, pos_label, clip)
+    c, name, lev, pos, flag = _check_delta(counts, metric, confidence_level, pos_label, clip)
     n = c.sum(axis=(-2, -1))
     p = c / n[..., None, None]
     if name == "binary_f1":
@@ -179,7 +181,7 @@ def delta_interval(
         estimate=_scalar(np.asarray(est, dtype=float)),
         std_error=_scalar(se),
         interval=interval,
-        level=lev,
+        confidence_level=lev,
         metric=name,
         method="delta",
         n=_scalar(n),

@@ -57,6 +57,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._core.deprecation import renamed_attribute, renamed_keywords
 from .._core.results import value_equality
 from .._core.validation import (
     check_choice,
@@ -107,7 +108,7 @@ class FrequentistInterval:
         bootstrap distribution (``ddof=1``).
     interval : ndarray, shape (*estimate.shape, 2)
         Lower and upper bounds (NaN where undefined, see the module notes).
-    level : float
+    confidence_level : float
         Confidence level.
     metric : str
         Metric name (``__name__`` of a callable).
@@ -124,12 +125,14 @@ class FrequentistInterval:
     estimate: Any
     std_error: Any
     interval: np.ndarray
-    level: float
+    confidence_level: float
     metric: str
     method: str
     n: Any
     resamples: int | None = None
     clipped: bool = False
+
+    level = renamed_attribute("level", "confidence_level")
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dictionary (arrays become nested lists, NaN stays float NaN)."""
@@ -141,7 +144,7 @@ class FrequentistInterval:
             "estimate": conv(self.estimate),
             "std_error": conv(self.std_error),
             "interval": conv(self.interval),
-            "level": self.level,
+            "confidence_level": self.confidence_level,
             "metric": self.metric,
             "method": self.method,
             "n": conv(self.n),
@@ -234,10 +237,10 @@ def _bca_quantile_levels(
     return np.where(ok, _ndtr(arg), np.nan)
 
 
-def _check_bootstrap(counts, metric, level, resamples, method):
+def _check_bootstrap(counts, metric, confidence_level, resamples, method):
     c = check_counts(counts)
     name, fn = resolve_metric(metric, "metric")
-    lev = check_prob(level, "level")
+    lev = check_prob(confidence_level, "confidence_level")
     r = check_draws(resamples, "resamples")
     meth = check_choice(method, "method", _BOOT_METHODS)
     return c, name, fn, lev, r, meth
@@ -254,11 +257,12 @@ def _metric_on(fn: Callable[[np.ndarray], Any], tables: np.ndarray, name: str) -
     return out
 
 
+@renamed_keywords(level="confidence_level")
 def bootstrap_interval(
     counts: ArrayLike,
     metric: str | Callable[[np.ndarray], Any],
     *,
-    level: float = 0.95,
+    confidence_level: float = 0.95,
     resamples: int = 2000,
     method: Literal["percentile", "bca"] = "percentile",
     rng: Any = None,
@@ -267,7 +271,7 @@ def bootstrap_interval(
 
     Each resample is a table drawn from ``Mult(N, C / N)`` (the same as
     resampling the ``N`` documents with replacement). The percentile interval
-    takes the ``(1 -+ level) / 2`` quantiles of the metric over the resamples
+    takes the ``(1 -+ confidence_level) / 2`` quantiles of the metric over the resamples
     (numpy's linear interpolation); BCa (Efron 1987) shifts those quantile
     levels by the bias correction ``z0`` and the jackknife acceleration ``a``
     (leave-one-document-out, computed once per non-empty cell).
@@ -279,7 +283,7 @@ def bootstrap_interval(
     metric : str or callable
         A name from :data:`f1posterior.metrics.multiclass.METRICS` or a callable mapping
         a float table ``(..., M, M)`` to ``(...)`` or ``(..., K)``.
-    level : float, default 0.95
+    confidence_level : float, default 0.95
         Confidence level, in (0, 1).
     resamples : int, default 2000
         Bootstrap tables per matrix.
@@ -302,7 +306,9 @@ def bootstrap_interval(
     >>> bool(res.interval[0] < 0.85 < res.interval[1])
     True
     """
-    c, name, fn, lev, n_res, meth = _check_bootstrap(counts, metric, level, resamples, method)
+    c, name, fn, lev, n_res, meth = _check_bootstrap(
+        counts, metric, confidence_level, resamples, method
+    )
     out = _bootstrap_many(c, [(name, fn)], lev, n_res, (meth,), check_rng(rng))
     return out[name, meth]
 
@@ -373,7 +379,7 @@ def _bootstrap_many(
                 estimate=_scalar(ests[name].reshape(batch + extra)),
                 std_error=_scalar(np.concatenate(ses[name]).reshape(batch + extra)),
                 interval=np.concatenate(bounds[name, meth]).reshape(batch + extra + (2,)),
-                level=lev,
+                confidence_level=lev,
                 metric=name,
                 method=meth,
                 n=n_docs,

@@ -11,12 +11,12 @@ from numpy.typing import ArrayLike
 
 from .._core.describe import describe
 from .._core.priors import describe_prior, resolve_prior
-from .._core.sampling import LOG_SPACE_BELOW, STREAM_BLOCK_VARIATES, _fill_block, prevalence_floor
-from .._core.streams import _stream
+from .._core.sampling import LOG_SPACE_BELOW, STREAM_BLOCK_VARIATES, fill_block, prevalence_floor
+from .._core.streams import block_stream
 from .._core.validation import check_draws, check_nonnegative, check_prob, check_rng
-from ..metrics.confusion import _codes
-from ..metrics.confusion import _kind as _label_kind
-from ..metrics.confusion import _label_array as _predictions_label_array
+from ..metrics.confusion import label_array as _predictions_label_array
+from ..metrics.confusion import label_codes
+from ..metrics.confusion import label_kind as _label_kind
 from .comparison import Comparison, MetricSpec, _check_decision_prob, _check_metric, _comparison
 
 __all__ = ["compare_predictions", "paired_metric_draws", "MAX_PAIRED_CELLS"]
@@ -29,7 +29,7 @@ _CHUNK_VARIATES = 1 << 21
 MAX_PAIRED_CELLS = 1 << 18
 
 
-def _label_array(y: Any, name: str) -> np.ndarray:
+def label_array(y: Any, name: str) -> np.ndarray:
     arr = _predictions_label_array(y, name)
     if arr.size == 0:
         raise ValueError(f"{name} must hold at least one label; got an empty sequence")
@@ -46,8 +46,8 @@ def _encode(
     prediction outside the labels of ``y_true`` is an error, and with ``labels``
     given, a document whose label is not among them is an error (not dropped).
     """
-    t = _label_array(y_true, "y_true")
-    arrays = [(name, _label_array(p, name)) for name, p in preds]
+    t = label_array(y_true, "y_true")
+    arrays = [(name, label_array(p, name)) for name, p in preds]
     for name, arr in arrays:
         if arr.shape[0] != t.shape[0]:
             raise ValueError(
@@ -73,7 +73,7 @@ def _encode(
     index = {c: i for i, c in enumerate(classes)}
     coded = []
     for name, arr in [("y_true", t), *arrays]:
-        c = _codes(arr, index, name)
+        c = label_codes(arr, index, name)
         if (c < 0).any():
             extra = list(dict.fromkeys(arr[c < 0].tolist()))[:5]
             if labels is None:
@@ -209,9 +209,9 @@ def paired_metric_draws(
         g_prev = np.empty((1, m, d1 - d0))
         for s0 in range(d0, d1, bd):
             s1 = min(d1, s0 + bd)
-            gen = _stream(root, 0, s0 // bd)
+            gen = block_stream(root, 0, s0 // bd)
             for (lists, conc, small), g in zip(parts, (g_rows, g_prev), strict=True):
-                _fill_block(gen, lists, conc, small, g[..., s0 - d0 : s1 - d0])
+                fill_block(gen, lists, conc, small, g[..., s0 - d0 : s1 - d0])
         mu = g_prev[0] / g_prev[0].sum(axis=0)  # (M, n)
         # the core's prevalence floor: an empty class's rows keep their ratios exactly
         # (f1posterior._core.sampling, "Small concentrations")
@@ -245,7 +245,7 @@ def compare_predictions(
     alpha: Any = "adaptive",
     beta: Any = "adaptive",
     labels: Sequence[Any] | None = None,
-    hdi_prob: float = 0.95,
+    ci_prob: float = 0.95,
     rng: Any = None,
 ) -> Comparison:
     """Compare two classifiers on the same documents (the paired model).
@@ -257,7 +257,7 @@ def compare_predictions(
         labels of any hashable type (all numbers or all strings).
     metric : str or callable, default "macro_f1"
         As in :func:`compare`.
-    rope, prob, draws, hdi_prob :
+    rope, prob, draws, ci_prob :
         As in :func:`compare`.
     alpha : None, "uniform", "jeffreys", float or array_like broadcasting to (M, M, M)
         Dirichlet prior on each true class's M x M prediction pairs. None or
@@ -291,7 +291,7 @@ def compare_predictions(
     (0.1, 'A better')
     """
     return _compare_predictions(
-        y_true, pred_a, pred_b, metric, rope, prob, draws, alpha, beta, labels, hdi_prob, rng
+        y_true, pred_a, pred_b, metric, rope, prob, draws, alpha, beta, labels, ci_prob, rng
     )
 
 
@@ -306,14 +306,14 @@ def _compare_predictions(
     alpha: Any,
     beta: Any,
     labels: Any,
-    hdi_prob: Any,
+    ci_prob: Any,
     rng: Any,
 ) -> Comparison:
     name, fn = _check_metric(metric)
     rp = check_nonnegative(rope, "rope")
     pr = _check_decision_prob(prob)
     n = check_draws(draws)
-    hp = check_prob(hdi_prob, "hdi_prob")
+    hp = check_prob(ci_prob, "ci_prob")
     codes_t, codes, classes = _encode(y_true, [("pred_a", pred_a), ("pred_b", pred_b)], labels)
     m = len(classes)
     root = check_rng(rng)
@@ -329,7 +329,7 @@ def _compare_predictions(
         metric=name,
         rope=rp,
         prob=pr,
-        hdi_prob=hp,
+        ci_prob=hp,
         paired=True,
         prior=prior,
         seed=root.entropy,

@@ -126,7 +126,7 @@ def _ranking(
     names: list[str],
     *,
     metric: str,
-    hdi_prob: float,
+    ci_prob: float,
     paired: bool,
     prior: str,
     seed: Any,
@@ -144,7 +144,7 @@ def _ranking(
         p_best=rank_probs[..., 0].copy(),
         expected_rank=1.0 + (ranks.mean(axis=-1)),
         rank_probs=rank_probs,
-        summary=summarize_draws(v, score=scores, hdi_prob=hdi_prob),
+        summary=summarize_draws(v, score=scores, ci_prob=ci_prob),
         draws=v,
         paired=paired,
         prior=prior,
@@ -172,7 +172,7 @@ def rank_classifiers(
     draws: int = 50_000,
     alpha: PriorArg = "adaptive",
     beta: PriorArg = "adaptive",
-    hdi_prob: float = 0.95,
+    ci_prob: float = 0.95,
     rng: Any = None,
 ) -> Ranking:
     """Rank k classifiers evaluated on independent test sets.
@@ -185,7 +185,7 @@ def rank_classifiers(
         Single-number metric (higher is better).
     names : sequence of str, optional
         Names of the k classifiers (default "model 0", "model 1", ...).
-    draws, alpha, beta, hdi_prob, rng :
+    draws, alpha, beta, ci_prob, rng :
         As in :func:`f1posterior.evaluate`; classifier ``i`` uses the random
         streams of flat batch index ``i`` (independent posteriors).
 
@@ -208,7 +208,7 @@ def rank_classifiers(
         )
     name, _ = _check_metric(metric)
     nm = _check_names(names, c.shape[-3])
-    hp = check_prob(hdi_prob, "hdi_prob")
+    hp = check_prob(ci_prob, "ci_prob")
     root = check_rng(rng)
     ev = evaluate(
         c, metrics=[metric], draws=draws, alpha=alpha, beta=beta, rng=root, keep_draws=True
@@ -220,7 +220,7 @@ def rank_classifiers(
         np.asarray(ev[key].score),
         nm,
         metric=name,
-        hdi_prob=hp,
+        ci_prob=hp,
         paired=False,
         prior=ev.prior,
         seed=root.entropy,
@@ -236,7 +236,7 @@ def rank_predictions(
     alpha: Any = "adaptive",
     beta: Any = "adaptive",
     labels: Sequence[Any] | None = None,
-    hdi_prob: float = 0.95,
+    ci_prob: float = 0.95,
     rng: Any = None,
 ) -> Ranking:
     """Rank k classifiers that predicted the same documents (the paired model).
@@ -252,7 +252,7 @@ def rank_predictions(
         True classes.
     predictions : mapping of name to array_like (N,), or sequence of them
         The k >= 2 classifiers' predictions.
-    metric, draws, hdi_prob, rng :
+    metric, draws, ci_prob, rng :
         As in :func:`compare_predictions`.
     alpha : None, "uniform", "jeffreys", float or array_like broadcasting to (M,) * (k + 1)
         Prior on each true class's prediction tuples (None or "uniform":
@@ -287,7 +287,7 @@ def rank_predictions(
     if len(items) < 2:
         raise ValueError(f"predictions must hold k >= 2 classifiers; got {len(items)}")
     n = check_draws(draws)
-    hp = check_prob(hdi_prob, "hdi_prob")
+    hp = check_prob(ci_prob, "ci_prob")
     codes_t, codes, classes = _encode(y_true, items, labels)
     m, k = len(classes), len(items)
     if m ** (k + 1) > MAX_PAIRED_CELLS:
@@ -307,7 +307,7 @@ def rank_predictions(
         scores,
         [nm for nm, _ in items],
         metric=name,
-        hdi_prob=hp,
+        ci_prob=hp,
         paired=True,
         prior=prior,
         seed=root.entropy,

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._core.deprecation import renamed_keywords
 from .._core.describe import describe
 from .._core.priors import PRIOR_PRESETS, describe_prior, prior_preset
 from .._core.results import value_equality
@@ -100,7 +101,7 @@ class PriorSensitivity:
         worst = max(self.shift, key=lambda k: float(np.max(self.shift[k])))
         return (
             f"warning: the prior matters for {self.metric}: switching from {self.reference} "
-            f"to {worst} moves the {100 * self.summaries[worst].hdi_prob:g}% HDI by "
+            f"to {worst} moves the {100 * self.summaries[worst].ci_prob:g}% HDI by "
             f"{float(np.max(self.shift[worst])):.2f} of its width (threshold "
             f"{self.threshold:g}); the test set is too small for the prior to be ignored"
         )
@@ -126,7 +127,7 @@ class PriorSensitivity:
 
     def __str__(self) -> str:
         s0 = self.summaries[self.reference]
-        pct = f"{100 * s0.hdi_prob:g}% HDI"
+        pct = f"{100 * s0.ci_prob:g}% HDI"
         lines = [f"Prior sensitivity of {self.metric} (score {_fmt(s0.score)})"]
         width = max(9, *(len(p) for p in self.priors))
         lines.append(f"  {'prior':<{width}} {'mean':>8} {pct:<20} {'shift':>6}")
@@ -203,13 +204,14 @@ def _check_threshold(value: Any) -> float:
     return float(value)
 
 
+@renamed_keywords(hdi_prob="ci_prob")
 def prior_sensitivity(
     counts: ArrayLike,
     *,
     metric: str = "macro_f1",
     priors: Sequence[str] | Mapping[str, tuple[Any, Any]] = DEFAULT_PRIORS,
     draws: int = 50_000,
-    hdi_prob: float = 0.95,
+    ci_prob: float = 0.95,
     threshold: float = DEFAULT_THRESHOLD,
     rng: Any = None,
 ) -> PriorSensitivity:
@@ -227,7 +229,7 @@ def prior_sensitivity(
         every other preset (``"uniform"`` is left out: it is ``"paper"``).
     draws : int, default 50_000
         Posterior draws per prior.
-    hdi_prob : float, default 0.95
+    ci_prob : float, default 0.95
         Probability of the HDIs.
     threshold : float, default 0.1
         Flag when a prior moves an HDI endpoint by more than this fraction
@@ -253,12 +255,12 @@ def prior_sensitivity(
     name, _ = resolve_metric(metric, "metric")
     spec = _check_priors(priors)
     n = check_draws(draws)
-    hp = check_prob(hdi_prob, "hdi_prob")
+    hp = check_prob(ci_prob, "ci_prob")
     th = _check_threshold(threshold)
     root = check_rng(rng)
     summaries: dict[str, MetricSummary] = {}
     for label, (alpha, beta) in spec.items():
-        ev = evaluate(c, metrics=[metric], draws=n, alpha=alpha, beta=beta, hdi_prob=hp, rng=root)
+        ev = evaluate(c, metrics=[metric], draws=n, alpha=alpha, beta=beta, ci_prob=hp, rng=root)
         summaries[label] = next(iter(ev.values()))
     ref = next(iter(spec))
     lo0, hi0 = np.moveaxis(np.asarray(summaries[ref].hdi), -1, 0)

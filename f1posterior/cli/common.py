@@ -54,7 +54,7 @@ def seed(text: str) -> int:
 
 
 def add_sampling_arguments(p: argparse.ArgumentParser, draws: int = 50_000) -> None:
-    """--draws, --seed, --prior, --hdi-prob."""
+    """--draws, --seed, --prior, --ci-prob."""
     p.add_argument(
         "--draws", type=positive_int, default=draws, help=f"posterior draws (default {draws:,})"
     )
@@ -69,7 +69,12 @@ def add_sampling_arguments(p: argparse.ArgumentParser, draws: int = 50_000) -> N
         + "; ".join(f"{name}: {text}" for name, text in PRIOR_HELP.items()),
     )
     p.add_argument(
-        "--hdi-prob", type=probability, default=0.95, help="HDI probability (default 0.95)"
+        "--ci-prob",
+        "--hdi-prob",
+        type=probability,
+        default=0.95,
+        help="probability of the posterior intervals, HDI and ETI (default 0.95; "
+        "--hdi-prob is its old name)",
     )
 
 

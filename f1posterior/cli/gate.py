@@ -285,7 +285,7 @@ def _gate_result(args: argparse.Namespace) -> GateResult:
         draws=args.draws,
         max_draws=args.max_draws,
         rng=args.seed,
-        hdi_prob=args.hdi_prob,
+        ci_prob=args.ci_prob,
         labels=labels,
         names=data.names,
         source=data.source,

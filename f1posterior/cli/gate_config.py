@@ -31,11 +31,11 @@ CONFIG_DEFAULTS: dict[str, Any] = {
     "max_draws": DEFAULT_MAX_DRAWS,
     "seed": DEFAULT_SEED,
     "prior": DEFAULT_PRIOR,
-    "hdi_prob": 0.95,
+    "ci_prob": 0.95,
     "max_drop": 0.0,
 }
 #: Top-level configuration keys read into ``args`` when the flag is not given.
-_FROM_FILE = ("file", "baseline", "prob", "draws", "max_draws", "seed", "prior", "hdi_prob")
+_FROM_FILE = ("file", "baseline", "prob", "draws", "max_draws", "seed", "prior", "ci_prob")
 
 
 def add_config_arguments(p: argparse.ArgumentParser) -> None:

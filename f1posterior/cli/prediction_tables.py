@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .._core.text import escape_text
-from ..io.predictions import _delimiter, is_predictions_table
-from ..io.sources import _read_text, _where, input_format_of, is_stdin
+from ..io.predictions import csv_delimiter, is_predictions_table
+from ..io.sources import input_format_of, is_stdin, read_text, source_name
 from ..metrics.confusion import align_ids
 from .input_args import check_stdin_inputs
 
@@ -53,10 +53,10 @@ def _table_delimiter(path: str | Path, text: str, input_format: str | None) -> s
     fmt = input_format_of(path, input_format)
     if fmt not in ("csv", "tsv", "predictions"):
         raise ValueError(
-            f"{_where(path)}: read as {fmt}, but a predictions CSV was expected (give "
+            f"{source_name(path)}: read as {fmt}, but a predictions CSV was expected (give "
             "--input-format csv, tsv or predictions)"
         )
-    return _delimiter(fmt, text)
+    return csv_delimiter(fmt, text)
 
 
 def read_prediction_table(
@@ -75,8 +75,8 @@ def read_prediction_table(
     Every malformed row is a ``ValueError`` naming the file and line.
     """
     p = Path(path)
-    where = _where(p)
-    text = _read_text(p)
+    where = source_name(p)
+    text = read_text(p)
     reader = csv.reader(io.StringIO(text), delimiter=_table_delimiter(p, text, input_format))
     try:
         header = [c.strip() for c in next(reader, [])]
@@ -254,7 +254,7 @@ def paired_gate_predictions(args: argparse.Namespace) -> tuple[list[str], ...] |
         ):
             if id_col is not None:
                 raise ValueError(
-                    f"--id-col {id_col} pairs two predictions CSVs; {_where(f)} is not one (a "
+                    f"--id-col {id_col} pairs two predictions CSVs; {source_name(f)} is not one (a "
                     f"predictions CSV has {args.true_col!r} and {args.pred_col!r} columns)"
                 )
             return None

@@ -128,11 +128,11 @@ def is_batch_run(args: argparse.Namespace) -> bool:
 
 
 def _npy_ndim(path: str) -> int:
-    from ..io.streaming import _header
+    from ..io.streaming import square_npy_header
 
     try:
         with Path(path).open("rb") as fh:
-            return len(_header(fh, path)[0])
+            return len(square_npy_header(fh, path)[0])
     except (OSError, ValueError):
         return 0  # the regular reader reports the problem
 
@@ -207,7 +207,7 @@ def run_stream(args: argparse.Namespace, metrics: list[str], ref: float | None, 
     meta = {
         "source": reader.source,
         "draws": args.draws,
-        "hdi_prob": args.hdi_prob,
+        "ci_prob": args.ci_prob,
         "ref": ref,
         "seed": args.seed,
         "labels": reader.labels,
@@ -221,7 +221,7 @@ def run_stream(args: argparse.Namespace, metrics: list[str], ref: float | None, 
                 metrics=metrics,
                 draws=args.draws,
                 ref=ref,
-                hdi_prob=args.hdi_prob,
+                ci_prob=args.ci_prob,
                 rng=root,
                 labels=reader.labels,
                 workers=args.workers,

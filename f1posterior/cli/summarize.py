@@ -191,7 +191,7 @@ def _run_multilabel(args: argparse.Namespace) -> int:
         f_beta=args.f_beta,
         draws=args.draws,
         ref=args.ref,
-        hdi_prob=args.hdi_prob,
+        ci_prob=args.ci_prob,
         rng=args.seed,
         labels=data.labels,
         keep_draws=wants_draws(args),
@@ -254,7 +254,7 @@ def _run_documents(args: argparse.Namespace) -> int:
             zero_division=args.zero_division or 0,
             draws=args.draws,
             ref=args.ref,
-            hdi_prob=args.hdi_prob,
+            ci_prob=args.ci_prob,
             rng=args.seed,
             keep_draws=wants_draws(args),
         )
@@ -316,7 +316,7 @@ def run(args: argparse.Namespace) -> int:
     ref = args.ref if args.ref is not None or not example else 0.8
     metrics = args.metric or ["micro_f1", "macro_f1"]
     _check_single_label(metrics)
-    common = dict(metrics=metrics, draws=args.draws, ref=ref, hdi_prob=args.hdi_prob)
+    common = dict(metrics=metrics, draws=args.draws, ref=ref, ci_prob=args.ci_prob)
     result = evaluate(
         data.counts,
         rng=args.seed,
@@ -338,7 +338,7 @@ def run(args: argparse.Namespace) -> int:
                 metric=m,
                 priors=order,
                 draws=args.draws,
-                hdi_prob=args.hdi_prob,
+                ci_prob=args.ci_prob,
                 rng=args.seed,
             )
             for m in metrics
@@ -358,7 +358,7 @@ def run(args: argparse.Namespace) -> int:
     for v in sens.values():
         print()
         print(v)
-    if example and args.hdi_prob == 0.95 and ref == 0.8:
+    if example and args.ci_prob == 0.95 and ref == 0.8:
         print()
         if args.prior in ("paper", "uniform"):
             print(paper_comparison(result))

@@ -105,7 +105,7 @@ def joint_checks(
     names: Any,
     unit: str,
     required: float,
-    hdi_prob: float,
+    ci_prob: float,
     draws: int,
 ) -> list[Any]:
     """One joint check per matrix: P(every judged class >= t) from draws ``(*batch, K, n)``.
@@ -139,8 +139,8 @@ def joint_checks(
             pr,
             required,
             float(scores[bidx][use].min()),
-            sample_hdi(low, hdi_prob),
-            hdi_prob,
+            sample_hdi(low, ci_prob),
+            ci_prob,
             False,
             draws,
             "",

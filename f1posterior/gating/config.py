@@ -5,7 +5,7 @@ A configuration is a TOML table. Top-level keys (all optional):
 ``file``, ``baseline``
     The model's input and the baseline's (paths relative to the folder of
     the configuration file).
-``prob``, ``draws``, ``max_draws``, ``seed``, ``prior``, ``hdi_prob``
+``prob``, ``draws``, ``max_draws``, ``seed``, ``prior``, ``ci_prob``
     As the command-line flags of the same names (``--max-draws``, ...).
 ``inconclusive``, ``multilabel``
     ``"pass"`` or ``"fail"`` (``--inconclusive``); true or false (``--multilabel``).
@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import numbers
 import sys
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -95,11 +96,13 @@ _TOP_KEYS = (
     "max_draws",
     "seed",
     "prior",
-    "hdi_prob",
+    "ci_prob",
     "inconclusive",
     "multilabel",
     "check",
 )
+#: Old names of top-level keys, still read (with a FutureWarning) under their new name.
+_RENAMED_KEYS = {"hdi_prob": "ci_prob"}
 _CHECK_KEYS = ("metric", "min", "baseline", "max_drop", "min_support", "joint")
 
 
@@ -270,6 +273,7 @@ def parse_config(data: Mapping[str, Any], where: str, folder: str | Path) -> Gat
         As :func:`load_config`.
     """
     cfg = GateConfig(path=where, settings={}, checks=())
+    data = _renamed(cfg, data)
     unknown = [k for k in data if k not in _TOP_KEYS]
     if unknown:
         raise cfg.error(str(unknown[0]), f"unknown key (allowed: {', '.join(sorted(_TOP_KEYS))})")
@@ -286,6 +290,24 @@ def parse_config(data: Mapping[str, Any], where: str, folder: str | Path) -> Gat
         )
     checks = tuple(_check(cfg, i, c, base) for i, c in enumerate(raw_checks, 1))
     return GateConfig(path=where, settings=settings, checks=checks)
+
+
+def _renamed(cfg: GateConfig, data: Mapping[str, Any]) -> dict[str, Any]:
+    """``data`` with old key names replaced by their new names, each with a FutureWarning."""
+    out = dict(data)
+    for old, new in _RENAMED_KEYS.items():
+        if old not in out:
+            continue
+        if new in out:
+            raise cfg.error(old, f"is the old name of {new!r}; give only {new!r}")
+        warnings.warn(
+            f"{cfg.path}: {old!r} is renamed {new!r}; the old name will be removed "
+            "in a future version",
+            FutureWarning,
+            stacklevel=2,
+        )
+        out[new] = out.pop(old)
+    return out
 
 
 def _number(cfg: GateConfig, key: str, value: Any, low: float, high: float, open_: bool) -> float:
@@ -334,7 +356,7 @@ def _setting(cfg: GateConfig, key: str, value: Any, base: Path) -> Any:
         return _path(cfg, key, value, base)
     if key == "prob":
         return _number(cfg, key, value, 0.5, 1.0, open_=True)
-    if key == "hdi_prob":
+    if key == "ci_prob":
         return _number(cfg, key, value, 0.0, 1.0, open_=True)
     if key in ("draws", "max_draws"):
         return _integer(cfg, key, value, 1, _MAX_DRAWS)

@@ -47,6 +47,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._core.deprecation import renamed_keywords
 from .._core.describe import describe
 from .._core.labelled import labelled_counts
 from .._core.priors import PriorArg, resolve_prior
@@ -105,6 +106,7 @@ ADAPT_KEY = 0x61647074
 # --- probabilities --------------------------------------------------------------------
 
 
+@renamed_keywords(hdi_prob="ci_prob")
 def gate(
     counts: ArrayLike | None = None,
     *,
@@ -117,7 +119,7 @@ def gate(
     alpha: PriorArg = "adaptive",
     beta: PriorArg = "adaptive",
     rng: Any = DEFAULT_SEED,
-    hdi_prob: float = 0.95,
+    ci_prob: float = 0.95,
     labels: Sequence[Any] | None = None,
     names: Sequence[str] | None = None,
     source: str | None = None,
@@ -170,7 +172,7 @@ def gate(
         recall are exact.
     rng : None, int, SeedSequence or Generator, default DEFAULT_SEED
         A fixed default, so that a verdict never flips between runs.
-    hdi_prob : float, default 0.95
+    ci_prob : float, default 0.95
         Probability of the HDIs shown.
     labels : sequence, optional
         Class labels for per-class checks.
@@ -268,7 +270,7 @@ def gate(
     root = check_rng(rng)
     kw: dict[str, Any] = dict(
         minimums=minimums, baseline=baseline, compare=compare, max_drop=max_drop, prob=prob,
-        alpha=alpha, beta=beta, hdi_prob=hdi_prob, labels=labels, names=names, source=source,
+        alpha=alpha, beta=beta, ci_prob=ci_prob, labels=labels, names=names, source=source,
         baseline_source=baseline_source, paired=paired, multilabel=multilabel, f_beta=f_beta,
         min_support=support_floor, joint=is_joint,
     )  # fmt: skip
@@ -309,7 +311,7 @@ def _gate_once(
     alpha: Any,
     beta: Any,
     root: np.random.SeedSequence,
-    hdi_prob: Any,
+    ci_prob: Any,
     labels: Any,
     names: Any,
     source: Any,
@@ -332,7 +334,7 @@ def _gate_once(
         if value:
             check_per_class_option(option, mins, per, unit)
     cls = (support_of(c, multilabel), min_support, joint, unit)
-    hp = check_prob(hdi_prob, "hdi_prob")
+    hp = check_prob(ci_prob, "ci_prob")
     fb = check_positive(f_beta, "f_beta")
     if multilabel:
         if paired is not None:
@@ -364,7 +366,7 @@ def _gate_once(
             f"f_beta applies to the F-beta metrics of a multi-label gate (multilabel=True); "
             f"got f_beta={f_beta!r} with multilabel=False"
         )
-    kw: dict[str, Any] = dict(draws=draws, alpha=alpha, beta=beta, hdi_prob=hp, labels=labels)
+    kw: dict[str, Any] = dict(draws=draws, alpha=alpha, beta=beta, ci_prob=hp, labels=labels)
     from ..posterior import exact
 
     a, b = resolve_prior(alpha, beta, c)

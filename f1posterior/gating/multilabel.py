@@ -53,7 +53,7 @@ def _gate_multilabel(
     from ..posterior.multilabel import evaluate_multilabel, label_posterior
 
     kw: dict[str, Any] = dict(
-        draws=draws, alpha=alpha, beta=beta, hdi_prob=hp, labels=labels, f_beta=f_beta
+        draws=draws, alpha=alpha, beta=beta, ci_prob=hp, labels=labels, f_beta=f_beta
     )
     from .classes import joint_checks
 

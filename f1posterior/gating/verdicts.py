@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._core.deprecation import renamed_attribute
 from .._core.results import value_equality
 from .._core.text import escape_markdown, escape_text
 
@@ -61,8 +62,8 @@ class Check:
     score : float
         Observed metric on the counts (or observed difference new - baseline).
     hdi : tuple of float
-        HDI of the metric (or of the difference), of probability ``hdi_prob``.
-    hdi_prob : float
+        HDI of the metric (or of the difference), of probability ``ci_prob``.
+    ci_prob : float
     exact : bool
         True when ``prob`` is computed in closed form (no Monte Carlo error).
     mc_error : float
@@ -96,7 +97,7 @@ class Check:
     verdict: str
     score: float
     hdi: tuple[float, float]
-    hdi_prob: float
+    ci_prob: float
     exact: bool
     mc_error: float
     draws: int
@@ -105,6 +106,8 @@ class Check:
     model: str = ""
     reason: str = ""
     support: int | None = None
+
+    hdi_prob = renamed_attribute("hdi_prob", "ci_prob")
 
     @property
     def passed(self) -> bool:
@@ -148,7 +151,7 @@ class Check:
     def _text(self, hint: str = "") -> str:
         """:attr:`text`, with ``hint`` (the planning command) after the evidence."""
         what = "observed difference" if self.kind == "baseline" else "observed"
-        pct = f"{100 * self.hdi_prob:g}%"
+        pct = f"{100 * self.ci_prob:g}%"
         if self.verdict == "skipped":
             return f"SKIPPED  {self.condition}: {self.evidence}; {what} {self.score:.3f}"
         line = (
@@ -341,7 +344,7 @@ class GateResult:
                 ("probability", f"{c.prob:.6g}"),
                 ("required", f"{c.required:g}"),
                 ("hdi", f"[{c.hdi[0]:.6g}, {c.hdi[1]:.6g}]"),
-                ("hdi_prob", f"{c.hdi_prob:g}"),
+                ("ci_prob", f"{c.ci_prob:g}"),
                 ("exact", str(c.exact).lower()),
                 ("draws", str(c.draws)),
                 ("seed", escape_text(str(self.seed))),

@@ -17,8 +17,8 @@ from .sources import (
     _read_bytes,
     _regular_file,
     _stdin_bytes,
-    _where,
     is_stdin,
+    source_name,
 )
 
 #: File suffixes :func:`read_multilabel` reads.
@@ -68,7 +68,7 @@ def read_multilabel(path: str | Path, *, labels: Sequence[Any] | None = None) ->
             f"{' or '.join(MULTILABEL_SUFFIXES)}"
         )
     file_labels: list[str] | None = None
-    where = _where(p)
+    where = source_name(p)
     if suffix == ".npy":
         raw: Any = _parse_npy(_read_bytes(p), where)
     else:

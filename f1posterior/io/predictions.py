@@ -13,9 +13,9 @@ import numpy as np
 from .sources import (
     MatrixInput,
     _label_list,
-    _read_text,
-    _where,
     input_format_of,
+    read_text,
+    source_name,
 )
 
 
@@ -73,7 +73,7 @@ def read_predictions(
     )
 
 
-def _delimiter(fmt: str, text: str) -> str:
+def csv_delimiter(fmt: str, text: str) -> str:
     """Tab for TSV (and for predictions whose header line has tabs and no commas), else comma."""
     if fmt == "tsv":
         return "\t"
@@ -89,8 +89,8 @@ def _read_predictions(
     """:func:`read_predictions` of a file or standard input."""
     from ..metrics.confusion import confusion_matrix
 
-    text = _read_text(path)
-    p = _where(path)
+    text = read_text(path)
+    p = source_name(path)
     reader = csv.reader(io.StringIO(text), delimiter=delimiter)
     try:
         header = [c.strip() for c in next(reader)]
@@ -143,7 +143,7 @@ def _read_predictions(
 
 
 def _csv_header(path: Path, delimiter: str = ",") -> list[str]:
-    text = _read_text(path)
+    text = read_text(path)
     first = next(csv.reader(io.StringIO(text), delimiter=delimiter), [])
     return [c.strip() for c in first]
 
@@ -161,5 +161,5 @@ def is_predictions_table(
         return True
     if fmt not in ("csv", "tsv"):
         return False
-    header = _csv_header(Path(path), _delimiter(fmt, ""))
+    header = _csv_header(Path(path), csv_delimiter(fmt, ""))
     return true_col in header and pred_col in header

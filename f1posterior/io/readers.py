@@ -19,7 +19,7 @@ import numpy as np
 from .._core.validation import check_counts
 from .documents import DocumentInput, read_documents
 from .multilabel import read_multilabel
-from .predictions import _csv_header, _delimiter, _read_predictions, read_predictions
+from .predictions import _csv_header, _read_predictions, csv_delimiter, read_predictions
 from .sources import (
     _FORMAT_OF_SUFFIX,
     INPUT_FORMATS,
@@ -30,11 +30,11 @@ from .sources import (
     _load_json,
     _parse_npy,
     _read_bytes,
-    _read_text,
     _regular_file,
-    _where,
     input_format_of,
     is_stdin,
+    read_text,
+    source_name,
 )
 
 __all__ = [
@@ -159,7 +159,7 @@ def read_matrix(
 
 def _read_matrix(p: Path, fmt: str, labels: Any, transpose: bool) -> MatrixInput:
     """:func:`read_matrix` of a file or standard input in format ``fmt``."""
-    where = _where(p)
+    where = source_name(p)
     names = None
     if fmt == "json":
         counts, file_labels = _matrix_from_json(_load_json(p), where)
@@ -167,7 +167,7 @@ def _read_matrix(p: Path, fmt: str, labels: Any, transpose: bool) -> MatrixInput
         counts, file_labels, names = _read_jsonl(p)
     elif fmt in ("csv", "tsv"):
         counts, file_labels = _read_csv_matrix(
-            Path(where), _read_text(p), "\t" if fmt == "tsv" else ","
+            Path(where), read_text(p), "\t" if fmt == "tsv" else ","
         )
     else:
         counts, names = _read_npy(p)
@@ -180,7 +180,7 @@ def _read_matrix(p: Path, fmt: str, labels: Any, transpose: bool) -> MatrixInput
     return MatrixInput(counts=counts, labels=file_labels, names=names, source=where)
 
 
-def _check_cells(values: np.ndarray, where: str, locate: Any) -> np.ndarray:
+def check_cells(values: np.ndarray, where: str, locate: Any) -> np.ndarray:
     """Cell-level checks with a location ``locate(index) -> str``; then :func:`check_counts`."""
     checks = (
         (~np.isfinite(values), "must be a finite count"),
@@ -264,7 +264,7 @@ def _read_csv_matrix(path: Path, text: str, delimiter: str) -> tuple[np.ndarray,
     def locate(idx: tuple[int, ...]) -> str:
         return f"line {body[idx[0]][0]}, column {idx[1] + start + 1}"
 
-    counts = _check_cells(values, str(path), locate)
+    counts = check_cells(values, str(path), locate)
     index_labels = [cells[0] for _, cells in body] if has_index else None
     header_labels = None
     if header is not None:
@@ -296,7 +296,7 @@ def _read_jsonl(path: Path) -> tuple[np.ndarray, list[str] | None, list[str]]:
 
 
 def _read_npy(path: Path) -> tuple[np.ndarray, list[str] | None]:
-    where = _where(path)
+    where = source_name(path)
     arr = _parse_npy(_read_bytes(path), where)
     if arr.ndim not in (2, 3) or arr.shape[-1] != arr.shape[-2] or 0 in arr.shape:
         raise ValueError(
@@ -306,7 +306,7 @@ def _read_npy(path: Path) -> tuple[np.ndarray, list[str] | None]:
     def locate(idx: tuple[int, ...]) -> str:
         return f"cell {list(idx)}"
 
-    counts = _check_cells(arr.astype(np.float64), where, locate)
+    counts = check_cells(arr.astype(np.float64), where, locate)
     names = [str(i) for i in range(arr.shape[0])] if arr.ndim == 3 else None
     return counts, names
 
@@ -392,21 +392,21 @@ def read_input(
     if fmt == "predictions":
         if predictions is False:
             raise ValueError(
-                f"{_where(p)}: input_format 'predictions' reads a predictions CSV; got "
+                f"{source_name(p)}: input_format 'predictions' reads a predictions CSV; got "
                 "predictions=False"
             )
         predictions = True
     if predictions is None:
         predictions = False
         if fmt in ("csv", "tsv"):
-            header = _csv_header(p, _delimiter(fmt, ""))
+            header = _csv_header(p, csv_delimiter(fmt, ""))
             predictions = true_col in header and pred_col in header
     if predictions:
         if transpose:
             raise ValueError(
-                f"{_where(p)}: transpose applies to confusion-matrix files; a predictions CSV "
+                f"{source_name(p)}: transpose applies to confusion-matrix files; a predictions CSV "
                 "names its true and predicted columns instead"
             )
-        delimiter = _delimiter(fmt, _read_text(p) if fmt == "predictions" else "")
+        delimiter = csv_delimiter(fmt, read_text(p) if fmt == "predictions" else "")
         return _read_predictions(p, delimiter, true_col, pred_col, labels)
     return _read_matrix(p, fmt, labels, transpose)

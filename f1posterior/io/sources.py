@@ -100,7 +100,7 @@ def is_stdin(path: Any) -> bool:
     return isinstance(path, (str, Path)) and str(path) == STDIN
 
 
-def _where(path: str | Path) -> str:
+def source_name(path: str | Path) -> str:
     """How ``path`` is named in messages: ``<stdin>`` for ``-``."""
     return STDIN_NAME if is_stdin(path) else str(path)
 
@@ -224,7 +224,7 @@ def sniff_format(data: bytes, where: str = STDIN_NAME) -> str:
 
 
 def _load_json(path: Path, what: str = "a JSON confusion matrix") -> Any:
-    where = _where(path)
+    where = source_name(path)
     if is_stdin(path):
         text = _decode(_stdin_bytes(), where, "utf-8")
     else:
@@ -251,7 +251,7 @@ def _load_json(path: Path, what: str = "a JSON confusion matrix") -> Any:
 MATRIX_SUFFIXES = (".json", ".jsonl", ".ndjson", ".csv", ".tsv", ".npy")
 
 
-def _read_text(path: Path) -> str:
+def read_text(path: Path) -> str:
     """The UTF-8 text of a regular file, or of standard input for ``-``; never empty."""
     if is_stdin(path):
         text = _decode(_stdin_bytes(), STDIN_NAME)

@@ -34,7 +34,7 @@ import numpy as np
 
 from .._core.results import value_equality
 from .._core.validation import check_counts
-from .readers import _apply_labels, _check_cells, _matrix_from_json
+from .readers import _apply_labels, _matrix_from_json, check_cells
 from .sources import _label_list, _regular_file, npy_header
 
 __all__ = ["BatchChunk", "BatchReader", "open_batch", "BATCH_SUFFIXES", "DEFAULT_CHUNK"]
@@ -172,7 +172,7 @@ def open_batch(
 # --------------------------------------------------------------------- JSON lines
 
 
-def _lines(path: str | Path) -> tuple[str, IO[str], bool]:
+def open_lines(path: str | Path) -> tuple[str, IO[str], bool]:
     if str(path) == "-":
         return "<stdin>", sys.stdin, False
     p = _regular_file(path)
@@ -205,7 +205,7 @@ def _parse_line(line: str, where: str) -> tuple[np.ndarray, list[str] | None, st
 def _open_jsonl(
     path: str | Path, size: int, wanted: list[str] | None, transpose: bool
 ) -> BatchReader:
-    source, fh, owned = _lines(path)
+    source, fh, owned = open_lines(path)
     numbered = enumerate(fh, start=1)
     first = None
     try:
@@ -310,7 +310,7 @@ def _finish(
 # --------------------------------------------------------------------- arrays
 
 
-def _header(fh: IO[bytes], where: str) -> tuple[tuple[int, ...], bool, np.dtype]:
+def square_npy_header(fh: IO[bytes], where: str) -> tuple[tuple[int, ...], bool, np.dtype]:
     """:func:`~f1posterior.io.sources.npy_header`, and a square matrix or stack."""
     shape, fortran, dtype = npy_header(fh, where)
     if len(shape) not in (2, 3) or shape[-1] != shape[-2] or 0 in shape:
@@ -332,7 +332,7 @@ def _check_size(shape: tuple[int, ...], dtype: np.dtype, available: int, where: 
 def _open_npy(p: Path) -> tuple[np.ndarray, list[str] | None, list[str] | None]:
     try:
         with p.open("rb") as fh:
-            shape, fortran, dtype = _header(fh, str(p))
+            shape, fortran, dtype = square_npy_header(fh, str(p))
             offset = fh.tell()
         available = p.stat().st_size - offset
     except OSError as exc:
@@ -347,7 +347,7 @@ def _open_npy(p: Path) -> tuple[np.ndarray, list[str] | None, list[str] | None]:
 def _npz_member(zf: zipfile.ZipFile, key: str, where: str) -> np.ndarray:
     info = zf.getinfo(key)
     with zf.open(info) as fh:
-        shape, fortran, dtype = _header(fh, where)
+        shape, fortran, dtype = square_npy_header(fh, where)
         header = fh.tell()
         _check_size(shape, dtype, info.file_size - header, where)
         data = fh.read()
@@ -419,7 +419,7 @@ def _array_reader(
             def locate(idx: tuple[int, ...], s: int = s) -> str:
                 return f"matrix {s + idx[0]}, cell {list(idx[1:])}"
 
-            counts = _check_cells(values, str(p), locate)
+            counts = check_cells(values, str(p), locate)
             if transpose:
                 counts = np.swapaxes(counts, -1, -2)
             counts, _ = _apply_labels(counts, file_labels, wanted, str(p))

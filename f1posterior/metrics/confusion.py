@@ -27,7 +27,7 @@ from .._core.validation import check_indicator
 __all__ = ["ConfusionMatrix", "align_ids", "confusion_matrix", "multilabel_confusion_matrix"]
 
 
-def _kind(arr: np.ndarray) -> str:
+def label_kind(arr: np.ndarray) -> str:
     """Label category of a 1-D array: "number", "str", "bytes" or "object"."""
     k = arr.dtype.kind
     if k in "biuf":
@@ -53,7 +53,7 @@ def _kind(arr: np.ndarray) -> str:
     raise TypeError(f"labels of dtype {arr.dtype} are not supported")
 
 
-def _label_array(y: Any, name: str) -> np.ndarray:
+def label_array(y: Any, name: str) -> np.ndarray:
     """A 1-D array of labels; list input never silently coerces numbers to strings."""
     if isinstance(y, (str, bytes)) or not hasattr(y, "__iter__"):
         raise TypeError(f"{name} must be a 1-D sequence of labels; got {describe(y)}")
@@ -79,7 +79,7 @@ def _label_array(y: Any, name: str) -> np.ndarray:
         for v in arr:
             if isinstance(v, float) and not np.isfinite(v):
                 raise ValueError(f"{name} must not contain NaN or infinite labels; got {v!r}")
-    kind = _kind(arr)
+    kind = label_kind(arr)
     if kind.startswith("mixed"):
         raise TypeError(
             f"{name} must hold labels of one type (all numbers, all strings, or other "
@@ -88,7 +88,7 @@ def _label_array(y: Any, name: str) -> np.ndarray:
     return arr
 
 
-def _codes(arr: np.ndarray, index: dict[Hashable, int], name: str) -> np.ndarray:
+def label_codes(arr: np.ndarray, index: dict[Hashable, int], name: str) -> np.ndarray:
     """Position of each label of ``arr`` in ``index`` (-1 where absent)."""
     if arr.dtype.kind != "O":
         uniq, inv = np.unique(arr, return_inverse=True)
@@ -108,8 +108,8 @@ def _codes(arr: np.ndarray, index: dict[Hashable, int], name: str) -> np.ndarray
 def _check_confusion_args(
     y_true: Any, y_pred: Any, labels: Any
 ) -> tuple[np.ndarray, np.ndarray, list[Any]]:
-    t = _label_array(y_true, "y_true")
-    p = _label_array(y_pred, "y_pred")
+    t = label_array(y_true, "y_true")
+    p = label_array(y_pred, "y_pred")
     if t.shape[0] != p.shape[0]:
         raise ValueError(
             f"y_true and y_pred must have one label per document each; got {t.shape[0]} "
@@ -117,7 +117,7 @@ def _check_confusion_args(
         )
     if t.shape[0] == 0:
         raise ValueError("y_true must hold at least one document; got 0 labels")
-    kt, kp = _kind(t), _kind(p)
+    kt, kp = label_kind(t), label_kind(p)
     if kt != kp:
         raise TypeError(
             f"y_true and y_pred must hold labels of the same type; got {kt} labels in y_true "
@@ -221,7 +221,7 @@ def confusion_matrix(
     """
     t, p, lab = _check_confusion_args(y_true, y_pred, labels)
     index = {v: i for i, v in enumerate(lab)}
-    ct, cp = _codes(t, index, "y_true"), _codes(p, index, "y_pred")
+    ct, cp = label_codes(t, index, "y_true"), label_codes(p, index, "y_pred")
     if labels is not None and not (ct >= 0).any():
         raise ValueError(
             f"labels must include at least one label that occurs in y_true; got {describe(lab)}"
@@ -232,10 +232,10 @@ def confusion_matrix(
     return ConfusionMatrix(counts=flat.reshape(m, m).astype(np.int64), labels=lab)
 
 
-def multilabel_confusion_matrix(Y_true: ArrayLike, Y_pred: ArrayLike) -> np.ndarray:
+def multilabel_confusion_matrix(y_true: ArrayLike, y_pred: ArrayLike) -> np.ndarray:
     """Per-label 2 x 2 confusion tables of multi-label indicator matrices.
 
-    For label ``l``: ``tp`` = documents with ``Y_true[:, l] = Y_pred[:, l] = 1``,
+    For label ``l``: ``tp`` = documents with ``y_true[:, l] = y_pred[:, l] = 1``,
     ``fp`` = predicted but not true, ``fn`` = true but not predicted, ``tn``
     = neither. Equal to ``sklearn.metrics.multilabel_confusion_matrix`` on
     multi-label indicator input (L >= 2). With one column (L = 1) scikit-learn
@@ -244,7 +244,7 @@ def multilabel_confusion_matrix(Y_true: ArrayLike, Y_pred: ArrayLike) -> np.ndar
 
     Parameters
     ----------
-    Y_true, Y_pred : array_like of 0/1 or bool, shape (D, L)
+    y_true, y_pred : array_like of 0/1 or bool, shape (D, L)
         Indicator matrices: ``Y[d, l] = 1`` when document ``d`` has (is
         predicted to have) label ``l``. Integers, floats equal to 0 or 1, or
         booleans; dense arrays only.
@@ -265,11 +265,11 @@ def multilabel_confusion_matrix(Y_true: ArrayLike, Y_pred: ArrayLike) -> np.ndar
            [[1, 0],
             [0, 2]]])
     """
-    t = check_indicator(Y_true, "Y_true")
-    p = check_indicator(Y_pred, "Y_pred")
+    t = check_indicator(y_true, "y_true")
+    p = check_indicator(y_pred, "y_pred")
     if t.shape != p.shape:
         raise ValueError(
-            f"Y_true and Y_pred must have the same shape (D documents, L labels); got "
+            f"y_true and y_pred must have the same shape (D documents, L labels); got "
             f"{t.shape} and {p.shape}"
         )
     d = t.shape[0]

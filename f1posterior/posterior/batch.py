@@ -36,8 +36,8 @@ from typing import Any
 
 import numpy as np
 
-from .._core.sampling import LOG_SPACE_BELOW, _cells_inplace, _gamma_chunk, block_draws, draw_chunks
-from .._core.streams import _block_keys, _streams
+from .._core.sampling import LOG_SPACE_BELOW, block_draws, cells_inplace, draw_chunks, gamma_chunk
+from .._core.streams import block_keys, block_streams
 from .._core.validation import DEFAULT_MAX_MEMORY
 from ..metrics.multiclass import shared_class_sums
 from .summary import MetricSummary, _select, _shortest, summarize_draws
@@ -193,7 +193,7 @@ def summarize_rows(
     x: np.ndarray,
     *,
     score: Any = None,
-    hdi_prob: float = 0.95,
+    ci_prob: float = 0.95,
     ref: float | None = None,
     work: np.ndarray | None = None,
 ) -> MetricSummary:
@@ -201,7 +201,7 @@ def summarize_rows(
 
     Three single-cut partitions of each row (at the median, then one in each
     half) place the HDI's candidate tails, the median and the equal-tailed
-    interval's order statistics; only the two tails (``1 - hdi_prob`` of the
+    interval's order statistics; only the two tails (``1 - ci_prob`` of the
     draws) are then sorted (short rows and small batches are simply sorted:
     that is faster there; see :func:`f1posterior.posterior.summary._select`). The values equal
     :func:`~f1posterior.summarize_draws`'s bit for bit (the median and the
@@ -219,14 +219,14 @@ def summarize_rows(
     if work is None or work.size < arr.size:
         work = np.empty(arr.size)
     scratch = work[: arr.size].reshape(arr.shape)
-    k = min(n, max(1, math.ceil(hdi_prob * n - 1e-9)))
+    k = min(n, max(1, math.ceil(ci_prob * n - 1e-9)))
     nw = n - k + 1
     # numpy.quantile's linear rule in Python floats (the same IEEE operations)
-    virtual = [(n - 1) * ((1 - hdi_prob) / 2), (n - 1) * ((1 + hdi_prob) / 2)]
+    virtual = [(n - 1) * ((1 - ci_prob) / 2), (n - 1) * ((1 + ci_prob) / 2)]
     prev = [math.floor(v) for v in virtual]
     gamma = [v - math.floor(v) for v in virtual]
     if not (2 * nw < n and prev[0] + 1 < nw and prev[1] >= k - 1 and prev[1] + 1 < n):
-        return summarize_draws(arr, score=score, hdi_prob=hdi_prob, ref=ref)
+        return summarize_draws(arr, score=score, ci_prob=ci_prob, ref=ref)
     # mean and standard deviation as numpy's mean and std(ddof=1) compute them, bit for
     # bit (sum / n; sum of squared deviations / (n - 1), square root), the deviations
     # in the scratch array
@@ -266,7 +266,7 @@ def summarize_rows(
         eti=eti,
         p_below=None if ref is None else scalar(np.count_nonzero(arr < ref, axis=-1) / n),
         p_above=None if ref is None else scalar(np.count_nonzero(arr > ref, axis=-1) / n),
-        hdi_prob=hdi_prob,
+        ci_prob=ci_prob,
         ref=ref,
         draws=n,
     )
@@ -281,7 +281,7 @@ def run(
     draws: int,
     root: np.random.SeedSequence,
     dtype: np.dtype,
-    hdi_prob: float,
+    ci_prob: float,
     ref: float | None,
     keep_draws: bool,
     workers: int,
@@ -301,7 +301,7 @@ def run(
         Observed scores; their trailing shape gives each metric's width.
     values : callable
         ``values(fn, table, name)`` -> float64 metric values, with shape checks.
-    draws, root, dtype, hdi_prob, ref, keep_draws
+    draws, root, dtype, ci_prob, ref, keep_draws
         As in :func:`f1posterior.evaluate`.
     workers : int
         Threads.
@@ -355,7 +355,7 @@ def run(
         """
         if (g1 - g0) * n_blocks > _BULK_STREAMS:
             return None
-        return _streams(root, *_block_keys(index_offset + g0, index_offset + g1, 0, n_blocks))
+        return block_streams(root, *block_keys(index_offset + g0, index_offset + g1, 0, n_blocks))
 
     def sample_into(
         md: dict[str, np.ndarray],
@@ -370,10 +370,10 @@ def run(
         if gens is not None:
             k0, k1 = d0 // block_draws(m), math.ceil(d1 / block_draws(m))
             mine = [gens[i * n_blocks + k] for i in range(i0, i1) for k in range(k0, k1)]
-        buf = _gamma_chunk(
+        buf = gamma_chunk(
             conc, small_any, g0 + i0, g0 + i1, d0, d1, root, index_offset, dtype, work, mine
         )
-        cells = _cells_inplace(buf, reused("cells", (2 * m + 1) * size // ((m + 1) * m), dtype))
+        cells = cells_inplace(buf, reused("cells", (2 * m + 1) * size // ((m + 1) * m), dtype))
         with shared_class_sums(cells):  # the metrics share one diagonal, row and column sums
             for name, fn in metrics:
                 md[name][i0:i1, d0:d1] = values(fn, cells, name)
@@ -398,7 +398,7 @@ def run(
             x = np.ascontiguousarray(x)
             work = reused("summary", max(x.size, group_size * max(widths)), np.float64)
             summaries.append(
-                summarize_rows(x, score=scores[name][g0:g1], hdi_prob=hdi_prob, ref=ref, work=work)
+                summarize_rows(x, score=scores[name][g0:g1], ci_prob=ci_prob, ref=ref, work=work)
             )
             kept.append(x if keep_draws else None)
         return summaries, kept

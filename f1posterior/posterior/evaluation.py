@@ -60,7 +60,7 @@ class Evaluation(Mapping[str, MetricSummary]):
         Statement of the prior used.
     draws : int
         Posterior draws per matrix.
-    hdi_prob : float
+    ci_prob : float
         Probability of the HDI and equal-tailed intervals.
     ref : float or None
         Reference value of ``p_below``/``p_above``.
@@ -81,7 +81,7 @@ class Evaluation(Mapping[str, MetricSummary]):
     summaries: dict[str, MetricSummary]
     prior: str
     draws: int
-    hdi_prob: float
+    ci_prob: float
     ref: float | None
     seed: Any = None
     batch_shape: tuple[int, ...] = ()
@@ -135,7 +135,7 @@ class Evaluation(Mapping[str, MetricSummary]):
             "metrics": {k: v.to_dict() for k, v in self.summaries.items()},
             "draws": self.draws,
             "prior": self.prior,
-            "hdi_prob": self.hdi_prob,
+            "ci_prob": self.ci_prob,
             "ref": self.ref,
             "seed": self.seed,
             "batch_shape": list(self.batch_shape),
@@ -194,7 +194,7 @@ def evaluate(
     alpha: PriorArg = "adaptive",
     beta: PriorArg = "adaptive",
     ref: float | None = None,
-    hdi_prob: float = 0.95,
+    ci_prob: float = 0.95,
     rng: Any = None,
     dtype: DTypeLike = np.float64,
     labels: Sequence[Any] | None = None,
@@ -228,7 +228,7 @@ def evaluate(
         Dirichlet priors, as in :func:`f1posterior.sample_posterior`.
     ref : float, optional
         Reference value; adds ``p_below`` and ``p_above`` to every summary.
-    hdi_prob : float, default 0.95
+    ci_prob : float, default 0.95
         Probability of the HDI and the equal-tailed interval.
     rng : None, int, SeedSequence or Generator
         Source of randomness. For the same seed, the draws equal those of
@@ -293,7 +293,7 @@ def evaluate(
     labels = check_class_names(labels, c.shape[-1])
     keep_draws = check_flag(keep_draws, "keep_draws")
     matrix_names = check_batch_names(names, c.shape[:-2])
-    prob = check_prob(hdi_prob, "hdi_prob")
+    prob = check_prob(ci_prob, "ci_prob")
     r = check_ref(ref)
     root = check_rng(rng)
     n_workers = check_workers(workers)
@@ -331,7 +331,7 @@ def evaluate(
             draws=n_draws,
             root=root,
             dtype=dt,
-            hdi_prob=prob,
+            ci_prob=prob,
             ref=r,
             keep_draws=keep_draws,
             workers=n_workers,
@@ -348,7 +348,7 @@ def evaluate(
             draws=n_draws,
             root=root,
             dtype=dt,
-            hdi_prob=prob,
+            ci_prob=prob,
             ref=r,
             keep_draws=keep_draws,
             workers=n_workers,
@@ -363,7 +363,7 @@ def evaluate(
         summaries=summaries,
         prior=describe_prior(alpha, beta),
         draws=n_draws,
-        hdi_prob=prob,
+        ci_prob=prob,
         ref=r,
         seed=root.entropy,
         batch_shape=tuple(batch),
@@ -481,7 +481,7 @@ def _exact_summaries(
     conc = alpha + counts
     return {
         n: exact.posterior_from_concentration(conc, n).summary(
-            score=scores[n].reshape(batch + scores[n].shape[1:]), hdi_prob=prob, ref=ref
+            score=scores[n].reshape(batch + scores[n].shape[1:]), ci_prob=prob, ref=ref
         )
         for n in names
     }
@@ -502,5 +502,5 @@ def _join(parts: list[MetricSummary], batch: tuple[int, ...]) -> MetricSummary:
     for key in ("hdi", "eti"):
         fields[key] = np.asarray(fields[key])
     return MetricSummary(
-        **fields, hdi_prob=first.hdi_prob, ref=first.ref, draws=first.draws, exact=False
+        **fields, ci_prob=first.ci_prob, ref=first.ref, draws=first.draws, exact=False
     )

@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._core.deprecation import renamed_keywords
 from .._core.priors import PriorArg, describe_prior, resolve_prior
 from .._core.results import value_equality
 from .._core.validation import check_choice, check_counts, check_prob, check_ref
@@ -232,22 +233,24 @@ class BetaPosterior:
         return np.asarray(np.sqrt(self.a * self.b / (s * s * (s + 1.0))))
 
     # -- intervals -----------------------------------------------------------------
-    def eti(self, prob: float = 0.95) -> np.ndarray:
+    @renamed_keywords(prob="ci_prob")
+    def eti(self, ci_prob: float = 0.95) -> np.ndarray:
         """Equal-tailed interval, shape ``(..., 2)``."""
-        p = check_prob(prob, "prob")
+        p = check_prob(ci_prob, "ci_prob")
         return np.stack([self.ppf((1 - p) / 2), self.ppf((1 + p) / 2)], axis=-1)
 
-    def hdi(self, prob: float = 0.95) -> np.ndarray:
+    @renamed_keywords(prob="ci_prob")
+    def hdi(self, ci_prob: float = 0.95) -> np.ndarray:
         """Highest-density interval of X, shape ``(..., 2)``.
 
-        The shortest interval ``[Q(q), Q(q + prob)]`` of the metric's own
+        The shortest interval ``[Q(q), Q(q + ci_prob)]`` of the metric's own
         quantile function ``Q``: a coarse grid over the lower tail mass
-        ``q`` in ``[0, 1 - prob]`` (robust to boundary optima and to
+        ``q`` in ``[0, 1 - ci_prob]`` (robust to boundary optima and to
         non-unimodal densities), then golden-section refinement around the
         best grid point. At an interior optimum the density is equal at both
         ends, the defining property of the HDI.
         """
-        p = check_prob(prob, "prob")
+        p = check_prob(ci_prob, "ci_prob")
         a = np.asarray(self.a, float)[..., None]
         b = np.asarray(self.b, float)[..., None]
         sub = BetaPosterior(a, b, self.transform)
@@ -282,12 +285,13 @@ class BetaPosterior:
         q = np.where(fq < best_w, q, best_q)[..., 0]
         return np.stack([sub.ppf(q[..., None])[..., 0], sub.ppf(q[..., None] + p)[..., 0]], -1)
 
+    @renamed_keywords(hdi_prob="ci_prob")
     def summary(
-        self, *, score: ArrayLike, hdi_prob: float = 0.95, ref: float | None = None
+        self, *, score: ArrayLike, ci_prob: float = 0.95, ref: float | None = None
     ) -> MetricSummary:
         """Exact :class:`~f1posterior.posterior.summary.MetricSummary` (``mc_error`` 0,
         ``draws`` 0)."""
-        prob = check_prob(hdi_prob, "hdi_prob")
+        prob = check_prob(ci_prob, "ci_prob")
         r = check_ref(ref)
         mean = self.mean()
         return MetricSummary(
@@ -300,7 +304,7 @@ class BetaPosterior:
             eti=self.eti(prob),
             p_below=None if r is None else _scalar(self.cdf(r)),
             p_above=None if r is None else _scalar(self.sf(r)),
-            hdi_prob=prob,
+            ci_prob=prob,
             ref=r,
             draws=0,
             exact=True,
@@ -381,13 +385,14 @@ def exact_posterior(
     return posterior_from_concentration(conc, metric)
 
 
+@renamed_keywords(hdi_prob="ci_prob")
 def exact_summary(
     counts: ArrayLike,
     metric: str,
     *,
     alpha: PriorArg = 1.0,
     beta: PriorArg = "aligned",
-    hdi_prob: float = 0.95,
+    ci_prob: float = 0.95,
     ref: float | None = None,
 ) -> MetricSummary:
     """Exact :class:`~f1posterior.posterior.summary.MetricSummary` of a metric under an aligned
@@ -408,6 +413,4 @@ def exact_summary(
 
     c, conc = _check_exact(counts, metric, alpha, beta)
     score = METRICS[metric](c)
-    return posterior_from_concentration(conc, metric).summary(
-        score=score, hdi_prob=hdi_prob, ref=ref
-    )
+    return posterior_from_concentration(conc, metric).summary(score=score, ci_prob=ci_prob, ref=ref)

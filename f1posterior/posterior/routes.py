@@ -39,7 +39,7 @@ distribution is the same (tests/test_exact_routes.py: two-sample KS tests
 against the whole table, with a negative control).
 
 Small concentrations use the whole-table sampler's log-space Gamma
-(:func:`f1posterior._core.sampling._fill_block`): each pair ``(X_j, Y_j)`` is
+(:func:`f1posterior._core.sampling.fill_block`): each pair ``(X_j, Y_j)`` is
 rescaled by its own maximum and ``Z`` by its maximum, so no ratio is 0/0; a
 recall below float range comes out as 0 or a subnormal, not floored.
 """
@@ -54,8 +54,8 @@ from typing import Any
 
 import numpy as np
 
-from .._core.sampling import LOG_SPACE_BELOW, STREAM_BLOCK_VARIATES, _fill_block
-from .._core.streams import _block_keys, _streams
+from .._core.sampling import LOG_SPACE_BELOW, STREAM_BLOCK_VARIATES, fill_block
+from .._core.streams import block_keys, block_streams
 from .batch import collector, plan, run_groups, summarize_rows
 from .summary import MetricSummary
 
@@ -152,8 +152,8 @@ def _fill(
             s1 = min(d1, s0 + bd)
             gen = next(streams)
             block = out[i, :, s0 - d0 : s1 - d0]
-            _fill_block(gen, pairs_rows, pairs_c, sp, block[: 2 * m].reshape(m, 2, s1 - s0))
-            _fill_block(gen, mu_rows, mu_c, sm, block[2 * m :].reshape(1, m, s1 - s0))
+            fill_block(gen, pairs_rows, pairs_c, sp, block[: 2 * m].reshape(m, 2, s1 - s0))
+            fill_block(gen, mu_rows, mu_c, sm, block[2 * m :].reshape(1, m, s1 - s0))
 
 
 def _metrics_of(g: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -208,7 +208,7 @@ def run(
     draws: int,
     root: np.random.SeedSequence,
     dtype: np.dtype,
-    hdi_prob: float,
+    ci_prob: float,
     ref: float | None,
     keep_draws: bool,
     workers: int,
@@ -231,7 +231,7 @@ def run(
         Metrics, every one in :data:`REDUCED_METRICS` (see :func:`applies`).
     scores : dict of str to ndarray, shape (B,) or (B, M)
         Observed scores.
-    draws, root, dtype, hdi_prob, ref, keep_draws, workers, max_memory, index_offset, progress
+    draws, root, dtype, ci_prob, ref, keep_draws, workers, max_memory, index_offset, progress
         As in :func:`f1posterior.posterior.batch.run`.
 
     Returns
@@ -267,7 +267,7 @@ def run(
     def group_streams(g0: int, g1: int) -> list[np.random.Generator] | None:
         if (g1 - g0) * n_blocks > _BULK_STREAMS:
             return None
-        return _streams(root, *_block_keys(index_offset + g0, index_offset + g1, 0, n_blocks))
+        return block_streams(root, *block_keys(index_offset + g0, index_offset + g1, 0, n_blocks))
 
     def sample_into(
         md: dict[str, np.ndarray],
@@ -279,8 +279,8 @@ def run(
         n, d = i1 - i0, d1 - d0
         k0, k1 = d0 // bd, math.ceil(d1 / bd)
         if gens is None:
-            mine = _streams(
-                root, *_block_keys(index_offset + g0 + i0, index_offset + g0 + i1, k0, k1)
+            mine = block_streams(
+                root, *block_keys(index_offset + g0 + i0, index_offset + g0 + i1, k0, k1)
             )
         else:
             mine = [gens[i * n_blocks + k] for i in range(i0, i1) for k in range(k0, k1)]
@@ -311,7 +311,7 @@ def run(
                 raise ValueError(f"metric {name!r} returned non-finite values on posterior draws")
             work = reused("summary", x.size, np.float64)
             summaries.append(
-                summarize_rows(x, score=scores[name][g0:g1], hdi_prob=hdi_prob, ref=ref, work=work)
+                summarize_rows(x, score=scores[name][g0:g1], ci_prob=ci_prob, ref=ref, work=work)
             )
             kept.append(x if keep_draws else None)
         return summaries, kept

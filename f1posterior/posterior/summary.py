@@ -198,12 +198,12 @@ class MetricSummary:
         Monte Carlo standard error of ``mean`` (``std / sqrt(draws)``: the
         draws are independent); 0 where the summary is exact.
     hdi : ndarray, shape (..., 2)
-        Highest-density interval of probability ``hdi_prob``.
+        Highest-density interval of probability ``ci_prob``.
     eti : ndarray, shape (..., 2)
-        Equal-tailed interval of probability ``hdi_prob``.
+        Equal-tailed interval of probability ``ci_prob``.
     p_below, p_above : float, ndarray or None
         P(metric < ref) and P(metric > ref); None when no ``ref`` was given.
-    hdi_prob : float
+    ci_prob : float
         Probability of the intervals.
     ref : float or None
         The reference value.
@@ -233,7 +233,7 @@ class MetricSummary:
     eti: np.ndarray
     p_below: Value = None
     p_above: Value = None
-    hdi_prob: float = 0.95
+    ci_prob: float = 0.95
     ref: float | None = None
     draws: int = 0
     exact: bool = field(default=False)
@@ -253,7 +253,7 @@ def summarize_draws(
     x: ArrayLike,
     *,
     score: ArrayLike | None = None,
-    hdi_prob: float = 0.95,
+    ci_prob: float = 0.95,
     ref: float | None = None,
 ) -> MetricSummary:
     """Summarise draws of shape ``(..., draws)`` into a :class:`MetricSummary`.
@@ -265,7 +265,7 @@ def summarize_draws(
     >>> round(s.mean, 6), round(s.p_below, 3)
     (0.8, 0.25)
     """
-    prob = check_prob(hdi_prob, "hdi_prob")
+    prob = check_prob(ci_prob, "ci_prob")
     r = check_ref(ref)
     arr = _draws_last(x, -1)
     n = arr.shape[-1]
@@ -280,7 +280,7 @@ def summarize_draws(
         eti=eti(arr, prob),
         p_below=None if r is None else _scalar(np.count_nonzero(arr < r, axis=-1) / n),
         p_above=None if r is None else _scalar(np.count_nonzero(arr > r, axis=-1) / n),
-        hdi_prob=prob,
+        ci_prob=prob,
         ref=r,
         draws=n,
     )

@@ -41,7 +41,7 @@ figure svg { max-width: 100%; height: auto; }
 def _table(result: Evaluation, names: Sequence[Any] | None) -> tuple[list[str], list[list[str]]]:
     from ..posterior.table import rows
 
-    pct = f"{round(100 * result.hdi_prob, 4):g}% HDI"
+    pct = f"{round(100 * result.ci_prob, 4):g}% HDI"
     head = ["metric", "score", "mean", "std", "MC error"]
     if result.ref is not None:
         head.append(f"below < {result.ref:g} < above")

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..._core.deprecation import renamed_attribute, renamed_keywords
 from ..._core.describe import describe
 from ..._core.priors import PRIOR_PRESETS, prior_preset
 from ..._core.results import value_equality
@@ -66,7 +67,8 @@ class ThresholdEvaluation:
     fold_index : ndarray of int, shape (n,)
         The fold of each document (row).
     folds : int
-    beta : float
+    f_beta : float
+        F-beta weight.
     strategy : str
     prior : tuple
         ``(alpha, beta)`` Dirichlet prior of the posterior.
@@ -85,10 +87,12 @@ class ThresholdEvaluation:
     in_sample_threshold: Any
     fold_index: np.ndarray
     folds: int
-    beta: float
+    f_beta: float
     strategy: str
     prior: tuple[Any, Any]
     seed: Any = None
+
+    beta = renamed_attribute("beta", "f_beta")
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dictionary of the fields."""
@@ -126,16 +130,17 @@ def _check_prior(prior: Any) -> tuple[Any, Any]:
     )
 
 
+@renamed_keywords(hdi_prob="ci_prob", beta="f_beta")
 def evaluate_threshold(
     scores: ArrayLike,
     y_true: ArrayLike,
     *,
     folds: int = 5,
-    beta: float = 1.0,
+    f_beta: float = 1.0,
     strategy: Strategy = "per_label",
     draws: int = 20_000,
     prior: Any = "adaptive",
-    hdi_prob: float = 0.95,
+    ci_prob: float = 0.95,
     rng: Any = None,
 ) -> ThresholdEvaluation:
     """Choose F-beta thresholds on part of the data and score them on the rest.
@@ -155,7 +160,7 @@ def evaluate_threshold(
     y_true : array_like of 0/1, same shape
     folds : int, default 5
         Number of folds, ``2 <= folds <= n``.
-    beta : float, default 1.0
+    f_beta : float, default 1.0
         F-beta weight (not the Dirichlet prior: see ``prior``).
     strategy : {"per_label", "shared"}, default "per_label"
         As in :func:`best_threshold`; the headline metric is macro-F-beta for
@@ -164,7 +169,7 @@ def evaluate_threshold(
         Posterior draws. Memory holds ``L * draws`` per-label values.
     prior : str or (alpha, beta), default "adaptive"
         Dirichlet prior of the core model (:func:`f1posterior.prior_preset`).
-    hdi_prob : float, default 0.95
+    ci_prob : float, default 0.95
     rng : None, int, SeedSequence or Generator
         Randomness of the fold split and of the posterior draws.
 
@@ -186,12 +191,12 @@ def evaluate_threshold(
     """
     s = check_scores(scores)
     y = _check_truth(y_true, s.shape)
-    b = check_positive(beta, "beta")
+    b = check_positive(f_beta, "f_beta")
     check_choice(strategy, "strategy", _STRATEGIES)
     n = s.shape[0]
     k = _check_folds(folds, n)
     n_draws = check_draws(draws)
-    prob = check_prob(hdi_prob, "hdi_prob")
+    prob = check_prob(ci_prob, "ci_prob")
     alpha_p, beta_p = _check_prior(prior)
     root = check_rng(rng)
     one_d = s.ndim == 1
@@ -227,19 +232,19 @@ def evaluate_threshold(
         pooled[rows] += cells.sum(axis=0)
     tab_f = table.astype(np.float64)
     point = _fbeta(tab_f, b2, "binary", np.array([1]), 0.0)
-    summaries = {"fbeta": summarize_draws(per_label, score=point, hdi_prob=prob)}
+    summaries = {"fbeta": summarize_draws(per_label, score=point, ci_prob=prob)}
     if one_d:
         metric, in_sample = "fbeta", float(full.score)
-        summaries = {"fbeta": summarize_draws(per_label[0], score=point[0], hdi_prob=prob)}
+        summaries = {"fbeta": summarize_draws(per_label[0], score=point[0], ci_prob=prob)}
         head_draws = per_label[0]
     else:
         micro_draws = _fbeta(pooled, b2, "binary", np.array([1]), 0.0)
         summaries["macro_fbeta"] = summarize_draws(
-            per_label.mean(0), score=float(point.mean()), hdi_prob=prob
+            per_label.mean(0), score=float(point.mean()), ci_prob=prob
         )
         micro_point = _fbeta(tab_f.sum(0), b2, "binary", np.array([1]), 0.0)
         summaries["micro_fbeta"] = summarize_draws(
-            micro_draws, score=float(micro_point), hdi_prob=prob
+            micro_draws, score=float(micro_point), ci_prob=prob
         )
         if strategy == "per_label":
             metric, in_sample, head_draws = (
@@ -264,7 +269,7 @@ def evaluate_threshold(
         in_sample_threshold=full.threshold,
         fold_index=fold_of,
         folds=k,
-        beta=b,
+        f_beta=b,
         strategy=strategy,
         prior=(alpha_p, beta_p),
         seed=root.entropy,

@@ -149,7 +149,7 @@ def _pick_summary(s: MetricSummary, idx: tuple[int, ...]) -> MetricSummary:
         eti=np.asarray(pick(s.eti), dtype=float),
         p_below=None if s.p_below is None else float(pick(s.p_below)),
         p_above=None if s.p_above is None else float(pick(s.p_above)),
-        hdi_prob=s.hdi_prob,
+        ci_prob=s.ci_prob,
         ref=s.ref,
         draws=s.draws,
         exact=s.exact,
@@ -237,7 +237,7 @@ def _draw_density(
 
     # HDI bar under the density, labelled like PyMC3's plot_posterior (the paper's figure).
     y_bar = -0.05 * top
-    pct = _pct_text(s.hdi_prob)
+    pct = _pct_text(s.ci_prob)
     ax.plot(
         [lo, hi], [y_bar, y_bar], color=_HDI, lw=4, solid_capstyle="butt", label=f"{pct} HDI",
         gid="hdi_bar",

@@ -132,7 +132,7 @@ def plot_forest(
     dense = n > 40
     lw = 1.2 if dense else 2.5
     segs = np.stack([np.stack([lo, y], -1), np.stack([hi, y], -1)], axis=1)
-    pct = _pct_text(result.hdi_prob)
+    pct = _pct_text(result.ci_prob)
     bars = mpl.collections.LineCollection(
         list(segs), colors=_DENSITY, linewidths=lw, label=f"{pct} HDI", gid="hdi_bars"
     )

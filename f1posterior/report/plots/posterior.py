@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..._core.deprecation import renamed_keywords
 from ..._core.describe import describe
 from ..._core.validation import check_prob, check_ref
 from ...posterior.summary import summarize_draws
@@ -30,6 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["plot_posterior"]
 
 
+@renamed_keywords(hdi_prob="ci_prob")
 def plot_posterior(
     result: Evaluation | ArrayLike,
     metric: str | None = None,
@@ -38,7 +40,7 @@ def plot_posterior(
     ref: float | None = None,
     kind: str = "kde",
     score: float | None = None,
-    hdi_prob: float = 0.95,
+    ci_prob: float = 0.95,
     ax: Axes | None = None,
     title: str | None = None,
 ) -> Figure:
@@ -61,7 +63,7 @@ def plot_posterior(
         A Gaussian kernel density curve or a histogram.
     score : float, optional
         Observed score when ``result`` is an array of draws.
-    hdi_prob : float, default 0.95
+    ci_prob : float, default 0.95
         HDI probability when ``result`` is an array of draws.
     ax : matplotlib Axes, optional
         Draw here instead of in a new figure.
@@ -100,7 +102,7 @@ def plot_posterior(
                 f"got {describe(result)}"
             )
         r = check_ref(ref)
-        s = summarize_draws(x, score=score, hdi_prob=check_prob(hdi_prob, "hdi_prob"), ref=r)
+        s = summarize_draws(x, score=score, ci_prob=check_prob(ci_prob, "ci_prob"), ref=r)
         xlabel = metric if metric is not None else "value"
         default_title = f"Posterior of {metric_label(xlabel)}"
         xlabel = metric_label(xlabel)
