@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from .._core.priors import DEFAULT_PRIOR, PRIOR_HELP, PRIOR_PRESETS, prior_preset
@@ -11,6 +12,11 @@ from .._core.priors import DEFAULT_PRIOR, PRIOR_HELP, PRIOR_PRESETS, prior_prese
 __all__ = [
     "DEFAULT_SEED",
     "add_sampling_arguments",
+    "number_type",
+    "positive_int",
+    "positive_number",
+    "seed",
+    "unit_number",
     "prior_from_args",
     "probability",
     "warn_prior",
@@ -20,37 +26,39 @@ __all__ = [
 DEFAULT_SEED = 20150927
 
 
-def probability(text: str) -> float:
-    """argparse type: a probability in the open interval (0, 1)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 1); got {text!r}") from None
-    if not 0.0 < value < 1.0:
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 1); got {text!r}")
-    return value
+def number_type(
+    convert: Callable[[str], Any], ok: Callable[[Any], bool], allowed: str, name: str
+) -> Callable[[str], Any]:
+    """An argparse ``type``: ``convert(text)``, refused unless ``ok(value)``.
+
+    The error names what is ``allowed`` and echoes the text received.
+    """
+
+    def parse(text: str) -> Any:
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {allowed}; got {text!r}") from None
+        if not ok(value):
+            raise argparse.ArgumentTypeError(f"expected {allowed}; got {text!r}")
+        return value
+
+    parse.__name__ = name
+    return parse
 
 
-def positive_int(text: str) -> int:
-    """argparse type: an integer >= 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1; got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1; got {text!r}")
-    return value
-
-
-def seed(text: str) -> int:
-    """argparse type: a non-negative integer seed."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer; got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer; got {text!r}")
-    return value
+#: A probability in the open interval (0, 1).
+probability = number_type(float, lambda v: 0.0 < v < 1.0, "a number in (0, 1)", "probability")
+#: An integer >= 1.
+positive_int = number_type(int, lambda v: v >= 1, "an integer >= 1", "positive_int")
+#: A non-negative integer seed.
+seed = number_type(int, lambda v: v >= 0, "a non-negative integer", "seed")
+#: A number in the closed interval [0, 1].
+unit_number = number_type(float, lambda v: 0.0 <= v <= 1.0, "a number in [0, 1]", "unit_number")
+#: A finite number > 0.
+positive_number = number_type(
+    float, lambda v: 0.0 < v < float("inf"), "a number > 0", "positive_number"
+)
 
 
 def add_sampling_arguments(p: argparse.ArgumentParser, draws: int = 50_000) -> None:

@@ -25,7 +25,14 @@ from ..io.multilabel import read_multilabel
 from ..io.sources import MatrixInput
 from ..metrics.multiclass import METRICS
 from ..posterior.multilabel import MULTILABEL_METRICS
-from .common import add_sampling_arguments, positive_int, prior_from_args, probability
+from .common import (
+    add_sampling_arguments,
+    positive_int,
+    positive_number,
+    prior_from_args,
+    probability,
+    unit_number,
+)
 from .gate_config import CONFIG_DEFAULTS, add_config_arguments, apply_config, gate_config_checks
 from .input_args import FILE_HELP, add_input_arguments, load_input
 from .prediction_tables import paired_gate_predictions
@@ -54,26 +61,6 @@ class _MinAction(argparse.Action):
             )
         checks[-1] = [checks[-1][0], values]
         namespace.checks = checks
-
-
-def _unit(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number in [0, 1]; got {text!r}") from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"expected a number in [0, 1]; got {text!r}")
-    return value
-
-
-def _positive(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number > 0; got {text!r}") from None
-    if not 0.0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a number > 0; got {text!r}")
-    return value
 
 
 def register(sub: Any) -> None:
@@ -112,7 +99,7 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--min",
         action=_MinAction,
-        type=_unit,
+        type=unit_number,
         metavar="T",
         dest="checks",
         help="floor for the preceding --metric: PASS when P(metric >= T) >= P, FAIL when "
@@ -121,7 +108,7 @@ def register(sub: Any) -> None:
     p.add_argument("--baseline", metavar="BASEFILE", help="confusion matrix of the baseline model")
     p.add_argument(
         "--max-drop",
-        type=_unit,
+        type=unit_number,
         default=0.0,
         metavar="D",
         help="non-inferiority margin: the allowed drop below the baseline (default 0). PASS "
@@ -151,7 +138,7 @@ def register(sub: Any) -> None:
     )
     p.add_argument(
         "--f-beta",
-        type=_positive,
+        type=positive_number,
         default=1.0,
         metavar="B",
         help="beta of the multi-label F-beta metrics micro_fbeta, macro_fbeta, weighted_fbeta, "

@@ -15,8 +15,7 @@ from typing import Any
 from .._core.priors import DEFAULT_PRIOR, PRIOR_HELP, PRIOR_PRESETS
 from ..gating.planning import DEFAULT_MAX_DOCUMENTS, MAX_DOCUMENTS_LIMIT, plan
 from ..metrics.multiclass import METRICS
-from .common import DEFAULT_SEED, positive_int, prior_from_args, probability, seed
-from .gate import _unit
+from .common import DEFAULT_SEED, positive_int, prior_from_args, probability, seed, unit_number
 from .input_args import FILE_HELP, add_input_arguments, load_input
 
 __all__ = ["register", "run"]
@@ -41,14 +40,16 @@ def register(sub: Any) -> None:
         "--metric", required=True, choices=list(METRICS), metavar="NAME",
         help="metric of the gate's check; one of " + ", ".join(METRICS),
     )  # fmt: skip
-    p.add_argument("--min", type=_unit, default=None, metavar="T", help="floor T of the metric")
+    p.add_argument(
+        "--min", type=unit_number, default=None, metavar="T", help="floor T of the metric"
+    )
     p.add_argument(
         "--baseline", metavar="BASEFILE",
         help="baseline's confusion matrix: plan for the non-inferiority check (both models "
         "scored on the new documents, simulated as independent samples)",
     )  # fmt: skip
     p.add_argument(
-        "--max-drop", type=_unit, default=0.0, metavar="D",
+        "--max-drop", type=unit_number, default=0.0, metavar="D",
         help="non-inferiority margin D (default 0)",
     )  # fmt: skip
     p.add_argument(
