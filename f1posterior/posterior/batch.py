@@ -40,7 +40,9 @@ from .._core.sampling import LOG_SPACE_BELOW, _cells_inplace, _gamma_chunk, bloc
 from .._core.streams import _block_keys, _streams
 from .._core.validation import DEFAULT_MAX_MEMORY
 from ..metrics.multiclass import shared_class_sums
-from .summary import MetricSummary, _select, _shortest, summarize_draws
+from .chance import chance_floor_inplace, chance_table, with_chance
+from .prevalence import PrevalenceDraws
+from .summary import MetricSummary, summarize_rows
 
 __all__ = ["DEFAULT_MAX_MEMORY", "summarize_rows", "plan", "run", "check_fits"]
 
@@ -62,6 +64,9 @@ _PROCESS_MIN_VARIATES = 1 << 25
 
 MetricFn = Callable[[np.ndarray], Any]
 Progress = Callable[[int, int], None]
+
+#: Key prefix of the chance-level draws of a metric (``chance=True``).
+_CH = "\0chance "
 
 #: The group function that forked workers run (set only while their pool is open).
 _FORKED: Callable[[tuple[int, int]], Any] | None = None
@@ -189,89 +194,6 @@ def _prime_allocator(nbytes: int) -> None:
     del block
 
 
-def summarize_rows(
-    x: np.ndarray,
-    *,
-    score: Any = None,
-    hdi_prob: float = 0.95,
-    ref: float | None = None,
-    work: np.ndarray | None = None,
-) -> MetricSummary:
-    """:func:`f1posterior.summarize_draws` of finite draws ``(..., draws)``, selected in place.
-
-    Three single-cut partitions of each row (at the median, then one in each
-    half) place the HDI's candidate tails, the median and the equal-tailed
-    interval's order statistics; only the two tails (``1 - hdi_prob`` of the
-    draws) are then sorted (short rows and small batches are simply sorted:
-    that is faster there; see :func:`f1posterior.posterior.summary._select`). The values equal
-    :func:`~f1posterior.summarize_draws`'s bit for bit (the median and the
-    interval are functions of order statistics, and the interpolation repeats
-    :func:`numpy.quantile`'s ``linear`` rule). Falls back to
-    :func:`~f1posterior.summarize_draws` when the draws are too few for the
-    tails to be disjoint.
-
-    ``work``, a flat float64 array with room for ``x.size`` values, holds the
-    temporaries (deviations from the mean, then the sorted or partitioned
-    copy) instead of fresh arrays; ``x`` itself is never modified.
-    """
-    arr = np.asarray(x, dtype=np.float64)
-    n = arr.shape[-1]
-    if work is None or work.size < arr.size:
-        work = np.empty(arr.size)
-    scratch = work[: arr.size].reshape(arr.shape)
-    k = min(n, max(1, math.ceil(hdi_prob * n - 1e-9)))
-    nw = n - k + 1
-    # numpy.quantile's linear rule in Python floats (the same IEEE operations)
-    virtual = [(n - 1) * ((1 - hdi_prob) / 2), (n - 1) * ((1 + hdi_prob) / 2)]
-    prev = [math.floor(v) for v in virtual]
-    gamma = [v - math.floor(v) for v in virtual]
-    if not (2 * nw < n and prev[0] + 1 < nw and prev[1] >= k - 1 and prev[1] + 1 < n):
-        return summarize_draws(arr, score=score, hdi_prob=hdi_prob, ref=ref)
-    # mean and standard deviation as numpy's mean and std(ddof=1) compute them, bit for
-    # bit (sum / n; sum of squared deviations / (n - 1), square root), the deviations
-    # in the scratch array
-    mean = np.add.reduce(arr, axis=-1, keepdims=True) / n  # what ndarray.mean computes
-    if n > 1:
-        dev = np.subtract(arr, mean, out=scratch)
-        np.multiply(dev, dev, out=dev)
-        std = np.sqrt(np.add.reduce(dev, axis=-1) / (n - 1))
-    else:
-        std = np.zeros(arr.shape[:-1])
-    np.copyto(scratch, arr)  # sorted or partitioned in place
-    lows, highs, med = _select(scratch, nw, k, median=True)
-    hdi = _shortest(lows, highs)
-    assert med is not None
-    median = med[0] / 1.0 if n % 2 else (med[0] + med[1]) / 2.0
-    eti = np.empty((*arr.shape[:-1], 2))
-    for j, (a, b, t) in enumerate(
-        (
-            (lows[..., prev[0]], lows[..., prev[0] + 1], gamma[0]),
-            (highs[..., prev[1] - k + 1], highs[..., prev[1] - k + 2], gamma[1]),
-        )
-    ):
-        diff = b - a
-        eti[..., j] = b - diff * (1 - t) if t >= 0.5 else a + diff * t
-
-    def scalar(v: Any) -> Any:
-        a = np.asarray(v)
-        return float(a) if a.ndim == 0 else a
-
-    return MetricSummary(
-        score=scalar(np.nan if score is None else score),
-        mean=scalar(mean[..., 0]),
-        median=scalar(median),
-        std=scalar(std),
-        mc_error=scalar(std / math.sqrt(n)),
-        hdi=hdi,
-        eti=eti,
-        p_below=None if ref is None else scalar(np.count_nonzero(arr < ref, axis=-1) / n),
-        p_above=None if ref is None else scalar(np.count_nonzero(arr > ref, axis=-1) / n),
-        hdi_prob=hdi_prob,
-        ref=ref,
-        draws=n,
-    )
-
-
 def run(
     conc: np.ndarray,
     metrics: Sequence[tuple[str, MetricFn]],
@@ -288,6 +210,8 @@ def run(
     max_memory: int,
     index_offset: int = 0,
     progress: Progress | None = None,
+    prevalence: PrevalenceDraws | None = None,
+    chance: bool = False,
 ) -> tuple[dict[str, list[MetricSummary]], dict[str, list[np.ndarray]]]:
     """Summaries (and optionally draws) of every metric for a flat batch ``conc``.
 
@@ -311,6 +235,13 @@ def run(
         Flat index of ``conc[0]`` in the whole batch (its random-stream key).
     progress : callable, optional
         Called as ``progress(matrices_done, B)`` from the calling thread.
+    prevalence : PrevalenceDraws, optional
+        A target prevalence (:mod:`f1posterior.posterior.prevalence`): every cell
+        chunk is re-weighted to it before the metrics (its Dirichlet's Gamma
+        variates come from their own streams, keyed as the cells').
+    chance : bool, default False
+        Also the metrics of each draw's chance table
+        (:mod:`f1posterior.posterior.chance`): ``chance`` and ``p_above_chance``.
 
     Returns
     -------
@@ -323,7 +254,8 @@ def run(
     n_mat, _, m = conc.shape
     extra = {name: scores[name].shape[1:] for name, _ in metrics}
     widths = [int(np.prod(extra[name])) for name, _ in metrics]
-    p = plan(n_mat, m, draws, widths, dtype.itemsize, workers, max_memory)
+    p = plan(n_mat, m, draws, widths * (1 + chance), dtype.itemsize, workers, max_memory)
+    keys = [name for name, _ in metrics] + [_CH + n for n, _ in metrics if chance]
     small_any = np.asarray((conc < LOG_SPACE_BELOW).any(axis=(-2, -1)))
     groups = [(g0, min(n_mat, g0 + p.group)) for g0 in range(0, n_mat, p.group)]
 
@@ -374,16 +306,31 @@ def run(
             conc, small_any, g0 + i0, g0 + i1, d0, d1, root, index_offset, dtype, work, mine
         )
         cells = _cells_inplace(buf, reused("cells", (2 * m + 1) * size // ((m + 1) * m), dtype))
+        if prevalence is not None:
+            b0, b1 = g0 + i0, g0 + i1
+            gammas = None
+            if prevalence.conc is not None:
+                assert prevalence.small is not None and prevalence.root is not None
+                gammas = _gamma_chunk(
+                    prevalence.conc, prevalence.small, b0, b1, d0, d1, prevalence.root,
+                    index_offset, dtype,
+                )  # fmt: skip
+            prevalence.apply(cells, b0, b1, gammas)
         with shared_class_sums(cells):  # the metrics share one diagonal, row and column sums
             for name, fn in metrics:
                 md[name][i0:i1, d0:d1] = values(fn, cells, name)
+        if chance:
+            table = chance_floor_inplace(chance_table(cells))
+            with shared_class_sums(table):
+                for name, fn in metrics:
+                    md[_CH + name][i0:i1, d0:d1] = values(fn, table, name)
 
     def new_draws(n: int) -> dict[str, np.ndarray]:
         if keep_draws:  # handed back to the caller: fresh arrays
-            return {name: np.empty((n, draws, *extra[name])) for name, _ in metrics}
+            return {k: np.empty((n, draws, *extra[k.removeprefix(_CH)])) for k in keys}
         out = {}
-        for name, _ in metrics:
-            shape = (n, draws, *extra[name])
+        for name in keys:
+            shape = (n, draws, *extra[name.removeprefix(_CH)])
             size = math.prod(shape)
             out[name] = reused("md_" + name, max(size, size // n * p.group), np.float64)
             out[name] = out[name][:size].reshape(shape)
@@ -397,9 +344,11 @@ def run(
                 raise ValueError(f"metric {name!r} returned non-finite values on posterior draws")
             x = np.ascontiguousarray(x)
             work = reused("summary", max(x.size, group_size * max(widths)), np.float64)
-            summaries.append(
-                summarize_rows(x, score=scores[name][g0:g1], hdi_prob=hdi_prob, ref=ref, work=work)
-            )
+            s = summarize_rows(x, score=scores[name][g0:g1], hdi_prob=hdi_prob, ref=ref, work=work)
+            if chance:
+                xc = np.moveaxis(md[_CH + name], 1, -1)
+                s = with_chance(s, x, xc, name)
+            summaries.append(s)
             kept.append(x if keep_draws else None)
         return summaries, kept
 

@@ -16,7 +16,7 @@ from numpy.typing import ArrayLike
 from .._core.describe import describe
 from .._core.validation import check_prob, check_ref
 
-__all__ = ["hdi", "eti", "MetricSummary", "summarize_draws"]
+__all__ = ["hdi", "eti", "MetricSummary", "summarize_draws", "summarize_rows"]
 
 
 def _draws_last(x: ArrayLike, axis: int, name: str = "x") -> np.ndarray:
@@ -222,6 +222,14 @@ class MetricSummary:
         than three Monte Carlo standard errors, the observed score is
         undefined, or no document informs the metric at all (a per-class
         metric whose denominator counts are zero).
+    chance : float, ndarray or None
+        Posterior mean of the metric of the *chance table* of each draw: the
+        table with the same row and column sums whose prediction is independent
+        of the truth, ``c_uv = r_u k_v`` (``evaluate(..., chance=True)``).
+    chance_score : float, ndarray or None
+        The metric of the observed table's chance table.
+    p_above_chance : float, ndarray or None
+        P(metric > its chance level), the two compared draw by draw.
     """
 
     score: Value
@@ -239,14 +247,21 @@ class MetricSummary:
     exact: bool = field(default=False)
     prior_shift: Value = None
     prior_dominated: Value = None
+    chance: Value = None
+    chance_score: Value = None
+    p_above_chance: Value = None
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain-Python (JSON-ready) dictionary of the fields."""
+        """Plain-Python (JSON-ready) dictionary of the fields (the chance fields only when set)."""
 
         def plain(v: Any) -> Any:
             return np.asarray(v).tolist() if isinstance(v, np.ndarray | np.generic) else v
 
-        return {k: plain(getattr(self, k)) for k in self.__dataclass_fields__}
+        skip = _CHANCE_FIELDS if self.p_above_chance is None else ()
+        return {k: plain(getattr(self, k)) for k in self.__dataclass_fields__ if k not in skip}
+
+
+_CHANCE_FIELDS = ("chance", "chance_score", "p_above_chance")
 
 
 def summarize_draws(
@@ -282,5 +297,88 @@ def summarize_draws(
         p_above=None if r is None else _scalar(np.count_nonzero(arr > r, axis=-1) / n),
         hdi_prob=prob,
         ref=r,
+        draws=n,
+    )
+
+
+def summarize_rows(
+    x: np.ndarray,
+    *,
+    score: Any = None,
+    hdi_prob: float = 0.95,
+    ref: float | None = None,
+    work: np.ndarray | None = None,
+) -> MetricSummary:
+    """:func:`f1posterior.summarize_draws` of finite draws ``(..., draws)``, selected in place.
+
+    Three single-cut partitions of each row (at the median, then one in each
+    half) place the HDI's candidate tails, the median and the equal-tailed
+    interval's order statistics; only the two tails (``1 - hdi_prob`` of the
+    draws) are then sorted (short rows and small batches are simply sorted:
+    that is faster there; see :func:`f1posterior.posterior.summary._select`). The values equal
+    :func:`~f1posterior.summarize_draws`'s bit for bit (the median and the
+    interval are functions of order statistics, and the interpolation repeats
+    :func:`numpy.quantile`'s ``linear`` rule). Falls back to
+    :func:`~f1posterior.summarize_draws` when the draws are too few for the
+    tails to be disjoint.
+
+    ``work``, a flat float64 array with room for ``x.size`` values, holds the
+    temporaries (deviations from the mean, then the sorted or partitioned
+    copy) instead of fresh arrays; ``x`` itself is never modified.
+    """
+    arr = np.asarray(x, dtype=np.float64)
+    n = arr.shape[-1]
+    if work is None or work.size < arr.size:
+        work = np.empty(arr.size)
+    scratch = work[: arr.size].reshape(arr.shape)
+    k = min(n, max(1, math.ceil(hdi_prob * n - 1e-9)))
+    nw = n - k + 1
+    # numpy.quantile's linear rule in Python floats (the same IEEE operations)
+    virtual = [(n - 1) * ((1 - hdi_prob) / 2), (n - 1) * ((1 + hdi_prob) / 2)]
+    prev = [math.floor(v) for v in virtual]
+    gamma = [v - math.floor(v) for v in virtual]
+    if not (2 * nw < n and prev[0] + 1 < nw and prev[1] >= k - 1 and prev[1] + 1 < n):
+        return summarize_draws(arr, score=score, hdi_prob=hdi_prob, ref=ref)
+    # mean and standard deviation as numpy's mean and std(ddof=1) compute them, bit for
+    # bit (sum / n; sum of squared deviations / (n - 1), square root), the deviations
+    # in the scratch array
+    mean = np.add.reduce(arr, axis=-1, keepdims=True) / n  # what ndarray.mean computes
+    if n > 1:
+        dev = np.subtract(arr, mean, out=scratch)
+        np.multiply(dev, dev, out=dev)
+        std = np.sqrt(np.add.reduce(dev, axis=-1) / (n - 1))
+    else:
+        std = np.zeros(arr.shape[:-1])
+    np.copyto(scratch, arr)  # sorted or partitioned in place
+    lows, highs, med = _select(scratch, nw, k, median=True)
+    hdi = _shortest(lows, highs)
+    assert med is not None
+    median = med[0] / 1.0 if n % 2 else (med[0] + med[1]) / 2.0
+    eti = np.empty((*arr.shape[:-1], 2))
+    for j, (a, b, t) in enumerate(
+        (
+            (lows[..., prev[0]], lows[..., prev[0] + 1], gamma[0]),
+            (highs[..., prev[1] - k + 1], highs[..., prev[1] - k + 2], gamma[1]),
+        )
+    ):
+        diff = b - a
+        eti[..., j] = b - diff * (1 - t) if t >= 0.5 else a + diff * t
+
+    def scalar(v: Any) -> Any:
+        a = np.asarray(v)
+        return float(a) if a.ndim == 0 else a
+
+    return MetricSummary(
+        score=scalar(np.nan if score is None else score),
+        mean=scalar(mean[..., 0]),
+        median=scalar(median),
+        std=scalar(std),
+        mc_error=scalar(std / math.sqrt(n)),
+        hdi=hdi,
+        eti=eti,
+        p_below=None if ref is None else scalar(np.count_nonzero(arr < ref, axis=-1) / n),
+        p_above=None if ref is None else scalar(np.count_nonzero(arr > ref, axis=-1) / n),
+        hdi_prob=hdi_prob,
+        ref=ref,
         draws=n,
     )
