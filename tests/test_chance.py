@@ -102,3 +102,18 @@ def test_chance_table():
 def test_bad_chance_flag():
     with pytest.raises(TypeError, match=r"chance must be True or False; got 'yes'"):
         evaluate(C, draws=100, chance="yes")
+
+
+def test_dataframe_columns():
+    pytest.importorskip("pandas")
+    res = evaluate(np.stack([C, C.T]), metrics=("accuracy", "recall"), draws=1000, rng=1,
+                   chance=True, names=["a", "b"])  # fmt: skip
+    long = res.to_dataframe()
+    assert {"chance", "chance_score", "p_above_chance"} <= set(long.columns)
+    acc = long[long.metric == "accuracy"]
+    np.testing.assert_allclose(acc["chance"], res["accuracy"].chance)
+    wide = res.to_dataframe(form="wide")
+    np.testing.assert_allclose(wide["accuracy_p_above_chance"], res["accuracy"].p_above_chance)
+    one = evaluate(C, metrics="accuracy", draws=1000, rng=1, chance=True).to_dataframe(form="wide")
+    assert one["accuracy_chance"].shape == (1,)
+    assert "chance" not in evaluate(C, draws=1000, rng=1).to_dataframe().columns

@@ -186,3 +186,23 @@ def test_recorded_in_result():
 def test_bad_prevalence(prevalence, exc, match):
     with pytest.raises(exc, match=match):
         evaluate(C, draws=100, prevalence=prevalence)
+
+
+def test_dask_passes_prevalence_and_chance_through():
+    da = pytest.importorskip("dask.array")
+    import dask
+
+    from f1posterior.integrations import dask as f1dask
+
+    batch = np.stack([C3 + i for i in range(7)])
+    kw = dict(metrics=("macro_f1", "precision"), draws=1500, rng=21, chance=True,
+              prevalence=("dirichlet", [2.0, 1.0, 3.0]))  # fmt: skip
+    with dask.config.set(scheduler="synchronous"):
+        res = f1dask.evaluate(da.from_array(batch, chunks=(3, 3, 3)), **kw)
+    mem = evaluate(batch, **kw)
+    assert res.prevalence == mem.prevalence and res.chance
+    for name in kw["metrics"]:
+        for f in ("mean", "hdi", "chance", "chance_score", "p_above_chance"):
+            np.testing.assert_array_equal(getattr(res[name], f), getattr(mem[name], f))
+    with pytest.raises(ValueError, match=r"prevalence must be the same for every matrix with"):
+        f1dask.evaluate(da.from_array(batch), prevalence=np.full((7, 3), 1 / 3))
