@@ -86,7 +86,7 @@ def test_chance_summaries_are_batch_shaped_and_reproducible():
     batch = np.stack([C, C.T, C + 3, 2 * C])
     kw = dict(metrics=("macro_f1", "recall"), draws=3000, rng=4, chance=True)
     a = evaluate(batch, workers=1, **kw)
-    b = evaluate(batch, workers=2, max_memory=2 << 20, **kw)
+    b = evaluate(batch, workers=2, max_memory=3 << 20, **kw)
     assert a == b
     assert np.shape(a["recall"].p_above_chance) == (4, 3)
     assert np.shape(a["macro_f1"].chance) == (4,)
@@ -117,3 +117,18 @@ def test_dataframe_columns():
     one = evaluate(C, metrics="accuracy", draws=1000, rng=1, chance=True).to_dataframe(form="wide")
     assert one["accuracy_chance"].shape == (1,)
     assert "chance" not in evaluate(C, draws=1000, rng=1).to_dataframe().columns
+
+
+def test_markdown_and_memory_check():
+    from f1posterior.posterior.table import format_markdown
+
+    res = evaluate(
+        C, metrics="accuracy", draws=1000, rng=1, chance=True, prevalence=[0.2, 0.3, 0.5]
+    )
+    md = format_markdown(res)
+    assert "| chance | P(> chance) |" in md and "At target prevalence [0.2, 0.3, 0.5]." in md
+    # the chance draws double the metric draws held: a budget that fits one run refuses both
+    kw = dict(metrics=("f1",), draws=200_000, max_memory=31 << 20)
+    evaluate(C, rng=1, **kw)
+    with pytest.raises(ValueError, match=r"evaluate: one matrix of M = 3 classes at 200,000"):
+        evaluate(C, rng=1, chance=True, **kw)

@@ -329,7 +329,7 @@ def evaluate(
     n_draws = check_draws(draws)
     dt = check_dtype(dtype)
     budget = check_max_memory(max_memory)
-    _refuse_what_cannot_fit(counts, resolved, n_draws, dt, budget)
+    _refuse_what_cannot_fit(counts, resolved, n_draws, dt, budget, chance is True)
     c, labels = as_counts(counts, labels)
     labels = check_class_names(labels, c.shape[-1])
     keep_draws = check_flag(keep_draws, "keep_draws")
@@ -450,7 +450,12 @@ def _chance_scores(
 
 
 def _refuse_what_cannot_fit(
-    counts: Any, metrics: list[tuple[str, Any]], draws: int, dtype: np.dtype, budget: int
+    counts: Any,
+    metrics: list[tuple[str, Any]],
+    draws: int,
+    dtype: np.dtype,
+    budget: int,
+    chance: bool = False,
 ) -> None:
     """:func:`f1posterior.posterior.batch.check_fits` from the shape alone, before ``counts``
     is copied."""
@@ -461,7 +466,7 @@ def _refuse_what_cannot_fit(
     if len(shape) < 2 or shape[-1] != shape[-2] or shape[-1] < 1:
         return
     m = int(shape[-1])
-    widths = [m if name in PER_CLASS_METRICS else 1 for name, _ in metrics]
+    widths = [m if name in PER_CLASS_METRICS else 1 for name, _ in metrics] * (1 + chance)
     try:
         check_fits(m, draws, widths, dtype.itemsize, budget)
     except ValueError as exc:
