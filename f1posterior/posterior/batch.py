@@ -32,11 +32,11 @@ import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
-from .._core.sampling import LOG_SPACE_BELOW, _cells_inplace, _gamma_chunk, block_draws, draw_chunks
+from .._core.sampling import LOG_SPACE_BELOW, _cells_inplace, _gamma_chunk, block_draws
 from .._core.streams import _block_keys, _streams
 from .._core.validation import DEFAULT_MAX_MEMORY
 from ..metrics.multiclass import shared_class_sums
@@ -161,22 +161,51 @@ def check_fits(m: int, draws: int, widths: Sequence[int], itemsize: int, budget:
 
 
 def _chunks(
-    n: int, draws: int, m: int, chunk_draws: int, split: int
+    n: int, draws: int, bd: int, chunk_draws: int, split: int
 ) -> list[tuple[int, int, int, int]]:
     """Cell chunks ``(i0, i1, d0, d1)`` covering ``n`` matrices x ``draws``.
 
-    With ``split > 1``, one matrix's draws are cut into at least ``split``
-    chunks where there are enough random blocks to do so.
+    ``bd`` is the number of draws of a random block. With ``split > 1``, one matrix's
+    draws are cut into at least ``split`` chunks where there are enough random blocks.
     """
     if split <= 1 and draws <= chunk_draws:
         per = max(1, chunk_draws // draws)
         return [(i, min(n, i + per), 0, draws) for i in range(0, n, per)]
-    bd = block_draws(m)
     max_blocks = max(1, chunk_draws // bd)
     if split > 1:
         max_blocks = min(max_blocks, math.ceil(math.ceil(draws / bd) / split))
-    pieces = draw_chunks(draws, m, max_blocks)
+    # whole blocks, two draws or more a chunk (as sampling.draw_chunks, for any block size)
+    step = max(2, max_blocks * bd)
+    edges = [*range(0, draws, step), draws]
+    if len(edges) > 2 and edges[-1] - edges[-2] == 1:
+        del edges[-2]
+    pieces = list(zip(edges[:-1], edges[1:], strict=True))
     return [(i, i + 1, d0, d1) for i in range(n) for d0, d1 in pieces]
+
+
+class Sampler(Protocol):
+    """Another way to draw the metrics than the whole table (:mod:`.routes`' reduced route).
+
+    ``block`` draws share a random stream (keyed as the engine's), ``chunk_draws``
+    matrix-draws make a chunk, and ``sample(md, b0, b1, d0, d1, gens, reused)`` writes
+    the draws ``d0:d1`` of matrices ``b0:b1`` (flat indices) into ``md[name]``, arrays
+    ``(n, *extra, draws)`` (the draws axis last) from row 0, given the chunk's streams
+    ``gens`` (in :func:`f1posterior._core.streams._block_keys` order) or None.
+    """
+
+    block: int
+    chunk_draws: int
+
+    def sample(
+        self,
+        md: dict[str, np.ndarray],
+        b0: int,
+        b1: int,
+        d0: int,
+        d1: int,
+        gens: list[np.random.Generator] | None,
+        reused: Callable[[str, int, Any], np.ndarray],
+    ) -> None: ...
 
 
 def _prime_allocator(nbytes: int) -> None:
@@ -212,6 +241,7 @@ def run(
     progress: Progress | None = None,
     prevalence: PrevalenceDraws | None = None,
     chance: bool = False,
+    sampler: Sampler | None = None,
 ) -> tuple[dict[str, list[MetricSummary]], dict[str, list[np.ndarray]]]:
     """Summaries (and optionally draws) of every metric for a flat batch ``conc``.
 
@@ -242,6 +272,10 @@ def run(
     chance : bool, default False
         Also the metrics of each draw's chance table
         (:mod:`f1posterior.posterior.chance`): ``chance`` and ``p_above_chance``.
+    sampler : Sampler, optional
+        Draw the metrics another way than from the whole table (the reduced route
+        of :mod:`f1posterior.posterior.routes`); the groups, streams, threads and
+        summaries are the engine's. Not with ``prevalence`` or ``chance``.
 
     Returns
     -------
@@ -263,9 +297,12 @@ def run(
     # chunk and group: fresh large arrays would cost page faults each time (the
     # allocator hands freed memory back to the system).
     local = threading.local()
-    _prime_allocator(
-        min(p.chunk_draws * _work_bytes_per_draw(m, dtype.itemsize, sum(widths)), _CHUNK_BYTES)
-    )
+    bd = block_draws(m) if sampler is None else sampler.block
+    chunk_draws = p.chunk_draws if sampler is None else sampler.chunk_draws
+    if sampler is None:
+        _prime_allocator(
+            min(chunk_draws * _work_bytes_per_draw(m, dtype.itemsize, sum(widths)), _CHUNK_BYTES)
+        )
 
     def reused(key: str, size: int, dt: Any) -> np.ndarray:
         arr = getattr(local, key, None)
@@ -274,10 +311,10 @@ def run(
             setattr(local, key, arr)
         return arr
 
-    gamma_size = min(p.chunk_draws, max(draws, 2) * n_mat) * (m + 1) * m
+    gamma_size = min(chunk_draws, max(draws, 2) * n_mat) * (m + 1) * m
     group_size = min(p.group, n_mat) * draws
 
-    n_blocks = math.ceil(draws / block_draws(m))
+    n_blocks = math.ceil(draws / bd)
 
     def group_streams(g0: int, g1: int) -> list[np.random.Generator] | None:
         """The random streams of a group's matrices and blocks, made in one bulk call.
@@ -296,12 +333,16 @@ def run(
         gens: list[np.random.Generator] | None,
     ) -> None:
         i0, i1, d0, d1 = c
-        size = (i1 - i0) * (d1 - d0) * (m + 1) * m
-        work = reused("gamma", max(size, gamma_size), dtype)
         mine = None
         if gens is not None:
-            k0, k1 = d0 // block_draws(m), math.ceil(d1 / block_draws(m))
+            k0, k1 = d0 // bd, math.ceil(d1 / bd)
             mine = [gens[i * n_blocks + k] for i in range(i0, i1) for k in range(k0, k1)]
+        if sampler is not None:
+            rows = {name: x[i0:i1] for name, x in md.items()}
+            sampler.sample(rows, g0 + i0, g0 + i1, d0, d1, mine, reused)
+            return
+        size = (i1 - i0) * (d1 - d0) * (m + 1) * m
+        work = reused("gamma", max(size, gamma_size), dtype)
         buf = _gamma_chunk(
             conc, small_any, g0 + i0, g0 + i1, d0, d1, root, index_offset, dtype, work, mine
         )
@@ -325,12 +366,16 @@ def run(
                 for name, fn in metrics:
                     md[_CH + name][i0:i1, d0:d1] = values(fn, table, name)
 
+    def layout(n: int, key: str) -> tuple[int, ...]:
+        ex = extra[key.removeprefix(_CH)]
+        return (n, draws, *ex) if sampler is None else (n, *ex, draws)
+
     def new_draws(n: int) -> dict[str, np.ndarray]:
         if keep_draws:  # handed back to the caller: fresh arrays
-            return {k: np.empty((n, draws, *extra[k.removeprefix(_CH)])) for k in keys}
+            return {k: np.empty(layout(n, k)) for k in keys}
         out = {}
         for name in keys:
-            shape = (n, draws, *extra[name.removeprefix(_CH)])
+            shape = layout(n, name)
             size = math.prod(shape)
             out[name] = reused("md_" + name, max(size, size // n * p.group), np.float64)
             out[name] = out[name][:size].reshape(shape)
@@ -339,7 +384,7 @@ def run(
     def finish(md: dict[str, np.ndarray], g0: int, g1: int) -> tuple[list, list]:
         summaries, kept = [], []
         for name, _ in metrics:
-            x = np.moveaxis(md[name], 1, -1)
+            x = md[name] if sampler is not None else np.moveaxis(md[name], 1, -1)
             if not np.isfinite(x).all():
                 raise ValueError(f"metric {name!r} returned non-finite values on posterior draws")
             x = np.ascontiguousarray(x)
@@ -356,14 +401,15 @@ def run(
         g0, g1 = g
         md = new_draws(g1 - g0)
         gens = group_streams(g0, g1)
-        for c in _chunks(g1 - g0, draws, m, p.chunk_draws, 1):
+        for c in _chunks(g1 - g0, draws, bd, chunk_draws, 1):
             sample_into(md, g0, c, gens)
         return finish(md, g0, g1)
 
     parts, kept, collect = collector([name for name, _ in metrics], keep_draws, n_mat, progress)
 
     if (
-        workers > 1
+        sampler is None
+        and workers > 1
         and not keep_draws
         and not p.parallel_draws
         and len(groups) > 1
@@ -387,7 +433,7 @@ def run(
     def split_group(g: tuple[int, int], pool: Executor) -> tuple[list, list]:
         g0, g1 = g
         md = new_draws(g1 - g0)
-        pieces = _chunks(g1 - g0, draws, m, p.chunk_draws, workers)
+        pieces = _chunks(g1 - g0, draws, bd, chunk_draws, workers)
         gens = group_streams(g0, g1)
         list(pool.map(lambda c: sample_into(md, g0, c, gens), pieces))
         return finish(md, g0, g1)
