@@ -207,7 +207,7 @@ def _run_multilabel(args: argparse.Namespace) -> int:
         f_beta=args.f_beta,
         draws=args.draws,
         ref=args.ref,
-        hdi_prob=args.hdi_prob,
+        ci_prob=args.ci_prob,
         rng=args.seed,
         labels=data.labels,
         keep_draws=wants_draws(args),
@@ -270,7 +270,7 @@ def _run_documents(args: argparse.Namespace) -> int:
             zero_division=args.zero_division or 0,
             draws=args.draws,
             ref=args.ref,
-            hdi_prob=args.hdi_prob,
+            ci_prob=args.ci_prob,
             rng=args.seed,
             keep_draws=wants_draws(args),
         )
@@ -375,7 +375,7 @@ def run(args: argparse.Namespace) -> int:
     ref = args.ref if args.ref is not None or not example else 0.8
     metrics = args.metric or ["micro_f1", "macro_f1"]
     _check_single_label(metrics)
-    common = dict(metrics=metrics, draws=args.draws, ref=ref, hdi_prob=args.hdi_prob)
+    common = dict(metrics=metrics, draws=args.draws, ref=ref, ci_prob=args.ci_prob)
     result = evaluate(
         data.counts,
         rng=args.seed,
@@ -398,7 +398,7 @@ def run(args: argparse.Namespace) -> int:
                 metric=m,
                 priors=order,
                 draws=args.draws,
-                hdi_prob=args.hdi_prob,
+                ci_prob=args.ci_prob,
                 rng=args.seed,
             )
             for m in metrics
@@ -418,7 +418,7 @@ def run(args: argparse.Namespace) -> int:
     for v in sens.values():
         print()
         print(v)
-    if example and args.hdi_prob == 0.95 and ref == 0.8 and not deploy:
+    if example and args.ci_prob == 0.95 and ref == 0.8 and not deploy:
         print()
         if args.prior in ("paper", "uniform"):
             print(paper_comparison(result))

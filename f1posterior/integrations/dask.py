@@ -103,7 +103,7 @@ def evaluate(
     alpha: PriorArg = "adaptive",
     beta: PriorArg = "adaptive",
     ref: float | None = None,
-    hdi_prob: float = 0.95,
+    ci_prob: float = 0.95,
     rng: Any = None,
     dtype: DTypeLike = np.float64,
     labels: Sequence[Any] | None = None,
@@ -119,7 +119,7 @@ def evaluate(
     counts : dask.array.Array, shape (B, M, M)
         Confusion matrices, chunked along ``B`` (the class axes are made
         single chunks).
-    metrics, draws, alpha, beta, ref, hdi_prob, dtype, labels, max_memory
+    metrics, draws, alpha, beta, ref, ci_prob, dtype, labels, max_memory
         As in :func:`f1posterior.evaluate`. ``alpha`` and ``beta`` must be the
         same for every matrix (presets, scalars, ``(M, M)`` and ``(M,)``
         arrays).
@@ -178,7 +178,7 @@ def evaluate(
         alpha=alpha,
         beta=beta,
         ref=ref,
-        hdi_prob=hdi_prob,
+        ci_prob=ci_prob,
         rng=root,
         dtype=dtype,
         labels=labels,
@@ -214,7 +214,7 @@ def evaluate(
             fields[f] = v.reshape((b, *extra, 2) if w == 2 else (b, *extra))
         summaries[name] = MetricSummary(
             **fields,
-            hdi_prob=t.hdi_prob,
+            ci_prob=t.ci_prob,
             ref=t.ref,
             draws=t.draws if t.exact else n_draws,
             exact=t.exact,
@@ -223,7 +223,7 @@ def evaluate(
         summaries=summaries,
         prior=template.prior,
         draws=n_draws,
-        hdi_prob=template.hdi_prob,
+        ci_prob=template.ci_prob,
         ref=template.ref,
         seed=template.seed,
         batch_shape=(b,),
@@ -242,9 +242,9 @@ def _count_matrices(path: str) -> int:
         import pyarrow.parquet as pq
 
         return int(pq.ParquetFile(path).metadata.num_rows)
-    from ..io.streaming import _lines
+    from ..io.streaming import open_lines
 
-    _, fh, _owned = _lines(path)
+    _, fh, _owned = open_lines(path)
     with fh:
         try:
             return sum(1 for line in fh if line.strip())
@@ -261,7 +261,7 @@ def _parquet_chunks(
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
-    from ..io.readers import _check_cells
+    from ..io.readers import check_cells
     from ..io.streaming import BatchChunk
 
     pf = pq.ParquetFile(path)
@@ -303,7 +303,7 @@ def _parquet_chunks(
             def locate(idx: tuple[int, ...], s: int = start) -> str:
                 return f"row {s + idx[0]}, cell {list(idx[1:])}"
 
-            counts = _check_cells(values.reshape(b, m, m), path, locate)
+            counts = check_cells(values.reshape(b, m, m), path, locate)
             if "name" in cols:
                 names = [str(x) for x in batch.column("name").to_pylist()]
             else:
@@ -426,7 +426,7 @@ def evaluate_files(
     alpha: PriorArg = "adaptive",
     beta: PriorArg = "adaptive",
     ref: float | None = None,
-    hdi_prob: float = 0.95,
+    ci_prob: float = 0.95,
     rng: Any = None,
     dtype: DTypeLike = np.float64,
     labels: Sequence[Any] | None = None,
@@ -448,7 +448,7 @@ def evaluate_files(
         Existing folder; file ``x.jsonl`` gives ``out_dir/x.csv`` (or
         ``x.parquet``). Each file is written to a temporary name and renamed
         when complete.
-    metrics, draws, alpha, beta, ref, hdi_prob, dtype, max_memory
+    metrics, draws, alpha, beta, ref, ci_prob, dtype, max_memory
         As in :func:`f1posterior.evaluate` (priors the same for every matrix).
     rng : None, int, SeedSequence or Generator
         Resolved once to a root seed. Matrix ``j`` of file ``i`` uses the
@@ -512,7 +512,7 @@ def evaluate_files(
         alpha=alpha,
         beta=beta,
         ref=ref,
-        hdi_prob=hdi_prob,
+        ci_prob=ci_prob,
         rng=root,
         dtype=dtype,
         workers=workers,

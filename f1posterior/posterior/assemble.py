@@ -102,7 +102,7 @@ def exact_summaries(
     conc = alpha + counts
     return {
         n: exact.posterior_from_concentration(conc, n).summary(
-            score=scores[n].reshape(batch + scores[n].shape[1:]), hdi_prob=prob, ref=ref
+            score=scores[n].reshape(batch + scores[n].shape[1:]), ci_prob=prob, ref=ref
         )
         for n in names
     }
@@ -124,5 +124,5 @@ def join_parts(parts: list[MetricSummary], batch: tuple[int, ...]) -> MetricSumm
     for key in ("hdi", "eti"):
         fields[key] = np.asarray(fields[key])
     return MetricSummary(
-        **fields, hdi_prob=first.hdi_prob, ref=first.ref, draws=first.draws, exact=False
+        **fields, ci_prob=first.ci_prob, ref=first.ref, draws=first.draws, exact=False
     )

@@ -36,8 +36,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from .._core.sampling import LOG_SPACE_BELOW, _cells_inplace, _gamma_chunk, block_draws
-from .._core.streams import _block_keys, _streams
+from .._core.sampling import LOG_SPACE_BELOW, block_draws, cells_inplace, gamma_chunk
+from .._core.streams import block_keys, block_streams
 from .._core.validation import DEFAULT_MAX_MEMORY
 from ..metrics.multiclass import shared_class_sums
 from .chance import chance_floor_inplace, chance_table, with_chance
@@ -190,7 +190,7 @@ class Sampler(Protocol):
     matrix-draws make a chunk, and ``sample(md, b0, b1, d0, d1, gens, reused)`` writes
     the draws ``d0:d1`` of matrices ``b0:b1`` (flat indices) into ``md[name]``, arrays
     ``(n, *extra, draws)`` (the draws axis last) from row 0, given the chunk's streams
-    ``gens`` (in :func:`f1posterior._core.streams._block_keys` order) or None.
+    ``gens`` (in :func:`f1posterior._core.streams.block_keys` order) or None.
     """
 
     block: int
@@ -232,7 +232,7 @@ def run(
     draws: int,
     root: np.random.SeedSequence,
     dtype: np.dtype,
-    hdi_prob: float,
+    ci_prob: float,
     ref: float | None,
     keep_draws: bool,
     workers: int,
@@ -255,7 +255,7 @@ def run(
         Observed scores; their trailing shape gives each metric's width.
     values : callable
         ``values(fn, table, name)`` -> float64 metric values, with shape checks.
-    draws, root, dtype, hdi_prob, ref, keep_draws
+    draws, root, dtype, ci_prob, ref, keep_draws
         As in :func:`f1posterior.evaluate`.
     workers : int
         Threads.
@@ -324,7 +324,7 @@ def run(
         """
         if (g1 - g0) * n_blocks > _BULK_STREAMS:
             return None
-        return _streams(root, *_block_keys(index_offset + g0, index_offset + g1, 0, n_blocks))
+        return block_streams(root, *block_keys(index_offset + g0, index_offset + g1, 0, n_blocks))
 
     def sample_into(
         md: dict[str, np.ndarray],
@@ -343,16 +343,16 @@ def run(
             return
         size = (i1 - i0) * (d1 - d0) * (m + 1) * m
         work = reused("gamma", max(size, gamma_size), dtype)
-        buf = _gamma_chunk(
+        buf = gamma_chunk(
             conc, small_any, g0 + i0, g0 + i1, d0, d1, root, index_offset, dtype, work, mine
         )
-        cells = _cells_inplace(buf, reused("cells", (2 * m + 1) * size // ((m + 1) * m), dtype))
+        cells = cells_inplace(buf, reused("cells", (2 * m + 1) * size // ((m + 1) * m), dtype))
         if prevalence is not None:
             b0, b1 = g0 + i0, g0 + i1
             gammas = None
             if prevalence.conc is not None:
                 assert prevalence.small is not None and prevalence.root is not None
-                gammas = _gamma_chunk(
+                gammas = gamma_chunk(
                     prevalence.conc, prevalence.small, b0, b1, d0, d1, prevalence.root,
                     index_offset, dtype,
                 )  # fmt: skip
@@ -389,7 +389,7 @@ def run(
                 raise ValueError(f"metric {name!r} returned non-finite values on posterior draws")
             x = np.ascontiguousarray(x)
             work = reused("summary", max(x.size, group_size * max(widths)), np.float64)
-            s = summarize_rows(x, score=scores[name][g0:g1], hdi_prob=hdi_prob, ref=ref, work=work)
+            s = summarize_rows(x, score=scores[name][g0:g1], ci_prob=ci_prob, ref=ref, work=work)
             if chance:
                 xc = np.moveaxis(md[_CH + name], 1, -1)
                 s = with_chance(s, x, xc, name)

@@ -63,7 +63,7 @@ class Evaluation(Mapping[str, MetricSummary]):
         Statement of the prior used.
     draws : int
         Posterior draws per matrix.
-    hdi_prob : float
+    ci_prob : float
         Probability of the HDI and equal-tailed intervals.
     ref : float or None
         Reference value of ``p_below``/``p_above``.
@@ -91,7 +91,7 @@ class Evaluation(Mapping[str, MetricSummary]):
     summaries: dict[str, MetricSummary]
     prior: str
     draws: int
-    hdi_prob: float
+    ci_prob: float
     ref: float | None
     seed: Any = None
     batch_shape: tuple[int, ...] = ()
@@ -147,7 +147,7 @@ class Evaluation(Mapping[str, MetricSummary]):
             "metrics": {k: v.to_dict() for k, v in self.summaries.items()},
             "draws": self.draws,
             "prior": self.prior,
-            "hdi_prob": self.hdi_prob,
+            "ci_prob": self.ci_prob,
             "ref": self.ref,
             "seed": self.seed.to_json() if isinstance(self.seed, RunSeed) else self.seed,
             "batch_shape": list(self.batch_shape),
@@ -208,7 +208,7 @@ def evaluate(
     alpha: PriorArg = "adaptive",
     beta: PriorArg = "adaptive",
     ref: float | None = None,
-    hdi_prob: float = 0.95,
+    ci_prob: float = 0.95,
     rng: Any = None,
     dtype: DTypeLike = np.float64,
     labels: Sequence[Any] | None = None,
@@ -244,7 +244,7 @@ def evaluate(
         Dirichlet priors, as in :func:`f1posterior.sample_posterior`.
     ref : float, optional
         Reference value; adds ``p_below`` and ``p_above`` to every summary.
-    hdi_prob : float, default 0.95
+    ci_prob : float, default 0.95
         Probability of the HDI and the equal-tailed interval.
     rng : None, int, SeedSequence or Generator
         Source of randomness. For the same seed, the draws equal those of
@@ -334,7 +334,7 @@ def evaluate(
     labels = check_class_names(labels, c.shape[-1])
     keep_draws = check_flag(keep_draws, "keep_draws")
     matrix_names = check_batch_names(names, c.shape[:-2])
-    prob = check_prob(hdi_prob, "hdi_prob")
+    prob = check_prob(ci_prob, "ci_prob")
     r = check_ref(ref)
     root = check_rng(rng)
     n_workers = check_workers(workers)
@@ -380,7 +380,7 @@ def evaluate(
             draws=n_draws,
             root=root,
             dtype=dt,
-            hdi_prob=prob,
+            ci_prob=prob,
             ref=r,
             keep_draws=keep_draws,
             workers=n_workers,
@@ -397,7 +397,7 @@ def evaluate(
             draws=n_draws,
             root=root,
             dtype=dt,
-            hdi_prob=prob,
+            ci_prob=prob,
             ref=r,
             keep_draws=keep_draws,
             workers=n_workers,
@@ -416,7 +416,7 @@ def evaluate(
         summaries=summaries,
         prior=describe_prior(alpha, beta),
         draws=n_draws,
-        hdi_prob=prob,
+        ci_prob=prob,
         ref=r,
         seed=run_seed(root),
         batch_shape=tuple(batch),

@@ -182,8 +182,8 @@ def to_dataframe(
         return _wide(res, nm, pd)
     bcols = _batch_columns(batch) if batch else []
     has_class = any(np.ndim(s.score) > len(batch) for s in res.values())
-    lo_h, hi_h = hdi_column("hdi", res.hdi_prob, "low"), hdi_column("hdi", res.hdi_prob, "high")
-    lo_e, hi_e = hdi_column("eti", res.hdi_prob, "low"), hdi_column("eti", res.hdi_prob, "high")
+    lo_h, hi_h = hdi_column("hdi", res.ci_prob, "low"), hdi_column("hdi", res.ci_prob, "high")
+    lo_e, hi_e = hdi_column("eti", res.ci_prob, "low"), hdi_column("eti", res.ci_prob, "high")
     frames = []
     for metric, s in res.items():
         shape = np.shape(s.score)
@@ -243,7 +243,7 @@ def to_inference_data(result: Evaluation, *, names: Sequence[Any] | None = None)
         (chain of length 1), then ``matrix`` (or ``matrix_0``, ... for more
         batch axes) and ``class`` for per-class metrics (coordinates: the
         labels when known); ``constant_data``: the observed scores under the
-        same names. Attributes: ``prior``, ``seed``, ``hdi_prob``, ``ref``.
+        same names. Attributes: ``prior``, ``seed``, ``ci_prob``, ``ref``.
 
     Examples
     --------
@@ -293,7 +293,7 @@ def to_inference_data(result: Evaluation, *, names: Sequence[Any] | None = None)
     attrs = {
         "prior": res.prior,
         "seed": str(res.seed),
-        "hdi_prob": res.hdi_prob,
+        "ci_prob": res.ci_prob,
         "ref": "none" if res.ref is None else res.ref,
         "sampler": "f1posterior: independent draws from the exact conjugate posterior",
     }

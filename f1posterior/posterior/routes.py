@@ -39,7 +39,7 @@ distribution is the same (tests/test_exact_routes.py: two-sample KS tests
 against the whole table, with a negative control).
 
 Small concentrations use the whole-table sampler's log-space Gamma
-(:func:`f1posterior._core.sampling._fill_block`): each pair ``(X_j, Y_j)`` is
+(:func:`f1posterior._core.sampling.fill_block`): each pair ``(X_j, Y_j)`` is
 rescaled by its own maximum and ``Z`` by its maximum, so no ratio is 0/0; a
 recall below float range comes out as 0 or a subnormal, not floored.
 """
@@ -53,8 +53,8 @@ from typing import Any
 
 import numpy as np
 
-from .._core.sampling import LOG_SPACE_BELOW, STREAM_BLOCK_VARIATES, _fill_block
-from .._core.streams import _block_keys, _streams
+from .._core.sampling import LOG_SPACE_BELOW, STREAM_BLOCK_VARIATES, fill_block
+from .._core.streams import block_keys, block_streams
 from .batch import run as run_batch
 from .summary import MetricSummary
 
@@ -149,8 +149,8 @@ def _fill(
             s1 = min(d1, s0 + bd)
             gen = next(streams)
             block = out[i, :, s0 - d0 : s1 - d0]
-            _fill_block(gen, pairs_rows, pairs_c, sp, block[: 2 * m].reshape(m, 2, s1 - s0))
-            _fill_block(gen, mu_rows, mu_c, sm, block[2 * m :].reshape(1, m, s1 - s0))
+            fill_block(gen, pairs_rows, pairs_c, sp, block[: 2 * m].reshape(m, 2, s1 - s0))
+            fill_block(gen, mu_rows, mu_c, sm, block[2 * m :].reshape(1, m, s1 - s0))
 
 
 def _metrics_of(g: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -182,7 +182,7 @@ def run(
     draws: int,
     root: np.random.SeedSequence,
     dtype: np.dtype,
-    hdi_prob: float,
+    ci_prob: float,
     ref: float | None,
     keep_draws: bool,
     workers: int,
@@ -205,7 +205,7 @@ def run(
         Metrics, every one in :data:`REDUCED_METRICS` (see :func:`applies`).
     scores : dict of str to ndarray, shape (B,) or (B, M)
         Observed scores.
-    draws, root, dtype, hdi_prob, ref, keep_draws, workers, max_memory, index_offset, progress
+    draws, root, dtype, ci_prob, ref, keep_draws, workers, max_memory, index_offset, progress
         As in :func:`f1posterior.posterior.batch.run`.
 
     Returns
@@ -242,7 +242,7 @@ def run(
         draws=draws,
         root=root,
         dtype=dtype,
-        hdi_prob=hdi_prob,
+        ci_prob=ci_prob,
         ref=ref,
         keep_draws=keep_draws,
         workers=workers,
@@ -284,7 +284,7 @@ class _Reduced:
         n, d, bd, off = b1 - b0, d1 - d0, self.block, self.index_offset
         if gens is None:
             k0, k1 = d0 // bd, math.ceil(d1 / bd)
-            gens = _streams(self.root, *_block_keys(off + b0, off + b1, k0, k1))
+            gens = block_streams(self.root, *block_keys(off + b0, off + b1, k0, k1))
         g = reused("gamma", 3 * m * n * d, self.dtype)[: 3 * m * n * d].reshape(n, 3 * m, d)
         _fill(self.red, self.small_any, b0, b1, d0, d1, bd, gens, g)
         theta = reused("theta", m * n * d, self.dtype)[: m * n * d].reshape(n, m, d)

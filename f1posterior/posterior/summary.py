@@ -198,12 +198,12 @@ class MetricSummary:
         Monte Carlo standard error of ``mean`` (``std / sqrt(draws)``: the
         draws are independent); 0 where the summary is exact.
     hdi : ndarray, shape (..., 2)
-        Highest-density interval of probability ``hdi_prob``.
+        Highest-density interval of probability ``ci_prob``.
     eti : ndarray, shape (..., 2)
-        Equal-tailed interval of probability ``hdi_prob``.
+        Equal-tailed interval of probability ``ci_prob``.
     p_below, p_above : float, ndarray or None
         P(metric < ref) and P(metric > ref); None when no ``ref`` was given.
-    hdi_prob : float
+    ci_prob : float
         Probability of the intervals.
     ref : float or None
         The reference value.
@@ -241,7 +241,7 @@ class MetricSummary:
     eti: np.ndarray
     p_below: Value = None
     p_above: Value = None
-    hdi_prob: float = 0.95
+    ci_prob: float = 0.95
     ref: float | None = None
     draws: int = 0
     exact: bool = field(default=False)
@@ -268,7 +268,7 @@ def summarize_draws(
     x: ArrayLike,
     *,
     score: ArrayLike | None = None,
-    hdi_prob: float = 0.95,
+    ci_prob: float = 0.95,
     ref: float | None = None,
 ) -> MetricSummary:
     """Summarise draws of shape ``(..., draws)`` into a :class:`MetricSummary`.
@@ -280,7 +280,7 @@ def summarize_draws(
     >>> round(s.mean, 6), round(s.p_below, 3)
     (0.8, 0.25)
     """
-    prob = check_prob(hdi_prob, "hdi_prob")
+    prob = check_prob(ci_prob, "ci_prob")
     r = check_ref(ref)
     arr = _draws_last(x, -1)
     n = arr.shape[-1]
@@ -295,7 +295,7 @@ def summarize_draws(
         eti=eti(arr, prob),
         p_below=None if r is None else _scalar(np.count_nonzero(arr < r, axis=-1) / n),
         p_above=None if r is None else _scalar(np.count_nonzero(arr > r, axis=-1) / n),
-        hdi_prob=prob,
+        ci_prob=prob,
         ref=r,
         draws=n,
     )
@@ -305,7 +305,7 @@ def summarize_rows(
     x: np.ndarray,
     *,
     score: Any = None,
-    hdi_prob: float = 0.95,
+    ci_prob: float = 0.95,
     ref: float | None = None,
     work: np.ndarray | None = None,
 ) -> MetricSummary:
@@ -313,7 +313,7 @@ def summarize_rows(
 
     Three single-cut partitions of each row (at the median, then one in each
     half) place the HDI's candidate tails, the median and the equal-tailed
-    interval's order statistics; only the two tails (``1 - hdi_prob`` of the
+    interval's order statistics; only the two tails (``1 - ci_prob`` of the
     draws) are then sorted (short rows and small batches are simply sorted:
     that is faster there; see :func:`f1posterior.posterior.summary._select`). The values equal
     :func:`~f1posterior.summarize_draws`'s bit for bit (the median and the
@@ -331,14 +331,14 @@ def summarize_rows(
     if work is None or work.size < arr.size:
         work = np.empty(arr.size)
     scratch = work[: arr.size].reshape(arr.shape)
-    k = min(n, max(1, math.ceil(hdi_prob * n - 1e-9)))
+    k = min(n, max(1, math.ceil(ci_prob * n - 1e-9)))
     nw = n - k + 1
     # numpy.quantile's linear rule in Python floats (the same IEEE operations)
-    virtual = [(n - 1) * ((1 - hdi_prob) / 2), (n - 1) * ((1 + hdi_prob) / 2)]
+    virtual = [(n - 1) * ((1 - ci_prob) / 2), (n - 1) * ((1 + ci_prob) / 2)]
     prev = [math.floor(v) for v in virtual]
     gamma = [v - math.floor(v) for v in virtual]
     if not (2 * nw < n and prev[0] + 1 < nw and prev[1] >= k - 1 and prev[1] + 1 < n):
-        return summarize_draws(arr, score=score, hdi_prob=hdi_prob, ref=ref)
+        return summarize_draws(arr, score=score, ci_prob=ci_prob, ref=ref)
     # mean and standard deviation as numpy's mean and std(ddof=1) compute them, bit for
     # bit (sum / n; sum of squared deviations / (n - 1), square root), the deviations
     # in the scratch array
@@ -378,7 +378,7 @@ def summarize_rows(
         eti=eti,
         p_below=None if ref is None else scalar(np.count_nonzero(arr < ref, axis=-1) / n),
         p_above=None if ref is None else scalar(np.count_nonzero(arr > ref, axis=-1) / n),
-        hdi_prob=hdi_prob,
+        ci_prob=ci_prob,
         ref=ref,
         draws=n,
     )

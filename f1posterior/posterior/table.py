@@ -80,7 +80,7 @@ def format_table(result: Evaluation, names: list[str] | None = None) -> str:
     micro_f1  0.850   0.843   0.035   0.001     11.7% | 88.3%        [0.772, 0.909]
     macro_f1  0.850   0.841   0.036   0.001     12.2% | 87.8%        [0.771, 0.909]
     """
-    pct = round(100 * result.hdi_prob, 4)
+    pct = round(100 * result.ci_prob, 4)
     hdi_head = f"{pct:g}% HDI"
     ref_head = "" if result.ref is None else f"below < {result.ref:g} < above"
     records = list(rows(result, names))
@@ -137,7 +137,7 @@ def format_markdown(result: Evaluation, names: list[str] | None = None) -> str:
     Prior: alpha=adaptive (see f1posterior.prior_preset), beta=aligned (row sums of alpha: ...).
     Exact (closed form, no sampling).
     """
-    pct = round(100 * result.hdi_prob, 4)
+    pct = round(100 * result.ci_prob, 4)
     head = ["metric", "score", "mean", "std", "MC error"]
     if result.ref is not None:
         head += [f"P(< {result.ref:g})", f"P(> {result.ref:g})"]
