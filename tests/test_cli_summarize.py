@@ -98,3 +98,58 @@ def test_missing_file(tmp_path):
     proc = run("summarize", str(tmp_path / "nope.json"))
     assert proc.returncode == 2 and "no such file" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def _matrix_file(tmp_path):
+    f = tmp_path / "m.json"
+    f.write_text(json.dumps({"matrix": [[900, 100], [20, 180]], "labels": ["neg", "pos"]}))
+    return f
+
+
+def test_prevalence_and_chance_in_json(tmp_path, capsys):
+    f = _matrix_file(tmp_path)
+    base = ["summarize", str(f), "--format", "json", "--draws", "2000", "--metric", "precision"]
+    assert main([*base, "--prevalence", "0.9,0.1", "--chance"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    prec = out["metrics"]["precision"]
+    # PPV = pi TPR / (pi TPR + (1 - pi) FPR) at pi = 0.1 on the observed table: 0.5
+    assert prec["score"][1] == pytest.approx(0.1 * 0.9 / (0.1 * 0.9 + 0.9 * 0.1))
+    assert prec["chance_score"] == pytest.approx([0.9, 0.1])  # precision by chance = pi
+    assert prec["p_above_chance"][1] == 1.0
+    assert out["prevalence"] == {"kind": "fixed", "values": [0.9, 0.1]} and out["chance"]
+    assert main([*base, "--prevalence", "dirichlet:90,10"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["prevalence"] == {"kind": "dirichlet", "values": [90.0, 10.0]}
+    assert "chance" not in out["metrics"]["precision"]
+
+
+def test_chance_columns_in_csv(tmp_path):
+    f = _matrix_file(tmp_path)
+    proc = run("summarize", str(f), "--format", "csv", "--draws", "1000", "--metric", "accuracy",
+               "--chance", "--prevalence", "0.5,0.5")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    header, row = proc.stdout.splitlines()[:2]
+    cols = header.split(",")
+    assert cols[-2:] == ["accuracy_chance", "accuracy_p_above_chance"]
+    values = dict(zip(cols, row.split(","), strict=True))
+    # accuracy by chance at pi = (0.5, 0.5): sum_u pi_u k_u = 0.5 whatever the columns
+    assert float(values["accuracy_chance"]) == pytest.approx(0.5, abs=1e-12)
+    assert float(values["accuracy_score"]) == pytest.approx(0.5 * 0.9 + 0.5 * 0.9)
+
+
+@pytest.mark.parametrize(
+    ("args", "match"),
+    [
+        (["--prevalence", "0.5;0.5"], r"--prevalence must be comma-separated numbers .*'0.5;0.5'"),
+        (["--prevalence", "beta:1,2"], r"--prevalence must be .*got 'beta:1,2'"),
+        (["--prevalence", "0.4,0.4"], r"prevalence must sum to 1"),
+        (["--prevalence", "0.2,0.3,0.5"], r"prevalence must have a last axis of length M = 2"),
+        (["--prevalence", "dirichlet:0,5"], r"prevalence\[1\] must hold finite positive"),
+        (["--chance", "--prior-sensitivity"], r"--chance is not available with --prior-sens"),
+    ],
+)
+def test_bad_deployment_options(tmp_path, args, match):
+    proc = run("summarize", str(_matrix_file(tmp_path)), "--draws", "100", *args)
+    assert proc.returncode == 2
+    assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+    assert re.search(match, proc.stderr), proc.stderr

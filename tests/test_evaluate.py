@@ -202,3 +202,38 @@ def test_error_metric_with_wrong_shape():
 
 def bad(t):
     return np.zeros(3)
+
+
+@pytest.mark.parametrize(
+    "make_rng",
+    [
+        lambda: 20150927,
+        lambda: np.random.SeedSequence(7),
+        lambda: np.random.SeedSequence(7).spawn(3)[2],  # a child: it has a spawn key
+        lambda: np.random.default_rng(11),
+    ],
+    ids=["int", "SeedSequence", "child SeedSequence", "Generator"],
+)
+def test_seed_reproduces_the_run(make_rng):
+    # issue 14: result.seed, passed back as rng=, gives the same numbers
+    kw = dict(metrics=("macro_f1", "f1", "recall"), draws=2000)
+    res = evaluate(C, rng=make_rng(), **kw)
+    again = evaluate(C, rng=res.seed, **kw)
+    assert again == res and again.seed == res.seed
+    # and through its JSON form: SeedSequence(**d), or the int
+    j = res.to_dict()["seed"]
+    seq = j if isinstance(j, int) else np.random.SeedSequence(**j)
+    assert evaluate(C, rng=seq, **kw) == res
+    # negative control: the root entropy alone (the old seed) does not reproduce a child
+    if isinstance(j, dict) and j["spawn_key"]:
+        alone = np.random.SeedSequence(j["entropy"])
+        assert evaluate(C, rng=alone, **kw)["macro_f1"].mean != res["macro_f1"].mean
+
+
+def test_seed_prints_and_compares():
+    res = evaluate(C, draws=1000, rng=42)
+    assert res.seed == 42 and res.to_dict()["seed"] == 42 and "seed 42" in str(res)
+    child = evaluate(C, draws=1000, rng=np.random.SeedSequence(42, spawn_key=(1, 2)))
+    assert child.seed != 42 and "seed 42/1/2" in str(child)
+    assert child.to_dict()["seed"] == {"entropy": 42, "spawn_key": [1, 2]}
+    assert hash(res) == hash(evaluate(C, draws=1000, rng=42))

@@ -107,6 +107,22 @@ def register(sub: Any) -> None:
         "preset, with a warning when the prior moves the HDI by more than "
         f"{DEFAULT_THRESHOLD:g} of its width",
     )
+    p.add_argument(
+        "--prevalence",
+        metavar="P1,P2,...|dirichlet:A1,A2,...",
+        default=None,
+        help="evaluate every metric at this deployment class prevalence instead of the test "
+        "set's (cells pi_u theta_uv): a probability vector in class order summing to 1 "
+        "(0.01,0.99), or dirichlet:COUNTS for an uncertain one (dirichlet:10,990, drawn per "
+        "posterior draw); the score is the re-weighted observed table's",
+    )
+    p.add_argument(
+        "--chance",
+        action="store_true",
+        help="add each metric's chance level (a classifier predicting at the same rates, "
+        "independently of the truth) and P(metric > chance): columns {metric}_chance and "
+        "{metric}_p_above_chance in row formats",
+    )
     add_output_arguments(p)
     add_input_arguments(p)
     add_sampling_arguments(p)
@@ -299,8 +315,50 @@ def _check_row_options(args: argparse.Namespace) -> None:
         )
 
 
+def parse_prevalence(text: str | None) -> Any:
+    """``--prevalence``: ``"0.01,0.99"`` -> a list, ``"dirichlet:10,990"`` -> a pair.
+
+    Examples
+    --------
+    >>> parse_prevalence("0.25,0.75"), parse_prevalence("dirichlet:10,990")
+    ([0.25, 0.75], ('dirichlet', [10.0, 990.0]))
+    """
+    if text is None:
+        return None
+    kind, sep, rest = text.partition(":")
+    body = rest if sep else text
+    try:
+        values = [float(v) for v in body.split(",")]
+    except ValueError:
+        values = []
+    if (sep and kind.strip().lower() != "dirichlet") or len(values) < 2:
+        raise ValueError(
+            "--prevalence must be comma-separated numbers in class order (0.01,0.99) or "
+            f"dirichlet:COUNTS (dirichlet:10,990); got {text!r}"
+        )
+    return ("dirichlet", values) if sep else values
+
+
+def _deployment_options(args: argparse.Namespace) -> dict[str, Any]:
+    """``prevalence``/``chance`` keywords of :func:`evaluate`, refused where they do not apply."""
+    given = [f for f, on in (("--prevalence", args.prevalence), ("--chance", args.chance)) if on]
+    if given and (args.multilabel or args.documents is not None or args.prior_sensitivity):
+        other = (
+            "--multilabel" if args.multilabel else
+            "--documents" if args.documents is not None else "--prior-sensitivity"
+        )  # fmt: skip
+        raise ValueError(f"{given[0]} is not available with {other}")
+    out: dict[str, Any] = {}
+    if args.prevalence is not None:
+        out["prevalence"] = parse_prevalence(args.prevalence)
+    if args.chance:
+        out["chance"] = True
+    return out
+
+
 def run(args: argparse.Namespace) -> int:
     _check_row_options(args)
+    deploy = _deployment_options(args)
     if args.documents is not None:
         return _run_documents(args)
     if args.zero_division is not None:
@@ -310,7 +368,8 @@ def run(args: argparse.Namespace) -> int:
     if is_batch_run(args):
         metrics = args.metric or ["micro_f1", "macro_f1"]
         _check_single_label(metrics)
-        return run_stream(args, metrics, args.ref, prior_from_args(args))
+        # evaluate's keywords beside the prior's: the stream passes them on unchanged
+        return run_stream(args, metrics, args.ref, {**prior_from_args(args), **deploy})
     data = load(args)
     example = args.file is None
     ref = args.ref if args.ref is not None or not example else 0.8
@@ -325,6 +384,7 @@ def run(args: argparse.Namespace) -> int:
         progress=terminal_progress(),
         **common,
         **prior_from_args(args),
+        **deploy,
     )
     if write_outputs(args, result, source=data.source, names=data.names):
         return 2
@@ -358,7 +418,7 @@ def run(args: argparse.Namespace) -> int:
     for v in sens.values():
         print()
         print(v)
-    if example and args.ci_prob == 0.95 and ref == 0.8:
+    if example and args.ci_prob == 0.95 and ref == 0.8 and not deploy:
         print()
         if args.prior in ("paper", "uniform"):
             print(paper_comparison(result))

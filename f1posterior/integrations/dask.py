@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import DTypeLike
 
+from .._core.deprecation import renamed_keywords
 from .._core.describe import describe
 from .._core.priors import PriorArg
 from .._core.validation import check_choice, check_draws, check_rng
@@ -47,12 +48,14 @@ FILE_SUFFIXES = (".jsonl", ".ndjson", ".parquet")
 _SCALARS = ("score", "mean", "median", "std", "mc_error")
 _INTERVALS = ("hdi", "eti")
 _REF = ("p_below", "p_above")
+_CHANCE = ("chance", "chance_score", "p_above_chance")
 
 
-def _fields(ref: float | None) -> list[tuple[str, int]]:
+def _fields(ref: float | None, chance: bool = False) -> list[tuple[str, int]]:
     """Packed fields and their number of values per class."""
     out = [(f, 1) for f in _SCALARS] + [(f, 2) for f in _INTERVALS]
-    return out + ([(f, 1) for f in _REF] if ref is not None else [])
+    out += [(f, 1) for f in _REF] if ref is not None else []
+    return out + ([(f, 1) for f in _CHANCE] if chance else [])
 
 
 def _pack(res: Evaluation, widths: dict[str, int]) -> np.ndarray:
@@ -60,7 +63,7 @@ def _pack(res: Evaluation, widths: dict[str, int]) -> np.ndarray:
     cols = []
     for name, k in widths.items():
         s = res[name]
-        for f, w in _fields(res.ref):
+        for f, w in _fields(res.ref, res.chance):
             v = np.asarray(getattr(s, f), dtype=np.float64)
             cols.append(v.reshape(v.shape[0], k * w))
     return np.concatenate(cols, axis=1)
@@ -93,6 +96,7 @@ def _unknown(v: Any) -> bool:
     return isinstance(v, float) and v != v
 
 
+@renamed_keywords(hdi_prob="ci_prob")
 def evaluate(
     counts: Any,
     *,
@@ -107,6 +111,8 @@ def evaluate(
     labels: Sequence[Any] | None = None,
     workers: int | None = 1,
     max_memory: int | None = None,
+    prevalence: Any = None,
+    chance: bool = False,
 ) -> Evaluation:
     """:func:`f1posterior.evaluate` of a ``(B, M, M)`` Dask array, block by block.
 
@@ -119,6 +125,9 @@ def evaluate(
         As in :func:`f1posterior.evaluate`. ``alpha`` and ``beta`` must be the
         same for every matrix (presets, scalars, ``(M, M)`` and ``(M,)``
         arrays).
+    prevalence, chance
+        As in :func:`f1posterior.evaluate`; ``prevalence`` must be the same for
+        every matrix (one vector, or ``("dirichlet", a)`` with one vector ``a``).
     rng : None, int, SeedSequence or Generator
         Resolved once to a root seed; every block derives its matrices'
         streams from it and its global offset.
@@ -157,7 +166,15 @@ def evaluate(
                 f"f1posterior.integrations.dask (at most "
                 f"{limit} dimensions); got shape {arr.shape}"
             )
+    target = prevalence[1] if isinstance(prevalence, tuple) and prevalence else prevalence
+    if target is not None and not isinstance(target, str) and np.ndim(target) > 1:
+        raise ValueError(
+            "prevalence must be the same for every matrix with f1posterior.integrations.dask "
+            f"(one vector); got shape {np.shape(target)}"
+        )
     kw: dict[str, Any] = dict(
+        prevalence=prevalence,
+        chance=chance,
         metrics=metrics,
         draws=draws,
         alpha=alpha,
@@ -174,7 +191,7 @@ def evaluate(
     # gives the metric names, widths, draws and exactness of the summaries.
     template = evaluate_in_memory(np.ones((1, m, m)), **{**kw, "draws": 2})
     widths = {n: int(np.prod(np.shape(s.mean)[1:], dtype=int)) for n, s in template.items()}
-    total = sum(k * w for k in widths.values() for _, w in _fields(template.ref))
+    total = sum(k * w for k in widths.values() for _, w in _fields(template.ref, template.chance))
 
     def block(c: np.ndarray, block_info: Any = None) -> np.ndarray:
         offset = block_info[0]["array-location"][0][0] if block_info else 0
@@ -193,7 +210,7 @@ def evaluate(
         t = template[name]
         extra = np.shape(t.mean)[1:]
         fields: dict[str, Any] = {}
-        for f, w in _fields(template.ref):
+        for f, w in _fields(template.ref, template.chance):
             v = packed[:, col : col + k * w]
             col += k * w
             fields[f] = v.reshape((b, *extra, 2) if w == 2 else (b, *extra))
@@ -213,6 +230,8 @@ def evaluate(
         seed=template.seed,
         batch_shape=(b,),
         labels=template.labels,
+        prevalence=template.prevalence,
+        chance=template.chance,
     )
 
 
@@ -400,6 +419,7 @@ def _check_paths(paths: Any, out_dir: Any, fmt: str) -> tuple[list[str], list[st
     return items, targets
 
 
+@renamed_keywords(hdi_prob="ci_prob")
 def evaluate_files(
     paths: Sequence[str | os.PathLike[str]],
     out_dir: str | os.PathLike[str],

@@ -6,7 +6,8 @@ million matrices is never held in memory.
 
 Columns (wide form, the default): ``name``, then for each metric
 ``{metric}_{stat}`` with ``stat`` in :data:`STATS` (plus ``p_below`` and
-``p_above`` when a reference value is given); a per-class metric gives
+``p_above`` when a reference value is given, ``chance`` and ``p_above_chance``
+with ``evaluate(..., chance=True)``); a per-class metric gives
 ``{metric}_{label}_{stat}``. The long form (``long=True``) has one row per
 matrix, metric and class: ``name, metric, class`` and the stats.
 
@@ -136,7 +137,8 @@ class RowWriter:
     # -- building rows ----------------------------------------------------------------
 
     def _stats(self, ev: Evaluation) -> tuple[str, ...]:
-        return STATS + (("p_below", "p_above") if ev.ref is not None else ())
+        chance = ("chance", "p_above_chance") if getattr(ev, "chance", False) else ()
+        return STATS + (("p_below", "p_above") if ev.ref is not None else ()) + chance
 
     @staticmethod
     def _stat_values(s: Any, stats: tuple[str, ...]) -> list[np.ndarray]:
@@ -150,6 +152,8 @@ class RowWriter:
             "hdi_high": hdi[..., 1],
             "p_below": s.p_below,
             "p_above": s.p_above,
+            "chance": s.chance,
+            "p_above_chance": s.p_above_chance,
         }
         return [np.asarray(pick[k], dtype=float) for k in stats]
 

@@ -32,15 +32,17 @@ import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
-from .._core.sampling import LOG_SPACE_BELOW, block_draws, cells_inplace, draw_chunks, gamma_chunk
+from .._core.sampling import LOG_SPACE_BELOW, block_draws, cells_inplace, gamma_chunk
 from .._core.streams import block_keys, block_streams
 from .._core.validation import DEFAULT_MAX_MEMORY
 from ..metrics.multiclass import shared_class_sums
-from .summary import MetricSummary, _select, _shortest, summarize_draws
+from .chance import chance_floor_inplace, chance_table, with_chance
+from .prevalence import PrevalenceDraws
+from .summary import MetricSummary, summarize_rows
 
 __all__ = ["DEFAULT_MAX_MEMORY", "summarize_rows", "plan", "run", "check_fits"]
 
@@ -62,6 +64,9 @@ _PROCESS_MIN_VARIATES = 1 << 25
 
 MetricFn = Callable[[np.ndarray], Any]
 Progress = Callable[[int, int], None]
+
+#: Key prefix of the chance-level draws of a metric (``chance=True``).
+_CH = "\0chance "
 
 #: The group function that forked workers run (set only while their pool is open).
 _FORKED: Callable[[tuple[int, int]], Any] | None = None
@@ -156,22 +161,51 @@ def check_fits(m: int, draws: int, widths: Sequence[int], itemsize: int, budget:
 
 
 def _chunks(
-    n: int, draws: int, m: int, chunk_draws: int, split: int
+    n: int, draws: int, bd: int, chunk_draws: int, split: int
 ) -> list[tuple[int, int, int, int]]:
     """Cell chunks ``(i0, i1, d0, d1)`` covering ``n`` matrices x ``draws``.
 
-    With ``split > 1``, one matrix's draws are cut into at least ``split``
-    chunks where there are enough random blocks to do so.
+    ``bd`` is the number of draws of a random block. With ``split > 1``, one matrix's
+    draws are cut into at least ``split`` chunks where there are enough random blocks.
     """
     if split <= 1 and draws <= chunk_draws:
         per = max(1, chunk_draws // draws)
         return [(i, min(n, i + per), 0, draws) for i in range(0, n, per)]
-    bd = block_draws(m)
     max_blocks = max(1, chunk_draws // bd)
     if split > 1:
         max_blocks = min(max_blocks, math.ceil(math.ceil(draws / bd) / split))
-    pieces = draw_chunks(draws, m, max_blocks)
+    # whole blocks, two draws or more a chunk (as sampling.draw_chunks, for any block size)
+    step = max(2, max_blocks * bd)
+    edges = [*range(0, draws, step), draws]
+    if len(edges) > 2 and edges[-1] - edges[-2] == 1:
+        del edges[-2]
+    pieces = list(zip(edges[:-1], edges[1:], strict=True))
     return [(i, i + 1, d0, d1) for i in range(n) for d0, d1 in pieces]
+
+
+class Sampler(Protocol):
+    """Another way to draw the metrics than the whole table (:mod:`.routes`' reduced route).
+
+    ``block`` draws share a random stream (keyed as the engine's), ``chunk_draws``
+    matrix-draws make a chunk, and ``sample(md, b0, b1, d0, d1, gens, reused)`` writes
+    the draws ``d0:d1`` of matrices ``b0:b1`` (flat indices) into ``md[name]``, arrays
+    ``(n, *extra, draws)`` (the draws axis last) from row 0, given the chunk's streams
+    ``gens`` (in :func:`f1posterior._core.streams.block_keys` order) or None.
+    """
+
+    block: int
+    chunk_draws: int
+
+    def sample(
+        self,
+        md: dict[str, np.ndarray],
+        b0: int,
+        b1: int,
+        d0: int,
+        d1: int,
+        gens: list[np.random.Generator] | None,
+        reused: Callable[[str, int, Any], np.ndarray],
+    ) -> None: ...
 
 
 def _prime_allocator(nbytes: int) -> None:
@@ -187,89 +221,6 @@ def _prime_allocator(nbytes: int) -> None:
     """
     block = np.empty(nbytes, dtype=np.uint8)
     del block
-
-
-def summarize_rows(
-    x: np.ndarray,
-    *,
-    score: Any = None,
-    ci_prob: float = 0.95,
-    ref: float | None = None,
-    work: np.ndarray | None = None,
-) -> MetricSummary:
-    """:func:`f1posterior.summarize_draws` of finite draws ``(..., draws)``, selected in place.
-
-    Three single-cut partitions of each row (at the median, then one in each
-    half) place the HDI's candidate tails, the median and the equal-tailed
-    interval's order statistics; only the two tails (``1 - ci_prob`` of the
-    draws) are then sorted (short rows and small batches are simply sorted:
-    that is faster there; see :func:`f1posterior.posterior.summary._select`). The values equal
-    :func:`~f1posterior.summarize_draws`'s bit for bit (the median and the
-    interval are functions of order statistics, and the interpolation repeats
-    :func:`numpy.quantile`'s ``linear`` rule). Falls back to
-    :func:`~f1posterior.summarize_draws` when the draws are too few for the
-    tails to be disjoint.
-
-    ``work``, a flat float64 array with room for ``x.size`` values, holds the
-    temporaries (deviations from the mean, then the sorted or partitioned
-    copy) instead of fresh arrays; ``x`` itself is never modified.
-    """
-    arr = np.asarray(x, dtype=np.float64)
-    n = arr.shape[-1]
-    if work is None or work.size < arr.size:
-        work = np.empty(arr.size)
-    scratch = work[: arr.size].reshape(arr.shape)
-    k = min(n, max(1, math.ceil(ci_prob * n - 1e-9)))
-    nw = n - k + 1
-    # numpy.quantile's linear rule in Python floats (the same IEEE operations)
-    virtual = [(n - 1) * ((1 - ci_prob) / 2), (n - 1) * ((1 + ci_prob) / 2)]
-    prev = [math.floor(v) for v in virtual]
-    gamma = [v - math.floor(v) for v in virtual]
-    if not (2 * nw < n and prev[0] + 1 < nw and prev[1] >= k - 1 and prev[1] + 1 < n):
-        return summarize_draws(arr, score=score, ci_prob=ci_prob, ref=ref)
-    # mean and standard deviation as numpy's mean and std(ddof=1) compute them, bit for
-    # bit (sum / n; sum of squared deviations / (n - 1), square root), the deviations
-    # in the scratch array
-    mean = np.add.reduce(arr, axis=-1, keepdims=True) / n  # what ndarray.mean computes
-    if n > 1:
-        dev = np.subtract(arr, mean, out=scratch)
-        np.multiply(dev, dev, out=dev)
-        std = np.sqrt(np.add.reduce(dev, axis=-1) / (n - 1))
-    else:
-        std = np.zeros(arr.shape[:-1])
-    np.copyto(scratch, arr)  # sorted or partitioned in place
-    lows, highs, med = _select(scratch, nw, k, median=True)
-    hdi = _shortest(lows, highs)
-    assert med is not None
-    median = med[0] / 1.0 if n % 2 else (med[0] + med[1]) / 2.0
-    eti = np.empty((*arr.shape[:-1], 2))
-    for j, (a, b, t) in enumerate(
-        (
-            (lows[..., prev[0]], lows[..., prev[0] + 1], gamma[0]),
-            (highs[..., prev[1] - k + 1], highs[..., prev[1] - k + 2], gamma[1]),
-        )
-    ):
-        diff = b - a
-        eti[..., j] = b - diff * (1 - t) if t >= 0.5 else a + diff * t
-
-    def scalar(v: Any) -> Any:
-        a = np.asarray(v)
-        return float(a) if a.ndim == 0 else a
-
-    return MetricSummary(
-        score=scalar(np.nan if score is None else score),
-        mean=scalar(mean[..., 0]),
-        median=scalar(median),
-        std=scalar(std),
-        mc_error=scalar(std / math.sqrt(n)),
-        hdi=hdi,
-        eti=eti,
-        p_below=None if ref is None else scalar(np.count_nonzero(arr < ref, axis=-1) / n),
-        p_above=None if ref is None else scalar(np.count_nonzero(arr > ref, axis=-1) / n),
-        ci_prob=ci_prob,
-        ref=ref,
-        draws=n,
-    )
 
 
 def run(
@@ -288,6 +239,9 @@ def run(
     max_memory: int,
     index_offset: int = 0,
     progress: Progress | None = None,
+    prevalence: PrevalenceDraws | None = None,
+    chance: bool = False,
+    sampler: Sampler | None = None,
 ) -> tuple[dict[str, list[MetricSummary]], dict[str, list[np.ndarray]]]:
     """Summaries (and optionally draws) of every metric for a flat batch ``conc``.
 
@@ -311,6 +265,17 @@ def run(
         Flat index of ``conc[0]`` in the whole batch (its random-stream key).
     progress : callable, optional
         Called as ``progress(matrices_done, B)`` from the calling thread.
+    prevalence : PrevalenceDraws, optional
+        A target prevalence (:mod:`f1posterior.posterior.prevalence`): every cell
+        chunk is re-weighted to it before the metrics (its Dirichlet's Gamma
+        variates come from their own streams, keyed as the cells').
+    chance : bool, default False
+        Also the metrics of each draw's chance table
+        (:mod:`f1posterior.posterior.chance`): ``chance`` and ``p_above_chance``.
+    sampler : Sampler, optional
+        Draw the metrics another way than from the whole table (the reduced route
+        of :mod:`f1posterior.posterior.routes`); the groups, streams, threads and
+        summaries are the engine's. Not with ``prevalence`` or ``chance``.
 
     Returns
     -------
@@ -323,7 +288,8 @@ def run(
     n_mat, _, m = conc.shape
     extra = {name: scores[name].shape[1:] for name, _ in metrics}
     widths = [int(np.prod(extra[name])) for name, _ in metrics]
-    p = plan(n_mat, m, draws, widths, dtype.itemsize, workers, max_memory)
+    p = plan(n_mat, m, draws, widths * (1 + chance), dtype.itemsize, workers, max_memory)
+    keys = [name for name, _ in metrics] + [_CH + n for n, _ in metrics if chance]
     small_any = np.asarray((conc < LOG_SPACE_BELOW).any(axis=(-2, -1)))
     groups = [(g0, min(n_mat, g0 + p.group)) for g0 in range(0, n_mat, p.group)]
 
@@ -331,9 +297,12 @@ def run(
     # chunk and group: fresh large arrays would cost page faults each time (the
     # allocator hands freed memory back to the system).
     local = threading.local()
-    _prime_allocator(
-        min(p.chunk_draws * _work_bytes_per_draw(m, dtype.itemsize, sum(widths)), _CHUNK_BYTES)
-    )
+    bd = block_draws(m) if sampler is None else sampler.block
+    chunk_draws = p.chunk_draws if sampler is None else sampler.chunk_draws
+    if sampler is None:
+        _prime_allocator(
+            min(chunk_draws * _work_bytes_per_draw(m, dtype.itemsize, sum(widths)), _CHUNK_BYTES)
+        )
 
     def reused(key: str, size: int, dt: Any) -> np.ndarray:
         arr = getattr(local, key, None)
@@ -342,10 +311,10 @@ def run(
             setattr(local, key, arr)
         return arr
 
-    gamma_size = min(p.chunk_draws, max(draws, 2) * n_mat) * (m + 1) * m
+    gamma_size = min(chunk_draws, max(draws, 2) * n_mat) * (m + 1) * m
     group_size = min(p.group, n_mat) * draws
 
-    n_blocks = math.ceil(draws / block_draws(m))
+    n_blocks = math.ceil(draws / bd)
 
     def group_streams(g0: int, g1: int) -> list[np.random.Generator] | None:
         """The random streams of a group's matrices and blocks, made in one bulk call.
@@ -364,26 +333,49 @@ def run(
         gens: list[np.random.Generator] | None,
     ) -> None:
         i0, i1, d0, d1 = c
-        size = (i1 - i0) * (d1 - d0) * (m + 1) * m
-        work = reused("gamma", max(size, gamma_size), dtype)
         mine = None
         if gens is not None:
-            k0, k1 = d0 // block_draws(m), math.ceil(d1 / block_draws(m))
+            k0, k1 = d0 // bd, math.ceil(d1 / bd)
             mine = [gens[i * n_blocks + k] for i in range(i0, i1) for k in range(k0, k1)]
+        if sampler is not None:
+            rows = {name: x[i0:i1] for name, x in md.items()}
+            sampler.sample(rows, g0 + i0, g0 + i1, d0, d1, mine, reused)
+            return
+        size = (i1 - i0) * (d1 - d0) * (m + 1) * m
+        work = reused("gamma", max(size, gamma_size), dtype)
         buf = gamma_chunk(
             conc, small_any, g0 + i0, g0 + i1, d0, d1, root, index_offset, dtype, work, mine
         )
         cells = cells_inplace(buf, reused("cells", (2 * m + 1) * size // ((m + 1) * m), dtype))
+        if prevalence is not None:
+            b0, b1 = g0 + i0, g0 + i1
+            gammas = None
+            if prevalence.conc is not None:
+                assert prevalence.small is not None and prevalence.root is not None
+                gammas = gamma_chunk(
+                    prevalence.conc, prevalence.small, b0, b1, d0, d1, prevalence.root,
+                    index_offset, dtype,
+                )  # fmt: skip
+            prevalence.apply(cells, b0, b1, gammas)
         with shared_class_sums(cells):  # the metrics share one diagonal, row and column sums
             for name, fn in metrics:
                 md[name][i0:i1, d0:d1] = values(fn, cells, name)
+        if chance:
+            table = chance_floor_inplace(chance_table(cells))
+            with shared_class_sums(table):
+                for name, fn in metrics:
+                    md[_CH + name][i0:i1, d0:d1] = values(fn, table, name)
+
+    def layout(n: int, key: str) -> tuple[int, ...]:
+        ex = extra[key.removeprefix(_CH)]
+        return (n, draws, *ex) if sampler is None else (n, *ex, draws)
 
     def new_draws(n: int) -> dict[str, np.ndarray]:
         if keep_draws:  # handed back to the caller: fresh arrays
-            return {name: np.empty((n, draws, *extra[name])) for name, _ in metrics}
+            return {k: np.empty(layout(n, k)) for k in keys}
         out = {}
-        for name, _ in metrics:
-            shape = (n, draws, *extra[name])
+        for name in keys:
+            shape = layout(n, name)
             size = math.prod(shape)
             out[name] = reused("md_" + name, max(size, size // n * p.group), np.float64)
             out[name] = out[name][:size].reshape(shape)
@@ -392,14 +384,16 @@ def run(
     def finish(md: dict[str, np.ndarray], g0: int, g1: int) -> tuple[list, list]:
         summaries, kept = [], []
         for name, _ in metrics:
-            x = np.moveaxis(md[name], 1, -1)
+            x = md[name] if sampler is not None else np.moveaxis(md[name], 1, -1)
             if not np.isfinite(x).all():
                 raise ValueError(f"metric {name!r} returned non-finite values on posterior draws")
             x = np.ascontiguousarray(x)
             work = reused("summary", max(x.size, group_size * max(widths)), np.float64)
-            summaries.append(
-                summarize_rows(x, score=scores[name][g0:g1], ci_prob=ci_prob, ref=ref, work=work)
-            )
+            s = summarize_rows(x, score=scores[name][g0:g1], ci_prob=ci_prob, ref=ref, work=work)
+            if chance:
+                xc = np.moveaxis(md[_CH + name], 1, -1)
+                s = with_chance(s, x, xc, name)
+            summaries.append(s)
             kept.append(x if keep_draws else None)
         return summaries, kept
 
@@ -407,14 +401,15 @@ def run(
         g0, g1 = g
         md = new_draws(g1 - g0)
         gens = group_streams(g0, g1)
-        for c in _chunks(g1 - g0, draws, m, p.chunk_draws, 1):
+        for c in _chunks(g1 - g0, draws, bd, chunk_draws, 1):
             sample_into(md, g0, c, gens)
         return finish(md, g0, g1)
 
     parts, kept, collect = collector([name for name, _ in metrics], keep_draws, n_mat, progress)
 
     if (
-        workers > 1
+        sampler is None
+        and workers > 1
         and not keep_draws
         and not p.parallel_draws
         and len(groups) > 1
@@ -438,7 +433,7 @@ def run(
     def split_group(g: tuple[int, int], pool: Executor) -> tuple[list, list]:
         g0, g1 = g
         md = new_draws(g1 - g0)
-        pieces = _chunks(g1 - g0, draws, m, p.chunk_draws, workers)
+        pieces = _chunks(g1 - g0, draws, bd, chunk_draws, workers)
         gens = group_streams(g0, g1)
         list(pool.map(lambda c: sample_into(md, g0, c, gens), pieces))
         return finish(md, g0, g1)

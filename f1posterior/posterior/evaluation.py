@@ -10,7 +10,6 @@ in groups on ``workers`` threads so that the working arrays stay within
 from __future__ import annotations
 
 import dataclasses
-import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,6 +17,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
+from .._core.deprecation import renamed_attribute, renamed_keywords
 from .._core.describe import describe
 from .._core.priors import PriorArg, describe_prior, resolve_prior
 from .._core.results import value_equality
@@ -38,8 +38,12 @@ from .._core.validation import (
 )
 from ..metrics.multiclass import PER_CLASS_METRICS, resolve_metric
 from . import routes
+from .assemble import check_prior_dominance, exact_summaries
 from .batch import check_fits
 from .batch import run as run_batch
+from .chance import chance_table
+from .prevalence import TargetPrevalence, check_prevalence, reweight
+from .seeds import RunSeed, run_seed
 from .summary import MetricSummary
 
 __all__ = ["evaluate", "Evaluation"]
@@ -64,8 +68,11 @@ class Evaluation(Mapping[str, MetricSummary]):
         Probability of the HDI and equal-tailed intervals.
     ref : float or None
         Reference value of ``p_below``/``p_above``.
-    seed : int or None
-        Entropy of the root seed, so a run can be repeated.
+    seed : RunSeed or None
+        The run's root seed (a :class:`numpy.random.SeedSequence`, equal to the
+        int seed when one was given): ``evaluate(..., rng=result.seed)`` repeats
+        the run, whatever ``rng`` started it (an int, a SeedSequence, a child
+        SeedSequence or a Generator).
     batch_shape : tuple of int
         Leading shape of the input counts.
     labels : list of str or None
@@ -76,6 +83,10 @@ class Evaluation(Mapping[str, MetricSummary]):
     metric_draws : dict of str to ndarray or None
         The posterior draws of each metric, ``(*batch, draws)`` (or
         ``(*batch, K, draws)`` per class), when ``keep_draws=True``.
+    prevalence : TargetPrevalence or None
+        The target class prevalence the metrics were evaluated at, if any.
+    chance : bool
+        Whether the summaries carry the chance baseline (``chance=True``).
     """
 
     summaries: dict[str, MetricSummary]
@@ -88,6 +99,10 @@ class Evaluation(Mapping[str, MetricSummary]):
     labels: list[str] | None = field(default=None)
     metric_draws: dict[str, np.ndarray] | None = field(default=None, repr=False)
     names: list[str] | None = field(default=None)
+    prevalence: TargetPrevalence | None = None
+    chance: bool = False
+
+    hdi_prob = renamed_attribute("hdi_prob", "ci_prob")
 
     def prior_warning(self) -> str | None:
         """One line naming the metrics whose posterior the prior dominates, or None.
@@ -137,10 +152,12 @@ class Evaluation(Mapping[str, MetricSummary]):
             "prior": self.prior,
             "ci_prob": self.ci_prob,
             "ref": self.ref,
-            "seed": self.seed,
+            "seed": self.seed.to_json() if isinstance(self.seed, RunSeed) else self.seed,
             "batch_shape": list(self.batch_shape),
             "labels": self.labels,
             **({"names": self.names} if self.names is not None else {}),
+            **({"prevalence": self.prevalence.to_json()} if self.prevalence is not None else {}),
+            **({"chance": True} if self.chance else {}),
         }
 
     def to_dataframe(self, *, names: Sequence[Any] | None = None, form: str = "long") -> Any:
@@ -186,6 +203,7 @@ def _metric_values(fn: Callable[[np.ndarray], Any], table: np.ndarray, name: str
     return out
 
 
+@renamed_keywords(hdi_prob="ci_prob")
 def evaluate(
     counts: ArrayLike,
     *,
@@ -205,6 +223,8 @@ def evaluate(
     index_offset: int = 0,
     progress: Callable[[int, int], None] | None = None,
     prior_check: bool = True,
+    prevalence: Any = None,
+    chance: bool = False,
 ) -> Evaluation:
     """Posterior summaries of F-scores and other metrics of confusion matrices.
 
@@ -266,7 +286,32 @@ def evaluate(
         Fill every summary's ``prior_shift`` and ``prior_dominated``: how far
         the prior moves the posterior mean from a vanishing prior's (measured
         from the observed score; see :class:`MetricSummary`). It costs next to
-        nothing; False leaves both fields None.
+        nothing; False leaves both fields None. With ``prevalence``, it is
+        measured from the score at the target prevalence (still exact for
+        recall and accuracy: the posterior mean of ``theta`` under a vanishing
+        prior is the row-normalised table).
+    prevalence : array_like (M,) or (*batch, M), or ("dirichlet", a), optional
+        Evaluate every metric at this target class prevalence instead of the
+        test set's: cell probabilities ``pi_u theta_uv``, with ``theta`` from
+        the posterior (Zhang, Wang & Zhao 2015) and the test set's prevalence
+        ``mu`` unused. A probability vector (positive, summing to 1 within
+        1e-9) in class order, one per matrix if it has the batch's shape; or
+        ``("dirichlet", a)`` with positive concentrations ``a`` (for example
+        counts from the deployment population): each draw then takes its own
+        ``pi ~ Dirichlet(a)``, from random streams of its own (the cell draws
+        are those without a target). The ``score`` is then the metric of the
+        re-weighted observed table (rows normalised, then scaled by ``pi``, or
+        by the Dirichlet's mean), NaN when a class has no document. Recall is
+        unchanged; precision is ``pi TPR / (pi TPR + (1 - pi) FPR)`` for a
+        binary table. Closed forms other than recall's and the reduced
+        route assume the test set's prevalence and are not used.
+    chance : bool, default False
+        Add the chance baseline to every summary: ``chance``, the posterior
+        mean of the metric of a classifier predicting at the same rates but
+        independently of the truth (per draw, the table ``r_u k_v`` of the
+        drawn table's row and column sums), ``chance_score`` (the same for
+        the observed table) and ``p_above_chance``, P(metric > chance level)
+        draw by draw. Every metric is then sampled (no closed form).
 
     Returns
     -------
@@ -288,7 +333,7 @@ def evaluate(
     n_draws = check_draws(draws)
     dt = check_dtype(dtype)
     budget = check_max_memory(max_memory)
-    _refuse_what_cannot_fit(counts, resolved, n_draws, dt, budget)
+    _refuse_what_cannot_fit(counts, resolved, n_draws, dt, budget, chance is True)
     c, labels = as_counts(counts, labels)
     labels = check_class_names(labels, c.shape[-1])
     keep_draws = check_flag(keep_draws, "keep_draws")
@@ -304,23 +349,31 @@ def evaluate(
         raise TypeError(
             f"progress must be a callable(done, total) or None; got {describe(progress)}"
         )
+    target = check_prevalence(prevalence, c.shape[-1], c.shape[:-2])
+    chance = check_flag(chance, "chance")
     a, b = resolve_prior(alpha, beta, c)
     conc = concentrations(c, a, b)
     batch, m = conc.shape[:-2], conc.shape[-1]
     flat_conc = conc.reshape((-1, m + 1, m))
     flat_counts = np.broadcast_to(c, (*batch, m, m)).reshape((-1, m, m))
 
-    scores = {name: _metric_values(fn, flat_counts, name) for name, fn in resolved}
+    observed = flat_counts
+    if target is not None:  # the observed table at the target (mean) prevalence
+        observed = reweight(flat_counts, np.broadcast_to(target.mean(), (*batch, m)).reshape(-1, m))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        scores = {name: _metric_values(fn, observed, name) for name, fn in resolved}
     # Closed forms (f1posterior.posterior.exact; scipy): under an aligned prior, and recall under
     # any prior. Exact summaries; not sampled unless keep_draws asks for their draws.
     requested = list(scores)
-    exact = _exact_summaries(resolved, c, a, b, scores, tuple(batch), prob, r)
+    exact = (
+        {} if chance else exact_summaries(resolved, c, a, b, scores, tuple(batch), prob, r, target)
+    )
     if exact and not keep_draws:
         resolved = [(n, fn) for n, fn in resolved if n not in exact]
         scores = {n: scores[n] for n, _ in resolved}
     parts: dict[str, list[MetricSummary]] = {}
     kept: dict[str, list[np.ndarray]] = {}
-    if scores and routes.applies(resolved, m):
+    if scores and target is None and not chance and routes.applies(resolved, m):
         # only accuracy / micro-F1 / recall to draw: 3M Gamma variates a draw, not
         # M(M+1) (f1posterior.posterior.routes: exact in distribution; other draws than the
         # whole table's for the same seed, same random-stream keys and guarantees)
@@ -355,17 +408,23 @@ def evaluate(
             max_memory=budget,
             index_offset=offset,
             progress=progress,
+            prevalence=None if target is None else target.sampler(tuple(batch), root, dt),
+            chance=chance,
         )
-    summaries = {n: exact[n] if n in exact else _join(parts[n], batch) for n in requested}
+    summaries = {
+        n: exact[n] if n in exact else MetricSummary.concat(parts[n], batch) for n in requested
+    }
+    if chance:
+        summaries = _chance_scores(summaries, resolved_all, observed, tuple(batch))
     if prior_check:
-        summaries = _check_prior_dominance(summaries, dict(resolved_all), c)
+        summaries = check_prior_dominance(summaries, dict(resolved_all), c)
     return Evaluation(
         summaries=summaries,
         prior=describe_prior(alpha, beta),
         draws=n_draws,
         ci_prob=prob,
         ref=r,
-        seed=root.entropy,
+        seed=run_seed(root),
         batch_shape=tuple(batch),
         labels=None if labels is None else [str(x) for x in labels],
         names=matrix_names,
@@ -374,11 +433,35 @@ def evaluate(
             if keep_draws
             else None
         ),
+        prevalence=target,
+        chance=chance,
     )
 
 
+def _chance_scores(
+    summaries: dict[str, MetricSummary],
+    metrics: list[tuple[str, Callable[[np.ndarray], Any]]],
+    observed: np.ndarray,
+    batch: tuple[int, ...],
+) -> dict[str, MetricSummary]:
+    """Fill each summary's ``chance_score``: the metric of the observed chance table."""
+    table = chance_table(observed)
+    out = dict(summaries)
+    for name, fn in metrics:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            v = _metric_values(fn, table, name)
+        v = v.reshape(batch + v.shape[1:])
+        out[name] = dataclasses.replace(out[name], chance_score=float(v) if v.ndim == 0 else v)
+    return out
+
+
 def _refuse_what_cannot_fit(
-    counts: Any, metrics: list[tuple[str, Any]], draws: int, dtype: np.dtype, budget: int
+    counts: Any,
+    metrics: list[tuple[str, Any]],
+    draws: int,
+    dtype: np.dtype,
+    budget: int,
+    chance: bool = False,
 ) -> None:
     """:func:`f1posterior.posterior.batch.check_fits` from the shape alone, before ``counts``
     is copied."""
@@ -389,118 +472,8 @@ def _refuse_what_cannot_fit(
     if len(shape) < 2 or shape[-1] != shape[-2] or shape[-1] < 1:
         return
     m = int(shape[-1])
-    widths = [m if name in PER_CLASS_METRICS else 1 for name, _ in metrics]
+    widths = [m if name in PER_CLASS_METRICS else 1 for name, _ in metrics] * (1 + chance)
     try:
         check_fits(m, draws, widths, dtype.itemsize, budget)
     except ValueError as exc:
         raise ValueError(f"evaluate: {exc}") from None
-
-
-#: Per-class metrics and the count margins that inform them (rows = true class).
-_INFORMED_BY = {"recall": ("row",), "precision": ("col",), "f1": ("row", "col")}
-
-
-def _check_prior_dominance(
-    summaries: dict[str, MetricSummary],
-    fns: dict[str, Callable[[np.ndarray], Any]],
-    counts: np.ndarray,
-) -> dict[str, MetricSummary]:
-    """Fill ``prior_shift`` and ``prior_dominated`` (see :class:`MetricSummary`).
-
-    Under a vanishing prior the posterior mean of a recall is ``c_jj / n_j`` and
-    that of accuracy (micro-F1) is ``trace / N`` exactly: the observed score (mu
-    and theta are independent, and a Dirichlet's mean is its normalised
-    concentration). For the other metrics, ratios of sums of cells, the
-    observed score is the vanishing prior's posterior mean to first order; the
-    difference is of the order of the posterior variance, a small fraction of
-    the standard deviation once a few documents inform the metric. So the shift
-    is measured from the observed score, at no cost, and a metric that no
-    document informs (zero denominators) is flagged outright.
-    """
-    from ..metrics.multiclass import METRICS
-
-    rows, cols = counts.sum(axis=-1), counts.sum(axis=-2)
-    out = {}
-    for name, s in summaries.items():
-        sd = np.maximum(np.asarray(s.std, dtype=float), np.finfo(float).tiny)
-        shift = np.abs(np.asarray(s.mean) - np.asarray(s.score)) / sd
-        noise = np.asarray(s.mc_error) / sd
-        with np.errstate(invalid="ignore"):
-            flag = ~(shift - 3 * noise <= 0.5)  # a NaN score (undefined) is flagged too
-        margins = _INFORMED_BY.get(name) if fns[name] is METRICS.get(name) else None
-        if margins is not None:
-            uninformed = np.ones(np.broadcast_shapes(rows.shape, flag.shape), dtype=bool)
-            for margin in margins:
-                uninformed &= (rows if margin == "row" else cols) == 0
-            flag = flag | uninformed
-        out[name] = dataclasses.replace(
-            s,
-            prior_shift=float(shift) if shift.ndim == 0 else shift,
-            prior_dominated=bool(flag) if flag.ndim == 0 else flag,
-        )
-    return out
-
-
-def _exact_summaries(
-    resolved: list[tuple[str, Callable[[np.ndarray], Any]]],
-    counts: np.ndarray,
-    alpha: np.ndarray,
-    beta: np.ndarray,
-    scores: dict[str, np.ndarray],
-    batch: tuple[int, ...],
-    prob: float,
-    ref: float | None,
-) -> dict[str, MetricSummary]:
-    """Exact summaries of the named metrics with a closed form under this prior.
-
-    Every one of :data:`f1posterior.posterior.exact.EXACT_METRICS` when the prior is aligned;
-    per-class recall (``theta_jj ~ Beta``, independent of ``mu``) under any prior.
-    Needs scipy (the ``exact`` extra). Without it these metrics are sampled: with a
-    warning under an aligned prior (chosen for its closed forms), silently for recall
-    otherwise (numpy is the only runtime dependency, and recall is then drawn from its
-    exact Beta marginal, f1posterior.posterior.routes); each summary's ``exact`` says which.
-    """
-    from ..metrics.multiclass import METRICS
-    from . import exact
-
-    m = counts.shape[-1]
-    names = [n for n, fn in resolved if exact.has_exact(n, m) and fn is METRICS.get(n)]
-    if names and not exact.is_aligned(alpha, beta):
-        names = [n for n in names if n in exact.ANY_PRIOR_METRICS]
-        if not names or not exact.scipy_available():
-            return {}
-    if not names:
-        return {}
-    if not exact.scipy_available():
-        warnings.warn(
-            f"metrics {names} have exact posteriors under this aligned prior, but they need "
-            "scipy (pip install 'f1posterior[exact]'); sampling them instead",
-            stacklevel=3,
-        )
-        return {}
-    conc = alpha + counts
-    return {
-        n: exact.posterior_from_concentration(conc, n).summary(
-            score=scores[n].reshape(batch + scores[n].shape[1:]), ci_prob=prob, ref=ref
-        )
-        for n in names
-    }
-
-
-def _join(parts: list[MetricSummary], batch: tuple[int, ...]) -> MetricSummary:
-    """Concatenate group summaries along the flat batch axis and restore ``batch``."""
-    first = parts[0]
-    fields: dict[str, Any] = {}
-    for key in ("score", "mean", "median", "std", "mc_error", "hdi", "eti", "p_below", "p_above"):
-        vals = [getattr(p, key) for p in parts]
-        if vals[0] is None:
-            fields[key] = None
-            continue
-        arr = np.concatenate([np.asarray(v) for v in vals], axis=0)
-        arr = arr.reshape(batch + arr.shape[1:])
-        fields[key] = float(arr) if arr.ndim == 0 else arr
-    for key in ("hdi", "eti"):
-        fields[key] = np.asarray(fields[key])
-    return MetricSummary(
-        **fields, ci_prob=first.ci_prob, ref=first.ref, draws=first.draws, exact=False
-    )

@@ -39,6 +39,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["to_dataframe", "to_inference_data", "hdi_column"]
 
 _FIELDS = ("score", "mean", "median", "std", "mc_error")
+_CHANCE = ("chance", "chance_score", "p_above_chance")
 
 
 def _check_result(result: Any) -> Evaluation:
@@ -85,7 +86,7 @@ def _flat(res: Evaluation, n: int) -> Evaluation:
     summaries = {}
     for metric, s in res.items():
         fields: dict[str, Any] = {}
-        for f in ("score", "mean", "median", "std", "mc_error", "hdi", "eti", "p_below", "p_above"):
+        for f in (*_FIELDS, "hdi", "eti", "p_below", "p_above", *_CHANCE):
             v = getattr(s, f)
             if v is not None:
                 a = np.asarray(v)
@@ -134,7 +135,8 @@ def to_dataframe(
         ``matrix_1``, ... for more batch axes, and nothing for a single
         matrix), then ``{metric}_{stat}`` for ``stat`` in ``score``,
         ``mean``, ``std``, ``mc_error``, ``hdi_low``, ``hdi_high`` (and
-        ``p_below``, ``p_above`` with a reference value), and
+        ``p_below``, ``p_above`` with a reference value; ``chance``,
+        ``p_above_chance`` with ``chance=True``), and
         ``{metric}_{label}_{stat}`` for a per-class metric.
 
     Returns
@@ -146,7 +148,8 @@ def to_dataframe(
         metrics); ``score``, ``mean``, ``median``, ``std``, ``mc_error``; the
         intervals as ``hdi_95_low``, ``hdi_95_high``, ``eti_95_low``,
         ``eti_95_high`` (named by the HDI probability); ``p_below``,
-        ``p_above`` and ``ref`` when a reference was given; ``draws``,
+        ``p_above`` and ``ref`` when a reference was given; ``chance``,
+        ``chance_score`` and ``p_above_chance`` with ``chance=True``; ``draws``,
         ``exact``, ``prior``.
 
     Examples
@@ -207,6 +210,9 @@ def to_dataframe(
             cols["p_below"] = np.asarray(s.p_below, dtype=float).reshape(n)
             cols["p_above"] = np.asarray(s.p_above, dtype=float).reshape(n)
             cols["ref"] = np.full(n, res.ref)
+        if res.chance:
+            for f in _CHANCE:
+                cols[f] = np.asarray(getattr(s, f), dtype=float).reshape(n)
         cols["draws"] = np.full(n, s.draws)
         cols["exact"] = np.full(n, bool(s.exact))
         cols["prior"] = np.full(n, res.prior, dtype=object)

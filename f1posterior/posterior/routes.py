@@ -47,16 +47,15 @@ recall below float range comes out as 0 or a subnormal, not floored.
 from __future__ import annotations
 
 import math
-import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import Executor
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from .._core.sampling import LOG_SPACE_BELOW, STREAM_BLOCK_VARIATES, fill_block
 from .._core.streams import block_keys, block_streams
-from .batch import collector, plan, run_groups, summarize_rows
+from .batch import run as run_batch
 from .summary import MetricSummary
 
 __all__ = ["REDUCED_METRICS", "block_draws", "reduced_concentrations", "applies", "run"]
@@ -69,8 +68,6 @@ _ENABLED = True
 _CHUNK_BYTES = 8 << 20
 #: ... unless that leaves fewer draws than this in a chunk (large M).
 _MIN_CHUNK_DRAWS = 512
-#: Streams of a group are made in one bulk call when there are at most this many.
-_BULK_STREAMS = 4096
 
 Progress = Callable[[int, int], None]
 
@@ -177,29 +174,6 @@ def _metrics_of(g: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return acc, theta
 
 
-def _draw_chunks(draws: int, bd: int, max_blocks: int) -> list[tuple[int, int]]:
-    """Whole blocks, at most ``max_blocks`` a chunk, two draws or more each (unless 1)."""
-    step = max(2, max(1, max_blocks) * bd)
-    edges = [*range(0, draws, step), draws]
-    if len(edges) > 2 and edges[-1] - edges[-2] == 1:
-        del edges[-2]
-    return list(zip(edges[:-1], edges[1:], strict=True))
-
-
-def _chunks(
-    n: int, draws: int, bd: int, chunk_draws: int, split: int
-) -> list[tuple[int, int, int, int]]:
-    """Chunks ``(i0, i1, d0, d1)`` covering ``n`` matrices x ``draws`` (as the engine's)."""
-    if split <= 1 and draws <= chunk_draws:
-        per = max(1, chunk_draws // draws)
-        return [(i, min(n, i + per), 0, draws) for i in range(0, n, per)]
-    max_blocks = max(1, chunk_draws // bd)
-    if split > 1:
-        max_blocks = min(max_blocks, math.ceil(math.ceil(draws / bd) / split))
-    pieces = _draw_chunks(draws, bd, max_blocks)
-    return [(i, i + 1, d0, d1) for i in range(n) for d0, d1 in pieces]
-
-
 def run(
     conc: np.ndarray,
     metrics: Sequence[tuple[str, Any]],
@@ -243,96 +217,77 @@ def run(
         ``keep_draws``; empty lists otherwise.
     """
     n_mat, _, m = conc.shape
-    red = reduced_concentrations(conc)
-    small_any = np.asarray((red < LOG_SPACE_BELOW).any(axis=-1))
-    bd = block_draws(m)
-    n_blocks = math.ceil(draws / bd)
     names = [n for n, _ in metrics]
     widths = [m if n == "recall" else 1 for n in names]
-    p = plan(n_mat, m, draws, widths, dtype.itemsize, workers, max_memory)
     # Gammas 3M, recall M in dtype; sum, accuracy and the metric outputs in float64
     per_draw = dtype.itemsize * 4 * m + 8 * (2 + sum(widths))
     half = max(1, max_memory // workers) // 2
     chunk_draws = max(1, min(half // per_draw, max(_CHUNK_BYTES // per_draw, _MIN_CHUNK_DRAWS)))
-    groups = [(g0, min(n_mat, g0 + p.group)) for g0 in range(0, n_mat, p.group)]
-    local = threading.local()
+    red = reduced_concentrations(conc)
+    sampler = _Reduced(
+        red=red,
+        small_any=np.asarray((red < LOG_SPACE_BELOW).any(axis=-1)),
+        names=names,
+        block=block_draws(m),
+        chunk_draws=chunk_draws,
+        root=root,
+        index_offset=index_offset,
+        dtype=dtype,
+    )
+    return run_batch(
+        conc,
+        metrics,
+        scores,
+        _no_values,
+        draws=draws,
+        root=root,
+        dtype=dtype,
+        ci_prob=ci_prob,
+        ref=ref,
+        keep_draws=keep_draws,
+        workers=workers,
+        max_memory=max_memory,
+        index_offset=index_offset,
+        progress=progress,
+        sampler=sampler,
+    )
 
-    def reused(key: str, size: int, dt: Any) -> np.ndarray:
-        arr = getattr(local, key, None)
-        if arr is None or arr.size < size:
-            arr = np.empty(size, dtype=dt)
-            setattr(local, key, arr)
-        return arr
 
-    def group_streams(g0: int, g1: int) -> list[np.random.Generator] | None:
-        if (g1 - g0) * n_blocks > _BULK_STREAMS:
-            return None
-        return block_streams(root, *block_keys(index_offset + g0, index_offset + g1, 0, n_blocks))
+def _no_values(fn: Any, table: np.ndarray, name: str) -> np.ndarray:  # pragma: no cover
+    raise AssertionError("the reduced route computes its metrics itself")
 
-    def sample_into(
+
+@dataclass
+class _Reduced:
+    """The reduced route as a sampler of the batch engine (:class:`.batch.Sampler`)."""
+
+    red: np.ndarray  # (B, 3 M) Gamma shapes (reduced_concentrations)
+    small_any: np.ndarray  # (B,) any shape below LOG_SPACE_BELOW
+    names: list[str]
+    block: int
+    chunk_draws: int
+    root: np.random.SeedSequence
+    index_offset: int
+    dtype: np.dtype
+
+    def sample(
+        self,
         md: dict[str, np.ndarray],
-        g0: int,
-        c: tuple[int, int, int, int],
+        b0: int,
+        b1: int,
+        d0: int,
+        d1: int,
         gens: list[np.random.Generator] | None,
+        reused: Callable[[str, int, Any], np.ndarray],
     ) -> None:
-        i0, i1, d0, d1 = c
-        n, d = i1 - i0, d1 - d0
-        k0, k1 = d0 // bd, math.ceil(d1 / bd)
+        m = self.red.shape[-1] // 3
+        n, d, bd, off = b1 - b0, d1 - d0, self.block, self.index_offset
         if gens is None:
-            mine = block_streams(
-                root, *block_keys(index_offset + g0 + i0, index_offset + g0 + i1, k0, k1)
-            )
-        else:
-            mine = [gens[i * n_blocks + k] for i in range(i0, i1) for k in range(k0, k1)]
-        g = reused("gamma", 3 * m * n * d, dtype)[: 3 * m * n * d].reshape(n, 3 * m, d)
-        _fill(red, small_any, g0 + i0, g0 + i1, d0, d1, bd, mine, g)
-        theta = reused("theta", m * n * d, dtype)[: m * n * d].reshape(n, m, d)
+            k0, k1 = d0 // bd, math.ceil(d1 / bd)
+            gens = block_streams(self.root, *block_keys(off + b0, off + b1, k0, k1))
+        g = reused("gamma", 3 * m * n * d, self.dtype)[: 3 * m * n * d].reshape(n, 3 * m, d)
+        _fill(self.red, self.small_any, b0, b1, d0, d1, bd, gens, g)
+        theta = reused("theta", m * n * d, self.dtype)[: m * n * d].reshape(n, m, d)
         acc, rec = _metrics_of(g, theta)
-        for name in names:
-            md[name][i0:i1, ..., d0:d1] = rec if name == "recall" else acc
-
-    def new_draws(n: int) -> dict[str, np.ndarray]:
-        out = {}
-        for name, w in zip(names, widths, strict=True):
-            shape = (n, w, draws) if name == "recall" else (n, draws)
-            if keep_draws:  # handed back to the caller: fresh arrays
-                out[name] = np.empty(shape)
-                continue
-            size = math.prod(shape)
-            buf = reused("md_" + name, max(size, size // n * p.group), np.float64)
-            out[name] = buf[:size].reshape(shape)
-        return out
-
-    def finish(md: dict[str, np.ndarray], g0: int, g1: int) -> tuple[list, list]:
-        summaries, kept = [], []
-        for name in names:
-            x = md[name]
-            if not np.isfinite(x).all():  # pragma: no cover - a defect, not an input
-                raise ValueError(f"metric {name!r} returned non-finite values on posterior draws")
-            work = reused("summary", x.size, np.float64)
-            summaries.append(
-                summarize_rows(x, score=scores[name][g0:g1], ci_prob=ci_prob, ref=ref, work=work)
-            )
-            kept.append(x if keep_draws else None)
-        return summaries, kept
-
-    def whole_group(gr: tuple[int, int]) -> tuple[list, list]:
-        g0, g1 = gr
-        md = new_draws(g1 - g0)
-        gens = group_streams(g0, g1)
-        for c in _chunks(g1 - g0, draws, bd, chunk_draws, 1):
-            sample_into(md, g0, c, gens)
-        return finish(md, g0, g1)
-
-    parts, kept, collect = collector(names, keep_draws, n_mat, progress)
-
-    def split_group(gr: tuple[int, int], pool: Executor) -> tuple[list, list]:
-        g0, g1 = gr
-        md = new_draws(g1 - g0)
-        pieces = _chunks(g1 - g0, draws, bd, chunk_draws, workers)
-        gens = group_streams(g0, g1)
-        list(pool.map(lambda c: sample_into(md, g0, c, gens), pieces))
-        return finish(md, g0, g1)
-
-    run_groups(groups, whole_group, split_group, workers, p.parallel_draws, collect)
-    return parts, kept
+        for name in self.names:
+            md[name][..., d0:d1] = rec if name == "recall" else acc

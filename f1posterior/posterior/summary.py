@@ -7,16 +7,19 @@ last, so ``hdi(x)`` gives ``(*batch, 2)``.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._core.deprecation import renamed_attribute, renamed_keywords
 from .._core.describe import describe
+from .._core.results import value_equality
 from .._core.validation import check_prob, check_ref
 
-__all__ = ["hdi", "eti", "MetricSummary", "summarize_draws"]
+__all__ = ["hdi", "eti", "MetricSummary", "summarize_draws", "summarize_rows"]
 
 
 def _draws_last(x: ArrayLike, axis: int, name: str = "x") -> np.ndarray:
@@ -35,10 +38,11 @@ def _draws_last(x: ArrayLike, axis: int, name: str = "x") -> np.ndarray:
     return arr
 
 
-def hdi(x: ArrayLike, prob: float = 0.95, axis: int = -1) -> np.ndarray:
-    """Highest-density interval: the shortest interval holding ``prob`` of the draws.
+@renamed_keywords(prob="ci_prob")
+def hdi(x: ArrayLike, ci_prob: float = 0.95, axis: int = -1) -> np.ndarray:
+    """Highest-density interval: the shortest interval holding ``ci_prob`` of the draws.
 
-    The sorted-window estimator: among all windows of ``k = ceil(prob * n)``
+    The sorted-window estimator: among all windows of ``k = ceil(ci_prob * n)``
     consecutive order statistics, the narrowest. Only the two tails that can
     hold an endpoint are sorted (after two O(n) single-cut partitions), so it
     is faster than a full sort except on short rows, where it is one; it is
@@ -48,7 +52,7 @@ def hdi(x: ArrayLike, prob: float = 0.95, axis: int = -1) -> np.ndarray:
     ----------
     x : array_like, shape (..., draws, ...)
         Draws of a scalar quantity.
-    prob : float, default 0.95
+    ci_prob : float, default 0.95
         Probability mass of the interval, in (0, 1).
     axis : int, default -1
         The draws axis.
@@ -61,12 +65,12 @@ def hdi(x: ArrayLike, prob: float = 0.95, axis: int = -1) -> np.ndarray:
     Examples
     --------
     >>> import numpy as np
-    >>> hdi(np.arange(100.0), prob=0.9)
+    >>> hdi(np.arange(100.0), ci_prob=0.9)
     array([ 0., 89.])
-    >>> hdi(np.zeros((3, 2, 50)), prob=0.5).shape
+    >>> hdi(np.zeros((3, 2, 50)), ci_prob=0.5).shape
     (3, 2, 2)
     """
-    p = check_prob(prob, "prob")
+    p = check_prob(ci_prob, "ci_prob")
     arr = _draws_last(x, axis)
     n = arr.shape[-1]
     k = min(n, max(1, math.ceil(p * n - 1e-9)))  # points inside the window
@@ -145,15 +149,16 @@ def _shortest(lows: np.ndarray, highs: np.ndarray) -> np.ndarray:
     return out.reshape((*lead, 2))
 
 
-def eti(x: ArrayLike, prob: float = 0.95, axis: int = -1) -> np.ndarray:
-    """Equal-tailed interval: the ``(1 - prob)/2`` and ``(1 + prob)/2`` quantiles.
+@renamed_keywords(prob="ci_prob")
+def eti(x: ArrayLike, ci_prob: float = 0.95, axis: int = -1) -> np.ndarray:
+    """Equal-tailed interval: the ``(1 - ci_prob)/2`` and ``(1 + ci_prob)/2`` quantiles.
 
     Uses :func:`numpy.quantile` with its default (linear) interpolation.
 
     Parameters
     ----------
     x : array_like, shape (..., draws, ...)
-    prob : float, default 0.95
+    ci_prob : float, default 0.95
     axis : int, default -1
 
     Returns
@@ -163,10 +168,10 @@ def eti(x: ArrayLike, prob: float = 0.95, axis: int = -1) -> np.ndarray:
     Examples
     --------
     >>> import numpy as np
-    >>> eti(np.arange(101.0), prob=0.9)
+    >>> eti(np.arange(101.0), ci_prob=0.9)
     array([ 5., 95.])
     """
-    p = check_prob(prob, "prob")
+    p = check_prob(ci_prob, "ci_prob")
     arr = _draws_last(x, axis)
     q = np.quantile(arr, [(1 - p) / 2, (1 + p) / 2], axis=-1)
     return np.moveaxis(q, 0, -1)
@@ -180,6 +185,7 @@ def _scalar(v: Any) -> Any:
     return float(a) if a.ndim == 0 else a
 
 
+@value_equality
 @dataclass(frozen=True)
 class MetricSummary:
     """Posterior summary of one metric (for one matrix or a batch).
@@ -222,6 +228,14 @@ class MetricSummary:
         than three Monte Carlo standard errors, the observed score is
         undefined, or no document informs the metric at all (a per-class
         metric whose denominator counts are zero).
+    chance : float, ndarray or None
+        Posterior mean of the metric of the *chance table* of each draw: the
+        table with the same row and column sums whose prediction is independent
+        of the truth, ``c_uv = r_u k_v`` (``evaluate(..., chance=True)``).
+    chance_score : float, ndarray or None
+        The metric of the observed table's chance table.
+    p_above_chance : float, ndarray or None
+        P(metric > its chance level), the two compared draw by draw.
     """
 
     score: Value
@@ -239,16 +253,82 @@ class MetricSummary:
     exact: bool = field(default=False)
     prior_shift: Value = None
     prior_dominated: Value = None
+    chance: Value = None
+    chance_score: Value = None
+    p_above_chance: Value = None
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain-Python (JSON-ready) dictionary of the fields."""
+        """Plain-Python (JSON-ready) dictionary of the fields (the chance fields only when set)."""
 
         def plain(v: Any) -> Any:
             return np.asarray(v).tolist() if isinstance(v, np.ndarray | np.generic) else v
 
-        return {k: plain(getattr(self, k)) for k in self.__dataclass_fields__}
+        skip = _CHANCE_FIELDS if self.p_above_chance is None else ()
+        return {k: plain(getattr(self, k)) for k in self.__dataclass_fields__ if k not in skip}
+
+    hdi_prob = renamed_attribute("hdi_prob", "ci_prob")
+
+    def __getitem__(self, index: Any) -> MetricSummary:
+        """The summary of some matrices of a batch: ``index`` selects leading (batch) axes.
+
+        Examples
+        --------
+        >>> s = summarize_draws(np.arange(12.0).reshape(3, 4))
+        >>> s[1].mean, s[1:].hdi.shape
+        (5.5, (2, 2))
+        """
+        if np.ndim(self.mean) == 0:
+            raise IndexError("a summary of one matrix (scalar fields) cannot be indexed")
+
+        def take(v: Any) -> Any:
+            return v if v is None or np.ndim(v) == 0 else _scalar(np.asarray(v)[index])
+
+        fields = {k: getattr(self, k) for k in self.__dataclass_fields__}
+        fields.update({k: take(fields[k]) for k in _ARRAY_FIELDS})
+        for key in ("hdi", "eti"):
+            fields[key] = np.asarray(fields[key])
+        return MetricSummary(**fields)
+
+    @classmethod
+    def concat(cls, parts: Sequence[MetricSummary], batch: tuple[int, ...]) -> MetricSummary:
+        """Join the summaries of consecutive blocks of a flat batch, then restore ``batch``.
+
+        Each part's array fields have a leading (flat) batch axis; ``ci_prob``, ``ref``
+        and ``draws`` are the first part's (the parts come from one run).
+
+        Examples
+        --------
+        >>> x = np.arange(12.0).reshape(3, 4)
+        >>> s = MetricSummary.concat([summarize_draws(x[:1]), summarize_draws(x[1:])], (3,))
+        >>> bool(np.array_equal(s.hdi, summarize_draws(x).hdi))
+        True
+        """
+        first = parts[0]
+        fields: dict[str, Any] = {}
+        for key in _ARRAY_FIELDS:
+            vals = [getattr(p, key) for p in parts]
+            if vals[0] is None:
+                fields[key] = None
+                continue
+            if all(np.ndim(v) == 0 and v != v for v in vals):  # no score given: NaN
+                fields[key] = vals[0]
+                continue
+            arr = np.concatenate([np.atleast_1d(v) for v in vals], axis=0)
+            fields[key] = _scalar(arr.reshape(batch + arr.shape[1:]))
+        for key in ("hdi", "eti"):
+            fields[key] = np.asarray(fields[key])
+        return cls(**fields, ci_prob=first.ci_prob, ref=first.ref, draws=first.draws, exact=False)
 
 
+_CHANCE_FIELDS = ("chance", "chance_score", "p_above_chance")
+#: Fields with one value per matrix (and class): what indexing and ``concat`` act on.
+_ARRAY_FIELDS = (
+    "score", "mean", "median", "std", "mc_error", "hdi", "eti", "p_below", "p_above",
+    "prior_shift", "prior_dominated", *_CHANCE_FIELDS,
+)  # fmt: skip
+
+
+@renamed_keywords(hdi_prob="ci_prob")
 def summarize_draws(
     x: ArrayLike,
     *,
@@ -282,5 +362,88 @@ def summarize_draws(
         p_above=None if r is None else _scalar(np.count_nonzero(arr > r, axis=-1) / n),
         ci_prob=prob,
         ref=r,
+        draws=n,
+    )
+
+
+def summarize_rows(
+    x: np.ndarray,
+    *,
+    score: Any = None,
+    ci_prob: float = 0.95,
+    ref: float | None = None,
+    work: np.ndarray | None = None,
+) -> MetricSummary:
+    """:func:`f1posterior.summarize_draws` of finite draws ``(..., draws)``, selected in place.
+
+    Three single-cut partitions of each row (at the median, then one in each
+    half) place the HDI's candidate tails, the median and the equal-tailed
+    interval's order statistics; only the two tails (``1 - ci_prob`` of the
+    draws) are then sorted (short rows and small batches are simply sorted:
+    that is faster there; see :func:`f1posterior.posterior.summary._select`). The values equal
+    :func:`~f1posterior.summarize_draws`'s bit for bit (the median and the
+    interval are functions of order statistics, and the interpolation repeats
+    :func:`numpy.quantile`'s ``linear`` rule). Falls back to
+    :func:`~f1posterior.summarize_draws` when the draws are too few for the
+    tails to be disjoint.
+
+    ``work``, a flat float64 array with room for ``x.size`` values, holds the
+    temporaries (deviations from the mean, then the sorted or partitioned
+    copy) instead of fresh arrays; ``x`` itself is never modified.
+    """
+    arr = np.asarray(x, dtype=np.float64)
+    n = arr.shape[-1]
+    if work is None or work.size < arr.size:
+        work = np.empty(arr.size)
+    scratch = work[: arr.size].reshape(arr.shape)
+    k = min(n, max(1, math.ceil(ci_prob * n - 1e-9)))
+    nw = n - k + 1
+    # numpy.quantile's linear rule in Python floats (the same IEEE operations)
+    virtual = [(n - 1) * ((1 - ci_prob) / 2), (n - 1) * ((1 + ci_prob) / 2)]
+    prev = [math.floor(v) for v in virtual]
+    gamma = [v - math.floor(v) for v in virtual]
+    if not (2 * nw < n and prev[0] + 1 < nw and prev[1] >= k - 1 and prev[1] + 1 < n):
+        return summarize_draws(arr, score=score, ci_prob=ci_prob, ref=ref)
+    # mean and standard deviation as numpy's mean and std(ddof=1) compute them, bit for
+    # bit (sum / n; sum of squared deviations / (n - 1), square root), the deviations
+    # in the scratch array
+    mean = np.add.reduce(arr, axis=-1, keepdims=True) / n  # what ndarray.mean computes
+    if n > 1:
+        dev = np.subtract(arr, mean, out=scratch)
+        np.multiply(dev, dev, out=dev)
+        std = np.sqrt(np.add.reduce(dev, axis=-1) / (n - 1))
+    else:
+        std = np.zeros(arr.shape[:-1])
+    np.copyto(scratch, arr)  # sorted or partitioned in place
+    lows, highs, med = _select(scratch, nw, k, median=True)
+    hdi = _shortest(lows, highs)
+    assert med is not None
+    median = med[0] / 1.0 if n % 2 else (med[0] + med[1]) / 2.0
+    eti = np.empty((*arr.shape[:-1], 2))
+    for j, (a, b, t) in enumerate(
+        (
+            (lows[..., prev[0]], lows[..., prev[0] + 1], gamma[0]),
+            (highs[..., prev[1] - k + 1], highs[..., prev[1] - k + 2], gamma[1]),
+        )
+    ):
+        diff = b - a
+        eti[..., j] = b - diff * (1 - t) if t >= 0.5 else a + diff * t
+
+    def scalar(v: Any) -> Any:
+        a = np.asarray(v)
+        return float(a) if a.ndim == 0 else a
+
+    return MetricSummary(
+        score=scalar(np.nan if score is None else score),
+        mean=scalar(mean[..., 0]),
+        median=scalar(median),
+        std=scalar(std),
+        mc_error=scalar(std / math.sqrt(n)),
+        hdi=hdi,
+        eti=eti,
+        p_below=None if ref is None else scalar(np.count_nonzero(arr < ref, axis=-1) / n),
+        p_above=None if ref is None else scalar(np.count_nonzero(arr > ref, axis=-1) / n),
+        ci_prob=ci_prob,
+        ref=ref,
         draws=n,
     )

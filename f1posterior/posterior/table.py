@@ -30,7 +30,10 @@ def _at(summary: MetricSummary, idx: tuple[int, ...]) -> Row:
 
     return {
         k: pick(getattr(summary, k))
-        for k in ("score", "mean", "median", "std", "mc_error", "hdi", "eti", "p_below", "p_above")
+        for k in (
+            *("score", "mean", "median", "std", "mc_error", "hdi", "eti", "p_below", "p_above"),
+            *("chance", "chance_score", "p_above_chance"),
+        )
     }
 
 
@@ -87,9 +90,12 @@ def format_table(result: Evaluation, names: list[str] | None = None) -> str:
     if ref_head:
         head += f"{ref_head:<20} "
     head += hdi_head
+    if result.chance:
+        head += f"{'':<8}{'chance':<7} P(> chance)"
     draws = _draws_note(result)
+    at = "" if result.prevalence is None else f"; at prevalence {result.prevalence}"
     lines = [
-        f"Posterior of metrics; prior {result.prior}; {draws}; seed {result.seed}",
+        f"Posterior of metrics{at}; prior {result.prior}; {draws}; seed {result.seed}",
         head.rstrip(),
     ]
     for lab, r in zip(label, records, strict=True):
@@ -100,6 +106,8 @@ def format_table(result: Evaluation, names: list[str] | None = None) -> str:
         if ref_head:
             line += f"{_pct(r['p_below']) + ' | ' + _pct(r['p_above']):<20} "
         line += f"[{r['hdi'][0]:.3f}, {r['hdi'][1]:.3f}]"
+        if result.chance:
+            line += f"  {r['chance']:<7.3f} {_pct(r['p_above_chance'])}"
         lines.append(line)
     return "\n".join(lines)
 
@@ -134,6 +142,8 @@ def format_markdown(result: Evaluation, names: list[str] | None = None) -> str:
     if result.ref is not None:
         head += [f"P(< {result.ref:g})", f"P(> {result.ref:g})"]
     head.append(f"{pct:g}% HDI")
+    if result.chance:
+        head += ["chance", "P(> chance)"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows(result, names):
         label = r["metric"] + (f" [{r['item']}]" if r["item"] else "")
@@ -147,8 +157,12 @@ def format_markdown(result: Evaluation, names: list[str] | None = None) -> str:
         if result.ref is not None:
             cells += [_pct(r["p_below"]), _pct(r["p_above"])]
         cells.append(f"[{r['hdi'][0]:.3f}, {r['hdi'][1]:.3f}]")
+        if result.chance:
+            cells += [f"{r['chance']:.3f}", _pct(r["p_above_chance"])]
         lines.append("| " + " | ".join(cells) + " |")
     seed = "" if all(s.exact for s in result.values()) else f"; seed {result.seed}"
     note = _draws_note(result)
+    if result.prevalence is not None:
+        lines += ["", f"At target prevalence {result.prevalence}."]
     lines += ["", f"Prior: {result.prior}.", f"{note[0].upper()}{note[1:]}{seed}."]
     return "\n".join(lines)

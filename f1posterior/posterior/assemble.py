@@ -1,0 +1,108 @@
+"""Assembling :func:`f1posterior.evaluate`'s summaries: closed forms, group joins, prior check."""
+
+from __future__ import annotations
+
+import dataclasses
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .summary import MetricSummary
+
+__all__ = ["check_prior_dominance", "exact_summaries"]
+
+
+#: Per-class metrics and the count margins that inform them (rows = true class).
+_INFORMED_BY = {"recall": ("row",), "precision": ("col",), "f1": ("row", "col")}
+
+
+def check_prior_dominance(
+    summaries: dict[str, MetricSummary],
+    fns: dict[str, Callable[[np.ndarray], Any]],
+    counts: np.ndarray,
+) -> dict[str, MetricSummary]:
+    """Fill ``prior_shift`` and ``prior_dominated`` (see :class:`MetricSummary`).
+
+    Under a vanishing prior the posterior mean of a recall is ``c_jj / n_j`` and
+    that of accuracy (micro-F1) is ``trace / N`` exactly: the observed score (mu
+    and theta are independent, and a Dirichlet's mean is its normalised
+    concentration). For the other metrics, ratios of sums of cells, the
+    observed score is the vanishing prior's posterior mean to first order; the
+    difference is of the order of the posterior variance, a small fraction of
+    the standard deviation once a few documents inform the metric. So the shift
+    is measured from the observed score, at no cost, and a metric that no
+    document informs (zero denominators) is flagged outright.
+    """
+    from ..metrics.multiclass import METRICS
+
+    rows, cols = counts.sum(axis=-1), counts.sum(axis=-2)
+    out = {}
+    for name, s in summaries.items():
+        sd = np.maximum(np.asarray(s.std, dtype=float), np.finfo(float).tiny)
+        shift = np.abs(np.asarray(s.mean) - np.asarray(s.score)) / sd
+        noise = np.asarray(s.mc_error) / sd
+        with np.errstate(invalid="ignore"):
+            flag = ~(shift - 3 * noise <= 0.5)  # a NaN score (undefined) is flagged too
+        margins = _INFORMED_BY.get(name) if fns[name] is METRICS.get(name) else None
+        if margins is not None:
+            uninformed = np.ones(np.broadcast_shapes(rows.shape, flag.shape), dtype=bool)
+            for margin in margins:
+                uninformed &= (rows if margin == "row" else cols) == 0
+            flag = flag | uninformed
+        out[name] = dataclasses.replace(
+            s,
+            prior_shift=float(shift) if shift.ndim == 0 else shift,
+            prior_dominated=bool(flag) if flag.ndim == 0 else flag,
+        )
+    return out
+
+
+def exact_summaries(
+    resolved: list[tuple[str, Callable[[np.ndarray], Any]]],
+    counts: np.ndarray,
+    alpha: np.ndarray,
+    beta: np.ndarray,
+    scores: dict[str, np.ndarray],
+    batch: tuple[int, ...],
+    prob: float,
+    ref: float | None,
+    target: Any = None,
+) -> dict[str, MetricSummary]:
+    """Exact summaries of the named metrics with a closed form under this prior.
+
+    Every one of :data:`f1posterior.posterior.exact.EXACT_METRICS` when the prior is aligned;
+    per-class recall (``theta_jj ~ Beta``, independent of ``mu``) under any prior.
+    Needs scipy (the ``exact`` extra). Without it these metrics are sampled: with a
+    warning under an aligned prior (chosen for its closed forms), silently for recall
+    otherwise (numpy is the only runtime dependency, and recall is then drawn from its
+    exact Beta marginal, f1posterior.posterior.routes); each summary's ``exact`` says which.
+    """
+    from ..metrics.multiclass import METRICS
+    from . import exact
+
+    m = counts.shape[-1]
+    names = [n for n, fn in resolved if exact.has_exact(n, m) and fn is METRICS.get(n)]
+    if names and (target is not None or not exact.is_aligned(alpha, beta)):
+        # at a target prevalence only recall (theta_jj, which no prevalence changes) keeps
+        # its closed form; the others assume the test set's prevalence
+        names = [n for n in names if n in exact.ANY_PRIOR_METRICS]
+        if not names or not exact.scipy_available():
+            return {}
+    if not names:
+        return {}
+    if not exact.scipy_available():
+        warnings.warn(
+            f"metrics {names} have exact posteriors under this aligned prior, but they need "
+            "scipy (pip install 'f1posterior[exact]'); sampling them instead",
+            stacklevel=3,
+        )
+        return {}
+    conc = alpha + counts
+    return {
+        n: exact.posterior_from_concentration(conc, n).summary(
+            score=scores[n].reshape(batch + scores[n].shape[1:]), ci_prob=prob, ref=ref
+        )
+        for n in names
+    }
