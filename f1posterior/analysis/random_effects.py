@@ -68,8 +68,10 @@ _EDGE = 1e-12
 #: coarse part up to where the prior has no mass left.
 _FINE, _COARSE = 4000, 2000
 
-#: Gauss-Hermite nodes of the mean over the population of tables (logit, Fisher z).
-_NODES = 64
+#: Gauss-Hermite nodes of the mean over the population of tables. The integrand's
+#: poles (at +-i pi for the logistic, +-i pi / 2 for tanh) set the error: below 1e-6
+#: (logit) and 1e-4 (Fisher z) at tau = 2.5, below 1e-10 for tau <= 1.
+_NODES = {"logit": 32, "fisher_z": 64}
 
 
 def to_scale(x: np.ndarray, scale: str, what: str = "metric draws") -> np.ndarray:
@@ -103,9 +105,12 @@ def from_scale(z: np.ndarray, scale: str) -> np.ndarray:
     """The inverse of :func:`to_scale`."""
     z = np.asarray(z, dtype=np.float64)
     if scale == "logit":
-        # expit without overflow warnings: 1 / (1 + exp(-z)) for either sign
-        e = np.exp(-np.abs(z))
-        return np.where(z >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+        # the logistic function as 1/2 + tanh(z / 2) / 2: one transcendental call, and
+        # no overflow for any z
+        out = np.tanh(0.5 * z)
+        out *= 0.5
+        out += 0.5
+        return out
     if scale == "fisher_z":
         return np.tanh(z)
     if scale == "log":
@@ -117,15 +122,16 @@ def population_mean(mu: np.ndarray, tau: np.ndarray, scale: str) -> np.ndarray:
     """``E[g^-1(mu + tau Z)]``, ``Z ~ N(0, 1)``: the mean metric over the population of tables.
 
     Identity: ``mu``; log: ``exp(mu + tau^2 / 2)`` (closed forms); logit and
-    Fisher z: Gauss-Hermite quadrature with 64 nodes (the integrand is smooth
-    and bounded; the error is far below the Monte Carlo error of the draws).
+    Fisher z: Gauss-Hermite quadrature with 32 and 64 nodes (the integrand is
+    smooth and bounded; the error is far below the Monte Carlo error of the
+    draws).
     """
     mu, tau = np.asarray(mu, dtype=np.float64), np.asarray(tau, dtype=np.float64)
     if scale == "identity":
         return mu.copy()
     if scale == "log":
         return np.exp(mu + 0.5 * tau**2)
-    nodes, weights = np.polynomial.hermite_e.hermegauss(_NODES)
+    nodes, weights = np.polynomial.hermite_e.hermegauss(_NODES[scale])
     weights = weights / np.sqrt(2.0 * np.pi)
     out = np.empty(np.broadcast_shapes(mu.shape, tau.shape))
     flat_mu, flat_tau = np.broadcast_to(mu, out.shape).ravel(), np.broadcast_to(tau, out.shape)
