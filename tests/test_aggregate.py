@@ -214,6 +214,25 @@ def test_heterogeneous_tables_show_heterogeneity():
     assert h.tau_interval[0] > 2 * math.sqrt(h.typical_variance)
 
 
+def test_many_tables_recover_a_known_tau_and_agree_with_dersimonian_laird():
+    # 80 binary tables of 1,000 documents, true accuracies logit-normal(logit(0.8), 0.3)
+    rng = np.random.default_rng(4)
+    tau_true = 0.3
+    acc = 1 / (1 + np.exp(-(math.log(4) + tau_true * rng.standard_normal(80))))
+    res = aggregate(_binary_folds(acc, 500, rng), metric="accuracy", draws=3000, rng=0)
+    h = res.heterogeneity
+    lo, hi = h.tau_interval
+    assert lo < tau_true < hi and hi - lo < 0.2
+    # the DerSimonian-Laird moment estimate of tau, from the same y_k and s_k^2 (through
+    # Q and the typical variance): with 80 tables the posterior and the moments agree
+    s2 = h.typical_variance
+    k = 80
+    w_sum_ratio = (k - 1) / s2  # sum w - sum w^2 / sum w = (K - 1) / s^2 (H&T eq. 9)
+    tau_dl = math.sqrt(max(0.0, (h.q - (k - 1)) / w_sum_ratio))
+    assert lo < tau_dl < hi
+    assert h.i2_median == pytest.approx(h.i2_q, abs=0.05)
+
+
 # -------------------------------------------------------------------------- coverage
 
 

@@ -230,7 +230,11 @@ def tau_posterior(y: Any, s2: Any, prior_scale: float) -> TauPosterior:
     t2 = max(8.0 * prior_scale, 2.0 * t1)
     edges = np.concatenate([np.linspace(0.0, t1, _FINE + 1), np.linspace(t1, t2, _COARSE + 1)[1:]])
     mid = 0.5 * (edges[1:] + edges[:-1])
-    logp = _log_marginal(mid, y, s2, prior_scale) + np.log(np.diff(edges))
+    step = max(1, 2**20 // y.size)  # (cells x K) temporaries of at most 8 MiB
+    logp = np.concatenate(
+        [_log_marginal(mid[i : i + step], y, s2, prior_scale) for i in range(0, mid.size, step)]
+    )
+    logp += np.log(np.diff(edges))
     p = np.exp(logp - logp.max())
     return TauPosterior(edges, p / p.sum(), y, s2, float(prior_scale))
 
@@ -246,6 +250,10 @@ def draw_mu_tau(
     cell = np.minimum(np.searchsorted(cdf, u, side="right"), cdf.size - 1)
     lo, hi = post.edges[cell], post.edges[cell + 1]
     tau = lo + (hi - lo) * gen.random(n)
-    mu_hat, v = post.conditional(tau)
-    mu = mu_hat + np.sqrt(v) * gen.standard_normal(n)
+    mu = np.empty(n)
+    z = gen.standard_normal(n)
+    step = max(1, 2**20 // post.y.size)  # (draws x K) temporaries of at most 8 MiB
+    for i in range(0, n, step):
+        mu_hat, v = post.conditional(tau[i : i + step])
+        mu[i : i + step] = mu_hat + np.sqrt(v) * z[i : i + step]
     return mu, tau
