@@ -53,8 +53,8 @@ def _binary_folds(acc: np.ndarray, n_per_class: int, rng: np.random.Generator) -
 
 @pytest.mark.parametrize("metric", ["macro_f1", "accuracy", "micro_f1"])
 def test_pooled_is_evaluate_of_the_summed_table(metric):
-    res = aggregate(FOLDS, metric=metric, method="pooled", draws=3000, rng=7)
-    ev = evaluate(FOLDS.sum(0), metrics=metric, draws=3000, rng=7, keep_draws=True)
+    res = aggregate(FOLDS, metric=metric, method="pooled", draws=3000, rng=7, ref=0.8)
+    ev = evaluate(FOLDS.sum(0), metrics=metric, draws=3000, rng=7, keep_draws=True, ref=0.8)
     assert values_equal(res.summary, ev[metric])  # same seed, same streams: identical
     np.testing.assert_array_equal(res.metric_draws, ev.metric_draws[metric])
     assert res.summary.score == ev[metric].score
@@ -293,6 +293,29 @@ def test_result_outputs():
     assert res.predictive.std > res.summary.std  # a new table varies more than the mean
 
 
+def test_predictive_is_the_mean_plus_the_between_table_spread():
+    # identity scale: the aggregate is mu itself and the predictive mu + tau Z, so
+    # Var(predictive) = Var(mu) + E[tau^2], with E[tau^2] exact from the grid
+    def acc(t):
+        return np.trace(t, axis1=-2, axis2=-1) / t.sum(axis=(-2, -1))
+
+    tables = _binary_folds(np.array([0.7, 0.75, 0.8, 0.85, 0.9]), 150, np.random.default_rng(1))
+    n = 100_000
+    res = aggregate(tables, metric=acc, scale="identity", draws=n, rng=2, ref=0.8)
+    per = evaluate(tables, metrics=acc, draws=n, rng=child_seed(np.random.SeedSequence(2), 1),
+                   keep_draws=True).metric_draws["acc"]  # fmt: skip
+    post = rem.tau_posterior(per.mean(-1), per.var(-1, ddof=1), 0.5)
+    mid = 0.5 * (post.edges[1:] + post.edges[:-1])
+    e_tau2 = float(np.sum(post.mass * mid**2))  # midpoint rule: cells are 1e-4 wide
+    want = res.summary.std**2 + e_tau2
+    # the variance of n draws has relative sd about sqrt(2 / n) (normal) to a few times
+    # that (heavier tails): 5% is > 10 such sds
+    assert res.predictive.std**2 == pytest.approx(want, rel=0.05)
+    assert res.predictive.mean == pytest.approx(res.summary.mean, abs=4 * res.predictive.mc_error)
+    assert res.summary.p_below + res.summary.p_above == pytest.approx(1.0)
+    assert 0 < res.predictive.p_above < 1
+
+
 def test_pooled_single_table_has_no_heterogeneity():
     res = aggregate(FOLDS[:1], method="pooled", draws=1000, rng=0)
     assert res.heterogeneity is None and res.predictive is None
@@ -328,6 +351,7 @@ def test_callable_metric_with_a_scale():
         ({"names": ["a"] * 5}, ValueError, r"names must be unique; got 'a' twice"),
         ({"names": ["a", "b"]}, ValueError, r"names must give one name per matrix \(5\); got 2"),
         ({"rng": -1}, ValueError, r"rng must be a non-negative integer seed; got -1"),
+        ({"ref": "high"}, TypeError, r"ref"),
     ],
 )  # fmt: skip
 def test_bad_arguments(kwargs, exc, match):

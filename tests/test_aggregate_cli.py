@@ -128,6 +128,17 @@ def test_plot_aggregate_content():
         plot_aggregate(3)
 
 
+def test_ref_adds_probabilities(files, capsys):
+    code, out, _ = _run(capsys, *files, "--draws", "800", "--ref", "0.8", "--format", "json")
+    assert code == 0
+    got = json.loads(out)
+    want = aggregate(np.array(FOLDS), draws=800, rng=DEFAULT_SEED, ref=0.8, names=files)
+    assert got["summary"]["p_above"] == want.summary.p_above
+    assert got["predictive"]["p_above"] == want.predictive.p_above
+    code, out, _ = _run(capsys, *files, "--draws", "800", "--ref", "0.8")
+    assert f"P(aggregate > 0.8) = {want.summary.p_above:.4f}" in out
+
+
 def test_seed_is_deterministic(files, capsys):
     outs = [_run(capsys, *files, "--draws", "500", "--seed", "9")[1] for _ in range(2)]
     assert outs[0] == outs[1]

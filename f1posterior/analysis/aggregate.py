@@ -44,6 +44,7 @@ from .._core.validation import (
     check_draws,
     check_positive,
     check_prob,
+    check_ref,
     check_rng,
     child_seed,
 )
@@ -251,6 +252,12 @@ class Aggregate:
                 f"  {escape_text(r['name']):<{width}} {score:>8} {r['mean']:>8.4f} "
                 f"{r['std']:>8.4f}  [{r['hdi_low']:.4f}, {r['hdi_high']:.4f}]"
             )
+        s = self.summary
+        if s.ref is not None:
+            line = f"P(aggregate > {s.ref:g}) = {s.p_above:.4f}"
+            if self.predictive is not None:
+                line += f"; P(new table > {s.ref:g}) = {self.predictive.p_above:.4f}"
+            lines.append(line)
         if self.heterogeneity is not None:
             lines.append(str(self.heterogeneity))
         return "\n".join(lines)
@@ -346,6 +353,7 @@ def aggregate(
     alpha: PriorArg = "adaptive",
     beta: PriorArg = "adaptive",
     ci_prob: float = 0.95,
+    ref: float | None = None,
     rng: Any = None,
     names: Sequence[str] | None = None,
     scale: str = "auto",
@@ -376,6 +384,9 @@ def aggregate(
         Dirichlet priors of each table, as in :func:`f1posterior.evaluate`.
     ci_prob : float, default 0.95
         Probability of the intervals.
+    ref : float, optional
+        Reference value: every summary (tables, aggregate, predictive) gets
+        ``p_below`` and ``p_above``, e.g. P(mean metric over folds > ref).
     rng : None, int, SeedSequence or Generator
         Source of randomness. The pooled posterior uses the streams
         ``evaluate(tables.sum(0), rng=rng)`` uses; the tables' own posteriors
@@ -433,11 +444,12 @@ def aggregate(
     name, fn, sc = _check_metric(metric, scale)
     n = check_draws(draws)
     prob = check_prob(ci_prob, "ci_prob")
+    r = check_ref(ref)
     a_scale = check_positive(tau_scale, "tau_scale")
     table_names = _names(names, k)
     root = check_rng(rng)
     common: dict[str, Any] = dict(metrics=[fn if not isinstance(metric, str) else name])
-    common.update(draws=n, alpha=alpha, beta=beta, hdi_prob=prob)
+    common.update(draws=n, alpha=alpha, beta=beta, hdi_prob=prob, ref=r)
     per = evaluate(c, rng=child_seed(root, _TABLES_KEY), keep_draws=k >= 2, **common)
     tables_summary = per[name]
     het: Heterogeneity | None = None
@@ -462,8 +474,8 @@ def aggregate(
         agg_draws = re_model.population_mean(mu, tau, sc)
         new = re_model.from_scale(mu + tau * gen.standard_normal(n), sc)
         score = float(np.mean(np.asarray(tables_summary.score, dtype=float)))
-        summary = summarize_draws(agg_draws, score=score, hdi_prob=prob)
-        predictive = summarize_draws(new, hdi_prob=prob)
+        summary = summarize_draws(agg_draws, score=score, hdi_prob=prob, ref=r)
+        predictive = summarize_draws(new, hdi_prob=prob, ref=r)
         prior = f"{prior}; tau ~ half-normal({a_scale:g}) on the {sc} scale, flat mu"
     return Aggregate(
         metric=name,

@@ -85,6 +85,8 @@ def register(sub: Any) -> None:
     p.add_argument("--tau-scale", type=_positive, default=0.5, metavar="A",
                    help="scale of the half-normal prior of the between-table sd tau on the "
                    "working scale (default 0.5)")  # fmt: skip
+    p.add_argument("--ref", type=float, default=None,
+                   help="reference value: adds P(below) and P(above) to every row")  # fmt: skip
     p.add_argument("--true-col", default="y_true", help="true-label column of predictions CSVs")
     p.add_argument("--pred-col", default="y_pred", help="predicted-label column (y_pred)")
     p.add_argument(
@@ -149,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
     tables, names, labels = _read_tables(args)
     result = aggregate(
         tables, metric=args.metric, method=args.method, draws=args.draws, ci_prob=args.hdi_prob,
-        rng=args.seed, names=names, scale=args.scale, tau_scale=args.tau_scale,
+        rng=args.seed, names=names, scale=args.scale, tau_scale=args.tau_scale, ref=args.ref,
         **prior_from_args(args),
     )  # fmt: skip
     print(render(result, args.format, labels), end="")
