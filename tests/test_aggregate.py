@@ -387,3 +387,15 @@ def test_bad_counts_are_named():
 def test_a_metric_outside_its_scale_is_refused():
     with pytest.raises(ValueError, match=r"must lie in \[0, 1\] for the 'logit' scale"):
         aggregate(FOLDS, metric=lambda t: 1 + t[..., 0, 0], scale="logit", draws=100)
+
+
+def test_a_metric_without_posterior_spread_is_refused():
+    with pytest.raises(ValueError, match=r"positive, finite variance on the working scale"):
+        aggregate(FOLDS, metric=lambda t: 0.5 + 0 * t[..., 0, 0], scale="logit", draws=100)
+
+
+def test_a_non_finite_metric_is_refused():
+    with pytest.raises(ValueError, match=r"must be finite for the 'fisher_z' scale"):
+        rem.to_scale(np.array([0.5, np.inf]), "fisher_z")
+    with pytest.raises(ValueError, match=r"must be finite for the 'log' scale"):
+        rem.to_scale(np.array([0.5, np.inf]), "log")
