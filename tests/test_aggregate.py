@@ -399,3 +399,17 @@ def test_a_non_finite_metric_is_refused():
         rem.to_scale(np.array([0.5, np.inf]), "fisher_z")
     with pytest.raises(ValueError, match=r"must be finite for the 'log' scale"):
         rem.to_scale(np.array([0.5, np.inf]), "log")
+
+
+def test_a_callable_with_one_value_per_class_is_refused():
+    def per_class(t):
+        return np.diagonal(t, axis1=-2, axis2=-1) / t.sum(axis=-1)
+
+    with pytest.raises(ValueError, match=r"metric must give one number per table; got "
+                       r"'per_class' of shape \(3,\) per table"):  # fmt: skip
+        aggregate(FOLDS, metric=per_class, scale="logit", draws=100)
+
+
+def test_tables_must_be_numbers():
+    with pytest.raises(TypeError, match=r"tables must be an array of numbers; got 'abc'"):
+        aggregate("abc", draws=100)

@@ -301,12 +301,6 @@ def _check_tables(tables: Any) -> tuple[np.ndarray, list[Any] | None]:
                     f"{shapes[0]} and tables[{bad}] of shape {shapes[bad]}"
                 )
     table, labels = labelled_counts(tables, None, "tables")
-    arr = np.asarray(table) if not isinstance(table, np.ndarray) else table
-    if arr.dtype != object and arr.ndim != 3:
-        raise ValueError(
-            f"tables must be K confusion matrices: an array of shape (K, M, M) or a list of "
-            f"(M, M) tables; got shape {arr.shape}"
-        )
     c = check_counts(table, "tables")
     if c.ndim != 3:
         raise ValueError(
@@ -452,6 +446,11 @@ def aggregate(
     common.update(draws=n, alpha=alpha, beta=beta, hdi_prob=prob, ref=r)
     per = evaluate(c, rng=child_seed(root, _TABLES_KEY), keep_draws=k >= 2, **common)
     tables_summary = per[name]
+    if np.shape(tables_summary.mean) != (k,):
+        raise ValueError(
+            f"metric must give one number per table; got {name!r} of shape "
+            f"{np.shape(tables_summary.mean)[1:]} per table"
+        )
     het: Heterogeneity | None = None
     post = None
     if k >= 2:
