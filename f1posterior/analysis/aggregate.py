@@ -171,7 +171,9 @@ def aggregate(
         the tables' true metrics differ around a common mean (module notes);
         needs K >= 2.
     draws : int, default 50_000
-        Posterior draws of each table and of the aggregate.
+        Posterior draws of each table and of the aggregate (the K tables' draws
+        are held at once: ``8 K draws`` bytes, and as much again on the working
+        scale).
     alpha, beta : prior
         Dirichlet priors of each table, as in :func:`f1posterior.evaluate`.
     ci_prob : float, default 0.95

@@ -82,6 +82,9 @@ class Heterogeneity:
 class Aggregate:
     """Result of :func:`aggregate`.
 
+    Draw it with :func:`f1posterior.report.plots.plot_aggregate` (a forest plot:
+    each table's HDI, the aggregate as a diamond, the predictive of a new table).
+
     Attributes
     ----------
     metric : str
