@@ -243,7 +243,7 @@ def aggregate(
     table_names = _names(names, k)
     root = check_rng(rng)
     common: dict[str, Any] = dict(metrics=[fn if not isinstance(metric, str) else name])
-    common.update(draws=n, alpha=alpha, beta=beta, hdi_prob=prob, ref=r)
+    common.update(draws=n, alpha=alpha, beta=beta, ci_prob=prob, ref=r)
     per = evaluate(c, rng=child_seed(root, _TABLES_KEY), keep_draws=k >= 2, **common)
     tables_summary = per[name]
     if np.shape(tables_summary.mean) != (k,):
@@ -273,8 +273,8 @@ def aggregate(
         agg_draws = re_model.population_mean(mu, tau, sc)
         new = re_model.from_scale(mu + tau * gen.standard_normal(n), sc)
         score = float(np.mean(np.asarray(tables_summary.score, dtype=float)))
-        summary = summarize_draws(agg_draws, score=score, hdi_prob=prob, ref=r)
-        predictive = summarize_draws(new, hdi_prob=prob, ref=r)
+        summary = summarize_draws(agg_draws, score=score, ci_prob=prob, ref=r)
+        predictive = summarize_draws(new, ci_prob=prob, ref=r)
         prior = f"{prior}; tau ~ half-normal({a_scale:g}) on the {sc} scale, flat mu"
     return Aggregate(
         metric=name,

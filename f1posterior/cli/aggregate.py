@@ -150,7 +150,7 @@ def _read_tables(args: argparse.Namespace) -> tuple[np.ndarray, list[str], list[
 def run(args: argparse.Namespace) -> int:
     tables, names, labels = _read_tables(args)
     result = aggregate(
-        tables, metric=args.metric, method=args.method, draws=args.draws, ci_prob=args.hdi_prob,
+        tables, metric=args.metric, method=args.method, draws=args.draws, ci_prob=args.ci_prob,
         rng=args.seed, names=names, scale=args.scale, tau_scale=args.tau_scale, ref=args.ref,
         **prior_from_args(args),
     )  # fmt: skip
