@@ -13,6 +13,7 @@ from ._core.priors import PRIOR_PRESETS, prior_preset
 from ._core.sampling import sample_posterior
 from ._core.version import __version__
 from .analysis import thresholds
+from .analysis.aggregate import Aggregate, aggregate
 from .analysis.comparison import Comparison, compare
 from .analysis.delta import delta_interval
 from .analysis.frequentist import FrequentistInterval, bootstrap_interval
@@ -87,4 +88,6 @@ __all__ = [
     "evaluate_documents",
     "document_scores",
     "__version__",
+    "aggregate",
+    "Aggregate",
 ]

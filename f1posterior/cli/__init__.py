@@ -18,12 +18,13 @@ import warnings
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from . import compare, gate, plan, summarize
+from . import aggregate, compare, gate, plan, summarize
 
 __all__ = ["main", "build_parser"]
 
 #: Subcommand modules, in the order they are listed in ``--help``.
 SUBCOMMANDS = [summarize, compare, gate, plan]
+SUBCOMMANDS.append(aggregate)
 
 
 class _Parser(argparse.ArgumentParser):

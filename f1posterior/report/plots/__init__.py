@@ -11,6 +11,8 @@
   practical equivalence shaded.
 - :func:`plot_summary`: every metric of an :class:`~f1posterior.Evaluation` in
   one figure (what ``f1posterior summarize --plot`` draws).
+- :func:`plot_aggregate`: forest plot of :func:`~f1posterior.aggregate`: each
+  table's HDI and the aggregate as a diamond.
 
 Every function returns a :class:`matplotlib.figure.Figure`. Figures are built
 with the object-oriented API (``matplotlib.figure.Figure``), never through
@@ -25,6 +27,7 @@ needs it.
 
 from __future__ import annotations
 
+from .aggregate import plot_aggregate
 from .common import metric_label
 from .comparison import plot_comparison
 from .forest import plot_forest
@@ -32,3 +35,4 @@ from .posterior import plot_posterior
 from .summary import plot_summary
 
 __all__ = ["plot_posterior", "plot_forest", "plot_comparison", "plot_summary", "metric_label"]
+__all__ += ["plot_aggregate"]
