@@ -126,3 +126,34 @@ def test_cli_old_flag(tmp_path: Path, capsys):
     assert main([*args, "--ci-prob", "0.8"]) == 0
     assert capsys.readouterr().out == old
     assert '"ci_prob": 0.8' in old
+
+
+def test_evaluate_and_summaries_hdi_prob():
+    res = _same(
+        lambda: fp.evaluate(COUNTS, draws=1000, hdi_prob=0.8, rng=4),
+        lambda: fp.evaluate(COUNTS, draws=1000, ci_prob=0.8, rng=4),
+    )
+    with pytest.warns(FutureWarning, match="Evaluation.hdi_prob is renamed ci_prob"):
+        assert res.hdi_prob == 0.8
+    with pytest.warns(FutureWarning, match="MetricSummary.hdi_prob is renamed ci_prob"):
+        assert res["micro_f1"].hdi_prob == 0.8
+    x = np.random.default_rng(5).random((2, 500))
+    _same(
+        lambda: fp.summarize_draws(x, hdi_prob=0.7),
+        lambda: fp.summarize_draws(x, ci_prob=0.7),
+    )
+    for fn in (fp.hdi, fp.eti):
+        with pytest.warns(FutureWarning, match=r"the keyword 'prob' is renamed 'ci_prob'"):
+            old = fn(x, prob=0.7)
+        np.testing.assert_array_equal(old, fn(x, ci_prob=0.7))
+
+
+def test_dask_evaluate_hdi_prob():
+    da = pytest.importorskip("dask.array")
+    from f1posterior.integrations import dask as fdask
+
+    stack = da.from_array(np.stack([COUNTS, COUNTS.T]), chunks=(1, 3, 3))
+    new = fdask.evaluate(stack, draws=500, rng=6, ci_prob=0.8)
+    with pytest.warns(FutureWarning, match="'hdi_prob' is renamed 'ci_prob'"):
+        old = fdask.evaluate(stack, draws=500, rng=6, hdi_prob=0.8)
+    np.testing.assert_equal(old.to_dict(), new.to_dict())
