@@ -471,3 +471,29 @@ def test_error_unknown_metric_lists_new_names():
         ValueError, match=r"metrics must name known metrics \(.*mcc.*\) or be callables.*got 'mc'"
     ):
         evaluate(np.eye(2) + 1, metrics=["mc"])
+
+
+# --- multi-label: the multi-class functions on (..., L, 2, 2) stacks ------------------------
+
+
+def test_multilabel_metrics_are_the_multiclass_functions_of_each_label():
+    from f1posterior.metrics import f1_score, fbeta_score, precision_score, recall_score
+    from f1posterior.posterior.multilabel import multilabel_scores
+
+    stack = np.array([[[50, 3], [7, 40]], [[80, 12], [2, 6]], [[95, 0], [5, 0]]], dtype=float)
+    s = multilabel_scores(
+        stack, metrics=["f1", "fbeta", "precision", "recall", "jaccard"], f_beta=2
+    )
+    kw = {"average": "binary", "zero_division": 0.0}
+    for name, fn in [
+        ("f1", f1_score),
+        ("precision", precision_score),
+        ("recall", recall_score),
+        ("jaccard", jaccard_score),
+    ]:
+        np.testing.assert_array_equal(s[name], [fn(t, **kw) for t in stack], err_msg=name)
+    np.testing.assert_array_equal(s["fbeta"], [fbeta_score(t, beta=2.0, **kw) for t in stack])
+    # micro = the same function of the pooled table
+    micro = multilabel_scores(stack, metrics=["micro_f1", "micro_jaccard"])
+    assert float(micro["micro_f1"]) == float(f1_score(stack.sum(0), **kw))
+    assert float(micro["micro_jaccard"]) == float(jaccard_score(stack.sum(0), **kw))

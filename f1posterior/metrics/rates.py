@@ -83,7 +83,7 @@ def _rate(t, name, average, labels, zero_division):
     if average == "micro":
         num, den = num.sum(-1), den.sum(-1)
     score = safe_divide(num, den, zero_division, _TITLES[name])
-    support = cells[0] + cells[2]  # tp + fn: the true totals
+    support = cells[0] + cells[2] if average == "weighted" else None  # tp + fn: true totals
     return finish_average(score, support, average)
 
 
@@ -105,7 +105,7 @@ def _composite(t, name, average, labels, zero_division):
             + safe_divide(tn, tn + fn, zero_division, "NPV")
             - 1.0
         )
-    return finish_average(score, cells[0] + cells[2], average)
+    return finish_average(score, cells[0] + cells[2] if average == "weighted" else None, average)
 
 
 def _make_rate(name: str, what: str, example: str):

@@ -50,7 +50,10 @@ def _cached(table: np.ndarray, key: str, make: Callable[[np.ndarray], Any]) -> A
 
 
 def _class_sums_of(table: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    return np.diagonal(table, axis1=-2, axis2=-1), table.sum(axis=-2), table.sum(axis=-1)
+    tp = np.diagonal(table, axis1=-2, axis2=-1)
+    if table.shape[-1] == 2:  # the same sums, bit for bit, without reducing axes of length 2
+        return tp, table[..., 0, :] + table[..., 1, :], table[..., :, 0] + table[..., :, 1]
+    return tp, table.sum(axis=-2), table.sum(axis=-1)
 
 
 def class_sums(
@@ -112,6 +115,17 @@ def one_vs_rest(
     >>> [x.tolist() for x in one_vs_rest(t)]
     [[5.0, 3.0, 4.0], [2.0, 1.0, 1.0], [1.0, 3.0, 0.0], [8.0, 9.0, 11.0]]
     """
+    if table.shape[-1] == 2 and labels is not None:
+        picked = np.arange(2)[labels]
+        if picked.size == 1:  # one class of a 2 x 2 table: its cells, as views
+            c = int(picked[0])
+            d = 1 - c
+            return (
+                table[..., c, c, None],
+                table[..., d, c, None],
+                table[..., c, d, None],
+                (table[..., d, d, None]),
+            )
     tp, fp, fn, tn = _cached(table, "ovr", _one_vs_rest_of)
     if labels is not None:
         tp, fp, fn, tn = tp[..., labels], fp[..., labels], fn[..., labels], tn[..., labels]
