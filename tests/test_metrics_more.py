@@ -497,3 +497,14 @@ def test_multilabel_metrics_are_the_multiclass_functions_of_each_label():
     micro = multilabel_scores(stack, metrics=["micro_f1", "micro_jaccard"])
     assert float(micro["micro_f1"]) == float(f1_score(stack.sum(0), **kw))
     assert float(micro["micro_jaccard"]) == float(jaccard_score(stack.sum(0), **kw))
+
+
+def test_docs_metrics_example_runs():
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "metrics.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    assert len(blocks) == 1
+    for code in blocks:
+        exec(compile(code, "docs/metrics.md", "exec"), {})
