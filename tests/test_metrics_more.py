@@ -508,3 +508,17 @@ def test_docs_metrics_example_runs():
     assert len(blocks) == 1
     for code in blocks:
         exec(compile(code, "docs/metrics.md", "exec"), {})
+
+
+def test_one_vs_rest_true_negatives_stay_exact_for_a_dominant_class():
+    """tn of a class holding nearly all the mass: summed, not cancelled (total - row - col)."""
+    from f1posterior.metrics.sums import one_vs_rest
+
+    e = 1e-300
+    table = np.array([[1.0, e, e], [e, e, e], [e, 2 * e, e]])
+    tp, fp, fn, tn = one_vs_rest(table)
+    assert (table.sum() - tp - fn - fp)[0] < 0  # what subtraction gives: -4e-300 (control)
+    assert tn[0] == pytest.approx(5 * e, rel=1e-15)
+    assert tn[1] == pytest.approx(1.0 + 3 * e, rel=1e-15)
+    np.testing.assert_allclose(fp, [2 * e, 3 * e, 2 * e], rtol=1e-15)
+    assert float(specificity_score(table, average=None)[0]) == pytest.approx(5 / 7, rel=1e-14)

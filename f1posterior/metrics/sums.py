@@ -3,10 +3,11 @@
 Every metric is a function of, per class ``j`` (trailing class axis), the
 diagonal cell ``tp_j``, the predicted and true totals, and for one-vs-rest
 metrics the four cells ``tp_j, fp_j, fn_j, tn_j`` of class ``j`` against the
-rest. The one-vs-rest cells are sums of non-negative cells, never
-differences: on posterior draws a class whose prevalence sits at the sampler's
-floor (about 1.5e-154) keeps its exact small ``fp``/``tn`` instead of a
-cancelled ``total - true_j``.
+rest. The one-vs-rest cells are sums of non-negative cells (``tn_j`` by subtraction only
+where it is not small against the total, so to ~1e-12): on posterior draws a class
+whose rows and columns hold nearly all the mass (the other classes at the sampler's
+prevalence floor, about 1.5e-154) keeps an exact small ``tn`` instead of a cancelled
+``total - true_j - fp_j``.
 """
 
 from __future__ import annotations
@@ -83,6 +84,17 @@ def _exclusive(x: np.ndarray, axis: int) -> np.ndarray:
     return np.moveaxis(before + after, -1, axis)
 
 
+def _one_vs_rest_exact(table: np.ndarray) -> np.ndarray:
+    """``tn`` of every class as sums of cells only (prefix and suffix sums): no cancellation."""
+    rows_but = _exclusive(table, -1)  # [u, j] = sum over v != j of p[u, v]
+    return np.diagonal(_exclusive(rows_but, -2), axis1=-2, axis2=-1)
+
+
+#: ``tn_j`` is taken by subtraction where it is at least this fraction of the table's total
+#: (relative error below ~1e-12); below it, the table's ``tn`` is summed exactly.
+_TN_SUBTRACT = 2.0**-10
+
+
 def _one_vs_rest_of(table: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     m = table.shape[-1]
     tp = np.diagonal(table, axis1=-2, axis2=-1)
@@ -91,11 +103,15 @@ def _one_vs_rest_of(table: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarr
         fp = np.stack([table[..., 1, 0], table[..., 0, 1]], axis=-1)
         fn = fp[..., ::-1]
         return tp, fp, fn, tn
-    rows_but = _exclusive(table, -1)  # [u, j] = sum over v != j of p[u, v]
-    cols_but = _exclusive(table, -2)  # [j, v] = sum over u != j of p[u, v]
-    fn = np.diagonal(rows_but, axis1=-2, axis2=-1)
-    fp = np.diagonal(cols_but, axis1=-2, axis2=-1)
-    tn = np.diagonal(_exclusive(rows_but, -2), axis1=-2, axis2=-1)
+    off = table * (1 - np.eye(m, dtype=table.dtype))  # the errors: sums without cancellation
+    fn, fp = off.sum(axis=-1), off.sum(axis=-2)
+    total = (tp + fn).sum(axis=-1, keepdims=True)
+    tn = total - tp - fn - fp
+    # A class holding nearly all of a table's rows and columns (a draw whose other classes sit
+    # at the sampler's prevalence floor) has a tiny tn that subtraction would lose: sum it.
+    small = np.any(tn < _TN_SUBTRACT * total, axis=-1)
+    if np.any(small):
+        tn[small] = _one_vs_rest_exact(table[small])
     return tp, fp, fn, tn
 
 
