@@ -12,7 +12,10 @@ posterior draws from sampled probabilities (the cell probabilities
 ``average`` and ``zero_division`` follow scikit-learn's
 ``precision_recall_fscore_support`` exactly; on counts the results equal
 scikit-learn's on the predictions the table summarises, with
-``labels=range(M)``.
+``labels=range(M)``. Every score is a ratio of the per-class sums of
+:mod:`.sums`, divided by the one :func:`.divide.safe_divide` and averaged by
+:func:`.divide.finish_average`; the named metrics are in :mod:`.registry`
+(``METRICS``, also importable from here).
 """
 
 from __future__ import annotations
