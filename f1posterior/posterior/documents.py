@@ -88,7 +88,7 @@ from .summary import MetricSummary, summarize_draws
 
 __all__ = ["evaluate_documents", "document_scores", "BINARY_METRICS", "RANKING_METRICS"]
 
-#: Metrics of predicted label sets (need ``Y_pred``).
+#: Metrics of predicted label sets (need ``y_pred``).
 BINARY_METRICS = (
     "samples_f1",
     "samples_fbeta",
@@ -198,25 +198,25 @@ def _check_metric_names(metrics: Any, have_pred: bool, have_scores: bool) -> lis
     names = check_metric_names(metrics, DOCUMENT_METRICS)
     for n in names:
         if n in BINARY_METRICS and not have_pred:
-            raise ValueError(f"metric {n!r} needs predicted labels: pass Y_pred")
+            raise ValueError(f"metric {n!r} needs predicted labels: pass y_pred")
         if n in RANKING_METRICS and not have_scores:
             raise ValueError(f"metric {n!r} needs a score matrix: pass scores")
     return names
 
 
 def _check_inputs(
-    Y_true: Any, Y_pred: Any, scores: Any, metrics: Any, f_beta: Any, zero_division: Any
+    y_true: Any, y_pred: Any, scores: Any, metrics: Any, f_beta: Any, zero_division: Any
 ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None, list[str], float, float]:
-    t = check_indicator(Y_true, "Y_true")
-    if Y_pred is None and scores is None:
-        raise ValueError("pass Y_pred (predicted labels), scores (a score matrix), or both")
-    p = None if Y_pred is None else check_indicator(Y_pred, "Y_pred")
+    t = check_indicator(y_true, "y_true")
+    if y_pred is None and scores is None:
+        raise ValueError("pass y_pred (predicted labels), scores (a score matrix), or both")
+    p = None if y_pred is None else check_indicator(y_pred, "y_pred")
     if p is not None and p.shape != t.shape:
         raise ValueError(
-            f"Y_true and Y_pred must have the same shape (D documents, L labels); got "
+            f"y_true and y_pred must have the same shape (D documents, L labels); got "
             f"{t.shape} and {p.shape}"
         )
-    s = None if scores is None else check_scores(scores, shape=t.shape, like="Y_true")
+    s = None if scores is None else check_scores(scores, shape=t.shape, like="y_true")
     names = _check_metric_names(metrics, p is not None, s is not None)
     fb = check_positive(f_beta, "f_beta")
     if isinstance(zero_division, bool) or zero_division not in (0, 1):
@@ -245,8 +245,8 @@ def _values(
 
 
 def document_scores(
-    Y_true: ArrayLike,
-    Y_pred: ArrayLike | None = None,
+    y_true: ArrayLike,
+    y_pred: ArrayLike | None = None,
     scores: ArrayLike | None = None,
     *,
     metrics: str | Sequence[str] | None = None,
@@ -263,16 +263,16 @@ def document_scores(
 
     Parameters
     ----------
-    Y_true : array_like of 0/1, shape (D, L)
+    y_true : array_like of 0/1, shape (D, L)
         True label indicators.
-    Y_pred : array_like of 0/1, shape (D, L), optional
+    y_pred : array_like of 0/1, shape (D, L), optional
         Predicted label indicators (for the set metrics).
     scores : array_like of float, shape (D, L), optional
         Label scores, higher = more likely (for the ranking metrics).
     metrics : str, sequence of str or None
         Names from ``BINARY_METRICS`` and ``RANKING_METRICS``; ``None`` picks
         ``samples_f1``, ``hamming_loss``, ``subset_accuracy`` (given
-        ``Y_pred``) and ``average_precision``, ``one_error``,
+        ``y_pred``) and ``average_precision``, ``one_error``,
         ``ranking_loss``, ``coverage`` (given ``scores``).
     f_beta : float, default 1.0
         The ``beta`` of ``samples_fbeta``.
@@ -291,13 +291,13 @@ def document_scores(
     >>> v["samples_f1"].round(4).tolist(), v["ranking_loss"].tolist(), v["coverage"].tolist()
     ([0.6667, 1.0], [0.5, 0.5], [3.0, 2.0])
     """
-    t, p, s, names, b2, zd = _check_inputs(Y_true, Y_pred, scores, metrics, f_beta, zero_division)
+    t, p, s, names, b2, zd = _check_inputs(y_true, y_pred, scores, metrics, f_beta, zero_division)
     return _values(t, p, s, names, b2, zd)
 
 
 def evaluate_documents(
-    Y_true: ArrayLike,
-    Y_pred: ArrayLike | None = None,
+    y_true: ArrayLike,
+    y_pred: ArrayLike | None = None,
     scores: ArrayLike | None = None,
     *,
     metrics: str | Sequence[str] | None = None,
@@ -305,7 +305,7 @@ def evaluate_documents(
     zero_division: float = 0,
     draws: int = 50_000,
     ref: float | None = None,
-    hdi_prob: float = 0.95,
+    ci_prob: float = 0.95,
     rng: Any = None,
     keep_draws: bool = False,
 ) -> Evaluation:
@@ -318,13 +318,13 @@ def evaluate_documents(
 
     Parameters
     ----------
-    Y_true, Y_pred, scores, metrics, f_beta, zero_division
+    y_true, y_pred, scores, metrics, f_beta, zero_division
         As in :func:`document_scores`.
     draws : int, default 50_000
         Bootstrap draws.
     ref : float, optional
         Reference value; adds ``p_below``/``p_above``.
-    hdi_prob : float, default 0.95
+    ci_prob : float, default 0.95
         Probability of the HDI and equal-tailed interval.
     rng : None, int, SeedSequence or Generator
         Source of randomness. Weights come in blocks of draws with one random
@@ -348,9 +348,9 @@ def evaluate_documents(
     >>> round(res["samples_f1"].score, 4), round(res["subset_accuracy"].score, 2)
     (0.8333, 0.5)
     """
-    t, p, s, names, b2, zd = _check_inputs(Y_true, Y_pred, scores, metrics, f_beta, zero_division)
+    t, p, s, names, b2, zd = _check_inputs(y_true, y_pred, scores, metrics, f_beta, zero_division)
     n_draws = check_draws(draws)
-    prob = check_prob(hdi_prob, "hdi_prob")
+    prob = check_prob(ci_prob, "ci_prob")
     r = check_ref(ref)
     root = check_rng(rng)
     values = _values(t, p, s, names, b2, zd)
@@ -358,13 +358,13 @@ def evaluate_documents(
     x = _bootstrap(v, n_draws, root)  # (K, draws)
     summaries: dict[str, MetricSummary] = {}
     for k, n in enumerate(names):
-        summaries[n] = summarize_draws(x[k], score=float(v[:, k].mean()), hdi_prob=prob, ref=r)
+        summaries[n] = summarize_draws(x[k], score=float(v[:, k].mean()), ci_prob=prob, ref=r)
     d = v.shape[0]
     return Evaluation(
         summaries=summaries,
         prior=f"Bayesian bootstrap over {d:,} documents (Dirichlet(1, ..., 1) weights)",
         draws=n_draws,
-        hdi_prob=prob,
+        ci_prob=prob,
         ref=r,
         seed=root.entropy,
         batch_shape=(),

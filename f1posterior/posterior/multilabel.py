@@ -137,7 +137,7 @@ def _exact_summaries(
         return {}
     conc = alpha + counts
     return {
-        n: label_posterior(conc, n).summary(score=scores[n], hdi_prob=prob, ref=ref) for n in todo
+        n: label_posterior(conc, n).summary(score=scores[n], ci_prob=prob, ref=ref) for n in todo
     }
 
 
@@ -232,7 +232,7 @@ def evaluate_multilabel(
     alpha: PriorArg = "adaptive",
     beta: PriorArg = "adaptive",
     ref: float | None = None,
-    hdi_prob: float = 0.95,
+    ci_prob: float = 0.95,
     rng: Any = None,
     dtype: DTypeLike = np.float64,
     labels: Sequence[Any] | None = None,
@@ -275,7 +275,7 @@ def evaluate_multilabel(
         scipy, else they are sampled with a warning).
     ref : float, optional
         Reference value; adds ``p_below``/``p_above`` to every summary.
-    hdi_prob : float, default 0.95
+    ci_prob : float, default 0.95
         Probability of the HDI and equal-tailed interval.
     rng : None, int, SeedSequence or Generator
         Source of randomness. For one seed the cell draws equal those of
@@ -311,7 +311,7 @@ def evaluate_multilabel(
     fb = check_positive(f_beta, "f_beta")
     b2 = fb * fb
     n_draws = check_draws(draws)
-    prob = check_prob(hdi_prob, "hdi_prob")
+    prob = check_prob(ci_prob, "ci_prob")
     r = check_ref(ref)
     dt = check_dtype(dtype)
     root = check_rng(rng)
@@ -377,7 +377,7 @@ def evaluate_multilabel(
         summaries=summaries,
         prior=describe_prior(alpha, beta) + " per label (M = 2 model)",
         draws=n_draws,
-        hdi_prob=prob,
+        ci_prob=prob,
         ref=r,
         seed=root.entropy,
         batch_shape=tuple(batch),
@@ -422,7 +422,7 @@ def _finish_part(
 ) -> None:
     if not np.isfinite(x).all():
         raise ValueError(f"metric {name!r} returned non-finite values on posterior draws")
-    out.append(summarize_draws(x, score=score, hdi_prob=prob, ref=ref))
+    out.append(summarize_draws(x, score=score, ci_prob=prob, ref=ref))
 
 
 def _join(parts: list[MetricSummary], shape: tuple[int, ...]) -> MetricSummary:
@@ -443,5 +443,5 @@ def _join(parts: list[MetricSummary], shape: tuple[int, ...]) -> MetricSummary:
         fields[key] = arr
     first = parts[0]
     return MetricSummary(
-        **fields, hdi_prob=first.hdi_prob, ref=first.ref, draws=first.draws, exact=False
+        **fields, ci_prob=first.ci_prob, ref=first.ref, draws=first.draws, exact=False
     )
