@@ -67,6 +67,7 @@ from .._core.validation import (
     check_rng,
     child_seed,
 )
+from ..metrics.divide import safe_divide
 from ..metrics.multiclass import resolve_metric
 
 __all__ = ["FrequentistInterval", "DegenerateIntervalWarning", "bootstrap_interval"]
@@ -162,9 +163,8 @@ def _z(level: float) -> float:
 
 
 def _safe_divide(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    """num / den, and 0 where den == 0 (the registry's zero_division=0)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
+    """num / den, and 0 where den is not > 0 (NaN included): the one divide, zero_division=0."""
+    return safe_divide(num, np.where(den > 0, den, 0.0), 0.0)
 
 
 # --- delta method ------------------------------------------------------------------------

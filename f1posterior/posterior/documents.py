@@ -82,6 +82,7 @@ from .._core.validation import (
     check_scores,
     child_seed,
 )
+from ..metrics.divide import safe_divide
 from .evaluation import Evaluation
 from .summary import MetricSummary, summarize_draws
 
@@ -114,12 +115,6 @@ _WEIGHT_BUDGET = 1 << 21
 _BLOCK_WEIGHTS = 1 << 16
 
 
-def _div(num: np.ndarray, den: np.ndarray, zero_division: float) -> np.ndarray:
-    out = np.full(np.broadcast_shapes(num.shape, den.shape), zero_division, dtype=np.float64)
-    np.divide(num, den, out=out, where=den != 0)
-    return out
-
-
 def _binary_values(
     t: np.ndarray, p: np.ndarray, names: list[str], b2: float, zd: float
 ) -> dict[str, np.ndarray]:
@@ -131,15 +126,15 @@ def _binary_values(
     out: dict[str, np.ndarray] = {}
     for n in names:
         if n == "samples_f1":
-            out[n] = _div(2.0 * tp, n_true + n_pred, zd)
+            out[n] = safe_divide(2.0 * tp, n_true + n_pred, zd)
         elif n == "samples_fbeta":
-            out[n] = _div((1.0 + b2) * tp, b2 * n_true + n_pred, zd)
+            out[n] = safe_divide((1.0 + b2) * tp, b2 * n_true + n_pred, zd)
         elif n == "samples_precision":
-            out[n] = _div(tp, n_pred, zd)
+            out[n] = safe_divide(tp, n_pred, zd)
         elif n == "samples_recall":
-            out[n] = _div(tp, n_true, zd)
+            out[n] = safe_divide(tp, n_true, zd)
         elif n == "samples_jaccard":
-            out[n] = _div(tp, n_true + n_pred - tp, zd)
+            out[n] = safe_divide(tp, n_true + n_pred - tp, zd)
         elif n == "hamming_loss":
             out[n] = diff / n_labels
         elif n == "subset_accuracy":

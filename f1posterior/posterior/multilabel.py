@@ -19,20 +19,15 @@ gives the label's table.
 Metrics across labels need the labels' tables on one scale: each label's
 probability table is multiplied by its number of documents ``N_l`` (all equal
 to ``D`` when the tables come from one test set), giving expected counts;
-every metric below is then the same function of the counts (plug-in score)
-and of the posterior expected counts (draws). With ``b2 = f_beta ** 2``:
-
-- per label: ``fbeta_l = (1 + b2) tp / ((1 + b2) tp + b2 fn + fp)``,
-  ``precision_l = tp / (tp + fp)``, ``recall_l = tp / (tp + fn)``,
-  ``jaccard_l = tp / (tp + fp + fn)``;
-- micro: the same formulas on ``sum_l tp``, ``sum_l fp``, ``sum_l fn``;
-- macro: the mean over labels of the per-label values;
-- weighted: ``sum_l s_l fbeta_l / sum_l s_l`` with support ``s_l = tp + fn``;
-- ``hamming_loss = sum_l (fp + fn) / sum_l N_l``.
-
-On counts, ``0/0`` gives 0 (scikit-learn's default ``zero_division``; a
-label never true and never predicted scores 0 and counts in macro averages,
-as in scikit-learn). Posterior draws never divide by zero.
+every metric is then the same function of the counts (plug-in score) and of
+the posterior expected counts (draws): the multi-class metric functions on the
+per-label 2 x 2 stacks, positive class index 1 (:mod:`f1posterior.metrics.multilabel`:
+per label ``f1``, ``fbeta``, ``precision``, ``recall``, ``jaccard``; micro on the
+pooled table, macro the mean over labels, weighted by support ``tp + fn``,
+``hamming_loss = sum_l (fp + fn) / sum_l N_l``). On counts, ``0/0`` gives 0
+(scikit-learn's default ``zero_division``; a label never true and never
+predicted scores 0 and counts in macro averages, as in scikit-learn). Posterior
+draws never divide by zero.
 
 Under the aligned prior (``beta="aligned"``: each label one Dirichlet over
 its four cells, ``A = alpha + C``) the per-label metrics have the M = 2
@@ -66,6 +61,13 @@ from .._core.validation import (
     check_ref,
     check_rng,
 )
+from ..metrics.multilabel import (
+    AGGREGATE_METRICS,
+    PER_LABEL_METRICS,
+    LabelTerms,
+    aggregate,
+    term_names,
+)
 from .evaluation import Evaluation
 from .exact import BetaPosterior, is_aligned, posterior_from_concentration, scipy_available
 from .summary import MetricSummary, summarize_draws
@@ -75,26 +77,9 @@ __all__ = [
     "multilabel_scores",
     "MULTILABEL_METRICS",
     "PER_LABEL_METRICS",
+    "AGGREGATE_METRICS",
 ]
 
-#: Per-label metrics (trailing label axis in the summaries).
-PER_LABEL_METRICS = ("f1", "fbeta", "precision", "recall", "jaccard")
-#: Metrics across labels (one value per set of tables).
-AGGREGATE_METRICS = (
-    "micro_f1",
-    "macro_f1",
-    "weighted_f1",
-    "micro_fbeta",
-    "macro_fbeta",
-    "weighted_fbeta",
-    "micro_precision",
-    "micro_recall",
-    "macro_precision",
-    "macro_recall",
-    "hamming_loss",
-    "micro_jaccard",
-    "macro_jaccard",
-)
 #: Every metric name :func:`evaluate_multilabel` accepts.
 MULTILABEL_METRICS = AGGREGATE_METRICS + PER_LABEL_METRICS
 #: Per-label metrics with a closed-form posterior under the aligned prior (``fbeta`` too
@@ -107,71 +92,6 @@ _LABEL_BUDGET = 64 << 20
 _SUM_BUDGET = 64 << 20
 #: Gamma variates held at once in one chunk of cell draws.
 _CELL_VARIATES = 1 << 21
-#: The per-label sums that every aggregate metric is computed from.
-_SUMS = ("tp", "fp", "fn", "n", "f1", "fb", "wf1", "wfb", "w", "p", "r", "j")
-
-
-def _div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    """num / den with 0 where den == 0 (scikit-learn's zero_division=0)."""
-    out = np.zeros(np.broadcast_shapes(num.shape, den.shape), dtype=np.result_type(num, den))
-    np.divide(num, den, out=out, where=den != 0)
-    return out
-
-
-def _label_terms(t: np.ndarray, b2: float) -> dict[str, np.ndarray]:
-    """Per-label quantities of count-scale tables ``(..., 2, 2)`` -> ``(...)`` each."""
-    tn, fp, fn, tp = t[..., 0, 0], t[..., 0, 1], t[..., 1, 0], t[..., 1, 1]
-    f1 = _div(2.0 * tp, 2.0 * tp + fn + fp)
-    fb = f1 if b2 == 1.0 else _div((1.0 + b2) * tp, (1.0 + b2) * tp + b2 * fn + fp)
-    w = tp + fn
-    return {
-        "tp": tp,
-        "fp": fp,
-        "fn": fn,
-        "n": tn + fp + fn + tp,
-        "f1": f1,
-        "fb": fb,
-        "wf1": w * f1,
-        "wfb": w * fb,
-        "w": w,
-        "p": _div(tp, tp + fp),
-        "r": _div(tp, w),
-        "j": _div(tp, tp + fp + fn),
-    }
-
-
-def _per_label(name: str, terms: dict[str, np.ndarray]) -> np.ndarray:
-    key = {"f1": "f1", "fbeta": "fb", "precision": "p", "recall": "r", "jaccard": "j"}[name]
-    return terms[key]
-
-
-def _aggregate(name: str, s: dict[str, np.ndarray], n_labels: int, b2: float) -> np.ndarray:
-    """An aggregate metric from sums over labels (each ``(...)``)."""
-    tp, fp, fn = s["tp"], s["fp"], s["fn"]
-    if name == "micro_f1":
-        return _div(2.0 * tp, 2.0 * tp + fn + fp)
-    if name == "micro_fbeta":
-        return _div((1.0 + b2) * tp, (1.0 + b2) * tp + b2 * fn + fp)
-    if name == "micro_precision":
-        return _div(tp, tp + fp)
-    if name == "micro_recall":
-        return _div(tp, tp + fn)
-    if name == "micro_jaccard":
-        return _div(tp, tp + fp + fn)
-    if name == "hamming_loss":
-        return _div(fp + fn, s["n"])
-    if name == "weighted_f1":
-        return _div(s["wf1"], s["w"])
-    if name == "weighted_fbeta":
-        return _div(s["wfb"], s["w"])
-    key = {
-        "macro_f1": "f1",
-        "macro_fbeta": "fb",
-        "macro_precision": "p",
-        "macro_recall": "r",
-        "macro_jaccard": "j",
-    }[name]
-    return np.asarray(s[key] / n_labels)
 
 
 def label_posterior(conc: np.ndarray, name: str) -> BetaPosterior:
@@ -289,13 +209,17 @@ def multilabel_scores(
     return _scores(c, names, b * b)
 
 
+def _label_terms(t: np.ndarray, b2: float) -> LabelTerms:
+    """The per-label terms of count-scale tables (computed when first used)."""
+    return LabelTerms(t, b2)
+
+
 def _scores(c: np.ndarray, names: list[str], b2: float) -> dict[str, np.ndarray]:
     terms = _label_terms(c, b2)
-    sums = {k: v.sum(axis=-1) for k, v in terms.items()}
+    sums = {k: terms[k].sum(axis=-1) for k in term_names(names)}
     n_labels = c.shape[-3]
     return {
-        n: _per_label(n, terms) if n in PER_LABEL_METRICS else _aggregate(n, sums, n_labels, b2)
-        for n in names
+        n: terms[n] if n in PER_LABEL_METRICS else aggregate(n, sums, n_labels, b2) for n in names
     }
 
 
@@ -405,18 +329,19 @@ def evaluate_multilabel(
     sampled = [n for n in names if keep_draws or n not in exact]
 
     per_label = [n for n in sampled if n in PER_LABEL_METRICS]
-    aggregate = [n for n in sampled if n not in PER_LABEL_METRICS]
-    sets_per_group = max(1, _SUM_BUDGET // (8 * len(_SUMS) * n_draws)) if aggregate else n_sets
+    across = [n for n in sampled if n not in PER_LABEL_METRICS]
+    keys = term_names(across) if across else []  # the sums over labels they need
+    sets_per_group = max(1, _SUM_BUDGET // (8 * len(keys) * n_draws)) if across else n_sets
     labels_per_block = (
         max(1, _LABEL_BUDGET // (8 * n_draws * len(per_label))) if per_label else n_flat
     )
 
     label_parts: dict[str, list[MetricSummary]] = {n: [] for n in per_label}
-    agg_parts: dict[str, list[MetricSummary]] = {n: [] for n in aggregate}
+    agg_parts: dict[str, list[MetricSummary]] = {n: [] for n in across}
     kept: dict[str, list[np.ndarray]] = {n: [] for n in names}
     for s0 in range(0, n_sets if sampled else 0, sets_per_group):
         s1 = min(n_sets, s0 + sets_per_group)
-        sums = {k: np.zeros((s1 - s0, n_draws)) for k in _SUMS} if aggregate else {}
+        sums = {k: np.zeros((s1 - s0, n_draws)) for k in keys}
         for f0 in range(s0 * n_labels, s1 * n_labels, labels_per_block):
             f1 = min(s1 * n_labels, f0 + labels_per_block)
             buf = {n: np.empty((f1 - f0, n_draws)) for n in per_label}
@@ -427,15 +352,15 @@ def evaluate_multilabel(
                 expected = cells * sizes[f0 + mats.start : f0 + mats.stop, None, None, None]
                 terms = _label_terms(expected, b2)
                 for n in per_label:
-                    buf[n][mats, rows] = _per_label(n, terms)
-                if aggregate:
+                    buf[n][mats, rows] = terms[n]
+                if across:
                     _add_sums(sums, terms, f0 + mats.start, f0 + mats.stop, rows, n_labels, s0)
             for n in per_label:
                 _finish_part(n, buf[n], scores[n].reshape(-1)[f0:f1], prob, r, label_parts[n])
                 if keep_draws:
                     kept[n].append(buf[n])
-        for n in aggregate:
-            x = _aggregate(n, sums, n_labels, b2)
+        for n in across:
+            x = aggregate(n, sums, n_labels, b2)
             _finish_part(n, x, scores[n].reshape(-1)[s0:s1], prob, r, agg_parts[n])
             if keep_draws:
                 kept[n].append(x)
@@ -472,7 +397,7 @@ def evaluate_multilabel(
 
 def _add_sums(
     sums: dict[str, np.ndarray],
-    terms: dict[str, np.ndarray],
+    terms: LabelTerms,
     start: int,
     stop: int,
     rows: slice,
@@ -483,7 +408,7 @@ def _add_sums(
     first, last = start // n_labels, (stop - 1) // n_labels
     cuts = np.array([start, *range((first + 1) * n_labels, last * n_labels + 1, n_labels)])
     sets = cuts // n_labels - s0
-    for k in _SUMS:
+    for k in sums:
         sums[k][sets, rows] += np.add.reduceat(terms[k], cuts - start, axis=0)
 
 

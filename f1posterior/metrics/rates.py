@@ -1,0 +1,450 @@
+"""One-vs-rest rates of confusion tables: specificity, NPV, error rates, Jaccard, P4,
+informedness, markedness, balanced accuracy and likelihood ratios.
+
+Class ``j`` against the rest has the 2 x 2 table ``[[tn_j, fp_j], [fn_j, tp_j]]``
+(scikit-learn's ``multilabel_confusion_matrix``; :func:`.sums.one_vs_rest`). Per class:
+
+- ``specificity = tn / (tn + fp)`` (true-negative rate), ``npv = tn / (tn + fn)``,
+  ``fpr = fp / (fp + tn)``, ``fnr = fn / (fn + tp)``, ``fdr = fp / (fp + tp)``,
+  ``jaccard = tp / (tp + fp + fn)``;
+- ``p4 = 4 tp tn / (4 tp tn + (tp + tn)(fp + fn))``, the harmonic mean of precision,
+  recall, specificity and NPV (Sitarz, 2022, arXiv:2210.11997);
+- ``informedness = recall + specificity - 1`` (Youden's J, bookmaker informedness) and
+  ``markedness = precision + npv - 1`` (Powers, 2011, J. Mach. Learn. Technol. 2(1)).
+
+Averages follow scikit-learn: ``"micro"`` divides the sums over classes of the numerator
+and the denominator, ``"macro"`` is the mean over classes, ``"weighted"`` weights by
+support (true totals), ``"binary"`` takes ``pos_label``. A multi-class informedness,
+markedness or P4 here is the macro mean of the one-vs-rest values (no micro form). For
+two classes the one-vs-rest values of class 0 and class 1 are equal for these three
+(swapping the classes swaps recall with specificity and precision with NPV), so the macro
+value is the binary one, whichever class is positive.
+
+Likelihood ratios (``LR+ = tpr / fpr``, ``LR- = fnr / tnr``) and the diagnostic odds
+ratio (``DOR = LR+ / LR-``) are per class, class ``j`` positive; for a 2 x 2 table class
+1's values are scikit-learn's ``class_likelihood_ratios``. On counts a ratio whose
+denominator is zero is undefined (``zero_division``, NaN by default, as scikit-learn). On
+posterior draws every cell is positive and the values are finite but unbounded above
+(``LR+ <= 1 / tiny``): see :func:`class_likelihood_ratios` for how to summarise them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .._core.describe import describe
+from .._core.validation import check_table
+from .divide import Average, ZeroDivision, finish_average, safe_divide
+from .multiclass import _check_common
+from .sums import class_sums, one_vs_rest
+
+__all__ = [
+    "specificity_score",
+    "npv_score",
+    "fpr_score",
+    "fnr_score",
+    "fdr_score",
+    "jaccard_score",
+    "p4_score",
+    "informedness_score",
+    "markedness_score",
+    "balanced_accuracy_score",
+    "class_likelihood_ratios",
+    "diagnostic_odds_ratio",
+]
+
+#: ``(numerator, denominator)`` of each one-vs-rest rate, from ``(tp, fp, fn, tn)``.
+_RATES = {
+    "specificity": (lambda tp, fp, fn, tn: tn, lambda tp, fp, fn, tn: tn + fp),
+    "npv": (lambda tp, fp, fn, tn: tn, lambda tp, fp, fn, tn: tn + fn),
+    "fpr": (lambda tp, fp, fn, tn: fp, lambda tp, fp, fn, tn: fp + tn),
+    "fnr": (lambda tp, fp, fn, tn: fn, lambda tp, fp, fn, tn: fn + tp),
+    "fdr": (lambda tp, fp, fn, tn: fp, lambda tp, fp, fn, tn: fp + tp),
+    "jaccard": (lambda tp, fp, fn, tn: tp, lambda tp, fp, fn, tn: tp + fp + fn),
+}
+_TITLES = {
+    "specificity": "Specificity",
+    "npv": "NPV",
+    "fpr": "False-positive rate",
+    "fnr": "False-negative rate",
+    "fdr": "False-discovery rate",
+    "jaccard": "Jaccard",
+}
+
+
+def _rate(t, name, average, labels, zero_division):
+    """A one-vs-rest rate of a validated table: the metric path of every rate."""
+    cells = one_vs_rest(t, labels)
+    num_of, den_of = _RATES[name]
+    num, den = num_of(*cells), den_of(*cells)
+    if average == "micro":
+        num, den = num.sum(-1), den.sum(-1)
+    score = safe_divide(num, den, zero_division, _TITLES[name])
+    support = cells[0] + cells[2] if average == "weighted" else None  # tp + fn: true totals
+    return finish_average(score, support, average)
+
+
+def _composite(t, name, average, labels, zero_division):
+    """P4, informedness or markedness (no micro form: they are not ratios of sums)."""
+    tp, fp, fn, tn = cells = one_vs_rest(t, labels)
+    if name == "p4":
+        both = 4.0 * tp * tn
+        score = safe_divide(both, both + (tp + tn) * (fp + fn), zero_division, "P4")
+    elif name == "informedness":
+        score = (
+            safe_divide(tp, tp + fn, zero_division, "Recall")
+            + safe_divide(tn, tn + fp, zero_division, "Specificity")
+            - 1.0
+        )
+    else:
+        score = (
+            safe_divide(tp, tp + fp, zero_division, "Precision")
+            + safe_divide(tn, tn + fn, zero_division, "NPV")
+            - 1.0
+        )
+    return finish_average(score, cells[0] + cells[2] if average == "weighted" else None, average)
+
+
+def _make_rate(name: str, what: str, example: str):
+    def score(
+        table: ArrayLike,
+        *,
+        average: Average = "macro",
+        labels: Sequence[int] | None = None,
+        pos_label: int = 1,
+        zero_division: ZeroDivision = "warn",
+    ) -> np.ndarray:
+        t, lab, zd = _check_common(table, average, labels, pos_label, zero_division)
+        return _rate(t, name, average, lab, zd)
+
+    score.__name__ = score.__qualname__ = f"{name}_score"
+    score.__doc__ = f"""{what} of confusion tables, one class against the rest.
+
+    ``{_doc_formula(name)}`` per class ``j`` (``tn_j`` counts the documents of
+    neither class ``j``'s row nor its column), averaged as scikit-learn averages
+    precision: ``"micro"`` on the sums over classes, ``"weighted"`` by support.
+
+    Parameters
+    ----------
+    table : array_like, shape (..., M, M)
+        Counts or cell probabilities; rows are true classes.
+    average : {{"micro", "macro", "weighted", "binary", None}}, default "macro"
+        ``None`` returns one value per class on a trailing axis.
+    labels : sequence of int, optional
+        Class indices to include (and their order for ``average=None``).
+    pos_label : int, default 1
+        Positive class for ``average="binary"`` (2 x 2 tables only).
+    zero_division : {{"warn", 0, 1, numpy.nan}}, default "warn"
+        Value of a 0/0 on counts ("warn" gives 0 and warns); NaN classes are left
+        out of averages.
+
+    Returns
+    -------
+    ndarray, shape (...) or (..., K)
+
+    Examples
+    --------
+    >>> t = [[5, 1, 0], [2, 3, 1], [0, 0, 4]]
+    >>> {name}_score(t, average=None).round(4)
+    array({example})
+    """
+    return score
+
+
+def _doc_formula(name: str) -> str:
+    return {
+        "specificity": "tn_j / (tn_j + fp_j)",
+        "npv": "tn_j / (tn_j + fn_j)",
+        "fpr": "fp_j / (fp_j + tn_j)",
+        "fnr": "fn_j / (fn_j + tp_j)",
+        "fdr": "fp_j / (fp_j + tp_j)",
+        "jaccard": "tp_j / (tp_j + fp_j + fn_j)",
+    }[name]
+
+
+# Examples on [[5, 1, 0], [2, 3, 1], [0, 0, 4]]: tp = (5, 3, 4), fp = (2, 1, 1),
+# fn = (1, 3, 0), tn = (8, 9, 11); e.g. specificity = (8/10, 9/10, 11/12).
+specificity_score = _make_rate(
+    "specificity", "Specificity (true-negative rate)", "[0.8   , 0.9   , 0.9167]"
+)
+npv_score = _make_rate("npv", "Negative predictive value", "[0.8889, 0.75  , 1.    ]")
+fpr_score = _make_rate("fpr", "False-positive rate (1 - specificity)", "[0.2   , 0.1   , 0.0833]")
+fnr_score = _make_rate("fnr", "False-negative rate (1 - recall)", "[0.1667, 0.5   , 0.    ]")
+fdr_score = _make_rate("fdr", "False-discovery rate (1 - precision)", "[0.2857, 0.25  , 0.2   ]")
+jaccard_score = _make_rate(
+    "jaccard", "Jaccard index (intersection over union)", "[0.625 , 0.4286, 0.8   ]"
+)
+
+
+def _check_composite(table, average, labels, pos_label, zero_division, allowed):
+    if average not in allowed:
+        raise ValueError(
+            f"average must be one of {', '.join(repr(a) for a in allowed)}; got {describe(average)}"
+        )
+    return _check_common(table, average, labels, pos_label, zero_division)
+
+
+_COMPOSITE_AVERAGES = ("macro", "weighted", "binary", None)
+
+
+def p4_score(
+    table: ArrayLike,
+    *,
+    average: Average = "macro",
+    labels: Sequence[int] | None = None,
+    pos_label: int = 1,
+    zero_division: ZeroDivision = "warn",
+) -> np.ndarray:
+    """P4 metric (Sitarz, 2022): the harmonic mean of precision, recall, specificity, NPV.
+
+    ``P4_j = 4 tp_j tn_j / (4 tp_j tn_j + (tp_j + tn_j)(fp_j + fn_j))`` per class
+    against the rest, equal to ``4 / (1/precision + 1/recall + 1/specificity + 1/npv)``
+    where all four are positive, and 0 when ``tp`` or ``tn`` is 0 (the limit). For a
+    2 x 2 table both classes have the same P4, so ``average="macro"`` (the default)
+    is the binary P4; for ``M > 2`` it is the mean of the one-vs-rest values.
+
+    Parameters
+    ----------
+    table : array_like, shape (..., M, M)
+    average : {"macro", "weighted", "binary", None}, default "macro"
+        No ``"micro"``: P4 is not a ratio of sums over classes.
+    labels, pos_label, zero_division
+        As :func:`specificity_score`; a 0/0 happens only without ``tp``, ``tn`` or
+        without any error and a second class.
+
+    Returns
+    -------
+    ndarray, shape (...) or (..., K)
+
+    Examples
+    --------
+    >>> p4_score([[8, 2], [1, 9]])  # 4 * 9 * 8 / (4 * 72 + 17 * 3)
+    array(0.84955752)
+    """
+    t, lab, zd = _check_composite(
+        table, average, labels, pos_label, zero_division, _COMPOSITE_AVERAGES
+    )
+    return _composite(t, "p4", average, lab, zd)
+
+
+def informedness_score(
+    table: ArrayLike,
+    *,
+    average: Average = "macro",
+    labels: Sequence[int] | None = None,
+    pos_label: int = 1,
+    zero_division: ZeroDivision = "warn",
+) -> np.ndarray:
+    """Informedness (Youden's J, bookmaker informedness): ``recall + specificity - 1``.
+
+    Per class against the rest (Powers, 2011); for ``M > 2`` the default is the
+    mean over classes of the one-vs-rest values. For a 2 x 2 table both classes
+    have the same value, ``tpr - fpr``, equal to scikit-learn's
+    ``balanced_accuracy_score(adjusted=True)`` when both classes occur. In [-1, 1].
+
+    Parameters and returns as :func:`p4_score`.
+
+    Examples
+    --------
+    >>> informedness_score([[8, 2], [1, 9]])  # 9/10 + 8/10 - 1
+    array(0.7)
+    """
+    t, lab, zd = _check_composite(
+        table, average, labels, pos_label, zero_division, _COMPOSITE_AVERAGES
+    )
+    return _composite(t, "informedness", average, lab, zd)
+
+
+def markedness_score(
+    table: ArrayLike,
+    *,
+    average: Average = "macro",
+    labels: Sequence[int] | None = None,
+    pos_label: int = 1,
+    zero_division: ZeroDivision = "warn",
+) -> np.ndarray:
+    """Markedness: ``precision + npv - 1`` per class against the rest (Powers, 2011).
+
+    The predicted-side dual of :func:`informedness_score`; for ``M > 2`` the default
+    is the mean over classes. In [-1, 1].
+
+    Parameters and returns as :func:`p4_score`.
+
+    Examples
+    --------
+    >>> markedness_score([[8, 2], [1, 9]])  # 9/11 + 8/9 - 1
+    array(0.70707071)
+    """
+    t, lab, zd = _check_composite(
+        table, average, labels, pos_label, zero_division, _COMPOSITE_AVERAGES
+    )
+    return _composite(t, "markedness", average, lab, zd)
+
+
+def balanced_accuracy_score(table: ArrayLike, *, adjusted: bool = False) -> np.ndarray:
+    """Balanced accuracy: the mean recall over the classes that occur (scikit-learn's).
+
+    Classes without true documents are left out, as scikit-learn does; on posterior
+    draws every class occurs and this is macro recall. ``adjusted=True`` rescales
+    chance (``1 / K`` for ``K`` occurring classes) to 0; with one occurring class it
+    is undefined (NaN).
+
+    Parameters
+    ----------
+    table : array_like, shape (..., M, M)
+    adjusted : bool, default False
+
+    Returns
+    -------
+    ndarray, shape (...)
+        NaN for a table without documents.
+
+    Examples
+    --------
+    >>> balanced_accuracy_score([[8, 2, 0], [1, 9, 0], [0, 0, 0]])  # (8/10 + 9/10) / 2
+    array(0.85)
+    """
+    t = check_table(table)
+    if not isinstance(adjusted, bool):
+        raise TypeError(f"adjusted must be True or False; got {describe(adjusted)}")
+    return _balanced_accuracy(t, adjusted)
+
+
+def _balanced_accuracy(t: np.ndarray, adjusted: bool = False) -> np.ndarray:
+    tp, _, true = class_sums(t)
+    score = finish_average(safe_divide(tp, true, np.nan), None, "macro")
+    if not adjusted:
+        return score
+    chance = safe_divide(np.ones(()), (true > 0).sum(axis=-1).astype(float), np.nan)
+    return safe_divide(score - chance, 1.0 - chance, np.nan)
+
+
+def _ratios(t, labels, zero_division):
+    tp, fp, fn, tn = one_vs_rest(t, labels)
+    tpr = safe_divide(tp, tp + fn, zero_division, "True-positive rate")
+    fpr = safe_divide(fp, fp + tn, zero_division, "False-positive rate")
+    fnr = safe_divide(fn, fn + tp, zero_division, "False-negative rate")
+    tnr = safe_divide(tn, tn + fp, zero_division, "Specificity")
+    lr_pos = safe_divide(tpr, fpr, zero_division, "LR+")
+    lr_neg = safe_divide(fnr, tnr, zero_division, "LR-")
+    return lr_pos, lr_neg
+
+
+def _check_ratio_args(table, average, labels, pos_label, zero_division):
+    return _check_composite(table, average, labels, pos_label, zero_division, (None, "binary"))
+
+
+def class_likelihood_ratios(
+    table: ArrayLike,
+    *,
+    average: Average = None,
+    labels: Sequence[int] | None = None,
+    pos_label: int = 1,
+    zero_division: ZeroDivision = np.nan,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Positive and negative likelihood ratios, each class positive against the rest.
+
+    ``LR+_j = tpr_j / fpr_j`` and ``LR-_j = fnr_j / tnr_j``. For a 2 x 2 table,
+    class 1's values (``average="binary"``) are scikit-learn's
+    ``class_likelihood_ratios``; undefined ratios (a zero rate below the bar, or a
+    class without documents) take ``zero_division``, NaN by default, as
+    scikit-learn's ``replace_undefined_by``.
+
+    On posterior draws every cell is positive and both ratios are finite (at most
+    ``1 / tiny`` of the float type) but unbounded above and heavy-tailed when
+    ``fp`` or ``tn`` is small: summarise them by quantiles (the equal-tailed
+    interval commutes with ``log``), not by the mean, which the tail can dominate.
+
+    Parameters
+    ----------
+    table : array_like, shape (..., M, M)
+    average : {None, "binary"}, default None
+        ``None``: one value per class on a trailing axis; ``"binary"``: ``pos_label``'s.
+    labels : sequence of int, optional
+        Class indices to include (and their order).
+    pos_label : int, default 1
+        Positive class for ``average="binary"`` (2 x 2 tables only).
+    zero_division : {"warn", 0, 1, numpy.nan}, default numpy.nan
+
+    Returns
+    -------
+    (ndarray, ndarray)
+        ``LR+`` and ``LR-``, shape (..., K), or (...) for ``average="binary"``.
+
+    Examples
+    --------
+    >>> class_likelihood_ratios([[8, 2], [1, 9]], average="binary")  # (9/10)/(2/10), (1/10)/(8/10)
+    (array(4.5), array(0.125))
+    """
+    t, lab, zd = _check_ratio_args(table, average, labels, pos_label, zero_division)
+    lr_pos, lr_neg = _ratios(t, lab, zd)
+    return finish_average(lr_pos, None, average), finish_average(lr_neg, None, average)
+
+
+def diagnostic_odds_ratio(
+    table: ArrayLike,
+    *,
+    average: Average = None,
+    labels: Sequence[int] | None = None,
+    pos_label: int = 1,
+    zero_division: ZeroDivision = np.nan,
+    log: bool = False,
+) -> np.ndarray:
+    """Diagnostic odds ratio ``(tp / fn) (tn / fp) = LR+ / LR-``, each class positive.
+
+    Undefined (``zero_division``, NaN by default) where ``fn`` or ``fp`` is 0; 0
+    where ``tp`` or ``tn`` is 0 (``-inf`` with ``log=True``). The same for both
+    classes of a 2 x 2 table.
+
+    On posterior draws every cell is positive and the odds ratio can exceed the
+    largest float when both ``fn`` and ``fp`` draws are at the sampler's floor
+    (priors of ``alpha`` about 1e-2 or less on empty cells): such values are
+    returned as the largest float (``numpy.finfo(dtype).max``), so summaries stay
+    defined and ordered. ``log=True`` gives ``log(tp) - log(fn) + log(tn) - log(fp)``,
+    always finite on draws and near normal (Woolf's log odds ratio): summarise the
+    log odds ratio when the ratio's tail matters; its equal-tailed interval is the
+    log of the ratio's.
+
+    Parameters
+    ----------
+    table : array_like, shape (..., M, M)
+    average, labels, pos_label, zero_division
+        As :func:`class_likelihood_ratios`.
+    log : bool, default False
+        Return the natural log of the odds ratio.
+
+    Returns
+    -------
+    ndarray, shape (..., K) or (...)
+
+    Examples
+    --------
+    >>> diagnostic_odds_ratio([[8, 2], [1, 9]], average="binary")  # (9/1) (8/2)
+    array(36.)
+    """
+    t, lab, zd = _check_ratio_args(table, average, labels, pos_label, zero_division)
+    if not isinstance(log, bool):
+        raise TypeError(f"log must be True or False; got {describe(log)}")
+    return finish_average(_dor(t, lab, zd, log), None, average)
+
+
+def _dor(t, labels, zero_division, log=False):
+    tp, fp, fn, tn = one_vs_rest(t, labels)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if log:
+            value = np.log(tp) - np.log(fn) + np.log(tn) - np.log(fp)
+        else:  # two within-row odds: no product of two small cells, which could underflow
+            value = np.minimum((tp / fn) * (tn / fp), np.finfo(np.result_type(t, 1.0)).max)
+    undefined = (fn == 0) | (fp == 0)
+    if np.any(undefined):  # the zero_division value there, with its warning if asked
+        fill = safe_divide(
+            np.ones(undefined.shape),
+            np.where(undefined, 0.0, 1.0),
+            zero_division,
+            "Diagnostic odds ratio",
+        )
+        value = np.where(undefined, fill, value)
+    return value
