@@ -196,3 +196,14 @@ def test_assert_gate_pass_and_fail() -> None:
 def test_gate_errors(kwargs: dict, exc: type, match: str) -> None:
     with pytest.raises(exc, match=match):
         gate(NEW, **kwargs)
+
+
+def test_floors_follow_each_metrics_range():
+    """mcc floors may be negative and likelihood-ratio floors above 1; fpr is refused."""
+    counts = np.array([[40, 10], [5, 45]])  # LR+ of class 1 = 0.9 / 0.2 = 4.5, mcc = 0.70
+    res = gate(counts, minimums={"mcc": -0.5, "positive_likelihood_ratio": 2.0}, draws=4000)
+    assert [c.verdict for c in res.checks] == ["pass", "pass", "pass"]  # LR+ per class
+    with pytest.raises(ValueError, match=r"minimums\['mcc'\] must be a number in \[-1, 1\]"):
+        gate(counts, minimums={"mcc": -1.5})
+    with pytest.raises(ValueError, match="fpr is lower-is-better"):
+        gate(counts, minimums={"fpr": 0.1})

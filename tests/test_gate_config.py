@@ -245,11 +245,11 @@ BAD_CONFIGS = [
 ]
 GROUP_ERRORS = [
     ("[[check]]\nmetric = 'micro_f1'\nmin = 0.5\nmin_support = 3\n",
-     r"gate.toml: check\[1\].min_support: applies to per-class floors \(f1, precision, recall\); got metric 'micro_f1'"),
+     r"gate.toml: check\[1\].min_support: applies to per-class floors \(.*recall.*\); got metric 'micro_f1'"),
     ("[[check]]\nmetric = 'micro_f1'\nbaseline = true\n",
      r"gate.toml: check\[1\].baseline: true means the top-level baseline, but there is no baseline key"),
-    ("[[check]]\nmetric = 'jaccard'\nmin = 0.5\n",
-     r"gate.toml: check\[1\].metric: 'jaccard' is not a gate metric without multilabel"),
+    ("[[check]]\nmetric = 'fbeta'\nmin = 0.5\n",
+     r"gate.toml: check\[1\].metric: 'fbeta' is not a gate metric without multilabel"),
     ("prob = 0.9\n", r"gate.toml: check: no \[\[check\]\] tables, and no --metric on the command line"),
 ]  # fmt: skip
 
@@ -315,7 +315,7 @@ def test_cli_flags_without_per_class_floor_in_config(
     monkeypatch.chdir(tmp_path)
     line = one_line_error(capsys, main(["gate", "m.json", "--config", "gate.toml", "--joint"]))
     assert (
-        "gate.toml: check: --joint applies to per-class floors (f1, precision, recall); there are none"
+        "gate.toml: check: --joint applies to per-class floors (diagnostic_odds_ratio, f1, jaccard, log_diagnostic_odds_ratio, npv, positive_likelihood_ratio, precision, recall, specificity); there are none"
         in line
     )
 

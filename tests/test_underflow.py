@@ -28,7 +28,7 @@ from f1posterior._core.sampling import (
     gamma_chunk,
     prevalence_floor,
 )
-from f1posterior.metrics.multiclass import METRICS
+from f1posterior.metrics.multiclass import METRIC_RANGES, METRICS
 
 KS_PASS = 1e-3  # a correct sampler fails this at a fixed seed with probability <= 0.001
 KS_REJECT = 1e-6  # a negative control must be rejected at least this strongly
@@ -342,7 +342,8 @@ def test_every_draw_finite_and_in_range(dtype, alpha, beta):
         keep_draws=True,
     )
     for name, v in res.metric_draws.items():
-        assert np.all(np.isfinite(v)) and np.all((v >= 0) & (v <= 1)), name
+        lo, hi = METRIC_RANGES[name]
+        assert np.all(np.isfinite(v)) and np.all((v >= lo) & (v <= hi)), name
 
 
 def test_paired_model_keeps_an_empty_rows_recall_exact():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -12,6 +13,7 @@ from .._core.priors import DEFAULT_PRIOR, PRIOR_HELP, PRIOR_PRESETS, prior_prese
 __all__ = [
     "DEFAULT_SEED",
     "add_sampling_arguments",
+    "finite_number",
     "number_type",
     "positive_int",
     "positive_number",
@@ -55,6 +57,8 @@ positive_int = number_type(int, lambda v: v >= 1, "an integer >= 1", "positive_i
 seed = number_type(int, lambda v: v >= 0, "a non-negative integer", "seed")
 #: A number in the closed interval [0, 1].
 unit_number = number_type(float, lambda v: 0.0 <= v <= 1.0, "a number in [0, 1]", "unit_number")
+#: A finite number (the metric's own range is checked by the library).
+finite_number = number_type(float, math.isfinite, "a finite number", "finite_number")
 #: A finite number > 0.
 positive_number = number_type(
     float, lambda v: 0.0 < v < float("inf"), "a number > 0", "positive_number"

@@ -27,6 +27,7 @@ from ..metrics.multiclass import METRICS
 from ..posterior.multilabel import MULTILABEL_METRICS
 from .common import (
     add_sampling_arguments,
+    finite_number,
     positive_int,
     positive_number,
     prior_from_args,
@@ -99,7 +100,7 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--min",
         action=_MinAction,
-        type=unit_number,
+        type=finite_number,
         metavar="T",
         dest="checks",
         help="floor for the preceding --metric: PASS when P(metric >= T) >= P, FAIL when "

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -11,7 +12,7 @@ import numpy as np
 
 from .._core.describe import describe
 from .._core.validation import check_counts, check_prob
-from ..metrics.multiclass import METRICS
+from ..metrics.multiclass import METRIC_RANGES, METRICS
 from ..posterior.multilabel import MULTILABEL_METRICS, check_tables
 from ..posterior.summary import MetricSummary
 from ..posterior.summary import hdi as sample_hdi
@@ -24,7 +25,24 @@ from .verdicts import Check, _verdict
 GATE_MULTILABEL_METRICS = tuple(m for m in MULTILABEL_METRICS if m != "hamming_loss")
 
 
+#: Metrics where lower is better, and the score to gate instead (a gate checks floors).
+LOWER_IS_BETTER = {
+    "fpr": "specificity = 1 - fpr",
+    "fnr": "recall = 1 - fnr",
+    "fdr": "precision = 1 - fdr",
+    "macro_fpr": "macro_specificity = 1 - macro_fpr",
+    "macro_fnr": "macro_recall = 1 - macro_fnr",
+    "macro_fdr": "macro_precision = 1 - macro_fdr",
+    "negative_likelihood_ratio": "recall or specificity",
+}
+
+
 def _check_metric_name(name: Any, arg: str, known: Sequence[str] = tuple(METRICS)) -> str:
+    if isinstance(name, str) and name in LOWER_IS_BETTER and name in known:
+        raise ValueError(
+            f"{arg}: {name} is lower-is-better and a gate checks floors and drops of scores; "
+            f"gate {LOWER_IS_BETTER[name]} instead; got {name!r}"
+        )
     if name == "hamming_loss" and known is GATE_MULTILABEL_METRICS:
         raise ValueError(
             f"{arg}: hamming_loss is a loss (lower is better) and a gate checks floors of "
@@ -41,7 +59,7 @@ def _check_threshold(value: Any, name: str, low: float, high: float) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a number in [{low:g}, {high:g}]; got {describe(value)}")
     v = float(value)
-    if not low <= v <= high:
+    if not (low <= v <= high and math.isfinite(v)):
         raise ValueError(f"{name} must be a number in [{low:g}, {high:g}]; got {value!r}")
     return v
 
@@ -62,7 +80,7 @@ def _check_minimums(
     return [
         (
             _check_metric_name(m, "minimums", known),
-            _check_threshold(t, f"minimums[{m!r}]", 0.0, 1.0),
+            _check_threshold(t, f"minimums[{m!r}]", *METRIC_RANGES.get(m, (0.0, 1.0))),
         )
         for m, t in pairs
     ]

@@ -55,6 +55,7 @@ line naming the file and the key.
 
 from __future__ import annotations
 
+import math
 import numbers
 import sys
 import warnings
@@ -66,8 +67,9 @@ from typing import Any
 from .._core.describe import describe
 from .._core.priors import PRIOR_PRESETS
 from .._core.results import value_equality
-from ..metrics.multiclass import METRICS, PER_CLASS_METRICS
+from ..metrics.multiclass import METRIC_RANGES, METRICS, PER_CLASS_METRICS
 from ..posterior.multilabel import MULTILABEL_METRICS, PER_LABEL_METRICS
+from .checks import LOWER_IS_BETTER
 
 __all__ = [
     "CheckGroup",
@@ -168,7 +170,7 @@ class GateConfig:
             ``min_support``/``joint`` on a metric that is not per-class.
         """
         known = [m for m in MULTILABEL_METRICS if m != "hamming_loss"] if multilabel else METRICS
-        per = PER_LABEL_METRICS if multilabel else PER_CLASS_METRICS
+        per = PER_LABEL_METRICS if multilabel else PER_CLASS_METRICS - LOWER_IS_BETTER.keys()
         mode = "with multilabel" if multilabel else "without multilabel"
         for i, c in enumerate(self.checks, 1):
             if c.metric not in known:
@@ -315,7 +317,7 @@ def _number(cfg: GateConfig, key: str, value: Any, low: float, high: float, open
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise cfg.error(key, f"must be a number in {shape}; got {describe(value)}")
     v = float(value)
-    inside = low < v < high if open_ else low <= v <= high
+    inside = (low < v < high if open_ else low <= v <= high) and math.isfinite(v)
     if not inside:
         raise cfg.error(key, f"must be a number in {shape}; got {value!r}")
     return v
@@ -382,6 +384,12 @@ def _check(cfg: GateConfig, i: int, table: Mapping[str, Any], base: Path) -> Che
         raise cfg.error(
             f"{at}.metric", f"must be one of {', '.join(known)}; got {describe(metric)}"
         )
+    if metric in LOWER_IS_BETTER:
+        raise cfg.error(
+            f"{at}.metric",
+            f"{metric} is lower-is-better and a gate checks floors and drops of scores; gate "
+            f"{LOWER_IS_BETTER[metric]} instead",
+        )
     has_min, has_base = "min" in table, "baseline" in table
     if has_min == has_base:
         got = "both" if has_min else "neither"
@@ -390,7 +398,8 @@ def _check(cfg: GateConfig, i: int, table: Mapping[str, Any], base: Path) -> Che
         for key in ("max_drop",):
             if key in table:
                 raise cfg.error(f"{at}.{key}", "applies to a baseline check; this check has min")
-        floor = _number(cfg, f"{at}.min", table["min"], 0.0, 1.0, open_=False)
+        low, high = METRIC_RANGES.get(metric, (0.0, 1.0))
+        floor = _number(cfg, f"{at}.min", table["min"], low, high, open_=False)
         support = table.get("min_support")
         joint = table.get("joint")
         return CheckSpec(
@@ -462,7 +471,7 @@ def check_groups(
     cfg.check_modes(multilabel)
     if not cfg.checks:
         raise cfg.error("check", "no [[check]] tables, and no --metric on the command line")
-    per = PER_LABEL_METRICS if multilabel else PER_CLASS_METRICS
+    per = PER_LABEL_METRICS if multilabel else PER_CLASS_METRICS - LOWER_IS_BETTER.keys()
     for flag, value in (("--min-support", min_support), ("--joint", joint)):
         if value and not any(c.min is not None and c.metric in per for c in cfg.checks):
             raise cfg.error(

@@ -90,7 +90,7 @@ def _paired_difference(
         rng=child_seed(root, 2),
     )
     for s, table, what in ((res.a, counts, "counts"), (res.b, base, "baseline")):
-        if not np.isclose(s.score, float(METRICS[metric](table))):
+        if not np.isclose(s.score, float(METRICS[metric](table)), equal_nan=True):
             raise ValueError(
                 f"paired predictions do not match {what}: {metric} is {s.score:.4f} from the "
                 f"predictions but {float(METRICS[metric](table)):.4f} from the matrix"

@@ -84,6 +84,7 @@ from .._core.validation import (
 )
 from ..metrics.divide import safe_divide
 from .evaluation import Evaluation
+from .seeds import run_seed
 from .summary import MetricSummary, summarize_draws
 
 __all__ = ["evaluate_documents", "document_scores", "BINARY_METRICS", "RANKING_METRICS"]
@@ -366,7 +367,7 @@ def evaluate_documents(
         draws=n_draws,
         ci_prob=prob,
         ref=r,
-        seed=root.entropy,
+        seed=run_seed(root),
         batch_shape=(),
         labels=None,
         metric_draws={n: x[k] for k, n in enumerate(names)} if keep_draws else None,

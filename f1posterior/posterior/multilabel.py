@@ -70,6 +70,7 @@ from ..metrics.multilabel import (
 )
 from .evaluation import Evaluation
 from .exact import BetaPosterior, is_aligned, posterior_from_concentration, scipy_available
+from .seeds import run_seed
 from .summary import MetricSummary, summarize_draws
 
 __all__ = [
@@ -379,7 +380,7 @@ def evaluate_multilabel(
         draws=n_draws,
         ci_prob=prob,
         ref=r,
-        seed=root.entropy,
+        seed=run_seed(root),
         batch_shape=tuple(batch),
         labels=label_names,
         metric_draws=(
