@@ -635,3 +635,83 @@ def test_gate_cli_pairs_prediction_files_with_the_same_documents(tmp_path, capsy
     )
     main(["gate", paths[0], "--baseline", str(other), "--metric", "macro_f1", "--draws", "2000"])
     assert "independent posteriors" in capsys.readouterr().out
+
+
+# ------------------------------------------------- command line: markdown, plot, report
+
+HOSTILE = "a|b<script>"
+
+
+@pytest.fixture()
+def hostile_preds(tmp_path):
+    y, pa, pb = make_pairs(60, 5, 10, 2, m=2, seed=3)
+    lines = [f'y_true,"{HOSTILE}",plain']  # a quoted CSV header cell
+    lines += [f"{t},{u},{v}" for t, u, v in zip(y, pa, pb, strict=True)]
+    p = tmp_path / "hostile.csv"
+    p.write_text("\n".join(lines) + "\n")
+    return p
+
+
+def test_cli_compare_markdown_escapes_names(hostile_preds, capsys):
+    argv = ["compare", "--predictions", str(hostile_preds), "--draws", "2000", "--seed", "1"]
+    assert main([*argv, "--format", "markdown"]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    assert "a\\|b&lt;script&gt;" in out and HOSTILE not in out and "<script>" not in out
+    rows = [line for line in out.splitlines() if line.startswith("| A |")]
+    assert len(rows) == 1 and rows[0].count(" | ") == 5  # the escaped pipe splits no cell
+    assert "P(A better) = " in out and "Decision at probability 0.95" in out
+    # the same numbers as the JSON output
+    assert main([*argv, "--format", "json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert f"P(A better) = {res['p_a_better']:.4f}" in out
+
+
+def test_cli_compare_ranking_markdown_has_pairwise(hostile_preds, tmp_path, capsys):
+    text = hostile_preds.read_text().splitlines()
+    rng = np.random.default_rng(0)
+    more = [text[0] + ",third"] + [f"{r},{rng.integers(0, 2)}" for r in text[1:]]
+    f = tmp_path / "three.csv"
+    f.write_text("\n".join(more) + "\n")
+    assert main(["compare", "--predictions", str(f), "--draws", "2000", "--format",
+                 "markdown"]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    assert "| P(row better than column) |" in out and "<script>" not in out
+    assert out.count("a\\|b&lt;script&gt;") == 3  # ranking row, pairwise column and row
+
+
+def test_cli_compare_plot_and_report(hostile_preds, tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    png, html_path, md = tmp_path / "c.png", tmp_path / "c.html", tmp_path / "c.md"
+    argv = ["compare", "--predictions", str(hostile_preds), "--draws", "2000"]
+    assert main([*argv, "--plot", str(png), "--report", str(html_path)]) == 0
+    _, err = capsys.readouterr()
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    page = html_path.read_text()
+    assert page.startswith("<!DOCTYPE html>") and "<svg" in page
+    assert "a|b&lt;script&gt;" in page and "<script>" not in page
+    assert f"report written to {html_path}" in err
+    assert main([*argv, "--report", str(md)]) == 0
+    assert "data:image/png;base64," in md.read_text()
+
+
+@pytest.mark.parametrize(
+    ("extra", "match"),
+    [
+        (["--plot", "out.txt"], r"--plot: expected a file name ending in \.png, \.svg, \.pdf"),
+        (["--report", "out.pdf"], r"--report: expected a file name ending in \.html"),
+        (["--format", "csv"], r"--format: invalid choice: 'csv'"),
+        (["--report", "{missing}/r.html"], r"No such file or directory"),
+    ],
+)
+def test_cli_compare_output_errors(hostile_preds, tmp_path, capsys, extra, match):
+    argv = ["compare", "--predictions", str(hostile_preds), "--draws", "500"]
+    extra = [x.format(missing=tmp_path / "nope") for x in extra]
+    try:
+        status = main([*argv, *extra])
+    except SystemExit as exc:  # argparse usage errors
+        status = exc.code
+    assert status == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert __import__("re").search(match, err), err

@@ -24,8 +24,9 @@ __all__ = ["compare_predictions", "paired_fit", "paired_metric_draws", "tuple_me
 
 #: Gamma variates held at once when sampling the paired model.
 _CHUNK_VARIATES = 1 << 21
-#: Fewest draws in one random-stream block of the paired model.
-_MIN_BLOCK_DRAWS = 128
+#: Fewest draws in one random-stream block of the paired model (the core fills a block
+#: one cell at a time from 128 draws; longer blocks spread the cost of each call).
+_MIN_BLOCK_DRAWS = 512
 
 
 def _label_array(y: Any, name: str) -> np.ndarray:
@@ -143,7 +144,6 @@ def tuple_metric_draws(
     segments = [(int(bounds[u]), int(bounds[u + 1])) for u in range(m) if bounds[u + 1] > bounds[u]]
     sizes = np.diff(bounds)
     per_draw = n_cells + m
-    # blocks of >= 128 draws: the core fills them one cell at a time (its fast path)
     bd = max(_MIN_BLOCK_DRAWS, STREAM_BLOCK_VARIATES // per_draw)
     step = bd * max(1, _CHUNK_VARIATES // (bd * per_draw))
     parts = []
@@ -172,9 +172,9 @@ def tuple_metric_draws(
         # the core's prevalence floor: an empty class's rows keep their ratios exactly
         # (f1posterior._core.sampling, "Small concentrations")
         np.fmax(mu, floor, out=mu)
-        totals = np.add.reduceat(g, bounds[:-1][sizes > 0], axis=0)  # (classes present, n)
-        scale = np.zeros((m, d1 - d0))
-        scale[sizes > 0] = mu[sizes > 0] / totals
+        scale = np.zeros((m, d1 - d0))  # mu_t / (sum of class t's Gammas)
+        for (s0, s1, *_), u in zip(parts, np.flatnonzero(sizes), strict=True):
+            np.divide(mu[u], np.add.reduce(g[s0:s1], axis=0), out=scale[u])
         g *= scale[t]  # p of every cell, (L, n)
         for j in range(k):
             table = sums.table(g, j)  # (M, M, n)

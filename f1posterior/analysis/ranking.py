@@ -13,6 +13,7 @@ from numpy.typing import ArrayLike
 from .._core.describe import describe
 from .._core.priors import PriorArg
 from .._core.results import value_equality
+from .._core.text import escape_text
 from .._core.validation import check_counts, check_draws, check_prob, check_rng
 from ..posterior.evaluation import evaluate
 from ..posterior.summary import MetricSummary, summarize_draws
@@ -115,7 +116,8 @@ class Ranking:
     def __str__(self) -> str:
         design = "paired: same documents" if self.paired else "independent test sets"
         k = len(self.names)
-        width = max(8, *(len(n) for n in self.names))
+        shown = [escape_text(n) for n in self.names]
+        width = max(8, *(len(n) for n in shown))
         lines = [
             f"Ranking by {self.metric} ({design}); {self.summary.draws:,} posterior draws; "
             f"prior {self.prior}"
@@ -132,7 +134,7 @@ class Ranking:
             for i in np.argsort(er, kind="stable"):
                 rp = " ".join(f"{v:>6.3f}" for v in self.rank_probabilities[idx][i])
                 lines.append(
-                    f"  {self.names[i]:<{width}} {np.asarray(self.summary.score)[idx][i]:>7.4f} "
+                    f"  {shown[i]:<{width}} {np.asarray(self.summary.score)[idx][i]:>7.4f} "
                     f"{np.asarray(self.summary.mean)[idx][i]:>7.4f} "
                     f"{self.p_best[idx][i]:>8.4f} {er[i]:>8.3f} {rp}"
                 )
