@@ -303,3 +303,32 @@ def test_plot_ranking_draws_every_cell_sorted_by_expected_rank():
     with pytest.raises(ValueError, match=r"index must pick one"):
         plot_ranking(batch)
     assert len(plot_ranking(batch, index=1).axes[0].texts) == 9
+
+
+def test_joint_array_prior_is_taken_per_cell():
+    """An (M, M^k) alpha is a prior per joint cell: the product form 1/M per cell (the former
+    default) gives each model the marginal alpha = 1, so with beta = 1 each model's posterior
+    mean accuracy is the core's exact sum_u (1 + n_u)/(M + N) (1 + c_uu)/(M + n_u)."""
+    m, n = 3, 40_000
+    y, preds = noisy_models(90, m, (0.8, 0.6), seed=12)
+    res = compare_predictions(y, preds["m0"], preds["m1"], metric="accuracy",
+                              alpha=np.full((m, m * m), 1.0 / m), beta=1.0, draws=n, rng=2)  # fmt: skip
+    assert "alpha given per joint cell" in res.prior
+    for s, pred in ((res.a, preds["m0"]), (res.b, preds["m1"])):
+        c = confusion_matrix(y, pred, labels=list(range(m))).counts
+        rows = c.sum(axis=1)
+        exact = np.sum((1 + rows) / (m + rows.sum()) * (1 + np.diag(c)) / (m + rows))
+        assert abs(s.mean - exact) < K * s.mc_error
+    # unlike the concordant prior, it puts prior mass on disagreements: a model compared
+    # with itself is no longer exactly equal in every draw
+    same = compare_predictions(y, preds["m0"], preds["m0"], alpha=np.full((m, m * m), 1 / m),
+                               draws=2_000, rng=2)  # fmt: skip
+    assert np.any(same.draws != 0.0)
+
+
+def test_names_are_escaped_in_text():
+    y, preds = noisy_models(60, 2, (0.9, 0.6), seed=1)
+    r = rank_predictions(y, {"evil\n### x\x1b[0m": preds["m0"], "b": preds["m1"]}, draws=500)
+    text = str(r)
+    assert "evil\\n### x\\x1b[0m" in text and "\x1b" not in text
+    assert len(text.splitlines()) == 4
