@@ -332,3 +332,29 @@ def test_names_are_escaped_in_text():
     text = str(r)
     assert "evil\\n### x\\x1b[0m" in text and "\x1b" not in text
     assert len(text.splitlines()) == 4
+
+
+def test_empty_class_recall_is_its_prior_beta_under_tiny_beta():
+    """Class 2 never occurs; beta = 1e-3 puts its prevalence below float range in most draws.
+    The core's prevalence floor keeps its row's ratios: each model's recall of class 2 is
+    Beta(A[2, 2], A[2, 0] + A[2, 1]) = Beta(1, 2) under alpha = 1 (KS test, p > 1e-3)."""
+    y = np.array([0] * 12 + [1] * 10)
+    a = np.array([0] * 10 + [1] * 2 + [1] * 9 + [0])
+    b = np.array([0] * 11 + [2] + [1] * 8 + [2] * 2)
+
+    def recall_2(t):
+        with np.errstate(invalid="ignore"):  # the observed tables' empty row: 0 / 0 = nan
+            return t[..., 2, 2] / t[..., 2, :].sum(axis=-1)
+
+    res = compare_predictions(y, a, b, metric=recall_2, alpha=1.0, beta=1e-3, labels=[0, 1, 2],
+                              draws=20_000, rng=1)  # fmt: skip
+    for s in (res.a, res.b):
+        assert np.isfinite(s.mean)
+    d = res.draws  # difference draws; the models' own draws via a ranking on the same seed
+    r = rank_predictions(y, {"a": a, "b": b}, metric=recall_2, alpha=1.0, beta=1e-3,
+                         labels=[0, 1, 2], draws=20_000, rng=1)  # fmt: skip
+    np.testing.assert_array_equal(r.draws[0] - r.draws[1], d)
+    for v in r.draws:
+        assert stats.kstest(v, stats.beta(1, 2).cdf).pvalue > 1e-3
+    # both models' empty rows are the same concordant prior cells: equal in every draw
+    np.testing.assert_array_equal(r.draws[0], r.draws[1])

@@ -144,7 +144,10 @@ def tuple_metric_draws(
     segments = [(int(bounds[u]), int(bounds[u + 1])) for u in range(m) if bounds[u + 1] > bounds[u]]
     sizes = np.diff(bounds)
     per_draw = n_cells + m
-    bd = max(_MIN_BLOCK_DRAWS, STREAM_BLOCK_VARIATES // per_draw)
+    # at least 512 draws a block unless that would hold more than 2^23 variates (64 MiB)
+    bd = max(
+        1, min(max(_MIN_BLOCK_DRAWS, STREAM_BLOCK_VARIATES // per_draw), (1 << 23) // per_draw)
+    )
     step = bd * max(1, _CHUNK_VARIATES // (bd * per_draw))
     parts = []
     for s0, s1 in segments:
