@@ -138,45 +138,25 @@ def tuple_metric_draws(
     pair. Cost: ``L + M`` variates and ``k L`` additions a draw.
     """
     k = tuples.shape[1] - 1
-    n_cells = len(conc)
     t = tuples[:, 0]
     bounds = np.searchsorted(t, np.arange(m + 1))
-    segments = [(int(bounds[u]), int(bounds[u + 1])) for u in range(m) if bounds[u + 1] > bounds[u]]
-    sizes = np.diff(bounds)
-    per_draw = n_cells + m
-    # at least 512 draws a block unless that would hold more than 2^23 variates (64 MiB)
-    bd = max(
-        1, min(max(_MIN_BLOCK_DRAWS, STREAM_BLOCK_VARIATES // per_draw), (1 << 23) // per_draw)
-    )
-    step = bd * max(1, _CHUNK_VARIATES // (bd * per_draw))
-    parts = []
-    for s0, s1 in segments:
-        c = conc[s0:s1][None, :]
-        small = c < LOG_SPACE_BELOW
-        parts.append((s0, s1, c.tolist(), c, small if small.any() else None))
-    prev = prevalence[None, :]
-    small_prev = prev < LOG_SPACE_BELOW
-    prev_part = (prev.tolist(), prev, small_prev if small_prev.any() else None)
+    present = np.flatnonzero(np.diff(bounds))
+    segments = [(int(bounds[u]), int(bounds[u + 1])) for u in present]
+    gammas = _SegmentGammas(conc, segments, prevalence, root)
+    step = gammas.block * max(1, _CHUNK_VARIATES // (gammas.block * gammas.per_draw))
     sums = _MarginalSums(tuples, m)
     out = np.empty((k, draws))
     tiny = np.finfo(np.float64).tiny
     floor = prevalence_floor(np.float64)
     for d0 in range(0, draws, step):
         d1 = min(draws, d0 + step)
-        g = np.empty((n_cells, d1 - d0))  # draws last, as the batch engine
-        g_prev = np.empty((1, m, d1 - d0))
-        for b0 in range(d0, d1, bd):
-            b1 = min(d1, b0 + bd)
-            gen = _stream(root, 0, b0 // bd)
-            for s0, s1, lists, c, low in parts:
-                _fill_block(gen, lists, c, low, g[None, s0:s1, b0 - d0 : b1 - d0])
-            _fill_block(gen, *prev_part, g_prev[..., b0 - d0 : b1 - d0])
-        mu = g_prev[0] / g_prev[0].sum(axis=0)  # (M, n)
+        g, g_prev = gammas.draw(d0, d1)
+        mu = g_prev / g_prev.sum(axis=0)  # (M, n)
         # the core's prevalence floor: an empty class's rows keep their ratios exactly
         # (f1posterior._core.sampling, "Small concentrations")
         np.fmax(mu, floor, out=mu)
         scale = np.zeros((m, d1 - d0))  # mu_t / (sum of class t's Gammas)
-        for (s0, s1, *_), u in zip(parts, np.flatnonzero(sizes), strict=True):
+        for (s0, s1), u in zip(segments, present, strict=True):
             np.divide(mu[u], np.add.reduce(g[s0:s1], axis=0), out=scale[u])
         g *= scale[t]  # p of every cell, (L, n)
         for j in range(k):
@@ -184,6 +164,49 @@ def tuple_metric_draws(
             np.maximum(table, tiny, out=table)
             out[j, d0:d1] = _metric_values(fn, table.transpose(2, 0, 1))
     return out
+
+
+class _SegmentGammas:
+    """Gamma variates of independent Dirichlet rows of any lengths, on the core's streams.
+
+    ``conc[s0:s1]`` for each segment is one row (one true class's cells), ``prevalence``
+    one more. Block ``i`` of ``block`` consecutive draws uses the stream keyed ``(0, i)``
+    below ``root`` and fills the segments in order, then the prevalences, each with the
+    core's Gamma routine (:func:`f1posterior._core.sampling._fill_block`: log space
+    below ``LOG_SPACE_BELOW``, every row rescaled by its own maximum). A draw depends on
+    its block only, never on how draws are chunked. (The core's ``_gamma_chunk`` takes
+    square (M + 1, M) rows with blocks sized for M; this is its ragged counterpart.)
+    """
+
+    def __init__(
+        self,
+        conc: np.ndarray,
+        segments: list[tuple[int, int]],
+        prevalence: np.ndarray,
+        root: np.random.SeedSequence,
+    ) -> None:
+        self.n_cells, self.m, self.root = len(conc), len(prevalence), root
+        self.per_draw = self.n_cells + self.m
+        # at least 512 draws a block unless that would hold more than 2^23 variates (64 MiB)
+        longest = max(_MIN_BLOCK_DRAWS, STREAM_BLOCK_VARIATES // self.per_draw)
+        self.block = max(1, min(longest, (1 << 23) // self.per_draw))
+        self.rows = []
+        for s0, s1 in [*segments, (-1, -1)]:
+            c = (conc[s0:s1] if s0 >= 0 else prevalence)[None, :]
+            low = c < LOG_SPACE_BELOW
+            self.rows.append((s0, s1, c.tolist(), c, low if low.any() else None))
+
+    def draw(self, d0: int, d1: int) -> tuple[np.ndarray, np.ndarray]:
+        """Gammas of draws ``d0:d1`` (``d0`` a multiple of ``block``): (L, n) and (M, n)."""
+        g = np.empty((self.n_cells, d1 - d0))  # draws last, as the batch engine
+        g_prev = np.empty((1, self.m, d1 - d0))
+        for b0 in range(d0, d1, self.block):
+            b1 = min(d1, b0 + self.block)
+            gen = _stream(self.root, 0, b0 // self.block)
+            for s0, s1, lists, c, low in self.rows:
+                out = g[None, s0:s1] if s0 >= 0 else g_prev
+                _fill_block(gen, lists, c, low, out[..., b0 - d0 : b1 - d0])
+        return g, g_prev[0]
 
 
 class _MarginalSums:
