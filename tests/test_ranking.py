@@ -358,3 +358,13 @@ def test_empty_class_recall_is_its_prior_beta_under_tiny_beta():
         assert stats.kstest(v, stats.beta(1, 2).cdf).pvalue > 1e-3
     # both models' empty rows are the same concordant prior cells: equal in every draw
     np.testing.assert_array_equal(r.draws[0], r.draws[1])
+
+
+def test_plot_ranking_names_are_not_mathtext():
+    y = [0] * 30 + [1] * 30
+    other = [0] * 25 + [1] * 5 + [1] * 25 + [0] * 5
+    r = rank_predictions(y, {"$\\frac{": y, "b$x$": other}, draws=500, rng=0)
+    fig = plot_ranking(r)
+    fig.savefig(__import__("io").BytesIO(), format="png")  # an unbalanced $ would raise
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert labels == ["$\\frac{ (E[rank] 1.00)", "b$x$ (E[rank] 2.00)"]
