@@ -368,3 +368,4 @@ def test_plot_ranking_names_are_not_mathtext():
     fig.savefig(__import__("io").BytesIO(), format="png")  # an unbalanced $ would raise
     labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
     assert labels == ["$\\frac{ (E[rank] 1.00)", "b$x$ (E[rank] 2.00)"]
+    assert not any(t.get_parse_math() for t in fig.axes[0].get_yticklabels())

@@ -74,9 +74,8 @@ def plot_ranking(
                 color="white" if p > 0.6 else "#1f1f1f", gid="cell",
             )  # fmt: skip
     axes.set_xticks(range(k), [str(r + 1) for r in range(k)])
-    axes.set_yticks(
-        range(k), [f"{n} (E[rank] {expected[i]:.2f})" for n, i in zip(names, order, strict=True)]
-    )
+    labels = [f"{n} (E[rank] {expected[i]:.2f})" for n, i in zip(names, order, strict=True)]
+    axes.set_yticks(range(k), labels, parse_math=False)  # names are text, never mathtext
     axes.set_xlabel("rank (1 = best)")
     fig.colorbar(image, ax=axes, label="posterior probability")
     if title is None:
