@@ -148,19 +148,20 @@ def tuple_metric_draws(
     out = np.empty((k, draws))
     tiny = np.finfo(np.float64).tiny
     floor = prevalence_floor(np.float64)
+    # buffers reused by every chunk (fresh ones cost a page fault per 4 KiB each time)
+    work = np.empty((2, len(conc) * min(step, draws)))
     for d0 in range(0, draws, step):
         d1 = min(draws, d0 + step)
-        g, g_prev = gammas.draw(d0, d1)
+        g, g_prev = gammas.draw(d0, d1, work[0])
         mu = g_prev / g_prev.sum(axis=0)  # (M, n)
         # the core's prevalence floor: an empty class's rows keep their ratios exactly
         # (f1posterior._core.sampling, "Small concentrations")
         np.fmax(mu, floor, out=mu)
-        scale = np.zeros((m, d1 - d0))  # mu_t / (sum of class t's Gammas)
         for (s0, s1), u in zip(segments, present, strict=True):
-            np.divide(mu[u], np.add.reduce(g[s0:s1], axis=0), out=scale[u])
-        g *= scale[t]  # p of every cell, (L, n)
+            mu[u] /= np.add.reduce(g[s0:s1], axis=0)  # mu_t / (sum of class t's Gammas)
+            g[s0:s1] *= mu[u]  # p of the class's cells
         for j in range(k):
-            table = sums.table(g, j)  # (M, M, n)
+            table = sums.table(g, j, work[1])  # (M, M, n)
             np.maximum(table, tiny, out=table)
             out[j, d0:d1] = _metric_values(fn, table.transpose(2, 0, 1))
     return out
@@ -196,9 +197,12 @@ class _SegmentGammas:
             low = c < LOG_SPACE_BELOW
             self.rows.append((s0, s1, c.tolist(), c, low if low.any() else None))
 
-    def draw(self, d0: int, d1: int) -> tuple[np.ndarray, np.ndarray]:
-        """Gammas of draws ``d0:d1`` (``d0`` a multiple of ``block``): (L, n) and (M, n)."""
-        g = np.empty((self.n_cells, d1 - d0))  # draws last, as the batch engine
+    def draw(self, d0: int, d1: int, work: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Gammas of draws ``d0:d1`` (``d0`` a multiple of ``block``): (L, n) and (M, n).
+
+        The (L, n) array is a view of ``work`` (a flat buffer with room for it).
+        """
+        g = work[: self.n_cells * (d1 - d0)].reshape(self.n_cells, d1 - d0)  # draws last
         g_prev = np.empty((1, self.m, d1 - d0))
         for b0 in range(d0, d1, self.block):
             b1 = min(d1, b0 + self.block)
@@ -230,9 +234,12 @@ class _MarginalSums:
             same = bool(np.array_equal(order, np.arange(len(order))))
             self.plans.append((None if same else order, runs))
 
-    def table(self, p: np.ndarray, j: int) -> np.ndarray:
+    def table(self, p: np.ndarray, j: int, work: np.ndarray) -> np.ndarray:
+        """Classifier ``j``'s table; ``work`` is a flat buffer with room for ``p``."""
         order, runs = self.plans[j]
-        src = p if order is None else p[order]
+        src = p
+        if order is not None:
+            src = np.take(p, order, axis=0, out=work[: p.size].reshape(p.shape))
         out = np.zeros((self.m * self.m, p.shape[1]))
         for cell, s0, s1 in runs:
             np.add.reduce(src[s0:s1], axis=0, out=out[cell])
