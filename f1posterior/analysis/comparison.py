@@ -214,7 +214,7 @@ class Comparison:
 
     def __str__(self) -> str:
         design = "paired: same documents" if self.paired else "independent test sets"
-        pct = f"{100 * self.difference.hdi_prob:g}%"
+        pct = f"{100 * self.difference.ci_prob:g}%"
         head = (
             f"{self.metric}: A vs B ({design}); {self.difference.draws:,} posterior draws; "
             f"prior {self.prior}"
@@ -285,7 +285,7 @@ def _comparison(
     metric: str,
     rope: float,
     prob: float,
-    hdi_prob: float,
+    ci_prob: float,
     paired: bool,
     prior: str,
     seed: Any,
@@ -310,9 +310,9 @@ def _comparison(
         p_b_better=_scalar(pb),
         p_equivalent=_scalar(pe),
         decision=_scalar(decision),
-        difference=summarize_draws(diff, score=sa - sb, hdi_prob=hdi_prob, ref=0.0),
-        a=summarize_draws(da, score=np.broadcast_to(sa, da.shape[:-1]), hdi_prob=hdi_prob),
-        b=summarize_draws(db, score=np.broadcast_to(sb, db.shape[:-1]), hdi_prob=hdi_prob),
+        difference=summarize_draws(diff, score=sa - sb, ci_prob=ci_prob, ref=0.0),
+        a=summarize_draws(da, score=np.broadcast_to(sa, da.shape[:-1]), ci_prob=ci_prob),
+        b=summarize_draws(db, score=np.broadcast_to(sb, db.shape[:-1]), ci_prob=ci_prob),
         draws=diff,
         rope=rope,
         prob=prob,
@@ -328,7 +328,7 @@ def _comparison(
 
 
 def _check_compare(
-    counts_a: Any, counts_b: Any, metric: Any, rope: Any, prob: Any, draws: Any, hdi_prob: Any
+    counts_a: Any, counts_b: Any, metric: Any, rope: Any, prob: Any, draws: Any, ci_prob: Any
 ) -> tuple[np.ndarray, np.ndarray, str, Any, float, float, int, float]:
     ca, classes = as_counts(counts_a, None, "counts_a")
     cb = as_counts(counts_b, classes, "counts_b")[0]  # labelled: matched to counts_a's classes
@@ -353,7 +353,7 @@ def _check_compare(
         check_nonnegative(rope, "rope"),
         _check_decision_prob(prob),
         check_draws(draws),
-        check_prob(hdi_prob, "hdi_prob"),
+        check_prob(ci_prob, "ci_prob"),
     )
 
 
@@ -367,7 +367,7 @@ def compare(
     draws: int = 50_000,
     alpha: PriorArg = "adaptive",
     beta: PriorArg = "adaptive",
-    hdi_prob: float = 0.95,
+    ci_prob: float = 0.95,
     rng: Any = None,
 ) -> Comparison:
     """Compare two classifiers evaluated on independent test sets.
@@ -392,7 +392,7 @@ def compare(
         Posterior draws.
     alpha, beta : prior
         Dirichlet priors, as in :func:`f1posterior.evaluate`.
-    hdi_prob : float, default 0.95
+    ci_prob : float, default 0.95
         Probability of the intervals of the summaries.
     rng : None, int, SeedSequence or Generator
         Root of randomness; A uses its child ``(0,)``, B its child ``(1,)``.
@@ -413,7 +413,7 @@ def compare(
     (True, True)
     """
     ca, cb, name, spec, rp, pr, n, hp = _check_compare(
-        counts_a, counts_b, metric, rope, prob, draws, hdi_prob
+        counts_a, counts_b, metric, rope, prob, draws, ci_prob
     )
     root = check_rng(rng)
     batch = np.broadcast_shapes(ca.shape[:-2], cb.shape[:-2])
@@ -432,7 +432,7 @@ def compare(
         metric=name,
         rope=rp,
         prob=pr,
-        hdi_prob=hp,
+        ci_prob=hp,
         paired=False,
         prior=ea.prior,
         seed=root.entropy,

@@ -11,12 +11,12 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._core.describe import describe
-from .._core.sampling import LOG_SPACE_BELOW, STREAM_BLOCK_VARIATES, _fill_block, prevalence_floor
-from .._core.streams import _stream
+from .._core.sampling import LOG_SPACE_BELOW, STREAM_BLOCK_VARIATES, fill_block, prevalence_floor
+from .._core.streams import block_stream
 from .._core.validation import check_draws, check_nonnegative, check_prob, check_rng
-from ..metrics.confusion import _codes
-from ..metrics.confusion import _kind as _label_kind
-from ..metrics.confusion import _label_array as _predictions_label_array
+from ..metrics.confusion import label_array as _predictions_label_array
+from ..metrics.confusion import label_codes
+from ..metrics.confusion import label_kind as _label_kind
 from .comparison import Comparison, MetricSpec, _check_decision_prob, _check_metric, _comparison
 from .tuples import concordant_prior, count_tuples, marginal_counts, posterior_tuples
 
@@ -29,7 +29,7 @@ _CHUNK_VARIATES = 1 << 21
 _MIN_BLOCK_DRAWS = 512
 
 
-def _label_array(y: Any, name: str) -> np.ndarray:
+def label_array(y: Any, name: str) -> np.ndarray:
     arr = _predictions_label_array(y, name)
     if arr.size == 0:
         raise ValueError(f"{name} must hold at least one label; got an empty sequence")
@@ -46,8 +46,8 @@ def _encode(
     prediction outside the labels of ``y_true`` is an error, and with ``labels``
     given, a document whose label is not among them is an error (not dropped).
     """
-    t = _label_array(y_true, "y_true")
-    arrays = [(name, _label_array(p, name)) for name, p in preds]
+    t = label_array(y_true, "y_true")
+    arrays = [(name, label_array(p, name)) for name, p in preds]
     for name, arr in arrays:
         if arr.shape[0] != t.shape[0]:
             raise ValueError(
@@ -73,7 +73,7 @@ def _encode(
     index = {c: i for i, c in enumerate(classes)}
     coded = []
     for name, arr in [("y_true", t), *arrays]:
-        c = _codes(arr, index, name)
+        c = label_codes(arr, index, name)
         if (c < 0).any():
             extra = list(dict.fromkeys(arr[c < 0].tolist()))[:5]
             if labels is None:
@@ -173,7 +173,7 @@ class _SegmentGammas:
     ``conc[s0:s1]`` for each segment is one row (one true class's cells), ``prevalence``
     one more. Block ``i`` of ``block`` consecutive draws uses the stream keyed ``(0, i)``
     below ``root`` and fills the segments in order, then the prevalences, each with the
-    core's Gamma routine (:func:`f1posterior._core.sampling._fill_block`: log space
+    core's Gamma routine (:func:`f1posterior._core.sampling.fill_block`: log space
     below ``LOG_SPACE_BELOW``, every row rescaled by its own maximum). A draw depends on
     its block only, never on how draws are chunked. (The core's ``_gamma_chunk`` takes
     square (M + 1, M) rows with blocks sized for M; this is its ragged counterpart.)
@@ -206,10 +206,10 @@ class _SegmentGammas:
         g_prev = np.empty((1, self.m, d1 - d0))
         for b0 in range(d0, d1, self.block):
             b1 = min(d1, b0 + self.block)
-            gen = _stream(self.root, 0, b0 // self.block)
+            gen = block_stream(self.root, 0, b0 // self.block)
             for s0, s1, lists, c, low in self.rows:
                 out = g[None, s0:s1] if s0 >= 0 else g_prev
-                _fill_block(gen, lists, c, low, out[..., b0 - d0 : b1 - d0])
+                fill_block(gen, lists, c, low, out[..., b0 - d0 : b1 - d0])
         return g, g_prev[0]
 
 
@@ -298,7 +298,7 @@ def compare_predictions(
     alpha: Any = "adaptive",
     beta: Any = "adaptive",
     labels: Sequence[Any] | None = None,
-    hdi_prob: float = 0.95,
+    ci_prob: float = 0.95,
     rng: Any = None,
 ) -> Comparison:
     """Compare two classifiers on the same documents (the paired model).
@@ -310,7 +310,7 @@ def compare_predictions(
         labels of any hashable type (all numbers or all strings).
     metric : str or callable, default "macro_f1"
         As in :func:`compare`.
-    rope, prob, draws, hdi_prob :
+    rope, prob, draws, ci_prob :
         As in :func:`compare`.
     alpha : prior, default "adaptive"
         Each classifier's *marginal* prior (M, M): a preset, a number or an
@@ -345,7 +345,7 @@ def compare_predictions(
     (0.1, 'A better')
     """
     return _compare_predictions(
-        y_true, pred_a, pred_b, metric, rope, prob, draws, alpha, beta, labels, hdi_prob, rng
+        y_true, pred_a, pred_b, metric, rope, prob, draws, alpha, beta, labels, ci_prob, rng
     )
 
 
@@ -360,14 +360,14 @@ def _compare_predictions(
     alpha: Any,
     beta: Any,
     labels: Any,
-    hdi_prob: Any,
+    ci_prob: Any,
     rng: Any,
 ) -> Comparison:
     name, fn = _check_metric(metric)
     rp = check_nonnegative(rope, "rope")
     pr = _check_decision_prob(prob)
     n = check_draws(draws)
-    hp = check_prob(hdi_prob, "hdi_prob")
+    hp = check_prob(ci_prob, "ci_prob")
     fit = paired_fit(y_true, [("pred_a", pred_a), ("pred_b", pred_b)], fn, alpha, beta, labels,
                      n, rng)  # fmt: skip
     return _comparison(
@@ -378,7 +378,7 @@ def _compare_predictions(
         metric=name,
         rope=rp,
         prob=pr,
-        hdi_prob=hp,
+        ci_prob=hp,
         paired=True,
         prior=fit.prior,
         seed=fit.seed,

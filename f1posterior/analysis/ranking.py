@@ -195,7 +195,7 @@ def _ranking(
     names: list[str],
     *,
     metric: str,
-    hdi_prob: float,
+    ci_prob: float,
     paired: bool,
     prior: str,
     seed: Any,
@@ -212,7 +212,7 @@ def _ranking(
         rank_probabilities=probs,
         pairwise=pairwise,
         ties=ties,
-        summary=summarize_draws(v, score=scores, hdi_prob=hdi_prob),
+        summary=summarize_draws(v, score=scores, ci_prob=ci_prob),
         draws=v,
         paired=paired,
         prior=prior,
@@ -240,7 +240,7 @@ def rank_classifiers(
     draws: int = 50_000,
     alpha: PriorArg = "adaptive",
     beta: PriorArg = "adaptive",
-    hdi_prob: float = 0.95,
+    ci_prob: float = 0.95,
     rng: Any = None,
 ) -> Ranking:
     """Rank k classifiers evaluated on independent test sets.
@@ -253,7 +253,7 @@ def rank_classifiers(
         Single-number metric (higher is better).
     names : sequence of str, optional
         Names of the k classifiers (default "model 0", "model 1", ...).
-    draws, alpha, beta, hdi_prob, rng :
+    draws, alpha, beta, ci_prob, rng :
         As in :func:`f1posterior.evaluate`; classifier ``i`` uses the random
         streams of flat batch index ``i`` (independent posteriors).
 
@@ -276,7 +276,7 @@ def rank_classifiers(
         )
     name, _ = _check_metric(metric)
     nm = _check_names(names, c.shape[-3])
-    hp = check_prob(hdi_prob, "hdi_prob")
+    hp = check_prob(ci_prob, "ci_prob")
     root = check_rng(rng)
     ev = evaluate(
         c, metrics=[metric], draws=draws, alpha=alpha, beta=beta, rng=root, keep_draws=True
@@ -288,7 +288,7 @@ def rank_classifiers(
         np.asarray(ev[key].score),
         nm,
         metric=name,
-        hdi_prob=hp,
+        ci_prob=hp,
         paired=False,
         prior=ev.prior,
         seed=root.entropy,
@@ -304,7 +304,7 @@ def rank_predictions(
     alpha: Any = "adaptive",
     beta: Any = "adaptive",
     labels: Sequence[Any] | None = None,
-    hdi_prob: float = 0.95,
+    ci_prob: float = 0.95,
     rng: Any = None,
 ) -> Ranking:
     """Rank k classifiers that predicted the same documents (the paired model).
@@ -321,7 +321,7 @@ def rank_predictions(
         True classes.
     predictions : mapping of name to array_like (N,), or sequence of them
         The k >= 2 classifiers' predictions.
-    metric, draws, hdi_prob, rng :
+    metric, draws, ci_prob, rng :
         As in :func:`compare_predictions`.
     alpha, beta : prior
         Each classifier's marginal prior, as in :func:`compare_predictions` (an
@@ -354,14 +354,14 @@ def rank_predictions(
     if len(items) < 2:
         raise ValueError(f"predictions must hold k >= 2 classifiers; got {len(items)}")
     n = check_draws(draws)
-    hp = check_prob(hdi_prob, "hdi_prob")
+    hp = check_prob(ci_prob, "ci_prob")
     fit = paired_fit(y_true, items, fn, alpha, beta, labels, n, rng)
     return _ranking(
         fit.draws,
         fit.scores,
         [nm for nm, _ in items],
         metric=name,
-        hdi_prob=hp,
+        ci_prob=hp,
         paired=True,
         prior=fit.prior,
         seed=fit.seed,

@@ -36,7 +36,7 @@ from ..analysis.paired import compare_predictions
 from ..analysis.ranking import Ranking, rank_classifiers, rank_predictions
 from ..io.predictions import is_predictions_table
 from ..io.readers import read_input
-from ..io.sources import INPUT_FORMATS, _where, is_stdin
+from ..io.sources import INPUT_FORMATS, is_stdin, source_name
 from ..metrics.multiclass import METRICS, PER_CLASS_METRICS
 from .common import add_sampling_arguments, probability
 from .figures import add_output_arguments
@@ -200,7 +200,7 @@ def _paired_files(args: argparse.Namespace) -> tuple[list[str], dict[str, list[s
     if not all_predictions:
         if args.id_col is not None:
             bad = next(
-                _where(f)
+                source_name(f)
                 for f, fmt in zip(args.files, fmts, strict=True)
                 if not is_predictions_table(
                     f, true_col=args.true_col, pred_col=args.pred_col, input_format=fmt
@@ -228,7 +228,7 @@ def _paired_files(args: argparse.Namespace) -> tuple[list[str], dict[str, list[s
 
 
 def run(args: argparse.Namespace) -> int:
-    common = dict(metric=args.metric, draws=args.draws, hdi_prob=args.hdi_prob, rng=args.seed)
+    common = dict(metric=args.metric, draws=args.draws, ci_prob=args.ci_prob, rng=args.seed)
     result: Comparison | Ranking
     check_stdin_inputs(args, [args.predictions, *args.files])
     if args.predictions is not None:
@@ -241,7 +241,7 @@ def run(args: argparse.Namespace) -> int:
         y_true, preds = read_prediction_columns(
             args.predictions, args.true_col, args.models, id_col=args.id_col, input_format=fmt
         )
-        where = _where(args.predictions)
+        where = source_name(args.predictions)
         if args.models is None:
             known = set(y_true)
             for col, values in preds.items():
@@ -272,7 +272,7 @@ def run(args: argparse.Namespace) -> int:
             return _report(
                 args, result, names, f"{', '.join(names)} (paired: same documents, {how})"
             )
-        names = [_where(f) for f in args.files]
+        names = [source_name(f) for f in args.files]
         inputs = [
             read_input(
                 f,

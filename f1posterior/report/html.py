@@ -41,7 +41,7 @@ figure svg { max-width: 100%; height: auto; }
 def _table(result: Evaluation, names: Sequence[Any] | None) -> tuple[list[str], list[list[str]]]:
     from ..posterior.table import rows
 
-    pct = f"{round(100 * result.hdi_prob, 4):g}% HDI"
+    pct = f"{round(100 * result.ci_prob, 4):g}% HDI"
     head = ["metric", "score", "mean", "std", "MC error"]
     if result.ref is not None:
         head.append(f"below < {result.ref:g} < above")
@@ -193,7 +193,7 @@ def _comparison_tables(
 ) -> tuple[list[str], list[tuple[list[str], list[list[str]]]]]:
     """Lines of facts and (head, body) tables of a Comparison or a Ranking (raw text)."""
     summary = result.summary if hasattr(result, "pairwise") else result.difference
-    pct = f"{round(100 * summary.hdi_prob, 4):g}% HDI"
+    pct = f"{round(100 * summary.ci_prob, 4):g}% HDI"
     if hasattr(result, "pairwise"):  # a Ranking
         k = len(names)
         s = result.summary
