@@ -6,12 +6,10 @@ Writes benchmarks/results/compare.json. Run: python benchmarks/bench_compare.py
 from __future__ import annotations
 
 import json
-import os
-import platform
 from pathlib import Path
 
 import numpy as np
-from _common import best_of
+from _common import best_of, machine
 
 from f1posterior.analysis.comparison import compare
 from f1posterior.analysis.paired import compare_predictions
@@ -61,12 +59,8 @@ def main() -> None:
         print(rows[-1])
     out = {
         "benchmark": "compare",
-        "machine": {
-            "platform": platform.platform(),
-            "python": platform.python_version(),
-            "numpy": np.__version__,
-            "cpus": os.cpu_count(),
-        },
+        "machine": machine(),
+        "note": "sparse paired model (observed tuples + concordant prior tuples); 2 shared cores",
         "metric": "macro_f1",
         "results": rows,
     }

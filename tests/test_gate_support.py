@@ -129,7 +129,7 @@ def test_per_class_options_need_a_per_class_floor(option: str) -> None:
     value = 5 if option == "min_support" else True
     with pytest.raises(
         ValueError,
-        match=rf"{option} applies to per-class floors \(f1, precision, recall\); the floors given are \['micro_f1'\]",
+        match=rf"{option} applies to per-class floors \(.*, f1, jaccard, .*, recall, specificity\); the floors given are \['micro_f1'\]",
     ):
         gate(CM, minimums={"micro_f1": 0.6}, **{option: value})
 

@@ -158,28 +158,6 @@ def test_every_preset_in_gate_compare_rank_sensitivity_thresholds(name):
     assert 0 < th.held_out.mean < 1 and tuple(th.prior) == prior_preset(name)
 
 
-def test_paired_marginal_prior_is_the_resolved_prior_for_every_preset():
-    """Summed over the other model's cells, the joint prior is the core's prior of the mean table."""
-    from f1posterior.analysis.paired import _joint_counts, _marginal_tables, _paired_prior
-
-    rng = np.random.default_rng(3)
-    y = rng.integers(0, 4, 300)
-    preds = np.array(
-        [np.where(rng.random(300) < q, y, rng.integers(0, 4, 300)) for q in (0.9, 0.5, 0.7)]
-    )
-    for k in (2, 3):
-        joint = _joint_counts(y, preds[:k], 4)
-        mean_table = np.mean(
-            [t[0] for t in _marginal_tables(joint.reshape(4, -1, 1), 4, k)], axis=0
-        )
-        for name in PRESETS:
-            a, b, _ = _paired_prior(*prior_preset(name), joint, 4, k)
-            ref_a, ref_b = resolve_prior(*prior_preset(name), mean_table)
-            for t in _marginal_tables(a.reshape(4, -1, 1), 4, k):
-                np.testing.assert_allclose(t[0], ref_a)
-            np.testing.assert_allclose(b, ref_b)
-
-
 def test_sensitivity_default_includes_every_preset_and_the_prior_used_first():
     res = fp.prior_sensitivity(TABLE, metric="micro_f1", draws=1000, rng=0)
     assert res.priors[0] == DEFAULT_PRIOR

@@ -8,6 +8,7 @@ averages differed from scikit-learn (the independent truth for the metric tests)
 from __future__ import annotations
 
 import dataclasses
+import json
 import warnings
 
 import numpy as np
@@ -18,6 +19,7 @@ from sklearn.exceptions import UndefinedMetricWarning as SkUndefinedMetricWarnin
 from sklearn.metrics import confusion_matrix as sk_confusion_matrix
 from sklearn.metrics import precision_recall_fscore_support
 
+import f1posterior as fp
 from f1posterior._core.results import value_hash_key, values_equal
 from f1posterior._core.streams import _stream_seed
 from f1posterior._core.validation import child_seed
@@ -311,3 +313,38 @@ def test_hdi_ignores_windows_between_two_equal_infinities():
     np.testing.assert_array_equal(hdi([1.0, 2.0, np.inf, np.inf, 4.0], 0.4), [1.0, 2.0])
     np.testing.assert_array_equal(hdi([-np.inf, -np.inf, 1.0, 2.0, 4.0], 0.4), [1.0, 2.0])
     np.testing.assert_array_equal(hdi([np.inf] * 4, 0.5), [np.inf, np.inf])
+
+
+_SEED_COUNTS = np.array([[30, 5, 3], [4, 25, 6], [2, 3, 22]])
+
+
+@pytest.mark.parametrize(
+    "run",
+    [
+        lambda rng: fp.compare(_SEED_COUNTS, _SEED_COUNTS.T, draws=500, rng=rng),
+        lambda rng: fp.rank_classifiers(
+            np.stack([_SEED_COUNTS, _SEED_COUNTS.T, _SEED_COUNTS + 1]), draws=500, rng=rng
+        ),
+        lambda rng: fp.aggregate(np.stack([_SEED_COUNTS, _SEED_COUNTS + 2]), draws=500, rng=rng),
+        lambda rng: fp.evaluate_multilabel(
+            np.array([[[50, 5], [4, 41]], [[60, 2], [9, 29]]]), draws=500, rng=rng
+        ),
+        lambda rng: fp.gate(_SEED_COUNTS, minimums={"macro_f1": 0.7}, draws=1000, rng=rng),
+    ],
+    ids=["compare", "rank_classifiers", "aggregate", "evaluate_multilabel", "gate"],
+)
+@pytest.mark.parametrize(
+    "rng",
+    [
+        lambda: 11,
+        lambda: np.random.SeedSequence(11).spawn(2)[1],
+        lambda: np.random.default_rng(11),
+    ],
+    ids=["int", "child SeedSequence", "Generator"],
+)
+def test_result_seed_repeats_the_run(run, rng):
+    """Every result's ``seed`` can be passed back as ``rng=`` and repeats the numbers."""
+    first = run(rng())
+    again = run(first.seed)
+    np.testing.assert_equal(again.to_dict(), first.to_dict())
+    json.dumps(first.to_dict()["seed"])  # the seed's JSON form is plain

@@ -315,7 +315,7 @@ def test_evaluate_threshold_cross_fitting_reconstructed_independently():
         r.table,
         metrics=[lambda t: fbeta_score(t, beta=1.0, average="binary", zero_division=0)],
         draws=3000,
-        rng=np.random.SeedSequence(r.seed, spawn_key=(1,)),
+        rng=np.random.SeedSequence(r.seed.entropy, spawn_key=(1,)),
     )
     np.testing.assert_allclose(next(iter(core.values())).mean, r.summaries["fbeta"].mean)
     again = evaluate_threshold(s, y, folds=4, draws=3000, rng=9)

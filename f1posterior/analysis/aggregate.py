@@ -47,6 +47,7 @@ from .._core.validation import (
 )
 from ..metrics.multiclass import PER_CLASS_METRICS, resolve_metric
 from ..posterior.evaluation import evaluate
+from ..posterior.seeds import run_seed
 from ..posterior.summary import summarize_draws
 from . import random_effects as re_model
 from .aggregate_result import Aggregate, Heterogeneity
@@ -288,7 +289,7 @@ def aggregate(
         prior=prior,
         draws=n,
         ci_prob=prob,
-        seed=root.entropy,
+        seed=run_seed(root),
         labels=labels,
         metric_draws=agg_draws,
     )

@@ -9,6 +9,7 @@ import numpy as np
 
 from .._core.results import value_equality
 from .._core.text import escape_text
+from ..posterior.seeds import seed_json
 from ..posterior.summary import MetricSummary
 
 __all__ = ["Aggregate", "Heterogeneity"]
@@ -113,7 +114,7 @@ class Aggregate:
     ci_prob : float
         Probability of the intervals.
     seed : Any
-        Entropy of the root seed.
+        The root seed of the run (a SeedSequence): pass it back as ``rng=`` to repeat the run.
     labels : list of str or None
         Class labels, when the tables carry them.
     metric_draws : ndarray, shape (draws,)
@@ -148,7 +149,7 @@ class Aggregate:
             "prior": self.prior,
             "draws": self.draws,
             "ci_prob": self.ci_prob,
-            "seed": self.seed,
+            "seed": seed_json(self.seed),
             "labels": self.labels,
         }
 

@@ -10,32 +10,38 @@ streams, children ``(0,)`` and ``(1,)`` of the root seed (each exactly the
 streams :func:`f1posterior.evaluate` would use with that child as ``rng``).
 
 **Paired predictions on the same documents** (:func:`compare_predictions`,
-:func:`rank_predictions`). The joint outcome of a document is the cell
-``(true class t, A's prediction a, B's prediction b)``, M x M x M cells
-(M^(k+1) for k classifiers), with the core model's conjugate structure::
+:func:`rank_predictions`). The joint outcome of a document is the tuple
+``(true class t, A's prediction a, B's prediction b, ...)`` with the core
+model's conjugate structure::
 
     mu      ~ Dir(beta)                  class prevalences (M)
-    theta_t ~ Dir(alpha_t)               rates of the M^k prediction tuples of class t
+    theta_t ~ Dir(alpha_t)               rates of the prediction tuples of class t
     posterior: mu | T ~ Dir(beta + n),  theta_t | T ~ Dir(alpha_t + T_t)
 
-Each draw of ``p[t, a, b] = mu_t theta_tab`` is marginalised into both
-confusion matrices (``sum_b`` for A, ``sum_a`` for B) and the metric applied
-to each, so the difference keeps the correlation between the two classifiers
-that share every document. That correlation is what makes the paired
-comparison far more decisive than pretending the test sets were independent
-(``docs/compare.md`` has a worked example).
+Each draw of ``p[t, a, b, ...] = mu_t theta_tab...`` is marginalised into every
+classifier's confusion matrix and the metric applied to each, so differences
+keep the correlation between classifiers that share every document. That
+correlation is what makes the paired comparison far more decisive than
+pretending the test sets were independent (``docs/compare.md`` has a worked
+example).
 
-Default prior of the paired model: ``alpha = 1 / M^(k-1)`` on every cell, so
-that by the aggregation property each classifier's *marginal* confusion
-matrix has exactly the core model's uniform prior (``alpha = 1`` per cell of
-each row, ``beta = 1``): the paired posterior of one classifier's metric is
-the same distribution :func:`f1posterior.evaluate` gives for it alone, and
-the only thing pairing adds is the dependence between classifiers. (A flat
-``alpha = 1`` on each of the M^2 pair cells would instead put ``M``
-pseudo-counts on each cell of every marginal row, a stronger prior than the
-core's.) With ``beta="aligned"`` (``beta_t = sum of alpha_t``) the model is
-one Dirichlet over all cells and, by aggregation, the sign of the paired
-accuracy difference has an exact Beta answer (tested).
+Joint prior of the paired model (the *concordant* prior): each classifier's
+marginal prior ``A`` (M, M) -- a preset, number or array resolved as
+:func:`f1posterior.evaluate` resolves it, on the mean of the classifiers'
+tables -- is put on the tuples ``(t, u, u, ..., u)`` on which all classifiers
+agree: ``alpha_t(u, ..., u) = A[t, u]`` and 0 on every tuple where they
+disagree (the limit of ``Dir(epsilon)`` there). By the aggregation property
+each classifier's marginal confusion matrix has exactly the prior ``A``, so
+its paired posterior is the one :func:`f1posterior.evaluate` gives under ``A``;
+the prior adds no evidence of a difference, as the prior pseudo-observation
+of the Bayesian sign test sits at zero difference (Benavoli, Corani, Demsar &
+Zaffalon, JMLR 18(77), 2017), and classifiers that never disagree have equal
+tables in every draw. The posterior is a Dirichlet over the observed tuples
+and the M^2 concordant ones, at most ``N + M^2`` cells for N documents,
+whatever the number k of classifiers (:mod:`f1posterior.analysis.tuples`).
+With ``beta="aligned"`` (``beta_t = sum_u A[t, u]``) the model is one Dirichlet
+over all cells and, by aggregation, the sign of the paired accuracy
+difference has an exact Beta answer (tested).
 
 Probabilities and decisions. With ``rope >= 0`` (region of practical
 equivalence), ``p_a_better = P(diff > rope)``, ``p_b_better = P(diff < -rope)``
@@ -53,6 +59,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._core.deprecation import renamed_keywords
 from .._core.priors import PriorArg
 from .._core.results import value_equality
 from .._core.validation import (
@@ -65,6 +72,7 @@ from .._core.validation import (
 )
 from ..metrics.multiclass import PER_CLASS_METRICS, resolve_metric
 from ..posterior.evaluation import evaluate
+from ..posterior.seeds import run_seed, seed_json
 from ..posterior.summary import MetricSummary, summarize_draws
 
 __all__ = ["Comparison", "compare", "DECISIONS"]
@@ -127,7 +135,7 @@ class Comparison:
     prior : str
         Statement of the prior used.
     seed : Any
-        Entropy of the root seed.
+        The root seed of the run (a SeedSequence): pass it back as ``rng=`` to repeat the run.
     batch_shape : tuple of int
         Batch shape of the comparison (``()`` for one).
     labels : list or None
@@ -166,10 +174,45 @@ class Comparison:
             "prob": self.prob,
             "paired": self.paired,
             "prior": self.prior,
-            "seed": self.seed,
+            "seed": seed_json(self.seed),
             "batch_shape": list(self.batch_shape),
             "labels": None if self.labels is None else [_plain(x) for x in self.labels],
         }
+
+    def to_dataframe(self) -> Any:
+        """A pandas DataFrame with one row per comparison of the batch.
+
+        Columns: ``batch_0``, ``batch_1``, ... (a batch only), ``metric``, then
+        ``{part}_{stat}`` for ``part`` in ``a``, ``b``, ``diff`` and ``stat`` in
+        ``score``, ``mean``, ``std``, ``hdi_low``, ``hdi_high``, then
+        ``p_a_better``, ``p_b_better``, ``p_equivalent``, ``decision``, ``rope``
+        and ``paired``.
+
+        Examples
+        --------
+        >>> res = compare([[45, 5], [5, 45]], [[40, 10], [10, 40]], metric="accuracy",
+        ...               draws=2_000, rng=0)
+        >>> df = res.to_dataframe()
+        >>> df.shape, round(float(df["diff_score"][0]), 3)
+        ((1, 22), 0.1)
+        """
+        import pandas as pd
+
+        rows = []
+        for idx in np.ndindex(*self.batch_shape):
+            row: dict[str, Any] = {f"batch_{a}": i for a, i in enumerate(idx)}
+            row["metric"] = self.metric
+            for part, s in (("a", self.a), ("b", self.b), ("diff", self.difference)):
+                for stat in ("score", "mean", "std"):
+                    row[f"{part}_{stat}"] = float(np.asarray(getattr(s, stat))[idx])
+                lo, hi = np.asarray(s.hdi)[idx]
+                row[f"{part}_hdi_low"], row[f"{part}_hdi_high"] = float(lo), float(hi)
+            for name in ("p_a_better", "p_b_better", "p_equivalent"):
+                row[name] = float(np.asarray(getattr(self, name))[idx])
+            row["decision"] = str(np.asarray(self.decision)[idx])
+            row["rope"], row["paired"] = self.rope, self.paired
+            rows.append(row)
+        return pd.DataFrame(rows)
 
     def __str__(self) -> str:
         design = "paired: same documents" if self.paired else "independent test sets"
@@ -316,6 +359,7 @@ def _check_compare(
     )
 
 
+@renamed_keywords(hdi_prob="ci_prob")
 def compare(
     counts_a: ArrayLike,
     counts_b: ArrayLike,
@@ -394,5 +438,5 @@ def compare(
         ci_prob=hp,
         paired=False,
         prior=ea.prior,
-        seed=root.entropy,
+        seed=run_seed(root),
     )

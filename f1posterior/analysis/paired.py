@@ -4,29 +4,31 @@ and `compare_predictions` (the model is described in :mod:`f1posterior.analysis.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._core.deprecation import renamed_keywords
 from .._core.describe import describe
-from .._core.priors import describe_prior, resolve_prior
 from .._core.sampling import LOG_SPACE_BELOW, STREAM_BLOCK_VARIATES, fill_block, prevalence_floor
 from .._core.streams import block_stream
 from .._core.validation import check_draws, check_nonnegative, check_prob, check_rng
 from ..metrics.confusion import label_array as _predictions_label_array
 from ..metrics.confusion import label_codes
 from ..metrics.confusion import label_kind as _label_kind
+from ..posterior.seeds import run_seed
 from .comparison import Comparison, MetricSpec, _check_decision_prob, _check_metric, _comparison
+from .tuples import concordant_prior, count_tuples, marginal_counts, posterior_tuples
 
-__all__ = ["compare_predictions", "paired_metric_draws", "MAX_PAIRED_CELLS"]
+__all__ = ["compare_predictions", "paired_fit", "paired_metric_draws", "tuple_metric_draws"]
 
 #: Gamma variates held at once when sampling the paired model.
 _CHUNK_VARIATES = 1 << 21
-
-
-#: Largest number of joint cells M^(k+1) the paired model accepts.
-MAX_PAIRED_CELLS = 1 << 18
+#: Fewest draws in one random-stream block of the paired model (the core fills a block
+#: one cell at a time from 128 draws; longer blocks spread the cost of each call).
+_MIN_BLOCK_DRAWS = 512
 
 
 def label_array(y: Any, name: str) -> np.ndarray:
@@ -98,67 +100,152 @@ def _sorted_labels(arr: np.ndarray) -> list[Any]:
         ) from None
 
 
-def _paired_prior(
-    alpha: Any, beta: Any, joint: np.ndarray, m: int, k: int
-) -> tuple[np.ndarray, np.ndarray, str]:
-    """Concentrations (M, M^k) and (M,) of the paired model, and their description.
+def tuple_metric_draws(
+    tuples: np.ndarray,
+    conc: np.ndarray,
+    prevalence: np.ndarray,
+    m: int,
+    fn: Callable[[np.ndarray], Any],
+    draws: int,
+    root: np.random.SeedSequence,
+) -> np.ndarray:
+    """Posterior draws (k, draws) of each classifier's metric under the sparse paired model.
 
-    A preset (or a marginal array of shape (M, M)) is resolved by
-    :func:`f1posterior._core.priors.resolve_prior` on the average of the k models'
-    marginal tables (they share their row sums, so the ``"adaptive"`` prior
-    is centred on the models' mean accuracy), giving one marginal prior
-    ``A`` (M, M) with row totals ``T``. The joint prior is the product form
-    ``T_u * prod_i A[u, v_i] / T_u``: summed over the other models' cells it
-    gives every model exactly the marginal prior ``A``. Numbers and (M, M)
-    arrays are marginal priors too; only an (M, M^k) array is taken per joint
-    cell, as given.
+    Parameters
+    ----------
+    tuples : ndarray of int, shape (L, k + 1)
+        Cells of the joint model (true class, each classifier's prediction), sorted so
+        that each true class's cells are contiguous (as :func:`numpy.unique` sorts).
+    conc : ndarray, shape (L,)
+        Posterior concentrations of the cells (count + prior), > 0.
+    prevalence : ndarray, shape (M,)
+        Posterior concentrations of the class prevalences (``beta + n``).
+    m : int
+        Number of classes.
+    fn : callable
+        Metric of a (..., M, M) table returning (...).
+    draws : int
+        Number of draws.
+    root : SeedSequence
+        Root of the random streams: block ``i`` of draws uses the stream keyed
+        ``(0, i)`` below ``root`` (:func:`f1posterior._core.validation.child_seed`),
+        so results do not depend on chunking.
+
+    Notes
+    -----
+    Per draw: one Gamma variate per cell and per class, from the core's Gamma
+    routine (log space below ``LOG_SPACE_BELOW``, rows rescaled per class), then
+    ``theta_t`` = class ``t``'s Gammas over their sum, ``p = mu_t theta_t``, and each
+    classifier's table is the sum of ``p`` over the cells with its (true, predicted)
+    pair. Cost: ``L + M`` variates and ``k L`` additions a draw.
     """
-    cells = (m,) * (k + 1)
-    if alpha is None:
-        alpha = "adaptive"
-    margins = _marginal_tables(joint.reshape(m, m**k, 1), m, k)
-    mean_table = np.mean([t[0] for t in margins], axis=0)
-    joint_numeric = not isinstance(alpha, str) and np.shape(alpha) == (m, m**k)
-    if joint_numeric:
-        a, _ = resolve_prior(alpha, 1.0, np.empty(cells).reshape(m, m**k))
-        marg = a.sum(axis=-1)
-    else:
-        am, _ = resolve_prior(alpha, 1.0, mean_table)
-        totals = am.sum(axis=-1, keepdims=True)  # (M, 1)
-        shape = am / totals
-        a = totals.copy()
-        for _ in range(k):  # one more model's prediction axis, the last varying fastest
-            a = (a[:, :, None] * shape[:, None, :]).reshape(m, -1)
-        marg = totals[:, 0]
-    if isinstance(beta, str) and beta == "aligned":
-        b = marg
-    else:
-        _, b = resolve_prior(1.0, beta, mean_table)
-    if joint_numeric:
-        beta_text = beta if isinstance(beta, str) else "as given"
-        text = f"paired model; alpha given per joint cell, beta {beta_text}"
-    else:
-        text = f"paired model; each model's marginal prior: {describe_prior(alpha, beta)}"
-    return a.reshape(m, m**k), b, text
-
-
-def _joint_counts(codes_t: np.ndarray, codes: np.ndarray, m: int) -> np.ndarray:
-    """Counts of the joint cells, shape (M, M^k) (true class, prediction tuple)."""
-    k = codes.shape[0]
-    flat = codes_t.copy()
-    for j in range(k):
-        flat = flat * m + codes[j]
-    return np.bincount(flat, minlength=m ** (k + 1)).reshape(m, m**k).astype(np.float64)
-
-
-def _marginal_tables(p: np.ndarray, m: int, k: int) -> list[np.ndarray]:
-    """Each classifier's confusion tables, (n, M, M) views, from joint draws (M, M^k, n)."""
-    full = p.reshape((m,) * (k + 1) + (p.shape[-1],))
-    out = []
-    for j in range(k):
-        axes = tuple(1 + i for i in range(k) if i != j)
-        out.append(np.moveaxis(full.sum(axis=axes) if axes else full, -1, 0))
+    k = tuples.shape[1] - 1
+    t = tuples[:, 0]
+    bounds = np.searchsorted(t, np.arange(m + 1))
+    present = np.flatnonzero(np.diff(bounds))
+    segments = [(int(bounds[u]), int(bounds[u + 1])) for u in present]
+    gammas = _SegmentGammas(conc, segments, prevalence, root)
+    step = gammas.block * max(1, _CHUNK_VARIATES // (gammas.block * gammas.per_draw))
+    sums = _MarginalSums(tuples, m)
+    out = np.empty((k, draws))
+    tiny = np.finfo(np.float64).tiny
+    floor = prevalence_floor(np.float64)
+    # buffers reused by every chunk (fresh ones cost a page fault per 4 KiB each time)
+    work = np.empty((2, len(conc) * min(step, draws)))
+    for d0 in range(0, draws, step):
+        d1 = min(draws, d0 + step)
+        g, g_prev = gammas.draw(d0, d1, work[0])
+        mu = g_prev / g_prev.sum(axis=0)  # (M, n)
+        # the core's prevalence floor: an empty class's rows keep their ratios exactly
+        # (f1posterior._core.sampling, "Small concentrations")
+        np.fmax(mu, floor, out=mu)
+        for (s0, s1), u in zip(segments, present, strict=True):
+            mu[u] /= np.add.reduce(g[s0:s1], axis=0)  # mu_t / (sum of class t's Gammas)
+            g[s0:s1] *= mu[u]  # p of the class's cells
+        for j in range(k):
+            table = sums.table(g, j, work[1])  # (M, M, n)
+            np.maximum(table, tiny, out=table)
+            out[j, d0:d1] = _metric_values(fn, table.transpose(2, 0, 1))
     return out
+
+
+class _SegmentGammas:
+    """Gamma variates of independent Dirichlet rows of any lengths, on the core's streams.
+
+    ``conc[s0:s1]`` for each segment is one row (one true class's cells), ``prevalence``
+    one more. Block ``i`` of ``block`` consecutive draws uses the stream keyed ``(0, i)``
+    below ``root`` and fills the segments in order, then the prevalences, each with the
+    core's Gamma routine (:func:`f1posterior._core.sampling.fill_block`: log space
+    below ``LOG_SPACE_BELOW``, every row rescaled by its own maximum). A draw depends on
+    its block only, never on how draws are chunked. (The core's ``_gamma_chunk`` takes
+    square (M + 1, M) rows with blocks sized for M; this is its ragged counterpart.)
+    """
+
+    def __init__(
+        self,
+        conc: np.ndarray,
+        segments: list[tuple[int, int]],
+        prevalence: np.ndarray,
+        root: np.random.SeedSequence,
+    ) -> None:
+        self.n_cells, self.m, self.root = len(conc), len(prevalence), root
+        self.per_draw = self.n_cells + self.m
+        # at least 512 draws a block unless that would hold more than 2^23 variates (64 MiB)
+        longest = max(_MIN_BLOCK_DRAWS, STREAM_BLOCK_VARIATES // self.per_draw)
+        self.block = max(1, min(longest, (1 << 23) // self.per_draw))
+        self.rows = []
+        for s0, s1 in [*segments, (-1, -1)]:
+            c = (conc[s0:s1] if s0 >= 0 else prevalence)[None, :]
+            low = c < LOG_SPACE_BELOW
+            self.rows.append((s0, s1, c.tolist(), c, low if low.any() else None))
+
+    def draw(self, d0: int, d1: int, work: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Gammas of draws ``d0:d1`` (``d0`` a multiple of ``block``): (L, n) and (M, n).
+
+        The (L, n) array is a view of ``work`` (a flat buffer with room for it).
+        """
+        g = work[: self.n_cells * (d1 - d0)].reshape(self.n_cells, d1 - d0)  # draws last
+        g_prev = np.empty((1, self.m, d1 - d0))
+        for b0 in range(d0, d1, self.block):
+            b1 = min(d1, b0 + self.block)
+            gen = block_stream(self.root, 0, b0 // self.block)
+            for s0, s1, lists, c, low in self.rows:
+                out = g[None, s0:s1] if s0 >= 0 else g_prev
+                fill_block(gen, lists, c, low, out[..., b0 - d0 : b1 - d0])
+        return g, g_prev[0]
+
+
+class _MarginalSums:
+    """Sums of cell draws (L, n) into one classifier's (M, M, n) table.
+
+    Cells are gathered in the order of the classifier's (true, predicted) pair and each
+    pair's contiguous run is summed (``np.add.reduceat`` along axis 0 is ~10x slower).
+    """
+
+    def __init__(self, tuples: np.ndarray, m: int) -> None:
+        self.m = m
+        self.plans = []
+        for j in range(tuples.shape[1] - 1):
+            key = tuples[:, 0] * m + tuples[:, 1 + j]
+            order = np.argsort(key, kind="stable")
+            sk = key[order]
+            edges = np.flatnonzero(np.r_[True, sk[1:] != sk[:-1], True])
+            runs = list(
+                zip(sk[edges[:-1]].tolist(), edges[:-1].tolist(), edges[1:].tolist(), strict=True)
+            )
+            same = bool(np.array_equal(order, np.arange(len(order))))
+            self.plans.append((None if same else order, runs))
+
+    def table(self, p: np.ndarray, j: int, work: np.ndarray) -> np.ndarray:
+        """Classifier ``j``'s table; ``work`` is a flat buffer with room for ``p``."""
+        order, runs = self.plans[j]
+        src = p
+        if order is not None:
+            src = np.take(p, order, axis=0, out=work[: p.size].reshape(p.shape))
+        out = np.zeros((self.m * self.m, p.shape[1]))
+        for cell, s0, s1 in runs:
+            np.add.reduce(src[s0:s1], axis=0, out=out[cell])
+        return out.reshape(self.m, self.m, -1)
 
 
 def paired_metric_draws(
@@ -170,57 +257,25 @@ def paired_metric_draws(
     draws: int,
     root: np.random.SeedSequence,
 ) -> np.ndarray:
-    """Posterior draws (k, draws) of each classifier's metric under the paired model.
+    """Posterior draws (k, draws) of each classifier's metric from dense joint arrays.
 
     Parameters
     ----------
-    joint : ndarray, shape (M, M^k)
-        Counts of (true class, prediction tuple) cells.
-    alpha : ndarray, shape (M, M^k)
-        Prior concentrations of each true class's prediction tuples.
+    joint, alpha : ndarray, shape (M, M^k)
+        Counts and prior concentrations of the (true class, prediction tuple) cells
+        (the last classifier varying fastest); cells where both are 0 carry no mass.
     beta : ndarray, shape (M,)
         Prior concentrations of the prevalences.
-    k : int
-        Number of classifiers.
-    fn : callable
-        Metric of a (..., M, M) table returning (...).
-    draws : int
-        Number of draws.
-    root : SeedSequence
-        Root of the random streams: block ``i`` of draws uses the stream keyed
-        ``(0, i)`` below ``root``, so results do not depend on chunking.
+    k, fn, draws, root :
+        As in :func:`tuple_metric_draws`, which this calls on the cells > 0.
     """
     m = joint.shape[0]
-    rows = alpha + joint  # (M, L)
-    prev = (beta + joint.sum(axis=-1))[None, :]  # (1, M)
-    per_draw = rows.size + m
-    bd = max(1, STREAM_BLOCK_VARIATES // per_draw)
-    step = bd * max(1, _CHUNK_VARIATES // (bd * per_draw))
-    out = np.empty((k, draws))
-    tiny = np.finfo(np.float64).tiny
-    floor = prevalence_floor(np.float64)
-    parts = []
-    for conc in (rows, prev):
-        small = conc < LOG_SPACE_BELOW
-        parts.append((conc.tolist(), conc, small if small.any() else None))
-    for d0 in range(0, draws, step):
-        d1 = min(draws, d0 + step)
-        g_rows = np.empty((*rows.shape, d1 - d0))  # draws last, as the batch engine
-        g_prev = np.empty((1, m, d1 - d0))
-        for s0 in range(d0, d1, bd):
-            s1 = min(d1, s0 + bd)
-            gen = block_stream(root, 0, s0 // bd)
-            for (lists, conc, small), g in zip(parts, (g_rows, g_prev), strict=True):
-                fill_block(gen, lists, conc, small, g[..., s0 - d0 : s1 - d0])
-        mu = g_prev[0] / g_prev[0].sum(axis=0)  # (M, n)
-        # the core's prevalence floor: an empty class's rows keep their ratios exactly
-        # (f1posterior._core.sampling, "Small concentrations")
-        np.fmax(mu, floor, out=mu)
-        p = g_rows * (mu / g_rows.sum(axis=1))[:, None, :]  # (M, L, n)
-        np.maximum(p, tiny, out=p)
-        for j, table in enumerate(_marginal_tables(p, m, k)):
-            out[j, d0:d1] = _metric_values(fn, table)
-    return out
+    conc = np.asarray(alpha, dtype=np.float64) + joint
+    cells = np.nonzero(conc > 0)
+    digits = np.unravel_index(cells[1], (m,) * k)
+    tuples = np.column_stack([cells[0], *digits]).astype(np.int64)
+    prev = np.asarray(beta, dtype=np.float64) + joint.sum(axis=-1)
+    return tuple_metric_draws(tuples, conc[cells], prev, m, fn, draws, root)
 
 
 def _metric_values(fn: Callable[[np.ndarray], Any], table: np.ndarray) -> np.ndarray:
@@ -233,6 +288,7 @@ def _metric_values(fn: Callable[[np.ndarray], Any], table: np.ndarray) -> np.nda
     return out
 
 
+@renamed_keywords(hdi_prob="ci_prob")
 def compare_predictions(
     y_true: ArrayLike,
     pred_a: ArrayLike,
@@ -259,16 +315,17 @@ def compare_predictions(
         As in :func:`compare`.
     rope, prob, draws, ci_prob :
         As in :func:`compare`.
-    alpha : None, "uniform", "jeffreys", float or array_like broadcasting to (M, M, M)
-        Dirichlet prior on each true class's M x M prediction pairs. None or
-        "uniform" (default): ``1/M`` per pair cell, so each classifier's
-        marginal confusion matrix has the core model's uniform prior
-        (alpha = 1); "jeffreys": ``0.5/M`` (marginal alpha = 0.5). A number
-        or array is the per-pair-cell concentration itself.
-    beta : float, array_like of shape (M,), "uniform", "jeffreys" or "aligned", default 1.0
-        Dirichlet prior on class prevalences; "aligned" sets ``beta_t`` to
-        the sum of class ``t``'s pair-cell alphas (one Dirichlet over all
-        M^3 cells).
+    alpha : prior, default "adaptive"
+        Each classifier's *marginal* prior (M, M): a preset, a number or an
+        (M, M) array, resolved as :func:`f1posterior.evaluate` resolves it on
+        the mean of the two confusion matrices, and put on the concordant
+        tuples ``(t, u, u)`` (the joint prior is stated in
+        :mod:`f1posterior.analysis.comparison`). An (M, M^2) array is a prior
+        per joint cell, taken as given.
+    beta : prior, default "adaptive"
+        Dirichlet prior on class prevalences, as in :func:`f1posterior.evaluate`;
+        "aligned" sets ``beta_t`` to the total prior of class ``t``'s cells
+        (one Dirichlet over all cells).
     labels : sequence, optional
         Every class, in order. By default the sorted labels of ``y_true``;
         a prediction outside them is an error (it usually means the
@@ -314,24 +371,53 @@ def _compare_predictions(
     pr = _check_decision_prob(prob)
     n = check_draws(draws)
     hp = check_prob(ci_prob, "ci_prob")
-    codes_t, codes, classes = _encode(y_true, [("pred_a", pred_a), ("pred_b", pred_b)], labels)
-    m = len(classes)
-    root = check_rng(rng)
-    joint = _joint_counts(codes_t, codes, m)
-    a, b, prior = _paired_prior(alpha, beta, joint, m, 2)
-    v = paired_metric_draws(joint, a, b, 2, fn, n, root)
-    tables = _marginal_tables(joint.reshape(m, m * m, 1), m, 2)
+    fit = paired_fit(y_true, [("pred_a", pred_a), ("pred_b", pred_b)], fn, alpha, beta, labels,
+                     n, rng)  # fmt: skip
     return _comparison(
-        v[0],
-        v[1],
-        _metric_values(fn, tables[0][0]),
-        _metric_values(fn, tables[1][0]),
+        fit.draws[0],
+        fit.draws[1],
+        fit.scores[0],
+        fit.scores[1],
         metric=name,
         rope=rp,
         prob=pr,
         ci_prob=hp,
         paired=True,
-        prior=prior,
-        seed=root.entropy,
-        labels=classes,
+        prior=fit.prior,
+        seed=fit.seed,
+        labels=fit.labels,
     )
+
+
+@dataclass(frozen=True, eq=False)
+class PairedFit:
+    """Metric draws (k, draws) and observed scores (k,) of k classifiers, paired model."""
+
+    draws: np.ndarray
+    scores: np.ndarray
+    labels: list[Any]
+    prior: str
+    seed: Any
+
+
+def paired_fit(
+    y_true: Any,
+    preds: Sequence[tuple[str, Any]],
+    fn: Callable[[np.ndarray], Any],
+    alpha: Any,
+    beta: Any,
+    labels: Any,
+    draws: int,
+    rng: Any,
+) -> PairedFit:
+    """Encode, count the tuples, resolve the prior and draw (shared by compare and rank)."""
+    codes_t, codes, classes = _encode(y_true, preds, labels)
+    m = len(classes)
+    root = check_rng(rng)
+    tuples, counts = count_tuples(codes_t, codes)
+    p_tuples, p_conc, b, prior = concordant_prior(alpha, beta, tuples, counts, m)
+    cells, conc = posterior_tuples(tuples, counts, p_tuples, p_conc)
+    prev = b + np.bincount(codes_t, minlength=m)
+    v = tuple_metric_draws(cells, conc, prev, m, fn, draws, root)
+    scores = np.array([_metric_values(fn, t) for t in marginal_counts(tuples, counts, m)])
+    return PairedFit(v, scores, classes, prior, run_seed(root))

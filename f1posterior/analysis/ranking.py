@@ -10,22 +10,17 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._core.deprecation import renamed_keywords
 from .._core.describe import describe
 from .._core.priors import PriorArg
 from .._core.results import value_equality
+from .._core.text import escape_text
 from .._core.validation import check_counts, check_draws, check_prob, check_rng
 from ..posterior.evaluation import evaluate
+from ..posterior.seeds import run_seed, seed_json
 from ..posterior.summary import MetricSummary, summarize_draws
 from .comparison import MetricSpec, _check_metric, _plain
-from .paired import (
-    MAX_PAIRED_CELLS,
-    _encode,
-    _joint_counts,
-    _marginal_tables,
-    _metric_values,
-    _paired_prior,
-    paired_metric_draws,
-)
+from .paired import paired_fit
 
 __all__ = ["Ranking", "rank_classifiers", "rank_predictions"]
 
@@ -36,7 +31,10 @@ class Ranking:
     """Result of :func:`rank_classifiers` or :func:`rank_predictions`.
 
     ``k`` classifiers; arrays carry the batch shape first (``()`` for one
-    ranking), then the classifier axis.
+    ranking), then the classifier axes. All probabilities come from the same
+    joint draws. Draws in which classifiers tie exactly (possible in the paired
+    model, whose classifiers have equal tables in every draw when they never
+    disagree) share the tied ranks equally.
 
     Attributes
     ----------
@@ -45,12 +43,18 @@ class Ranking:
     metric : str
         Name of the ranked metric (higher is better).
     p_best : ndarray, shape (*batch, k)
-        Posterior probability that each classifier has the highest metric.
+        Posterior probability that each classifier has the highest metric
+        (``rank_probabilities[..., 0]``).
     expected_rank : ndarray, shape (*batch, k)
-        Posterior mean rank (1 = best).
-    rank_probs : ndarray, shape (*batch, k, k)
-        ``rank_probs[..., i, r]`` = P(classifier i has rank r + 1); rows and
-        columns sum to 1.
+        Posterior mean rank (1 = best): ``sum_r r P(rank = r)``.
+    rank_probabilities : ndarray, shape (*batch, k, k)
+        ``rank_probabilities[..., i, r]`` = P(classifier i has rank r + 1); rows
+        and columns sum to 1.
+    pairwise : ndarray, shape (*batch, k, k)
+        ``pairwise[..., i, j]`` = P(metric of i > metric of j); 0 on the diagonal.
+    ties : ndarray, shape (*batch, k, k)
+        ``ties[..., i, j]`` = P(metric of i == metric of j) (1 on the diagonal):
+        ``pairwise + pairwise.T + ties == 1``.
     summary : MetricSummary
         Posterior summary of each classifier's metric, fields of shape
         ``(*batch, k)``.
@@ -61,7 +65,7 @@ class Ranking:
     prior : str
         Statement of the prior used.
     seed : Any
-        Entropy of the root seed.
+        The root seed of the run (a SeedSequence): pass it back as ``rng=`` to repeat the run.
     batch_shape : tuple of int
         Leading batch shape.
     """
@@ -70,7 +74,9 @@ class Ranking:
     metric: str
     p_best: np.ndarray
     expected_rank: np.ndarray
-    rank_probs: np.ndarray
+    rank_probabilities: np.ndarray
+    pairwise: np.ndarray
+    ties: np.ndarray
     summary: MetricSummary
     draws: np.ndarray = field(repr=False)
     paired: bool = False
@@ -85,18 +91,35 @@ class Ranking:
             "metric": self.metric,
             "p_best": _plain(self.p_best),
             "expected_rank": _plain(self.expected_rank),
-            "rank_probs": _plain(self.rank_probs),
+            "rank_probabilities": _plain(self.rank_probabilities),
+            "pairwise": _plain(self.pairwise),
+            "ties": _plain(self.ties),
             "summary": self.summary.to_dict(),
             "paired": self.paired,
             "prior": self.prior,
-            "seed": self.seed,
+            "seed": seed_json(self.seed),
             "batch_shape": list(self.batch_shape),
         }
+
+    def to_dataframe(self, kind: str = "models") -> Any:
+        """A pandas DataFrame: one row per classifier, or per ordered pair.
+
+        Parameters
+        ----------
+        kind : {"models", "pairwise"}
+            ``"models"``: columns ``model``, ``score``, ``mean``, ``std``,
+            ``hdi_low``, ``hdi_high``, ``p_best``, ``expected_rank`` and
+            ``p_rank_1`` ... ``p_rank_k``. ``"pairwise"``: one row per ordered
+            pair ``i != j`` with ``model``, ``other``, ``p_better`` (P(i > j))
+            and ``p_tie``. A batch adds ``batch_0``, ``batch_1``, ... columns first.
+        """
+        return ranking_frame(self, kind)
 
     def __str__(self) -> str:
         design = "paired: same documents" if self.paired else "independent test sets"
         k = len(self.names)
-        width = max(8, *(len(n) for n in self.names))
+        shown = [escape_text(n) for n in self.names]
+        width = max(8, *(len(n) for n in shown))
         lines = [
             f"Ranking by {self.metric} ({design}); {self.summary.draws:,} posterior draws; "
             f"prior {self.prior}"
@@ -111,13 +134,61 @@ class Ranking:
             )
             er = self.expected_rank[idx]
             for i in np.argsort(er, kind="stable"):
-                rp = " ".join(f"{v:>6.3f}" for v in self.rank_probs[idx][i])
+                rp = " ".join(f"{v:>6.3f}" for v in self.rank_probabilities[idx][i])
                 lines.append(
-                    f"  {self.names[i]:<{width}} {np.asarray(self.summary.score)[idx][i]:>7.4f} "
+                    f"  {shown[i]:<{width}} {np.asarray(self.summary.score)[idx][i]:>7.4f} "
                     f"{np.asarray(self.summary.mean)[idx][i]:>7.4f} "
                     f"{self.p_best[idx][i]:>8.4f} {er[i]:>8.3f} {rp}"
                 )
         return "\n".join(lines)
+
+
+def rank_statistics(v: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Rank probabilities, expected ranks, pairwise and tie probabilities of draws.
+
+    Parameters
+    ----------
+    v : ndarray, shape (*batch, k, draws)
+        Metric draws (higher is better).
+
+    Returns
+    -------
+    rank_probabilities : ndarray, shape (*batch, k, k)
+    expected_rank : ndarray, shape (*batch, k)
+    pairwise, ties : ndarray, shape (*batch, k, k)
+
+    Notes
+    -----
+    In a draw where classifier ``i`` is beaten by ``g`` others and tied with ``e``
+    others it takes each of the ranks ``g + 1, ..., g + e + 1`` with probability
+    ``1 / (e + 1)`` (ties broken uniformly at random, in expectation).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rp, er, pw, ti = rank_statistics(np.array([[3.0, 1.0], [2.0, 1.0]]))
+    >>> rp.tolist(), er.tolist(), pw.tolist()
+    ([[0.75, 0.25], [0.25, 0.75]], [1.25, 1.75], [[0.0, 0.5], [0.0, 0.0]])
+    """
+    k = v.shape[-2]
+    greater = np.zeros(v.shape, dtype=np.int64)  # others strictly above, per draw
+    equal = np.zeros(v.shape, dtype=np.int64)  # others tied
+    pairwise = np.empty((*v.shape[:-1], k))
+    ties = np.empty((*v.shape[:-1], k))
+    for j in range(k):
+        above = v[..., j : j + 1, :] > v
+        same = v[..., j : j + 1, :] == v
+        greater += above
+        equal += same
+        pairwise[..., j] = (v > v[..., j : j + 1, :]).mean(axis=-1)  # [i, j]: P(v_i > v_j)
+        ties[..., j] = same.mean(axis=-1)
+    equal -= 1  # a classifier ties with itself
+    share = 1.0 / (equal + 1)
+    probs = np.empty((*v.shape[:-1], k))
+    for r in range(k):
+        probs[..., r] = np.where((greater <= r) & (r <= greater + equal), share, 0.0).mean(-1)
+    expected = 1.0 + (greater + equal / 2.0).mean(axis=-1)
+    return probs, expected, pairwise, ties
 
 
 def _ranking(
@@ -134,16 +205,15 @@ def _ranking(
     """Ranking from metric draws ``v`` of shape (*batch, k, draws)."""
     if not np.isfinite(v).all():
         raise ValueError(f"metric {metric!r} returned non-finite values on posterior draws")
-    k = v.shape[-2]
-    order = np.argsort(-v, axis=-2, kind="stable")  # model at each rank, per draw
-    ranks = np.argsort(order, axis=-2, kind="stable")  # 0-based rank of each model
-    rank_probs = np.stack([(ranks == r).mean(axis=-1) for r in range(k)], axis=-1)
+    probs, expected, pairwise, ties = rank_statistics(v)
     return Ranking(
         names=names,
         metric=metric,
-        p_best=rank_probs[..., 0].copy(),
-        expected_rank=1.0 + (ranks.mean(axis=-1)),
-        rank_probs=rank_probs,
+        p_best=probs[..., 0].copy(),
+        expected_rank=expected,
+        rank_probabilities=probs,
+        pairwise=pairwise,
+        ties=ties,
         summary=summarize_draws(v, score=scores, ci_prob=ci_prob),
         draws=v,
         paired=paired,
@@ -164,6 +234,7 @@ def _check_names(names: Any, k: int) -> list[str]:
     return out
 
 
+@renamed_keywords(hdi_prob="ci_prob")
 def rank_classifiers(
     counts: ArrayLike,
     *,
@@ -223,10 +294,11 @@ def rank_classifiers(
         ci_prob=hp,
         paired=False,
         prior=ev.prior,
-        seed=root.entropy,
+        seed=run_seed(root),
     )
 
 
+@renamed_keywords(hdi_prob="ci_prob")
 def rank_predictions(
     y_true: ArrayLike,
     predictions: Mapping[str, ArrayLike] | Sequence[ArrayLike],
@@ -241,10 +313,11 @@ def rank_predictions(
 ) -> Ranking:
     """Rank k classifiers that predicted the same documents (the paired model).
 
-    The joint model has M^(k+1) cells (true class and every classifier's
-    prediction), at most :data:`MAX_PAIRED_CELLS`; the default prior puts
-    ``1/M^(k-1)`` on each, so every classifier's marginal has the core
-    model's uniform prior.
+    The paired model over the distinct (true, prediction_1, ..., prediction_k)
+    tuples of the documents and the concordant prior tuples (stated in
+    :mod:`f1posterior.analysis.comparison`): at most N + M^2 cells whatever k, so
+    ranking k classifiers costs about one comparison plus k metric evaluations a
+    draw. Every classifier's marginal has exactly the core model's prior.
 
     Parameters
     ----------
@@ -254,11 +327,9 @@ def rank_predictions(
         The k >= 2 classifiers' predictions.
     metric, draws, ci_prob, rng :
         As in :func:`compare_predictions`.
-    alpha : None, "uniform", "jeffreys", float or array_like broadcasting to (M,) * (k + 1)
-        Prior on each true class's prediction tuples (None or "uniform":
-        ``1/M^(k-1)`` per cell; "jeffreys": half that).
-    beta : float, array_like (M,), "uniform", "jeffreys" or "aligned", default 1.0
-        Prior on prevalences.
+    alpha, beta : prior
+        Each classifier's marginal prior, as in :func:`compare_predictions` (an
+        (M, M^k) array is a prior per joint cell).
     labels : sequence, optional
         Every class, in order (default: the labels of ``y_true``).
 
@@ -288,27 +359,57 @@ def rank_predictions(
         raise ValueError(f"predictions must hold k >= 2 classifiers; got {len(items)}")
     n = check_draws(draws)
     hp = check_prob(ci_prob, "ci_prob")
-    codes_t, codes, classes = _encode(y_true, items, labels)
-    m, k = len(classes), len(items)
-    if m ** (k + 1) > MAX_PAIRED_CELLS:
-        raise ValueError(
-            f"predictions: the paired model of {k} classifiers over {m} classes has "
-            f"{m}^{k + 1} = {m ** (k + 1):,} joint cells, more than {MAX_PAIRED_CELLS:,}; "
-            f"rank fewer classifiers at once or use rank_classifiers on their confusion matrices"
-        )
-    root = check_rng(rng)
-    joint = _joint_counts(codes_t, codes, m)
-    a, b, prior = _paired_prior(alpha, beta, joint, m, k)
-    v = paired_metric_draws(joint, a, b, k, fn, n, root)
-    tables = _marginal_tables(joint.reshape(m, m**k, 1), m, k)
-    scores = np.array([_metric_values(fn, t[0]) for t in tables])
+    fit = paired_fit(y_true, items, fn, alpha, beta, labels, n, rng)
     return _ranking(
-        v,
-        scores,
+        fit.draws,
+        fit.scores,
         [nm for nm, _ in items],
         metric=name,
         ci_prob=hp,
         paired=True,
-        prior=prior,
-        seed=root.entropy,
+        prior=fit.prior,
+        seed=fit.seed,
     )
+
+
+def ranking_frame(r: Ranking, kind: str = "models") -> Any:
+    """:meth:`Ranking.to_dataframe` (pandas imported here, lazily)."""
+    if kind not in ("models", "pairwise"):
+        raise ValueError(f"kind must be 'models' or 'pairwise'; got {describe(kind)}")
+    import pandas as pd
+
+    k = len(r.names)
+    s = r.summary
+    rows = []
+    for idx in np.ndindex(*r.batch_shape):
+        head = {f"batch_{a}": i for a, i in enumerate(idx)}
+        for i in range(k):
+            at = (*idx, i)
+            if kind == "pairwise":
+                for j in range(k):
+                    if j != i:
+                        rows.append(
+                            {
+                                **head,
+                                "model": r.names[i],
+                                "other": r.names[j],
+                                "p_better": float(r.pairwise[at + (j,)]),
+                                "p_tie": float(r.ties[at + (j,)]),
+                            }
+                        )
+                continue
+            lo, hi = np.asarray(s.hdi)[at]
+            row = {
+                **head,
+                "model": r.names[i],
+                "score": float(np.asarray(s.score)[at]),
+                "mean": float(np.asarray(s.mean)[at]),
+                "std": float(np.asarray(s.std)[at]),
+                "hdi_low": float(lo),
+                "hdi_high": float(hi),
+                "p_best": float(r.p_best[at]),
+                "expected_rank": float(r.expected_rank[at]),
+            }
+            row.update({f"p_rank_{q + 1}": float(r.rank_probabilities[at][q]) for q in range(k)})
+            rows.append(row)
+    return pd.DataFrame(rows)

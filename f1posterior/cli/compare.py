@@ -23,11 +23,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from .._core.priors import prior_preset
+from .._core.text import escape_text
 from ..analysis.comparison import Comparison, compare
 from ..analysis.paired import compare_predictions
 from ..analysis.ranking import Ranking, rank_classifiers, rank_predictions
@@ -36,6 +39,7 @@ from ..io.readers import read_input
 from ..io.sources import INPUT_FORMATS, is_stdin, source_name
 from ..metrics.multiclass import METRICS, PER_CLASS_METRICS
 from .common import add_sampling_arguments, probability
+from .figures import add_output_arguments
 from .input_args import ID_COL_HELP, INPUT_FORMAT_HELP, check_stdin_inputs
 from .prediction_tables import (
     pair_prediction_tables,
@@ -121,7 +125,14 @@ def register(sub: Any) -> None:
         default=0.95,
         help="probability a decision needs, in (0.5, 1) (default 0.95)",
     )
-    p.add_argument("--format", choices=["table", "json"], default="table")
+    p.add_argument(
+        "--format",
+        choices=["table", "json", "markdown"],
+        default="table",
+        help="output on standard output: a text table (default), JSON or a Markdown report "
+        "(names escaped)",
+    )
+    add_output_arguments(p)
     add_sampling_arguments(p)
     p.set_defaults(run=run)
 
@@ -294,15 +305,48 @@ def run(args: argparse.Namespace) -> int:
 def _report(
     args: argparse.Namespace, result: Comparison | Ranking, names: list[str], source: str
 ) -> int:
+    shown = names if isinstance(result, Comparison) else None
     if args.format == "json":
         out = result.to_dict()
         out["source"] = source
         if isinstance(result, Comparison):
             out["models"] = {"A": names[0], "B": names[1]}
         print(json.dumps(out, indent=2))
-        return 0
-    print(f"Input: {source}")
-    if isinstance(result, Comparison):
-        print(f"A = {names[0]}, B = {names[1]}")
-    print(result)
+    elif args.format == "markdown":
+        from ..report.html import render_comparison_report
+
+        text = render_comparison_report(
+            result, fmt="markdown", names=shown, source=source, plot=False
+        )
+        print(text, end="")
+    else:
+        print(f"Input: {escape_text(source)}")
+        if isinstance(result, Comparison):
+            print(f"A = {escape_text(names[0])}, B = {escape_text(names[1])}")
+        print(result)
+    return _write_files(args, result, shown, source)
+
+
+def _write_files(
+    args: argparse.Namespace, result: Comparison | Ranking, names: list[str] | None, source: str
+) -> int:
+    """Files of ``--plot`` (the difference's density, or the rank probabilities) and
+    ``--report`` (HTML or Markdown with the tables and the figure)."""
+    if args.plot:
+        from ..report.plots import plot_comparison, plot_ranking
+
+        if isinstance(result, Comparison):
+            assert names is not None
+            fig = plot_comparison(result, names=(names[0], names[1]))
+        else:
+            fig = plot_ranking(result)
+        fig.savefig(args.plot, dpi=120)
+        print(f"plot written to {escape_text(args.plot)}", file=sys.stderr)
+    if args.report:
+        from ..report.html import REPORT_FORMATS, render_comparison_report
+
+        fmt = REPORT_FORMATS[Path(args.report).suffix.lower()]
+        text = render_comparison_report(result, fmt=fmt, names=names, source=source)
+        Path(args.report).write_text(text, encoding="utf-8")
+        print(f"report written to {escape_text(args.report)}", file=sys.stderr)
     return 0

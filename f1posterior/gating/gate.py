@@ -55,8 +55,10 @@ from .._core.validation import check_draws, check_positive, check_prob, check_rn
 from ..metrics.multiclass import PER_CLASS_METRICS
 from ..posterior.evaluation import Evaluation, evaluate
 from ..posterior.multilabel import PER_LABEL_METRICS
+from ..posterior.seeds import run_seed
 from .checks import (
     GATE_MULTILABEL_METRICS,
+    LOWER_IS_BETTER,
     _baseline_checks,
     _check_gate_args,
     _floor_checks,
@@ -328,7 +330,9 @@ def _gate_once(
     c, mins, base, comp, drop, p = _check_gate_args(
         counts, minimums, baseline, compare, max_drop, prob, names, multilabel
     )
-    per: Collection[str] = PER_LABEL_METRICS if multilabel else PER_CLASS_METRICS
+    per: Collection[str] = (
+        PER_LABEL_METRICS if multilabel else PER_CLASS_METRICS - LOWER_IS_BETTER.keys()
+    )
     unit = "label" if multilabel else "class"
     for option, value in (("min_support", min_support), ("joint", joint)):
         if value:
@@ -427,7 +431,7 @@ def _gate_once(
         checks=tuple(checks),
         prior=e0.prior,
         draws=e0.draws,
-        seed=root.entropy,
+        seed=run_seed(root),
         source=source,
         baseline_source=baseline_source,
     )

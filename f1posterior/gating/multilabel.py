@@ -11,6 +11,7 @@ from .._core.validation import (
     child_seed,
 )
 from ..posterior.multilabel import PER_LABEL_METRICS
+from ..posterior.seeds import run_seed
 from .checks import (
     _baseline_checks,
     _floor_checks,
@@ -110,7 +111,7 @@ def _gate_multilabel(
         checks=tuple(checks),
         prior=results[0].prior,
         draws=results[0].draws,
-        seed=root.entropy,
+        seed=run_seed(root),
         source=source,
         baseline_source=baseline_source,
     )

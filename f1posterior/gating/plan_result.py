@@ -8,6 +8,7 @@ from typing import Any
 from .._core.results import value_equality
 from .._core.text import escape_text
 from ..metrics.multiclass import PER_CLASS_METRICS
+from ..posterior.seeds import seed_json
 
 #: The settings of a :class:`PlanResult`, as its JSON's ``settings``.
 _SETTINGS = (
@@ -179,6 +180,6 @@ class PlanResult:
             "summary": self.summary,
             "settings": {k: getattr(self, k) for k in _SETTINGS},
             "assumptions": list(self.assumptions),
-            "seed": self.seed,
+            "seed": seed_json(self.seed),
             "source": self.source,
         }

@@ -46,6 +46,7 @@ from .._core.sampling import sample_posterior
 from .._core.validation import check_choice, check_draws, check_prob, check_rng, child_seed
 from ..metrics.multiclass import PER_CLASS_METRICS
 from ..posterior.evaluation import evaluate
+from ..posterior.seeds import run_seed
 from .checks import _check_gate_args, _check_metric_name
 from .draws import NOISE_SIGMAS
 from .gate import DEFAULT_SEED, gate
@@ -239,7 +240,7 @@ def plan(
         current_verdict=now.verdict, documents=int(c.sum()), metric=metric,
         min=mins[0][1] if mins else None, max_drop=drop, baseline=base is not None, prob=p,
         assurance=target, require=req, prior=now.prior, simulations=s, draws=d, max_draws=most,
-        max_documents=cap, seed=root.entropy, assumptions=_assumptions(base, metric, req),
+        max_documents=cap, seed=run_seed(root), assumptions=_assumptions(base, metric, req),
         source=source,
     )  # fmt: skip
     if _conclusive(flags, req)[0]:

@@ -9,6 +9,7 @@ from typing import Any
 from .._core.deprecation import renamed_attribute
 from .._core.results import value_equality
 from .._core.text import escape_markdown, escape_text
+from ..posterior.seeds import seed_json
 
 _MD_VERDICT = {
     "pass": "✅ PASS",
@@ -291,7 +292,7 @@ class GateResult:
             "checks": [c.to_dict() for c in self.checks],
             "prior": self.prior,
             "draws": self.draws,
-            "seed": self.seed,
+            "seed": seed_json(self.seed),
             "source": self.source,
             "baseline_source": self.baseline_source,
             "config": self.config,

@@ -70,6 +70,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._core.deprecation import renamed_keywords
 from .._core.describe import describe
 from .._core.validation import (
     check_draws,
@@ -245,6 +246,7 @@ def _values(
     return {n: out[n] for n in names}
 
 
+@renamed_keywords(Y_true="y_true", Y_pred="y_pred")
 def document_scores(
     y_true: ArrayLike,
     y_pred: ArrayLike | None = None,
@@ -296,6 +298,7 @@ def document_scores(
     return _values(t, p, s, names, b2, zd)
 
 
+@renamed_keywords(hdi_prob="ci_prob", Y_true="y_true", Y_pred="y_pred")
 def evaluate_documents(
     y_true: ArrayLike,
     y_pred: ArrayLike | None = None,

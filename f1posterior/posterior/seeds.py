@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["RunSeed", "run_seed"]
+__all__ = ["RunSeed", "run_seed", "seed_json"]
 
 
 class RunSeed(np.random.SeedSequence):
@@ -82,3 +82,8 @@ def run_seed(root: np.random.SeedSequence) -> RunSeed:
     if isinstance(root, RunSeed):
         return root
     return RunSeed(root.entropy, spawn_key=root.spawn_key, pool_size=root.pool_size)
+
+
+def seed_json(seed: Any) -> Any:
+    """The JSON form of a result's ``seed``: :meth:`RunSeed.to_json`, else ``seed`` itself."""
+    return seed.to_json() if isinstance(seed, RunSeed) else seed

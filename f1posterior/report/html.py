@@ -21,7 +21,7 @@ from .._core.validation import check_choice
 if TYPE_CHECKING:  # pragma: no cover
     from ..posterior.evaluation import Evaluation
 
-__all__ = ["render_report", "write_report", "REPORT_FORMATS"]
+__all__ = ["render_report", "write_report", "REPORT_FORMATS", "render_comparison_report"]
 
 #: File suffixes understood by :func:`write_report`, and their format.
 REPORT_FORMATS = {".html": "html", ".htm": "html", ".md": "markdown", ".markdown": "markdown"}
@@ -186,3 +186,173 @@ def write_report(
     text = render_report(result, fmt=fmt, title=title, source=source, names=names, plot=plot)
     p.write_text(text, encoding="utf-8")
     return p
+
+
+def _comparison_tables(
+    result: Any, names: Sequence[str]
+) -> tuple[list[str], list[tuple[list[str], list[list[str]]]]]:
+    """Lines of facts and (head, body) tables of a Comparison or a Ranking (raw text)."""
+    summary = result.summary if hasattr(result, "pairwise") else result.difference
+    pct = f"{round(100 * summary.ci_prob, 4):g}% HDI"
+    if hasattr(result, "pairwise"):  # a Ranking
+        k = len(names)
+        s = result.summary
+        order = sorted(range(k), key=lambda i: float(result.expected_rank[i]))
+        head = ["model", "score", "mean", pct, "P(best)", "E[rank]"]
+        head += [f"P(rank {r + 1})" for r in range(k)]
+        body = []
+        for i in order:
+            lo, hi = s.hdi[i]
+            row = [names[i], f"{s.score[i]:.4f}", f"{s.mean[i]:.4f}", f"[{lo:.4f}, {hi:.4f}]"]
+            row += [f"{result.p_best[i]:.4f}", f"{result.expected_rank[i]:.3f}"]
+            row += [f"{p:.3f}" for p in result.rank_probabilities[i]]
+            body.append(row)
+        pair_head = ["P(row better than column)", *(names[j] for j in order)]
+        pair_body = [
+            [names[i]] + [("" if i == j else f"{result.pairwise[i, j]:.4f}") for j in order]
+            for i in order
+        ]
+        return [], [(head, body), (pair_head, pair_body)]
+    head = ["", "model", "score", "mean", "std", pct]
+    body = []
+    for label, name, s in (
+        ("A", names[0], result.a),
+        ("B", names[1], result.b),
+        ("A - B", "", result.difference),
+    ):
+        lo, hi = s.hdi
+        body.append(
+            [
+                label,
+                name,
+                f"{s.score:.4f}",
+                f"{s.mean:.4f}",
+                f"{s.std:.4f}",
+                f"[{lo:.4f}, {hi:.4f}]",
+            ]
+        )
+    facts = [
+        f"P(A better) = {result.p_a_better:.4f}",
+        f"P(B better) = {result.p_b_better:.4f}",
+        f"P(|A - B| <= {result.rope:g}) = {result.p_equivalent:.4f}",
+        f"Decision at probability {result.prob:g}: {result.decision}",
+    ]
+    return facts, [(head, body)]
+
+
+def render_comparison_report(
+    result: Any,
+    *,
+    fmt: str = "html",
+    names: Sequence[Any] | None = None,
+    source: str | None = None,
+    title: str | None = None,
+    plot: bool = True,
+) -> str:
+    """Render a Comparison or a Ranking: a header, the tables and the figure.
+
+    Parameters
+    ----------
+    result : Comparison or Ranking
+        One comparison (:func:`f1posterior.compare`,
+        :func:`f1posterior.compare_predictions`) or one ranking
+        (:func:`f1posterior.rank_classifiers`, :func:`f1posterior.rank_predictions`);
+        not a batch.
+    fmt : {"html", "markdown"}, default "html"
+    names : sequence, optional
+        Names of the classifiers (default ``("A", "B")``, or the ranking's names).
+        Every name is escaped (HTML entities, or Markdown punctuation).
+    source : str, optional
+        Where the inputs came from.
+    title : str, optional
+    plot : bool, default True
+        Embed :func:`~f1posterior.report.plots.plot_comparison` or
+        :func:`~f1posterior.report.plots.plot_ranking` (needs matplotlib).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from f1posterior import compare
+    >>> res = compare([[45, 5], [5, 45]], [[40, 10], [10, 40]], metric="accuracy",
+    ...               draws=2_000, rng=0)
+    >>> text = render_comparison_report(res, fmt="markdown", names=["a|b", "c"], plot=False)
+    >>> print(text.splitlines()[7])  # doctest: +ELLIPSIS
+    | A | a\\|b | 0.9000 | 0.89... | 0.03... | [0.83..., 0.95...] |
+    """
+    from ..analysis.comparison import Comparison
+    from ..analysis.ranking import Ranking
+
+    if not isinstance(result, Comparison | Ranking):
+        raise TypeError(f"result must be a Comparison or a Ranking; got {describe(result)}")
+    if result.batch_shape:
+        raise ValueError(
+            f"result must be one comparison or ranking, not a batch; got batch shape "
+            f"{result.batch_shape}"
+        )
+    kind = check_choice(fmt, "fmt", ("html", "markdown"))
+    is_rank = isinstance(result, Ranking)
+    default = list(result.names) if isinstance(result, Ranking) else ["A", "B"]
+    shown = [str(n) for n in (default if names is None else names)]
+    if len(shown) != len(default):
+        raise ValueError(f"names must hold {len(default)} names; got {describe(names)}")
+    what = "Ranking" if is_rank else "Comparison"
+    design = "paired: same documents" if result.paired else "independent test sets"
+    heading = f"{what} by {result.metric} ({design})" if title is None else str(title)
+    draws = (result.summary if isinstance(result, Ranking) else result.difference).draws
+    meta = ([f"Input: {source}"] if source else []) + [
+        f"Prior: {result.prior}",
+        f"Posterior draws: {draws:,}; seed {result.seed}",
+    ]
+    if kind == "markdown":
+        from .._core.text import escape_markdown as md
+
+        # names and input text are escaped; the other cells are numbers written here
+        facts, tables = _comparison_tables(result, [md(n) for n in shown])
+        lines = [f"# {md(heading)}", "", *(f"- {md(m)}" for m in meta), ""]
+        for head, body in tables:
+            lines.append("| " + " | ".join(head) + " |")
+            lines.append("|:--|" + "--:|" * (len(head) - 1))
+            lines += ["| " + " | ".join(row) + " |" for row in body]
+            lines.append("")
+        lines += [f"- {md(f)}" for f in facts]
+        if plot:
+            png = base64.b64encode(_result_figure(result, shown, "png")).decode("ascii")
+            lines += ["", f"![{what}](data:image/png;base64,{png})"]
+        return "\n".join(lines).rstrip("\n") + "\n"
+    esc = html.escape
+    facts, tables = _comparison_tables(result, shown)
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>{esc(heading)}</title><style>{_STYLE}</style></head><body>",
+        f"<h1>{esc(heading)}</h1>",
+        '<p class="meta">' + "<br>".join(esc(m) for m in meta) + "</p>",
+    ]
+    for head, body in tables:
+        parts.append(
+            "<table><thead><tr>" + "".join(f"<th>{esc(h)}</th>" for h in head) + "</tr></thead>"
+        )
+        parts += ["<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in body]
+        parts.append("</table>")
+    if facts:
+        parts.append("<ul>" + "".join(f"<li>{esc(f)}</li>" for f in facts) + "</ul>")
+    if plot:
+        svg = _result_figure(result, shown, "svg").decode("utf-8")
+        parts.append("<figure>" + svg[svg.index("<svg") :] + "</figure>")
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"
+
+
+def _result_figure(result: Any, names: list[str], fmt: str) -> bytes:
+    from .plots import plot_comparison, plot_ranking
+
+    if hasattr(result, "pairwise"):
+        fig = plot_ranking(result)
+    else:
+        fig = plot_comparison(result, names=(names[0], names[1]))
+    buf = io.BytesIO()
+    fig.savefig(buf, format=fmt, dpi=110, metadata={"Date": None} if fmt == "svg" else None)
+    return buf.getvalue()

@@ -24,6 +24,7 @@ from ..._core.validation import (
     child_seed,
 )
 from ...metrics.multiclass import _fbeta
+from ...posterior.seeds import run_seed
 from ...posterior.summary import MetricSummary, summarize_draws
 from .best import best_threshold
 from .common import (
@@ -73,7 +74,7 @@ class ThresholdEvaluation:
     prior : tuple
         ``(alpha, beta)`` Dirichlet prior of the posterior.
     seed : int
-        Entropy of the root seed.
+        The root seed of the run (a SeedSequence): pass it back as ``rng=`` to repeat the run.
     """
 
     metric: str
@@ -272,5 +273,5 @@ def evaluate_threshold(
         f_beta=b,
         strategy=strategy,
         prior=(alpha_p, beta_p),
-        seed=root.entropy,
+        seed=run_seed(root),
     )

@@ -9,6 +9,8 @@
 - :func:`plot_comparison`: the posterior of a difference between two
   classifiers (a result of :mod:`f1posterior.analysis.comparison`) with the region of
   practical equivalence shaded.
+- :func:`plot_ranking`: rank probabilities of k classifiers (a
+  :class:`~f1posterior.Ranking`) as a heat map.
 - :func:`plot_summary`: every metric of an :class:`~f1posterior.Evaluation` in
   one figure (what ``f1posterior summarize --plot`` draws).
 - :func:`plot_aggregate`: forest plot of :func:`~f1posterior.aggregate`: each
@@ -32,7 +34,15 @@ from .common import metric_label
 from .comparison import plot_comparison
 from .forest import plot_forest
 from .posterior import plot_posterior
+from .ranking import plot_ranking
 from .summary import plot_summary
 
-__all__ = ["plot_posterior", "plot_forest", "plot_comparison", "plot_summary", "metric_label"]
-__all__ += ["plot_aggregate"]
+__all__ = [
+    "plot_posterior",
+    "plot_forest",
+    "plot_comparison",
+    "plot_ranking",
+    "plot_summary",
+    "plot_aggregate",
+    "metric_label",
+]
