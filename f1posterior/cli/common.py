@@ -73,13 +73,7 @@ def add_sampling_arguments(p: argparse.ArgumentParser, draws: int = 50_000) -> N
     p.add_argument(
         "--seed", type=seed, default=DEFAULT_SEED, help=f"random seed (default {DEFAULT_SEED})"
     )
-    p.add_argument(
-        "--prior",
-        choices=list(PRIOR_PRESETS),
-        default=DEFAULT_PRIOR,
-        help="prior preset (default %(default)s). "
-        + "; ".join(f"{name}: {text}" for name, text in PRIOR_HELP.items()),
-    )
+    add_prior_argument(p)
     p.add_argument(
         "--ci-prob",
         "--hdi-prob",
@@ -87,6 +81,17 @@ def add_sampling_arguments(p: argparse.ArgumentParser, draws: int = 50_000) -> N
         default=0.95,
         help="probability of the posterior intervals, HDI and ETI (default 0.95; "
         "--hdi-prob is its old name)",
+    )
+
+
+def add_prior_argument(p: argparse.ArgumentParser) -> None:
+    """--prior, a preset of :data:`f1posterior._core.priors.PRIOR_PRESETS`."""
+    p.add_argument(
+        "--prior",
+        choices=list(PRIOR_PRESETS),
+        default=DEFAULT_PRIOR,
+        help="prior preset (default %(default)s). "
+        + "; ".join(f"{name}: {text}" for name, text in PRIOR_HELP.items()),
     )
 
 
