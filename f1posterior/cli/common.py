@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .._core.priors import DEFAULT_PRIOR, PRIOR_HELP, PRIOR_PRESETS, prior_preset
@@ -93,6 +93,20 @@ def add_prior_argument(p: argparse.ArgumentParser) -> None:
         help="prior preset (default %(default)s). "
         + "; ".join(f"{name}: {text}" for name, text in PRIOR_HELP.items()),
     )
+
+
+#: ``why`` of :func:`check_metric_names` for a multi-label metric without --multilabel.
+SINGLE_LABEL_WHY = "is a multi-label metric; add --multilabel, or use one of"
+
+
+def check_metric_names(metrics: list[str], allowed: Sequence[str], why: str) -> None:
+    """A one-line ValueError for the first of ``metrics`` not in ``allowed``.
+
+    The message reads ``--metric NAME WHY A, B, ...`` (``why`` ends with "use one of").
+    """
+    unknown = [m for m in metrics if m not in allowed]
+    if unknown:
+        raise ValueError(f"--metric {unknown[0]} {why} " + ", ".join(allowed))
 
 
 def prior_from_args(args: Any) -> dict[str, Any]:
