@@ -204,6 +204,7 @@ class _MarginalSums:
         return out.reshape(self.m, self.m, -1)
 
 
+# The trailing parameters repeat tuple_metric_draws' (it calls it): a plain signature reads best.
 def paired_metric_draws(
     joint: np.ndarray,
     alpha: np.ndarray,
@@ -244,6 +245,7 @@ def _metric_values(fn: Callable[[np.ndarray], Any], table: np.ndarray) -> np.nda
     return out
 
 
+# Same keywords as compare() and rank_predictions(): spelled out for users.
 @renamed_keywords(hdi_prob="ci_prob")
 def compare_predictions(
     y_true: ArrayLike,
