@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .._core.validation import check_counts
-from .sources import (
+from .sources import (  # the same private readers as .readers imports, hence alike
     MatrixInput,
     _label_list,
     _load_json,
