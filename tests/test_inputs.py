@@ -241,3 +241,43 @@ def test_non_regular_files_are_refused_at_once(tmp_path, kind, command):
     assert len(lines) == 1 and "only regular files are read" in lines[0]
     assert {"fifo": "a FIFO", "device": "a device", "directory": "a directory"}[kind] in lines[0]
     assert time.perf_counter() - t0 < 30  # at once (the interpreter's start-up dominates)
+
+
+@pytest.mark.parametrize(
+    ("reader", "name", "data", "match"),
+    [
+        ("matrix", "x", b"1", r"x: unknown file type '\(no suffix\)'; expected one of .json, "),
+        ("documents", "d.npy", b"1", r"d.npy: unknown documents file type '.npy'; expected .json"),
+        ("multilabel", "m.csv", b"1", r"m.csv: unknown multi-label file type '.csv'; expected "),
+        ("format", "f.TXT", b"1", r"f.TXT: unknown file type '.txt'; expected one of .json"),
+        ("matrix", "u.csv", b"1,\xe9\n", r"u.csv: not UTF-8 text; expected a text file"),
+        ("matrix", "u.json", b"[\xe9]", r"u.json: not UTF-8 text; expected a JSON confusion"),
+        (
+            "documents",
+            "u.json",
+            b"{\xe9}",
+            r'u.json: not UTF-8 text; expected a JSON object with "',
+        ),
+    ],
+)
+def test_every_reader_names_the_file_and_what_it_expected(tmp_path, reader, name, data, match):
+    from f1posterior.io.documents import read_documents
+    from f1posterior.io.multilabel import read_multilabel
+    from f1posterior.io.sources import input_format_of
+
+    path = tmp_path / name
+    path.write_bytes(data)
+    read = {
+        "matrix": read_matrix,
+        "documents": read_documents,
+        "multilabel": read_multilabel,
+        "format": input_format_of,
+    }[reader]
+    with pytest.raises(ValueError, match=match):
+        read(path)
+
+
+def test_a_directory_with_a_known_suffix_is_refused_before_it_is_read(tmp_path):
+    (tmp_path / "dir.json").mkdir()
+    with pytest.raises(ValueError, match=r"dir.json: a directory; only regular files are read"):
+        read_matrix(tmp_path / "dir.json")

@@ -8,7 +8,7 @@ import scipy.stats as ss
 
 from f1posterior import f1_score, precision_score, recall_score, sample_posterior
 from f1posterior._core.priors import adaptive_alpha, resolve_prior
-from f1posterior._core.sampling import concentrations, iter_cell_chunks
+from f1posterior._core.sampling import RaggedGammas, concentrations, iter_cell_chunks
 from f1posterior.io.data import figure3
 
 SMALL = np.array([[5, 2, 0], [1, 3, 1], [0, 2, 6]])
@@ -245,3 +245,33 @@ def test_perks_preset_is_one_over_m():
     a = sample_posterior(counts, draws=5, alpha="perks", beta="perks", rng=0)
     b = sample_posterior(counts, draws=5, alpha=1 / 3, beta=1 / 3, rng=0)
     np.testing.assert_array_equal(a, b)
+
+
+def test_ragged_gammas_rows_are_dirichlet_and_chunking_never_changes_them():
+    # rows of lengths 2, 3 and 1; the second in log space (a < LOG_SPACE_BELOW)
+    conc = np.array([2.0, 5.0, 0.05, 0.3, 0.02, 4.0])
+    segments = [(0, 2), (2, 5), (5, 6)]
+    n = 3 * RaggedGammas.MIN_BLOCK_DRAWS + 100
+    gammas = RaggedGammas(conc, segments, np.random.SeedSequence(11))
+    whole = np.empty((6, n))
+    gammas.fill(0, n, whole)
+    # any split at block boundaries gives the same numbers, bit for bit
+    parts = np.empty((6, n))
+    for d0 in range(0, n, 2 * gammas.block):
+        d1 = min(n, d0 + 2 * gammas.block)
+        gammas.fill(d0, d1, parts[:, d0:d1])
+    np.testing.assert_array_equal(parts, whole)
+    # another index is another stream
+    other = np.empty((6, n))
+    RaggedGammas(conc, segments, np.random.SeedSequence(11), index=1).fill(0, n, other)
+    assert not np.array_equal(other, whole)
+    # each row normalised is Dirichlet(conc[s0:s1]): mean a_i / A, variance
+    # a_i (A - a_i) / (A^2 (A + 1)); 5 standard errors of the mean of n draws
+    for s0, s1 in segments[:2]:
+        a = conc[s0:s1]
+        total = a.sum()
+        theta = whole[s0:s1] / whole[s0:s1].sum(axis=0)
+        se = np.sqrt(a * (total - a) / (total**2 * (total + 1)) / n)
+        np.testing.assert_array_less(np.abs(theta.mean(axis=1) - a / total), 5 * se)
+        # negative control: the reversed concentrations are rejected
+        assert (np.abs(theta.mean(axis=1) - a[::-1] / total) > 5 * se).any()

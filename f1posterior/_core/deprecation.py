@@ -16,10 +16,33 @@ import warnings
 from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar
 
-__all__ = ["renamed_keywords", "renamed_attribute"]
+__all__ = ["renamed_keywords", "renamed_attribute", "warn_renamed"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
+
+
+def warn_renamed(where: str, old: str, new: str, stacklevel: int = 2) -> None:
+    """Warn (``FutureWarning``) that ``old`` is renamed ``new``, the one wording of every rename.
+
+    The message is ``f"{where}{old} is renamed {new}; the old name will be removed in a
+    future version"``; ``stacklevel`` counts from the caller of this function, as in
+    :func:`warnings.warn`.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_renamed("config.toml: ", "'hdi_prob'", "'ci_prob'")
+    >>> str(caught[0].message)
+    "config.toml: 'hdi_prob' is renamed 'ci_prob'; the old name will be removed in a future version"
+    """
+    warnings.warn(
+        f"{where}{old} is renamed {new}; the old name will be removed in a future version",
+        FutureWarning,
+        stacklevel=stacklevel + 1,
+    )
 
 
 def renamed_keywords(**renames: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
@@ -50,12 +73,7 @@ def renamed_keywords(**renames: str) -> Callable[[Callable[P, R]], Callable[P, R
                         f"{fn.__name__}() got both {old!r} and {new!r}; {old!r} is the old "
                         f"name of {new!r}: pass only {new!r}"
                     )
-                warnings.warn(
-                    f"{fn.__name__}(): the keyword {old!r} is renamed {new!r}; the old name "
-                    "will be removed in a future version",
-                    FutureWarning,
-                    stacklevel=2,
-                )
+                warn_renamed(f"{fn.__name__}(): the keyword ", repr(old), repr(new))
                 kwargs[new] = kwargs.pop(old)
             return fn(*args, **kwargs)
 
@@ -80,12 +98,7 @@ def renamed_attribute(old: str, new: str) -> property:
     """
 
     def get(self: Any) -> Any:
-        warnings.warn(
-            f"{type(self).__name__}.{old} is renamed {new}; the old name will be removed in "
-            "a future version",
-            FutureWarning,
-            stacklevel=2,
-        )
+        warn_renamed(f"{type(self).__name__}.", old, new)
         return getattr(self, new)
 
     return property(get, doc=f"Old name of :attr:`{new}` (deprecated).")

@@ -222,11 +222,7 @@ def resolve_prior(
     shape = tuple(counts) if isinstance(counts, tuple) else np.shape(counts)
     m = shape[-1]
     if isinstance(alpha, str):
-        if alpha not in _ALPHA_NAMES:
-            raise ValueError(
-                f"alpha must be a positive number, an array or one of "
-                f"{', '.join(map(repr, _ALPHA_NAMES))}; got {alpha!r}"
-            )
+        _check_preset_name(alpha, "alpha", _ALPHA_NAMES)
         if alpha == "adaptive":
             if isinstance(counts, tuple):
                 raise ValueError("alpha='adaptive' needs the counts, not only their shape")
@@ -235,16 +231,20 @@ def resolve_prior(
             alpha = 1.0 / m if alpha == "perks" else _FIXED[alpha]
     a = _numeric_prior(alpha, "alpha", shape)
     if isinstance(beta, str):
-        if beta not in _BETA_NAMES:
-            raise ValueError(
-                f"beta must be a positive number, an array or one of "
-                f"{', '.join(map(repr, _BETA_NAMES))}; got {beta!r}"
-            )
+        _check_preset_name(beta, "beta", _BETA_NAMES)
         if beta == "aligned":
             return a, a.sum(axis=-1)
         beta = 1.0 / m if beta in ("perks", "adaptive") else _FIXED[beta]
     b = _numeric_prior(beta, "beta", shape[:-1])
     return a, b
+
+
+def _check_preset_name(value: str, name: str, names: tuple[str, ...]) -> None:
+    if value not in names:
+        raise ValueError(
+            f"{name} must be a positive number, an array or one of "
+            f"{', '.join(map(repr, names))}; got {value!r}"
+        )
 
 
 def describe_prior(alpha: Any, beta: Any) -> str:

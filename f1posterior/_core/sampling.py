@@ -105,7 +105,7 @@ import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
 from .priors import PriorArg, resolve_prior
-from .streams import block_keys, block_streams
+from .streams import block_keys, block_stream, block_streams
 from .validation import check_counts, check_draws, check_dtype, check_rng
 
 __all__ = [
@@ -114,6 +114,7 @@ __all__ = [
     "block_draws",
     "iter_cell_chunks",
     "prevalence_floor",
+    "RaggedGammas",
 ]
 
 #: Gamma variates drawn and normalised at a time by :func:`sample_posterior` (8 MiB).
@@ -233,6 +234,70 @@ def gamma_chunk(
             s1 = min(d1, s0 + bd)
             fill_block(next(streams), rows, conc[b], small, buf[i, :, :, s0 - d0 : s1 - d0])
     return buf
+
+
+class RaggedGammas:
+    """Gamma variates of independent Dirichlet rows of any lengths, on keyed streams.
+
+    The ragged counterpart of :func:`gamma_chunk` (whose rows are the square
+    ``(M + 1, M)`` concentrations of a table): ``conc[s0:s1]`` for each
+    ``(s0, s1)`` in ``segments`` is one Dirichlet row, and the segments cover
+    ``conc`` in order. Block ``i`` of ``block`` consecutive draws uses the stream
+    keyed ``(index, i)`` below ``root`` and fills the segments in order, each with
+    :func:`fill_block` (log space below ``LOG_SPACE_BELOW``, every row rescaled by
+    its own maximum). A draw depends on its block only, never on how draws are
+    chunked.
+
+    Parameters
+    ----------
+    conc : ndarray, shape (V,)
+        Concentrations, > 0.
+    segments : list of (int, int)
+        The rows, ``conc[s0:s1]`` each, in order.
+    root : SeedSequence
+        Root of the streams.
+    index : int, default 0
+        First key of the streams below ``root``.
+
+    Examples
+    --------
+    >>> g = RaggedGammas(np.array([1.0, 2.0, 0.5, 3.0, 4.0]), [(0, 2), (2, 5)],
+    ...                  np.random.SeedSequence(1))
+    >>> out = np.empty((5, 10))
+    >>> g.fill(0, 10, out)
+    >>> bool((out > 0).all()), g.per_draw
+    (True, 5)
+    """
+
+    #: Fewest draws in one block (:func:`fill_block` fills a block one cell at a time
+    #: from ``_PER_CELL_MIN_DRAWS`` draws; longer blocks spread the cost of each call).
+    MIN_BLOCK_DRAWS = 512
+
+    def __init__(
+        self,
+        conc: np.ndarray,
+        segments: Sequence[tuple[int, int]],
+        root: np.random.SeedSequence,
+        index: int = 0,
+    ) -> None:
+        self.root, self.index = root, index
+        self.per_draw = len(conc)
+        # at least 512 draws a block unless that would hold more than 2^23 variates (64 MiB)
+        longest = max(self.MIN_BLOCK_DRAWS, STREAM_BLOCK_VARIATES // self.per_draw)
+        self.block = max(1, min(longest, (1 << 23) // self.per_draw))
+        self.rows = []
+        for s0, s1 in segments:
+            c = conc[None, s0:s1]
+            low = c < LOG_SPACE_BELOW
+            self.rows.append((s0, s1, c.tolist(), c, low if low.any() else None))
+
+    def fill(self, d0: int, d1: int, out: np.ndarray) -> None:
+        """Write draws ``d0:d1`` (``d0`` a multiple of ``block``) to ``out``, (V, d1 - d0)."""
+        for b0 in range(d0, d1, self.block):
+            b1 = min(d1, b0 + self.block)
+            gen = block_stream(self.root, self.index, b0 // self.block)
+            for s0, s1, lists, c, low in self.rows:
+                fill_block(gen, lists, c, low, out[None, s0:s1, b0 - d0 : b1 - d0])
 
 
 def prevalence_floor(dtype: DTypeLike) -> float:

@@ -12,8 +12,7 @@ from numpy.typing import ArrayLike
 
 from .._core.deprecation import renamed_keywords
 from .._core.describe import describe
-from .._core.sampling import LOG_SPACE_BELOW, STREAM_BLOCK_VARIATES, fill_block, prevalence_floor
-from .._core.streams import block_stream
+from .._core.sampling import RaggedGammas, prevalence_floor
 from .._core.validation import check_draws, check_nonnegative, check_prob, check_rng
 from ..metrics.confusion import label_array as _predictions_label_array
 from ..metrics.confusion import label_codes
@@ -26,9 +25,6 @@ __all__ = ["compare_predictions", "paired_fit", "paired_metric_draws", "tuple_me
 
 #: Gamma variates held at once when sampling the paired model.
 _CHUNK_VARIATES = 1 << 21
-#: Fewest draws in one random-stream block of the paired model (the core fills a block
-#: one cell at a time from 128 draws; longer blocks spread the cost of each call).
-_MIN_BLOCK_DRAWS = 512
 
 
 def label_array(y: Any, name: str) -> np.ndarray:
@@ -144,17 +140,23 @@ def tuple_metric_draws(
     bounds = np.searchsorted(t, np.arange(m + 1))
     present = np.flatnonzero(np.diff(bounds))
     segments = [(int(bounds[u]), int(bounds[u + 1])) for u in present]
-    gammas = _SegmentGammas(conc, segments, prevalence, root)
+    n_cells = len(conc)
+    # one Dirichlet row per present true class, then the prevalences
+    gammas = RaggedGammas(
+        np.concatenate([conc, prevalence]), [*segments, (n_cells, n_cells + m)], root
+    )
     step = gammas.block * max(1, _CHUNK_VARIATES // (gammas.block * gammas.per_draw))
     sums = _MarginalSums(tuples, m)
     out = np.empty((k, draws))
     tiny = np.finfo(np.float64).tiny
     floor = prevalence_floor(np.float64)
     # buffers reused by every chunk (fresh ones cost a page fault per 4 KiB each time)
-    work = np.empty((2, len(conc) * min(step, draws)))
+    work = np.empty((2, gammas.per_draw * min(step, draws)))
     for d0 in range(0, draws, step):
         d1 = min(draws, d0 + step)
-        g, g_prev = gammas.draw(d0, d1, work[0])
+        buf = work[0, : gammas.per_draw * (d1 - d0)].reshape(gammas.per_draw, d1 - d0)
+        gammas.fill(d0, d1, buf)  # draws last
+        g, g_prev = buf[:n_cells], buf[n_cells:]
         mu = g_prev / g_prev.sum(axis=0)  # (M, n)
         # the core's prevalence floor: an empty class's rows keep their ratios exactly
         # (f1posterior._core.sampling, "Small concentrations")
@@ -167,52 +169,6 @@ def tuple_metric_draws(
             np.maximum(table, tiny, out=table)
             out[j, d0:d1] = _metric_values(fn, table.transpose(2, 0, 1))
     return out
-
-
-class _SegmentGammas:
-    """Gamma variates of independent Dirichlet rows of any lengths, on the core's streams.
-
-    ``conc[s0:s1]`` for each segment is one row (one true class's cells), ``prevalence``
-    one more. Block ``i`` of ``block`` consecutive draws uses the stream keyed ``(0, i)``
-    below ``root`` and fills the segments in order, then the prevalences, each with the
-    core's Gamma routine (:func:`f1posterior._core.sampling.fill_block`: log space
-    below ``LOG_SPACE_BELOW``, every row rescaled by its own maximum). A draw depends on
-    its block only, never on how draws are chunked. (The core's ``_gamma_chunk`` takes
-    square (M + 1, M) rows with blocks sized for M; this is its ragged counterpart.)
-    """
-
-    def __init__(
-        self,
-        conc: np.ndarray,
-        segments: list[tuple[int, int]],
-        prevalence: np.ndarray,
-        root: np.random.SeedSequence,
-    ) -> None:
-        self.n_cells, self.m, self.root = len(conc), len(prevalence), root
-        self.per_draw = self.n_cells + self.m
-        # at least 512 draws a block unless that would hold more than 2^23 variates (64 MiB)
-        longest = max(_MIN_BLOCK_DRAWS, STREAM_BLOCK_VARIATES // self.per_draw)
-        self.block = max(1, min(longest, (1 << 23) // self.per_draw))
-        self.rows = []
-        for s0, s1 in [*segments, (-1, -1)]:
-            c = (conc[s0:s1] if s0 >= 0 else prevalence)[None, :]
-            low = c < LOG_SPACE_BELOW
-            self.rows.append((s0, s1, c.tolist(), c, low if low.any() else None))
-
-    def draw(self, d0: int, d1: int, work: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Gammas of draws ``d0:d1`` (``d0`` a multiple of ``block``): (L, n) and (M, n).
-
-        The (L, n) array is a view of ``work`` (a flat buffer with room for it).
-        """
-        g = work[: self.n_cells * (d1 - d0)].reshape(self.n_cells, d1 - d0)  # draws last
-        g_prev = np.empty((1, self.m, d1 - d0))
-        for b0 in range(d0, d1, self.block):
-            b1 = min(d1, b0 + self.block)
-            gen = block_stream(self.root, 0, b0 // self.block)
-            for s0, s1, lists, c, low in self.rows:
-                out = g[None, s0:s1] if s0 >= 0 else g_prev
-                fill_block(gen, lists, c, low, out[..., b0 - d0 : b1 - d0])
-        return g, g_prev[0]
 
 
 class _MarginalSums:
@@ -248,6 +204,7 @@ class _MarginalSums:
         return out.reshape(self.m, self.m, -1)
 
 
+# The trailing parameters repeat tuple_metric_draws' (it calls it): a plain signature reads best.
 def paired_metric_draws(
     joint: np.ndarray,
     alpha: np.ndarray,
@@ -288,6 +245,7 @@ def _metric_values(fn: Callable[[np.ndarray], Any], table: np.ndarray) -> np.nda
     return out
 
 
+# Same keywords as compare() and rank_predictions(): spelled out for users.
 @renamed_keywords(hdi_prob="ci_prob")
 def compare_predictions(
     y_true: ArrayLike,

@@ -234,6 +234,7 @@ def _check_names(names: Any, k: int) -> list[str]:
     return out
 
 
+# Same keywords as compare() and rank_predictions(): spelled out for users.
 @renamed_keywords(hdi_prob="ci_prob")
 def rank_classifiers(
     counts: ArrayLike,
@@ -298,6 +299,7 @@ def rank_classifiers(
     )
 
 
+# Same keywords as compare_predictions() and rank_classifiers(): spelled out for users.
 @renamed_keywords(hdi_prob="ci_prob")
 def rank_predictions(
     y_true: ArrayLike,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .._core.priors import DEFAULT_PRIOR, PRIOR_HELP, PRIOR_PRESETS, prior_preset
@@ -73,13 +73,7 @@ def add_sampling_arguments(p: argparse.ArgumentParser, draws: int = 50_000) -> N
     p.add_argument(
         "--seed", type=seed, default=DEFAULT_SEED, help=f"random seed (default {DEFAULT_SEED})"
     )
-    p.add_argument(
-        "--prior",
-        choices=list(PRIOR_PRESETS),
-        default=DEFAULT_PRIOR,
-        help="prior preset (default %(default)s). "
-        + "; ".join(f"{name}: {text}" for name, text in PRIOR_HELP.items()),
-    )
+    add_prior_argument(p)
     p.add_argument(
         "--ci-prob",
         "--hdi-prob",
@@ -88,6 +82,31 @@ def add_sampling_arguments(p: argparse.ArgumentParser, draws: int = 50_000) -> N
         help="probability of the posterior intervals, HDI and ETI (default 0.95; "
         "--hdi-prob is its old name)",
     )
+
+
+def add_prior_argument(p: argparse.ArgumentParser) -> None:
+    """--prior, a preset of :data:`f1posterior._core.priors.PRIOR_PRESETS`."""
+    p.add_argument(
+        "--prior",
+        choices=list(PRIOR_PRESETS),
+        default=DEFAULT_PRIOR,
+        help="prior preset (default %(default)s). "
+        + "; ".join(f"{name}: {text}" for name, text in PRIOR_HELP.items()),
+    )
+
+
+#: ``why`` of :func:`check_metric_names` for a multi-label metric without --multilabel.
+SINGLE_LABEL_WHY = "is a multi-label metric; add --multilabel, or use one of"
+
+
+def check_metric_names(metrics: list[str], allowed: Sequence[str], why: str) -> None:
+    """A one-line ValueError for the first of ``metrics`` not in ``allowed``.
+
+    The message reads ``--metric NAME WHY A, B, ...`` (``why`` ends with "use one of").
+    """
+    unknown = [m for m in metrics if m not in allowed]
+    if unknown:
+        raise ValueError(f"--metric {unknown[0]} {why} " + ", ".join(allowed))
 
 
 def prior_from_args(args: Any) -> dict[str, Any]:

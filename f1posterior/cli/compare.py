@@ -43,7 +43,6 @@ from .figures import add_output_arguments
 from .input_args import ID_COL_HELP, INPUT_FORMAT_HELP, check_stdin_inputs
 from .prediction_tables import (
     pair_prediction_tables,
-    read_prediction_columns,
     read_prediction_table,
 )
 
@@ -238,9 +237,10 @@ def run(args: argparse.Namespace) -> int:
                 f"{len(args.files)} file(s) and --predictions {args.predictions}"
             )
         fmt = args.input_format if is_stdin(args.predictions) else None
-        y_true, preds = read_prediction_columns(
+        table = read_prediction_table(
             args.predictions, args.true_col, args.models, id_col=args.id_col, input_format=fmt
         )
+        y_true, preds = table.y_true, table.preds
         where = source_name(args.predictions)
         if args.models is None:
             known = set(y_true)

@@ -26,7 +26,9 @@ from ..io.sources import MatrixInput
 from ..metrics.multiclass import METRICS
 from ..posterior.multilabel import MULTILABEL_METRICS
 from .common import (
+    SINGLE_LABEL_WHY,
     add_sampling_arguments,
+    check_metric_names,
     finite_number,
     positive_int,
     positive_number,
@@ -182,12 +184,7 @@ def register(sub: Any) -> None:
 def _check_metric_names(args: argparse.Namespace, metrics: list[str]) -> None:
     """One-line errors for a metric of the other mode (single-label vs --multilabel)."""
     if not args.multilabel:
-        wrong = [m for m in metrics if m not in METRICS]
-        if wrong:
-            raise ValueError(
-                f"--metric {wrong[0]} is a multi-label metric; add --multilabel, or use one of "
-                + ", ".join(METRICS)
-            )
+        check_metric_names(metrics, METRICS, SINGLE_LABEL_WHY)
         if args.f_beta != 1.0:
             raise ValueError(
                 f"--f-beta {args.f_beta:g} applies to the multi-label F-beta metrics; add "
@@ -199,12 +196,8 @@ def _check_metric_names(args: argparse.Namespace, metrics: list[str]) -> None:
             "--metric hamming_loss is a loss (lower is better) and a gate checks floors of "
             "scores; use one of " + ", ".join(GATE_MULTILABEL_METRICS)
         )
-    wrong = [m for m in metrics if m not in GATE_MULTILABEL_METRICS]
-    if wrong:
-        raise ValueError(
-            f"--metric {wrong[0]} is not a multi-label metric; with --multilabel use one of "
-            + ", ".join(GATE_MULTILABEL_METRICS)
-        )
+    why = "is not a multi-label metric; with --multilabel use one of"
+    check_metric_names(metrics, GATE_MULTILABEL_METRICS, why)
 
 
 def run(args: argparse.Namespace) -> int:

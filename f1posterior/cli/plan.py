@@ -12,13 +12,55 @@ import argparse
 import json
 from typing import Any
 
-from .._core.priors import DEFAULT_PRIOR, PRIOR_HELP, PRIOR_PRESETS
 from ..gating.planning import DEFAULT_MAX_DOCUMENTS, MAX_DOCUMENTS_LIMIT, plan
 from ..metrics.multiclass import METRICS
-from .common import DEFAULT_SEED, positive_int, prior_from_args, probability, seed, unit_number
+from .common import (
+    DEFAULT_SEED,
+    add_prior_argument,
+    positive_int,
+    prior_from_args,
+    probability,
+    seed,
+    unit_number,
+)
 from .input_args import FILE_HELP, add_input_arguments, load_input
 
 __all__ = ["register", "run"]
+
+
+#: The options that take one value: (flag, type, default, metavar, help).
+_OPTIONS: tuple[tuple[str, Any, Any, str, str], ...] = (
+    ("--min", unit_number, None, "T", "floor T of the metric"),
+    (
+        "--baseline", None, None, "BASEFILE",
+        "baseline's confusion matrix: plan for the non-inferiority check (both models "
+        "scored on the new documents, simulated as independent samples)",
+    ),
+    ("--max-drop", unit_number, 0.0, "D", "non-inferiority margin D (default 0)"),
+    (
+        "--prob", probability, 0.95, "P",
+        "posterior probability the gate requires for PASS or FAIL, in (0.5, 1) (default 0.95)",
+    ),
+    ("--assurance", probability, 0.8, "A",
+     "target probability of a conclusive verdict (default 0.8)"),
+    ("--simulations", positive_int, 500, "S",
+     "simulated future test sets per size (default 500, at least 50)"),
+    (
+        "--draws", positive_int, 1_000, "N",
+        "posterior draws per simulated table (default 1,000); a table within Monte "
+        "Carlo noise is drawn again, doubling, up to --max-draws",
+    ),
+    (
+        "--max-draws", positive_int, 32_000, "N",
+        "ceiling of the draws per simulated table (default 32,000); a table still "
+        "within noise counts as inconclusive",
+    ),
+    (
+        "--max-documents", positive_int, DEFAULT_MAX_DOCUMENTS, "N",
+        f"cap on the additional documents (default {DEFAULT_MAX_DOCUMENTS:,}, at most "
+        f"{MAX_DOCUMENTS_LIMIT:,})",
+    ),
+)  # fmt: skip
 
 
 def register(sub: Any) -> None:
@@ -40,56 +82,14 @@ def register(sub: Any) -> None:
         "--metric", required=True, choices=list(METRICS), metavar="NAME",
         help="metric of the gate's check; one of " + ", ".join(METRICS),
     )  # fmt: skip
-    p.add_argument(
-        "--min", type=unit_number, default=None, metavar="T", help="floor T of the metric"
-    )
-    p.add_argument(
-        "--baseline", metavar="BASEFILE",
-        help="baseline's confusion matrix: plan for the non-inferiority check (both models "
-        "scored on the new documents, simulated as independent samples)",
-    )  # fmt: skip
-    p.add_argument(
-        "--max-drop", type=unit_number, default=0.0, metavar="D",
-        help="non-inferiority margin D (default 0)",
-    )  # fmt: skip
-    p.add_argument(
-        "--prob", type=probability, default=0.95, metavar="P",
-        help="posterior probability the gate requires for PASS or FAIL, in (0.5, 1) "
-        "(default 0.95)",
-    )  # fmt: skip
-    p.add_argument(
-        "--assurance", type=probability, default=0.8, metavar="A",
-        help="target probability of a conclusive verdict (default 0.8)",
-    )  # fmt: skip
+    for flag, kind, default, metavar, text in _OPTIONS:
+        p.add_argument(flag, type=kind, default=default, metavar=metavar, help=text)
     p.add_argument(
         "--require", choices=["every", "overall"], default="every",
         help="every: every check (every class of a per-class metric) conclusive (default); "
         "overall: the gate's overall verdict conclusive (FAIL as soon as one check fails)",
     )  # fmt: skip
-    p.add_argument(
-        "--simulations", type=positive_int, default=500, metavar="S",
-        help="simulated future test sets per size (default 500, at least 50)",
-    )  # fmt: skip
-    p.add_argument(
-        "--draws", type=positive_int, default=1_000, metavar="N",
-        help="posterior draws per simulated table (default 1,000); a table within Monte "
-        "Carlo noise is drawn again, doubling, up to --max-draws",
-    )  # fmt: skip
-    p.add_argument(
-        "--max-draws", type=positive_int, default=32_000, metavar="N",
-        help="ceiling of the draws per simulated table (default 32,000); a table still "
-        "within noise counts as inconclusive",
-    )  # fmt: skip
-    p.add_argument(
-        "--max-documents", type=positive_int, default=DEFAULT_MAX_DOCUMENTS, metavar="N",
-        help=f"cap on the additional documents (default {DEFAULT_MAX_DOCUMENTS:,}, at most "
-        f"{MAX_DOCUMENTS_LIMIT:,})",
-    )  # fmt: skip
-    p.add_argument(
-        "--prior", choices=list(PRIOR_PRESETS), default=DEFAULT_PRIOR,
-        help="prior preset (default %(default)s). "
-        + "; ".join(f"{name}: {text}" for name, text in PRIOR_HELP.items()),
-    )  # fmt: skip
+    add_prior_argument(p)
     p.add_argument(
         "--seed", type=seed, default=DEFAULT_SEED,
         help=f"random seed (default {DEFAULT_SEED}, the gate's)",

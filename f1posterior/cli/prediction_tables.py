@@ -19,7 +19,6 @@ from .input_args import check_stdin_inputs
 __all__ = [
     "PredictionTable",
     "read_prediction_table",
-    "read_prediction_columns",
     "pair_prediction_tables",
     "paired_gate_predictions",
 ]
@@ -131,22 +130,6 @@ def read_prediction_table(
         preds=dict(zip(models, values[1 : k + 1], strict=True)),
         ids=values[k + 1] if id_col is not None else None,
     )
-
-
-def read_prediction_columns(
-    path: str | Path,
-    true_col: str = "y_true",
-    models: list[str] | None = None,
-    min_models: int = 2,
-    *,
-    id_col: str | None = None,
-    input_format: str | None = None,
-) -> tuple[list[str], dict[str, list[str]]]:
-    """Read ``y_true`` and model columns (labels as text) from a predictions CSV."""
-    t = read_prediction_table(
-        path, true_col, models, min_models, id_col=id_col, input_format=input_format
-    )
-    return t.y_true, t.preds
 
 
 def _warn(command: str, message: str) -> None:

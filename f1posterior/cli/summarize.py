@@ -27,7 +27,13 @@ from ..posterior.documents import (
 from ..posterior.evaluation import Evaluation, evaluate
 from ..posterior.multilabel import MULTILABEL_METRICS, evaluate_multilabel
 from ..posterior.table import format_markdown, format_table
-from .common import add_sampling_arguments, prior_from_args, warn_prior
+from .common import (
+    SINGLE_LABEL_WHY,
+    add_sampling_arguments,
+    check_metric_names,
+    prior_from_args,
+    warn_prior,
+)
 from .figures import add_output_arguments, wants_draws, write_outputs
 from .input_args import FILE_HELP, add_input_arguments, load_input
 from .progress import terminal_progress
@@ -195,12 +201,7 @@ def _run_multilabel(args: argparse.Namespace) -> int:
         raise ValueError("--prior-sensitivity is not available with --multilabel")
     data = read_multilabel(args.file, labels=args.labels)
     metrics = args.metric or ["micro_f1", "macro_f1"]
-    unknown = [m for m in metrics if m not in MULTILABEL_METRICS]
-    if unknown:
-        raise ValueError(
-            f"--metric {unknown[0]} is not a multi-label metric; use one of "
-            + ", ".join(MULTILABEL_METRICS)
-        )
+    check_metric_names(metrics, MULTILABEL_METRICS, "is not a multi-label metric; use one of")
     result = evaluate_multilabel(
         data.counts,
         metrics=metrics,
@@ -215,15 +216,8 @@ def _run_multilabel(args: argparse.Namespace) -> int:
     )
     if write_outputs(args, result, source=data.source, names=data.names):
         return 2
-    if args.format == "json":
-        out = result.to_dict()
-        out["source"] = data.source
-        print(json.dumps(out, indent=2))
-    elif args.format == "markdown":
-        print(format_markdown(result, data.names))
-    else:
-        print(f"Input: {data.source} (multi-label: {data.counts.shape[-3]} labels)")
-        print(format_table(result, data.names))
+    header = f"Input: {data.source} (multi-label: {data.counts.shape[-3]} labels)"
+    _print_result(args.format, result, data.source, header, data.names)
     return 0
 
 
@@ -248,12 +242,8 @@ def _run_documents(args: argparse.Namespace) -> int:
         )
     metrics = args.metric
     if metrics is not None:
-        unknown = [m for m in metrics if m not in DOCUMENT_METRICS]
-        if unknown:
-            raise ValueError(
-                f"--metric {unknown[0]} is not a document-level metric; with --documents use "
-                "one of " + ", ".join(DOCUMENT_METRICS)
-            )
+        why = "is not a document-level metric; with --documents use one of"
+        check_metric_names(metrics, DOCUMENT_METRICS, why)
     data = read_documents(args.documents)
     for m in metrics or []:
         if m in BINARY_METRICS and data.y_pred is None:
@@ -278,26 +268,35 @@ def _run_documents(args: argparse.Namespace) -> int:
         raise ValueError(f"{data.source}: {exc}") from None
     if write_outputs(args, result, source=data.source):
         return 2
-    if args.format == "json":
-        out = result.to_dict()
-        out["source"] = data.source
-        print(json.dumps(out, indent=2))
-    elif args.format == "markdown":
-        print(format_markdown(result))
-    else:
-        d, n_labels = data.y_true.shape
-        print(f"Input: {data.source} (documents: {d:,} documents, {n_labels} labels)")
-        print(format_table(result))
+    d, n_labels = data.y_true.shape
+    header = f"Input: {data.source} (documents: {d:,} documents, {n_labels} labels)"
+    _print_result(args.format, result, data.source, header)
     return 0
 
 
+def _print_result(
+    fmt: str,
+    result: Any,
+    source: str,
+    header: str,
+    names: list[str] | None = None,
+    extra: dict[str, Any] | None = None,
+) -> None:
+    """Print ``result`` as JSON (with ``source``, ``extra``), Markdown or ``header`` + table."""
+    if fmt == "json":
+        out = result.to_dict()
+        out["source"] = source
+        out.update(extra or {})
+        print(json.dumps(out, indent=2))
+    elif fmt == "markdown":
+        print(format_markdown(result, names))
+    else:
+        print(header)
+        print(format_table(result, names))
+
+
 def _check_single_label(metrics: list[str]) -> None:
-    unknown = [m for m in metrics if m not in METRICS]
-    if unknown:
-        raise ValueError(
-            f"--metric {unknown[0]} is a multi-label metric; add --multilabel, or use one of "
-            + ", ".join(METRICS)
-        )
+    check_metric_names(metrics, METRICS, SINGLE_LABEL_WHY)
 
 
 def _check_row_options(args: argparse.Namespace) -> None:
@@ -403,18 +402,10 @@ def run(args: argparse.Namespace) -> int:
             )
             for m in metrics
         }
-    if args.format == "json":
-        out = result.to_dict()
-        out["source"] = data.source
-        if sens:
-            out["prior_sensitivity"] = {m: v.to_dict() for m, v in sens.items()}
-        print(json.dumps(out, indent=2))
+    extra = {"prior_sensitivity": {m: v.to_dict() for m, v in sens.items()}} if sens else None
+    _print_result(args.format, result, data.source, f"Input: {data.source}", data.names, extra)
+    if args.format in ("json", "markdown"):
         return 0
-    if args.format == "markdown":
-        print(format_markdown(result, data.names))
-        return 0
-    print(f"Input: {data.source}")
-    print(format_table(result, data.names))
     for v in sens.values():
         print()
         print(v)

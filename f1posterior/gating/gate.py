@@ -301,6 +301,7 @@ def gate(
     )
 
 
+# The gate's arguments one by one (as gate() and _check_gate_args take them): one round each.
 def _gate_once(
     counts: Any,
     *,

@@ -10,10 +10,7 @@ import numpy as np
 
 from .._core.results import value_equality
 from .._core.validation import check_indicator, check_scores
-from .sources import (
-    _load_json,
-    _regular_file,
-)
+from .sources import _load_json, _regular_file, known_suffix
 
 DOCUMENT_SUFFIXES = (".json", ".npz")
 
@@ -94,14 +91,10 @@ def read_documents(path: str | Path) -> DocumentInput:
     ((2, 2), np.int64(3), True)
     """
     p = Path(path)
-    suffix = p.suffix.lower()
-    if suffix in DOCUMENT_SUFFIXES:
-        _regular_file(p)
-    if suffix not in DOCUMENT_SUFFIXES:
-        raise ValueError(
-            f"{p}: unknown documents file type {suffix or '(no suffix)'!r}; expected "
-            f"{' or '.join(DOCUMENT_SUFFIXES)}"
-        )
+    suffix = known_suffix(
+        p, DOCUMENT_SUFFIXES, "documents file type", " or ".join(DOCUMENT_SUFFIXES)
+    )
+    _regular_file(p)
     quoted = ", ".join(f'"{k}"' for k in DOCUMENT_KEYS)
     if suffix == ".npz":
         obj: Any = _load_npz(p)

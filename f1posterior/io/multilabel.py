@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .._core.validation import check_counts
-from .sources import (
+from .sources import (  # the same private readers as .readers imports, hence alike
     MatrixInput,
     _label_list,
     _load_json,
@@ -18,6 +18,7 @@ from .sources import (
     _regular_file,
     _stdin_bytes,
     is_stdin,
+    known_suffix,
     source_name,
 )
 
@@ -60,13 +61,10 @@ def read_multilabel(path: str | Path, *, labels: Sequence[Any] | None = None) ->
     suffix = p.suffix.lower()
     if is_stdin(p):  # standard input: .npy by its magic bytes, else JSON
         suffix = ".npy" if _stdin_bytes().startswith(b"\x93NUMPY") else ".json"
-    elif suffix in MULTILABEL_SUFFIXES:
+    else:
+        expected = " or ".join(MULTILABEL_SUFFIXES)
+        suffix = known_suffix(p, MULTILABEL_SUFFIXES, "multi-label file type", expected)
         _regular_file(p)
-    if suffix not in MULTILABEL_SUFFIXES:
-        raise ValueError(
-            f"{p}: unknown multi-label file type {suffix or '(no suffix)'!r}; expected "
-            f"{' or '.join(MULTILABEL_SUFFIXES)}"
-        )
     file_labels: list[str] | None = None
     where = source_name(p)
     if suffix == ".npy":

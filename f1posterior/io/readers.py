@@ -23,6 +23,7 @@ from .predictions import _csv_header, _read_predictions, csv_delimiter, read_pre
 from .sources import (
     _FORMAT_OF_SUFFIX,
     INPUT_FORMATS,
+    MATRIX_FILE_TYPES,
     MATRIX_SUFFIXES,
     STDIN,
     MatrixInput,
@@ -33,6 +34,7 @@ from .sources import (
     _regular_file,
     input_format_of,
     is_stdin,
+    known_suffix,
     read_text,
     source_name,
 )
@@ -146,14 +148,8 @@ def read_matrix(
     ([[8.0, 2.0], [1.0, 9.0]], ['cat', 'dog'])
     """
     p = Path(path)
-    suffix = p.suffix.lower()
-    if suffix in MATRIX_SUFFIXES:
-        _regular_file(p)
-    if suffix not in MATRIX_SUFFIXES:
-        raise ValueError(
-            f"{p}: unknown file type {suffix or '(no suffix)'!r}; expected one of "
-            f"{', '.join(MATRIX_SUFFIXES)} (or a predictions CSV)"
-        )
+    suffix = known_suffix(p, MATRIX_SUFFIXES, *MATRIX_FILE_TYPES)
+    _regular_file(p)
     return _read_matrix(p, _FORMAT_OF_SUFFIX[suffix], labels, transpose)
 
 

@@ -223,19 +223,35 @@ def sniff_format(data: bytes, where: str = STDIN_NAME) -> str:
     )
 
 
+def _read_file_text(path: Path, encoding: str, what: str) -> str:
+    """The text of file ``path`` (text mode: universal newlines); a ValueError when unreadable."""
+    try:
+        return path.read_text(encoding=encoding)
+    except FileNotFoundError:
+        raise ValueError(f"{path}: no such file") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not UTF-8 text; expected {what}") from None
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot be read ({exc.strerror})") from None
+
+
+def known_suffix(path: Path, suffixes: Any, what: str, expected: str) -> str:
+    """The lower-case suffix of ``path`` if it is one of ``suffixes``; else a ValueError.
+
+    The message reads ``PATH: unknown WHAT '.xyz'; expected EXPECTED``.
+    """
+    suffix = path.suffix.lower()
+    if suffix not in suffixes:
+        raise ValueError(f"{path}: unknown {what} {suffix or '(no suffix)'!r}; expected {expected}")
+    return suffix
+
+
 def _load_json(path: Path, what: str = "a JSON confusion matrix") -> Any:
     where = source_name(path)
     if is_stdin(path):
         text = _decode(_stdin_bytes(), where, "utf-8")
     else:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise ValueError(f"{path}: no such file") from None
-        except UnicodeDecodeError:
-            raise ValueError(f"{path}: not UTF-8 text; expected {what}") from None
-        except OSError as exc:
-            raise ValueError(f"{path}: cannot be read ({exc.strerror})") from None
+        text = _read_file_text(path, "utf-8", what)
     if not text.strip():
         empty = "the input is empty" if is_stdin(path) else "the file is empty"
         raise ValueError(f"{where}: {empty}; expected {what}")
@@ -249,6 +265,8 @@ def _load_json(path: Path, what: str = "a JSON confusion matrix") -> Any:
 
 #: File suffixes :func:`read_matrix` reads.
 MATRIX_SUFFIXES = (".json", ".jsonl", ".ndjson", ".csv", ".tsv", ".npy")
+#: ``what`` and ``expected`` of :func:`known_suffix` for a confusion-matrix file.
+MATRIX_FILE_TYPES = ("file type", f"one of {', '.join(MATRIX_SUFFIXES)} (or a predictions CSV)")
 
 
 def read_text(path: Path) -> str:
@@ -259,14 +277,7 @@ def read_text(path: Path) -> str:
             raise ValueError(f"{STDIN_NAME}: the input is empty; expected a confusion matrix")
         return text
     _regular_file(path)
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise ValueError(f"{path}: no such file") from None
-    except UnicodeDecodeError:
-        raise ValueError(f"{path}: not UTF-8 text; expected a text file") from None
-    except OSError as exc:
-        raise ValueError(f"{path}: cannot be read ({exc.strerror})") from None
+    text = _read_file_text(path, "utf-8-sig", "a text file")
     if not text.strip():
         raise ValueError(f"{path}: the file is empty; expected a confusion matrix")
     return text
@@ -297,14 +308,7 @@ def input_format_of(path: str | Path, input_format: str | None = None) -> str:
         return fmt
     if is_stdin(path):
         return sniff_format(_stdin_bytes())
-    p = Path(path)
-    suffix = p.suffix.lower()
-    if suffix not in _FORMAT_OF_SUFFIX:
-        raise ValueError(
-            f"{p}: unknown file type {suffix or '(no suffix)'!r}; expected one of "
-            f"{', '.join(MATRIX_SUFFIXES)} (or a predictions CSV)"
-        )
-    return _FORMAT_OF_SUFFIX[suffix]
+    return _FORMAT_OF_SUFFIX[known_suffix(Path(path), _FORMAT_OF_SUFFIX, *MATRIX_FILE_TYPES)]
 
 
 def npy_header(fh: Any, where: str) -> tuple[tuple[int, ...], bool, np.dtype]:

@@ -161,6 +161,7 @@ def render_report(
     return "\n".join(parts) + "\n"
 
 
+# Same keywords as render_report (which it calls): spelled out for users, not **kwargs.
 def write_report(
     result: Evaluation,
     path: str | Path,

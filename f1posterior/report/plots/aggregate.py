@@ -42,7 +42,7 @@ def plot_aggregate(
         Also draw the predictive interval of a new table (random effects) as a
         thin bar under the diamond.
     ax : matplotlib Axes, optional
-        Draw here instead of in a new figure.
+        Draw here instead of in a new figure (``ax``/``title`` read as in every plot).
     title : str, optional
         Axes title.
 
