@@ -11,7 +11,7 @@ The table-taking functions are importable from here: ``from f1posterior.metrics 
 
 from .agreement import cohen_kappa_score, matthews_corrcoef
 from .divide import safe_divide
-from .multiclass import (
+from .multiclass import (  # the package root re-exports these names too: the list repeats
     accuracy_score,
     f1_score,
     fbeta_score,

@@ -20,8 +20,9 @@ scikit-learn's on the predictions the table summarises, with
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -63,10 +64,11 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _check_common(table, average, labels, pos_label, zero_division):
+def _check_common(table, average, labels, pos_label, zero_division, averages=_AVERAGES):
+    """Validate the arguments of a ``*_score`` taking ``average``: ``(table, labels, zd)``."""
     t = check_table(table)
     m = t.shape[-1]
-    check_choice(average, "average", _AVERAGES)
+    check_choice(average, "average", averages)
     zd = check_zero_division(zero_division)
     lab = check_labels(labels, m)
     if average == "binary":
@@ -84,6 +86,53 @@ def _check_common(table, average, labels, pos_label, zero_division):
             )
         lab = np.array([int(pos_label)])
     return t, lab, zd
+
+
+class _Score(Protocol):
+    # The static type of what _make_score builds: mypy cannot read a signature made at run
+    # time, so this one copy of the signature stays (it must equal score's below).
+    def __call__(
+        self,
+        table: ArrayLike,
+        *,
+        average: Average = ...,
+        labels: Sequence[int] | None = ...,
+        pos_label: int = ...,
+        zero_division: ZeroDivision = ...,
+    ) -> np.ndarray: ...
+
+
+def _make_score(
+    name: str,
+    path: Callable[..., np.ndarray],
+    doc: str,
+    averages: tuple[str | None, ...] = _AVERAGES,
+    module: str = __name__,
+) -> _Score:
+    """A public ``*_score`` function: validate, then the metric path ``path``.
+
+    ``path(t, average=, labels=, zero_division=)`` takes the validated table and is
+    called directly (a :func:`functools.partial` adds no frame), so the warnings of
+    :func:`.divide.safe_divide` still point at the caller's line. ``averages`` are the
+    allowed values of ``average``; ``module`` is where the function is published (for
+    pickle and documentation tools).
+    """
+
+    def score(
+        table: ArrayLike,
+        *,
+        average: Average = "macro",
+        labels: Sequence[int] | None = None,
+        pos_label: int = 1,
+        zero_division: ZeroDivision = "warn",
+    ) -> np.ndarray:
+        t, lab, zd = _check_common(table, average, labels, pos_label, zero_division, averages)
+        return path(t, average=average, labels=lab, zero_division=zd)
+
+    score.__name__ = score.__qualname__ = name
+    score.__module__ = module
+    score.__doc__ = doc
+    return score
 
 
 def _fbeta(t, beta2, average, labels, zero_division):
@@ -154,14 +203,11 @@ def fbeta_score(
     return _fbeta(t, b * b, average, lab, zd)
 
 
-def f1_score(
-    table: ArrayLike,
-    *,
-    average: Average = "macro",
-    labels: Sequence[int] | None = None,
-    pos_label: int = 1,
-    zero_division: ZeroDivision = "warn",
-) -> np.ndarray:
+# One call per public function of the common signature, each with its own docstring:
+# the three calls share a shape, not code.
+f1_score = _make_score(
+    "f1_score",
+    partial(_fbeta, beta2=1.0),
     """F1 score of confusion tables (F-beta with beta = 1).
 
     Parameters and returns as :func:`fbeta_score`.
@@ -172,19 +218,11 @@ def f1_score(
     array([0.84210526, 0.85714286])
     >>> f1_score([[8, 2], [1, 9]], average="micro")
     array(0.85)
-    """
-    t, lab, zd = _check_common(table, average, labels, pos_label, zero_division)
-    return _fbeta(t, 1.0, average, lab, zd)
-
-
-def precision_score(
-    table: ArrayLike,
-    *,
-    average: Average = "macro",
-    labels: Sequence[int] | None = None,
-    pos_label: int = 1,
-    zero_division: ZeroDivision = "warn",
-) -> np.ndarray:
+    """,
+)
+precision_score = _make_score(
+    "precision_score",
+    _precision,
     """Precision ``tp_j / (tp_j + fp_j)`` of confusion tables.
 
     Parameters and returns as :func:`fbeta_score` (without ``beta``).
@@ -193,19 +231,11 @@ def precision_score(
     --------
     >>> precision_score([[8, 2], [1, 9]], average="binary")
     array(0.81818182)
-    """
-    t, lab, zd = _check_common(table, average, labels, pos_label, zero_division)
-    return _precision(t, average, lab, zd)
-
-
-def recall_score(
-    table: ArrayLike,
-    *,
-    average: Average = "macro",
-    labels: Sequence[int] | None = None,
-    pos_label: int = 1,
-    zero_division: ZeroDivision = "warn",
-) -> np.ndarray:
+    """,
+)
+recall_score = _make_score(
+    "recall_score",
+    _recall,
     """Recall ``tp_j / (tp_j + fn_j)`` of confusion tables (``theta_jj``).
 
     Parameters and returns as :func:`fbeta_score` (without ``beta``).
@@ -214,9 +244,8 @@ def recall_score(
     --------
     >>> recall_score([[8, 2], [1, 9]], average="binary")
     array(0.9)
-    """
-    t, lab, zd = _check_common(table, average, labels, pos_label, zero_division)
-    return _recall(t, average, lab, zd)
+    """,
+)
 
 
 def accuracy_score(table: ArrayLike) -> np.ndarray:

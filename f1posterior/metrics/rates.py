@@ -31,6 +31,7 @@ posterior draws every cell is positive and the values are finite but unbounded a
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -38,7 +39,7 @@ from numpy.typing import ArrayLike
 from .._core.describe import describe
 from .._core.validation import check_table
 from .divide import Average, ZeroDivision, finish_average, safe_divide
-from .multiclass import _check_common
+from .multiclass import _check_common, _make_score, _Score
 from .sums import class_sums, one_vs_rest
 
 __all__ = [
@@ -108,20 +109,8 @@ def _composite(t, name, average, labels, zero_division):
     return finish_average(score, cells[0] + cells[2] if average == "weighted" else None, average)
 
 
-def _make_rate(name: str, what: str, example: str):
-    def score(
-        table: ArrayLike,
-        *,
-        average: Average = "macro",
-        labels: Sequence[int] | None = None,
-        pos_label: int = 1,
-        zero_division: ZeroDivision = "warn",
-    ) -> np.ndarray:
-        t, lab, zd = _check_common(table, average, labels, pos_label, zero_division)
-        return _rate(t, name, average, lab, zd)
-
-    score.__name__ = score.__qualname__ = f"{name}_score"
-    score.__doc__ = f"""{what} of confusion tables, one class against the rest.
+def _make_rate(name: str, what: str, example: str) -> _Score:
+    doc = f"""{what} of confusion tables, one class against the rest.
 
     ``{_doc_formula(name)}`` per class ``j`` (``tn_j`` counts the documents of
     neither class ``j``'s row nor its column), averaged as scikit-learn averages
@@ -151,7 +140,7 @@ def _make_rate(name: str, what: str, example: str):
     >>> {name}_score(t, average=None).round(4)
     array({example})
     """
-    return score
+    return _make_score(f"{name}_score", partial(_rate, name=name), doc, module=__name__)
 
 
 def _doc_formula(name: str) -> str:
@@ -179,25 +168,18 @@ jaccard_score = _make_rate(
 )
 
 
-def _check_composite(table, average, labels, pos_label, zero_division, allowed):
-    if average not in allowed:
-        raise ValueError(
-            f"average must be one of {', '.join(repr(a) for a in allowed)}; got {describe(average)}"
-        )
-    return _check_common(table, average, labels, pos_label, zero_division)
-
-
 _COMPOSITE_AVERAGES = ("macro", "weighted", "binary", None)
 
 
-def p4_score(
-    table: ArrayLike,
-    *,
-    average: Average = "macro",
-    labels: Sequence[int] | None = None,
-    pos_label: int = 1,
-    zero_division: ZeroDivision = "warn",
-) -> np.ndarray:
+def _make_composite(name: str, doc: str) -> _Score:
+    """P4, informedness or markedness: ``average`` without ``"micro"``."""
+    return _make_score(
+        f"{name}_score", partial(_composite, name=name), doc, _COMPOSITE_AVERAGES, __name__
+    )
+
+
+p4_score = _make_composite(
+    "p4",
     """P4 metric (Sitarz, 2022): the harmonic mean of precision, recall, specificity, NPV.
 
     ``P4_j = 4 tp_j tn_j / (4 tp_j tn_j + (tp_j + tn_j)(fp_j + fn_j))`` per class
@@ -223,21 +205,10 @@ def p4_score(
     --------
     >>> p4_score([[8, 2], [1, 9]])  # 4 * 9 * 8 / (4 * 72 + 17 * 3)
     array(0.84955752)
-    """
-    t, lab, zd = _check_composite(
-        table, average, labels, pos_label, zero_division, _COMPOSITE_AVERAGES
-    )
-    return _composite(t, "p4", average, lab, zd)
-
-
-def informedness_score(
-    table: ArrayLike,
-    *,
-    average: Average = "macro",
-    labels: Sequence[int] | None = None,
-    pos_label: int = 1,
-    zero_division: ZeroDivision = "warn",
-) -> np.ndarray:
+    """,
+)
+informedness_score = _make_composite(
+    "informedness",
     """Informedness (Youden's J, bookmaker informedness): ``recall + specificity - 1``.
 
     Per class against the rest (Powers, 2011); for ``M > 2`` the default is the
@@ -251,21 +222,10 @@ def informedness_score(
     --------
     >>> informedness_score([[8, 2], [1, 9]])  # 9/10 + 8/10 - 1
     array(0.7)
-    """
-    t, lab, zd = _check_composite(
-        table, average, labels, pos_label, zero_division, _COMPOSITE_AVERAGES
-    )
-    return _composite(t, "informedness", average, lab, zd)
-
-
-def markedness_score(
-    table: ArrayLike,
-    *,
-    average: Average = "macro",
-    labels: Sequence[int] | None = None,
-    pos_label: int = 1,
-    zero_division: ZeroDivision = "warn",
-) -> np.ndarray:
+    """,
+)
+markedness_score = _make_composite(
+    "markedness",
     """Markedness: ``precision + npv - 1`` per class against the rest (Powers, 2011).
 
     The predicted-side dual of :func:`informedness_score`; for ``M > 2`` the default
@@ -277,11 +237,8 @@ def markedness_score(
     --------
     >>> markedness_score([[8, 2], [1, 9]])  # 9/11 + 8/9 - 1
     array(0.70707071)
-    """
-    t, lab, zd = _check_composite(
-        table, average, labels, pos_label, zero_division, _COMPOSITE_AVERAGES
-    )
-    return _composite(t, "markedness", average, lab, zd)
+    """,
+)
 
 
 def balanced_accuracy_score(table: ArrayLike, *, adjusted: bool = False) -> np.ndarray:
@@ -334,9 +291,11 @@ def _ratios(t, labels, zero_division):
 
 
 def _check_ratio_args(table, average, labels, pos_label, zero_division):
-    return _check_composite(table, average, labels, pos_label, zero_division, (None, "binary"))
+    return _check_common(table, average, labels, pos_label, zero_division, (None, "binary"))
 
 
+# The ratios spell out their signature (not _make_score): other defaults (average=None,
+# zero_division=nan), a pair returned here and ``log`` in diagnostic_odds_ratio.
 def class_likelihood_ratios(
     table: ArrayLike,
     *,
