@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -27,6 +28,8 @@ __all__ = [
     "check_ref",
     "check_dtype",
     "check_rng",
+    "check_sampling_args",
+    "SamplingArgs",
     "check_choice",
     "check_labels",
     "check_zero_division",
@@ -205,6 +208,36 @@ def check_rng(rng: Any, name: str = "rng") -> np.random.SeedSequence:
     ).bit_generator.seed_seq
     assert isinstance(seq, np.random.SeedSequence)
     return seq
+
+
+@dataclass(frozen=True)
+class SamplingArgs:
+    """Checked ``draws``, ``ci_prob``, ``ref``, root seed (``root``) and ``dtype``."""
+
+    draws: int
+    ci_prob: float
+    ref: float | None
+    root: np.random.SeedSequence
+    dtype: np.dtype
+
+
+def check_sampling_args(
+    draws: Any, ci_prob: Any, ref: Any, rng: Any, dtype: Any = np.float64
+) -> SamplingArgs:
+    """Check ``draws``, ``ci_prob``, ``ref``, ``dtype`` then ``rng`` (last: a Generator
+    is not advanced when another of them is refused).
+
+    Examples
+    --------
+    >>> a = check_sampling_args(1000, 0.9, None, 7)
+    >>> a.draws, a.ci_prob, a.ref, a.dtype
+    (1000, 0.9, None, dtype('float64'))
+    """
+    n = check_draws(draws)
+    prob = check_prob(ci_prob, "ci_prob")
+    r = check_ref(ref)
+    dt = check_dtype(dtype)
+    return SamplingArgs(draws=n, ci_prob=prob, ref=r, root=check_rng(rng), dtype=dt)
 
 
 def child_seed(root: np.random.SeedSequence, *key: int) -> np.random.SeedSequence:
