@@ -220,6 +220,11 @@ class SamplingArgs:
     root: np.random.SeedSequence
     dtype: np.dtype
 
+    def as_keywords(self) -> dict[str, Any]:
+        """``draws``, ``ci_prob``, ``ref``, ``rng`` (the root) and ``dtype``, to pass on."""
+        return {"draws": self.draws, "ci_prob": self.ci_prob, "ref": self.ref,
+                "rng": self.root, "dtype": self.dtype}  # fmt: skip
+
 
 def check_sampling_args(
     draws: Any, ci_prob: Any, ref: Any, rng: Any, dtype: Any = np.float64
