@@ -25,6 +25,7 @@ functions run.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
@@ -214,15 +215,5 @@ def evaluate(
             draws=t.draws if t.exact else sa.draws,
             exact=t.exact,
         )
-    return Evaluation(
-        summaries=summaries,
-        prior=template.prior,
-        draws=sa.draws,
-        ci_prob=template.ci_prob,
-        ref=template.ref,
-        seed=template.seed,
-        batch_shape=(b,),
-        labels=template.labels,
-        prevalence=template.prevalence,
-        chance=template.chance,
-    )
+    # the template's prior, intervals, seed, labels, prevalence and chance, with the batch's
+    return dataclasses.replace(template, summaries=summaries, draws=sa.draws, batch_shape=(b,))
