@@ -244,6 +244,7 @@ class _Reduced:
     index_offset: int
     dtype: np.dtype
 
+    # the signature of the Protocol method batch.Sampler.sample, repeated as typing requires
     def sample(
         self,
         md: dict[str, np.ndarray],
