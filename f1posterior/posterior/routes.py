@@ -199,11 +199,8 @@ def run(
 
     Returns
     -------
-    parts : dict of str to list of MetricSummary
-        Per metric, the summaries of consecutive groups of matrices (flat).
-    kept : dict of str to list of ndarray
-        Per metric, the draws ``(group, [M,] draws)`` of each group when
-        ``keep_draws``; empty lists otherwise.
+    parts, kept : dict of str to list
+        As from :func:`f1posterior.posterior.batch.run` (recall's draws ``(group, M, draws)``).
     """
     n_mat, _, m = conc.shape
     dtype, workers = settings.sampling.dtype, settings.workers
