@@ -325,6 +325,24 @@ def check_positive(value: Any, name: str) -> float:
     return float(value)
 
 
+def _array(value: Any, name: str, what: str | tuple[str, str], held: str, kinds: str) -> np.ndarray:
+    """``value`` as an array of a dtype kind in ``kinds``; refuses a string, ragged input
+    and other dtypes. ``what`` is what an array of it holds (or a pair: for a string, and
+    for ragged input); ``held`` says which dtypes it may hold them as."""
+    whole, rows = (what, what) if isinstance(what, str) else what
+    if isinstance(value, (str, bytes)):
+        raise TypeError(f"{name} must be an array of {whole}; got {describe(value)}")
+    try:
+        arr = np.asarray(value)
+    except ValueError:
+        raise ValueError(
+            f"{name} must be a rectangular array of {rows}; got ragged input"
+        ) from None
+    if arr.dtype.kind not in kinds:
+        raise TypeError(f"{name} must hold {held}; got dtype {arr.dtype} ({describe(value)})")
+    return arr
+
+
 def check_indicator(
     y: Any, name: str, shape: tuple[int, ...] | None = None, like: str = ""
 ) -> np.ndarray:
@@ -334,19 +352,7 @@ def check_indicator(
     value (including NaN), other shapes and empty matrices. ``like`` names the
     argument whose shape ``shape`` is (for the message).
     """
-    if isinstance(y, (str, bytes)):
-        raise TypeError(f"{name} must be an array of 0/1 indicators; got {describe(y)}")
-    try:
-        arr = np.asarray(y)
-    except ValueError:
-        raise ValueError(
-            f"{name} must be a rectangular array of 0/1 indicators; got ragged input"
-        ) from None
-    if arr.dtype.kind not in "biuf":
-        raise TypeError(
-            f"{name} must hold 0/1 indicators as bools, integers or floats; got dtype "
-            f"{arr.dtype} ({describe(y)})"
-        )
+    arr = _array(y, name, "0/1 indicators", "0/1 indicators as bools, integers or floats", "biuf")
     if shape is not None:
         if arr.shape != shape:
             raise ValueError(
@@ -472,18 +478,7 @@ def check_scores(
 
     ``like`` names the argument whose shape ``shape`` is (for the message).
     """
-    if isinstance(scores, (str, bytes)):
-        raise TypeError(f"{name} must be an array of real numbers; got {describe(scores)}")
-    try:
-        arr = np.asarray(scores)
-    except ValueError:
-        raise ValueError(
-            f"{name} must be a rectangular array of numbers; got ragged input"
-        ) from None
-    if arr.dtype.kind not in "iuf":
-        raise TypeError(
-            f"{name} must hold integers or floats; got dtype {arr.dtype} ({describe(scores)})"
-        )
+    arr = _array(scores, name, ("real numbers", "numbers"), "integers or floats", "iuf")
     if shape is not None and arr.shape != shape:
         raise ValueError(f"{name} must have the shape of {like}, {shape}; got shape {arr.shape}")
     if arr.ndim not in (1, 2) or 0 in arr.shape:
