@@ -140,13 +140,19 @@ def check_counts(counts: Any, name: str = "counts") -> np.ndarray:
     return arr
 
 
+def _integer(value: Any, name: str, low: int, allowed: str = "") -> int:
+    """An integer (not a bool) >= ``low``; ``allowed`` words the messages' "must be ..."."""
+    allowed = allowed or f"an integer >= {low}"
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be {allowed}; got {describe(value)}")
+    if value < low:
+        raise ValueError(f"{name} must be {allowed}; got {value}")
+    return int(value)
+
+
 def check_draws(draws: Any, name: str = "draws") -> int:
     """A positive whole number of posterior draws."""
-    if isinstance(draws, bool) or not isinstance(draws, numbers.Integral):
-        raise TypeError(f"{name} must be an integer >= 1; got {describe(draws)}")
-    if draws < 1:
-        raise ValueError(f"{name} must be an integer >= 1; got {draws}")
-    return int(draws)
+    return _integer(draws, name, 1)
 
 
 def check_prob(prob: Any, name: str) -> float:
@@ -412,11 +418,7 @@ def check_workers(workers: Any, name: str = "workers") -> int:
         import os
 
         return os.cpu_count() or 1
-    if isinstance(workers, bool) or not isinstance(workers, numbers.Integral):
-        raise TypeError(f"{name} must be None or an integer >= 1; got {describe(workers)}")
-    if workers < 1:
-        raise ValueError(f"{name} must be None or an integer >= 1; got {workers}")
-    return int(workers)
+    return _integer(workers, name, 1, "None or an integer >= 1")
 
 
 #: Default byte budget of the batch engine's working arrays (256 MiB).
@@ -444,11 +446,7 @@ def check_max_memory(max_memory: Any, name: str = "max_memory") -> int:
 
 def check_index_offset(index_offset: Any, name: str = "index_offset") -> int:
     """Flat batch index of a first matrix: an integer >= 0."""
-    if isinstance(index_offset, bool) or not isinstance(index_offset, numbers.Integral):
-        raise TypeError(f"{name} must be an integer >= 0; got {describe(index_offset)}")
-    if index_offset < 0:
-        raise ValueError(f"{name} must be an integer >= 0; got {index_offset}")
-    return int(index_offset)
+    return _integer(index_offset, name, 0)
 
 
 def check_metric_names(metrics: Any, allowed: Sequence[str], name: str = "metrics") -> list[str]:
