@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -27,6 +28,8 @@ __all__ = [
     "check_ref",
     "check_dtype",
     "check_rng",
+    "check_sampling_args",
+    "SamplingArgs",
     "check_choice",
     "check_labels",
     "check_zero_division",
@@ -137,13 +140,19 @@ def check_counts(counts: Any, name: str = "counts") -> np.ndarray:
     return arr
 
 
+def _integer(value: Any, name: str, low: int, allowed: str = "") -> int:
+    """An integer (not a bool) >= ``low``; ``allowed`` words the messages' "must be ..."."""
+    allowed = allowed or f"an integer >= {low}"
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be {allowed}; got {describe(value)}")
+    if value < low:
+        raise ValueError(f"{name} must be {allowed}; got {value}")
+    return int(value)
+
+
 def check_draws(draws: Any, name: str = "draws") -> int:
     """A positive whole number of posterior draws."""
-    if isinstance(draws, bool) or not isinstance(draws, numbers.Integral):
-        raise TypeError(f"{name} must be an integer >= 1; got {describe(draws)}")
-    if draws < 1:
-        raise ValueError(f"{name} must be an integer >= 1; got {draws}")
-    return int(draws)
+    return _integer(draws, name, 1)
 
 
 def check_prob(prob: Any, name: str) -> float:
@@ -205,6 +214,41 @@ def check_rng(rng: Any, name: str = "rng") -> np.random.SeedSequence:
     ).bit_generator.seed_seq
     assert isinstance(seq, np.random.SeedSequence)
     return seq
+
+
+@dataclass(frozen=True)
+class SamplingArgs:
+    """Checked ``draws``, ``ci_prob``, ``ref``, root seed (``root``) and ``dtype``."""
+
+    draws: int
+    ci_prob: float
+    ref: float | None
+    root: np.random.SeedSequence
+    dtype: np.dtype
+
+    def as_keywords(self) -> dict[str, Any]:
+        """``draws``, ``ci_prob``, ``ref``, ``rng`` (the root) and ``dtype``, to pass on."""
+        return {"draws": self.draws, "ci_prob": self.ci_prob, "ref": self.ref,
+                "rng": self.root, "dtype": self.dtype}  # fmt: skip
+
+
+def check_sampling_args(
+    draws: Any, ci_prob: Any, ref: Any, rng: Any, dtype: Any = np.float64
+) -> SamplingArgs:
+    """Check ``draws``, ``ci_prob``, ``ref``, ``dtype`` then ``rng`` (last: a Generator
+    is not advanced when another of them is refused).
+
+    Examples
+    --------
+    >>> a = check_sampling_args(1000, 0.9, None, 7)
+    >>> a.draws, a.ci_prob, a.ref, a.dtype
+    (1000, 0.9, None, dtype('float64'))
+    """
+    n = check_draws(draws)
+    prob = check_prob(ci_prob, "ci_prob")
+    r = check_ref(ref)
+    dt = check_dtype(dtype)
+    return SamplingArgs(draws=n, ci_prob=prob, ref=r, root=check_rng(rng), dtype=dt)
 
 
 def child_seed(root: np.random.SeedSequence, *key: int) -> np.random.SeedSequence:
@@ -287,6 +331,24 @@ def check_positive(value: Any, name: str) -> float:
     return float(value)
 
 
+def _array(value: Any, name: str, what: str | tuple[str, str], held: str, kinds: str) -> np.ndarray:
+    """``value`` as an array of a dtype kind in ``kinds``; refuses a string, ragged input
+    and other dtypes. ``what`` is what an array of it holds (or a pair: for a string, and
+    for ragged input); ``held`` says which dtypes it may hold them as."""
+    whole, rows = (what, what) if isinstance(what, str) else what
+    if isinstance(value, (str, bytes)):
+        raise TypeError(f"{name} must be an array of {whole}; got {describe(value)}")
+    try:
+        arr = np.asarray(value)
+    except ValueError:
+        raise ValueError(
+            f"{name} must be a rectangular array of {rows}; got ragged input"
+        ) from None
+    if arr.dtype.kind not in kinds:
+        raise TypeError(f"{name} must hold {held}; got dtype {arr.dtype} ({describe(value)})")
+    return arr
+
+
 def check_indicator(
     y: Any, name: str, shape: tuple[int, ...] | None = None, like: str = ""
 ) -> np.ndarray:
@@ -296,19 +358,7 @@ def check_indicator(
     value (including NaN), other shapes and empty matrices. ``like`` names the
     argument whose shape ``shape`` is (for the message).
     """
-    if isinstance(y, (str, bytes)):
-        raise TypeError(f"{name} must be an array of 0/1 indicators; got {describe(y)}")
-    try:
-        arr = np.asarray(y)
-    except ValueError:
-        raise ValueError(
-            f"{name} must be a rectangular array of 0/1 indicators; got ragged input"
-        ) from None
-    if arr.dtype.kind not in "biuf":
-        raise TypeError(
-            f"{name} must hold 0/1 indicators as bools, integers or floats; got dtype "
-            f"{arr.dtype} ({describe(y)})"
-        )
+    arr = _array(y, name, "0/1 indicators", "0/1 indicators as bools, integers or floats", "biuf")
     if shape is not None:
         if arr.shape != shape:
             raise ValueError(
@@ -368,11 +418,7 @@ def check_workers(workers: Any, name: str = "workers") -> int:
         import os
 
         return os.cpu_count() or 1
-    if isinstance(workers, bool) or not isinstance(workers, numbers.Integral):
-        raise TypeError(f"{name} must be None or an integer >= 1; got {describe(workers)}")
-    if workers < 1:
-        raise ValueError(f"{name} must be None or an integer >= 1; got {workers}")
-    return int(workers)
+    return _integer(workers, name, 1, "None or an integer >= 1")
 
 
 #: Default byte budget of the batch engine's working arrays (256 MiB).
@@ -400,11 +446,7 @@ def check_max_memory(max_memory: Any, name: str = "max_memory") -> int:
 
 def check_index_offset(index_offset: Any, name: str = "index_offset") -> int:
     """Flat batch index of a first matrix: an integer >= 0."""
-    if isinstance(index_offset, bool) or not isinstance(index_offset, numbers.Integral):
-        raise TypeError(f"{name} must be an integer >= 0; got {describe(index_offset)}")
-    if index_offset < 0:
-        raise ValueError(f"{name} must be an integer >= 0; got {index_offset}")
-    return int(index_offset)
+    return _integer(index_offset, name, 0)
 
 
 def check_metric_names(metrics: Any, allowed: Sequence[str], name: str = "metrics") -> list[str]:
@@ -434,18 +476,7 @@ def check_scores(
 
     ``like`` names the argument whose shape ``shape`` is (for the message).
     """
-    if isinstance(scores, (str, bytes)):
-        raise TypeError(f"{name} must be an array of real numbers; got {describe(scores)}")
-    try:
-        arr = np.asarray(scores)
-    except ValueError:
-        raise ValueError(
-            f"{name} must be a rectangular array of numbers; got ragged input"
-        ) from None
-    if arr.dtype.kind not in "iuf":
-        raise TypeError(
-            f"{name} must hold integers or floats; got dtype {arr.dtype} ({describe(scores)})"
-        )
+    arr = _array(scores, name, ("real numbers", "numbers"), "integers or floats", "iuf")
     if shape is not None and arr.shape != shape:
         raise ValueError(f"{name} must have the shape of {like}, {shape}; got shape {arr.shape}")
     if arr.ndim not in (1, 2) or 0 in arr.shape:

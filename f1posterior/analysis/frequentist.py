@@ -69,6 +69,7 @@ from .._core.validation import (
 )
 from ..metrics.divide import safe_divide
 from ..metrics.multiclass import resolve_metric
+from ..posterior.evaluation import metric_values
 
 __all__ = ["FrequentistInterval", "DegenerateIntervalWarning", "bootstrap_interval"]
 
@@ -246,17 +247,6 @@ def _check_bootstrap(counts, metric, confidence_level, resamples, method):
     return c, name, fn, lev, r, meth
 
 
-def _metric_on(fn: Callable[[np.ndarray], Any], tables: np.ndarray, name: str) -> np.ndarray:
-    out = np.asarray(fn(tables), dtype=float)
-    lead = tables.shape[:-2]
-    if out.shape[: len(lead)] != lead or out.ndim > len(lead) + 1:
-        raise ValueError(
-            f"metric {name!r} must map a (..., M, M) table to (...) or (..., K); got shape "
-            f"{out.shape} for a table of shape {tables.shape}"
-        )
-    return out
-
-
 @renamed_keywords(level="confidence_level")
 def bootstrap_interval(
     counts: ArrayLike,
@@ -330,7 +320,7 @@ def _bootstrap_many(
     batch, m = c.shape[:-2], c.shape[-1]
     flat = c.reshape(-1, m, m)
     n_mat = flat.shape[0]
-    ests = {name: _metric_on(fn, flat, name) for name, fn in metrics}
+    ests = {name: metric_values(fn, flat, name) for name, fn in metrics}
     group = max(1, _BOOT_BUDGET // (8 * max(n_res, m * m) * m * m))
     tail = (1.0 - lev) / 2.0
     bounds: dict[tuple[str, str], list[np.ndarray]] = {
@@ -351,7 +341,7 @@ def _bootstrap_many(
             res[i][:, nz] = draws
         for name, fn in metrics:
             extra = ests[name].shape[1:]
-            vals = _metric_on(fn, res.reshape(g * n_res, m, m), name).reshape(g, n_res, *extra)
+            vals = metric_values(fn, res.reshape(g * n_res, m, m), name).reshape(g, n_res, *extra)
             vals = np.moveaxis(vals, 1, -1)  # (g, *extra, R)
             ses[name].append(vals.std(axis=-1, ddof=1) if n_res > 1 else np.zeros(vals.shape[:-1]))
             srt = np.sort(vals, axis=-1)

@@ -38,13 +38,13 @@ import numpy as np
 
 from .._core.sampling import LOG_SPACE_BELOW, block_draws, cells_inplace, gamma_chunk
 from .._core.streams import block_keys, block_streams
-from .._core.validation import DEFAULT_MAX_MEMORY
+from .._core.validation import DEFAULT_MAX_MEMORY, SamplingArgs
 from ..metrics.multiclass import shared_class_sums
 from .chance import chance_floor_inplace, chance_table, with_chance
 from .prevalence import PrevalenceDraws
 from .summary import MetricSummary, summarize_rows
 
-__all__ = ["DEFAULT_MAX_MEMORY", "summarize_rows", "plan", "run", "check_fits"]
+__all__ = ["DEFAULT_MAX_MEMORY", "RunSettings", "summarize_rows", "plan", "run", "check_fits"]
 
 #: Streams of a group are made in one bulk call when there are at most this many.
 _BULK_STREAMS = 4096
@@ -208,6 +208,20 @@ class Sampler(Protocol):
     ) -> None: ...
 
 
+@dataclass(frozen=True)
+class RunSettings:
+    """The checked settings of a :func:`run`, as in :func:`f1posterior.evaluate`
+    (``index_offset``: flat index of ``conc[0]``, its random-stream key; ``progress``
+    is called as ``progress(matrices_done, B)`` from the calling thread)."""
+
+    sampling: SamplingArgs
+    keep_draws: bool
+    workers: int
+    max_memory: int
+    index_offset: int = 0
+    progress: Progress | None = None
+
+
 def _prime_allocator(nbytes: int) -> None:
     """Allocate and free one block of ``nbytes`` (its pages are never touched).
 
@@ -228,17 +242,8 @@ def run(
     metrics: Sequence[tuple[str, MetricFn]],
     scores: dict[str, np.ndarray],
     values: Callable[[MetricFn, np.ndarray, str], np.ndarray],
+    settings: RunSettings,
     *,
-    draws: int,
-    root: np.random.SeedSequence,
-    dtype: np.dtype,
-    ci_prob: float,
-    ref: float | None,
-    keep_draws: bool,
-    workers: int,
-    max_memory: int,
-    index_offset: int = 0,
-    progress: Progress | None = None,
     prevalence: PrevalenceDraws | None = None,
     chance: bool = False,
     sampler: Sampler | None = None,
@@ -255,16 +260,8 @@ def run(
         Observed scores; their trailing shape gives each metric's width.
     values : callable
         ``values(fn, table, name)`` -> float64 metric values, with shape checks.
-    draws, root, dtype, ci_prob, ref, keep_draws
-        As in :func:`f1posterior.evaluate`.
-    workers : int
-        Threads.
-    max_memory : int
-        Byte budget of the working arrays.
-    index_offset : int
-        Flat index of ``conc[0]`` in the whole batch (its random-stream key).
-    progress : callable, optional
-        Called as ``progress(matrices_done, B)`` from the calling thread.
+    settings : RunSettings
+        Draws, seed, dtype, intervals, threads, memory budget and offset.
     prevalence : PrevalenceDraws, optional
         A target prevalence (:mod:`f1posterior.posterior.prevalence`): every cell
         chunk is re-weighted to it before the metrics (its Dirichlet's Gamma
@@ -286,9 +283,11 @@ def run(
         ``keep_draws``; empty lists otherwise.
     """
     n_mat, _, m = conc.shape
+    a, workers, keep_draws = settings.sampling, settings.workers, settings.keep_draws
+    draws, root, dtype, index_offset = a.draws, a.root, a.dtype, settings.index_offset
     extra = {name: scores[name].shape[1:] for name, _ in metrics}
     widths = [int(np.prod(extra[name])) for name, _ in metrics]
-    p = plan(n_mat, m, draws, widths * (1 + chance), dtype.itemsize, workers, max_memory)
+    p = plan(n_mat, m, draws, widths * (1 + chance), dtype.itemsize, workers, settings.max_memory)
     keys = [name for name, _ in metrics] + [_CH + n for n, _ in metrics if chance]
     small_any = np.asarray((conc < LOG_SPACE_BELOW).any(axis=(-2, -1)))
     groups = [(g0, min(n_mat, g0 + p.group)) for g0 in range(0, n_mat, p.group)]
@@ -389,7 +388,8 @@ def run(
                 raise ValueError(f"metric {name!r} returned non-finite values on posterior draws")
             x = np.ascontiguousarray(x)
             work = reused("summary", max(x.size, group_size * max(widths)), np.float64)
-            s = summarize_rows(x, score=scores[name][g0:g1], ci_prob=ci_prob, ref=ref, work=work)
+            score = scores[name][g0:g1]
+            s = summarize_rows(x, score=score, ci_prob=a.ci_prob, ref=a.ref, work=work)
             if chance:
                 xc = np.moveaxis(md[_CH + name], 1, -1)
                 s = with_chance(s, x, xc, name)
@@ -405,7 +405,9 @@ def run(
             sample_into(md, g0, c, gens)
         return finish(md, g0, g1)
 
-    parts, kept, collect = collector([name for name, _ in metrics], keep_draws, n_mat, progress)
+    parts, kept, collect = collector(
+        [name for name, _ in metrics], keep_draws, n_mat, settings.progress
+    )
 
     if (
         sampler is None

@@ -73,13 +73,10 @@ from numpy.typing import ArrayLike
 from .._core.deprecation import renamed_keywords
 from .._core.describe import describe
 from .._core.validation import (
-    check_draws,
     check_indicator,
     check_metric_names,
     check_positive,
-    check_prob,
-    check_ref,
-    check_rng,
+    check_sampling_args,
     check_scores,
     child_seed,
 )
@@ -304,6 +301,7 @@ def evaluate_documents(
     y_pred: ArrayLike | None = None,
     scores: ArrayLike | None = None,
     *,
+    # the arguments of document_scores, spelled out (not **kw) for users, docs and mypy
     metrics: str | Sequence[str] | None = None,
     f_beta: float = 1.0,
     zero_division: float = 0,
@@ -353,10 +351,8 @@ def evaluate_documents(
     (0.8333, 0.5)
     """
     t, p, s, names, b2, zd = _check_inputs(y_true, y_pred, scores, metrics, f_beta, zero_division)
-    n_draws = check_draws(draws)
-    prob = check_prob(ci_prob, "ci_prob")
-    r = check_ref(ref)
-    root = check_rng(rng)
+    sa = check_sampling_args(draws, ci_prob, ref, rng)
+    n_draws, prob, r, root = sa.draws, sa.ci_prob, sa.ref, sa.root
     values = _values(t, p, s, names, b2, zd)
     v = np.stack([values[n] for n in names], axis=1)  # (D, K)
     x = _bootstrap(v, n_draws, root)  # (K, draws)

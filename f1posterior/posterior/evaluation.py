@@ -26,20 +26,16 @@ from .._core.validation import (
     as_counts,
     check_batch_names,
     check_class_names,
-    check_draws,
-    check_dtype,
     check_flag,
     check_index_offset,
     check_max_memory,
-    check_prob,
-    check_ref,
-    check_rng,
+    check_sampling_args,
     check_workers,
 )
 from ..metrics.multiclass import PER_CLASS_METRICS, resolve_metric
 from . import routes
 from .assemble import check_prior_dominance, exact_summaries
-from .batch import check_fits
+from .batch import RunSettings, check_fits
 from .batch import run as run_batch
 from .chance import chance_table
 from .prevalence import TargetPrevalence, check_prevalence, reweight
@@ -192,7 +188,9 @@ def _check_metrics(metrics: Any) -> list[tuple[str, Callable[[np.ndarray], Any]]
     return resolved
 
 
-def _metric_values(fn: Callable[[np.ndarray], Any], table: np.ndarray, name: str) -> np.ndarray:
+def metric_values(fn: Callable[[np.ndarray], Any], table: np.ndarray, name: str) -> np.ndarray:
+    """float64 values of metric ``name`` (``fn``) on ``(..., M, M)`` tables: ``(...)`` or
+    ``(..., K)``; any other shape is a ValueError naming the metric."""
     out = np.asarray(fn(table), dtype=np.float64)
     lead = table.shape[:-2]
     if out.shape[: len(lead)] != lead or out.ndim > len(lead) + 1:
@@ -330,19 +328,16 @@ def evaluate(
     (0.84, (2,))
     """
     resolved = resolved_all = _check_metrics(metrics)
-    n_draws = check_draws(draws)
-    dt = check_dtype(dtype)
+    sa = check_sampling_args(draws, ci_prob, ref, rng, dtype)
     budget = check_max_memory(max_memory)
-    _refuse_what_cannot_fit(counts, resolved, n_draws, dt, budget, chance is True)
+    _refuse_what_cannot_fit(counts, resolved, sa.draws, sa.dtype, budget, chance is True)
     c, labels = as_counts(counts, labels)
     labels = check_class_names(labels, c.shape[-1])
     keep_draws = check_flag(keep_draws, "keep_draws")
     matrix_names = check_batch_names(names, c.shape[:-2])
-    prob = check_prob(ci_prob, "ci_prob")
-    r = check_ref(ref)
-    root = check_rng(rng)
-    n_workers = check_workers(workers)
-    offset = check_index_offset(index_offset)
+    settings = RunSettings(
+        sa, keep_draws, check_workers(workers), budget, check_index_offset(index_offset), progress
+    )
     if not isinstance(prior_check, bool):
         raise TypeError(f"prior_check must be True or False; got {describe(prior_check)}")
     if progress is not None and not callable(progress):
@@ -361,12 +356,14 @@ def evaluate(
     if target is not None:  # the observed table at the target (mean) prevalence
         observed = reweight(flat_counts, np.broadcast_to(target.mean(), (*batch, m)).reshape(-1, m))
     with np.errstate(invalid="ignore", divide="ignore"):
-        scores = {name: _metric_values(fn, observed, name) for name, fn in resolved}
+        scores = {name: metric_values(fn, observed, name) for name, fn in resolved}
     # Closed forms (f1posterior.posterior.exact; scipy): under an aligned prior, and recall under
     # any prior. Exact summaries; not sampled unless keep_draws asks for their draws.
     requested = list(scores)
     exact = (
-        {} if chance else exact_summaries(resolved, c, a, b, scores, tuple(batch), prob, r, target)
+        {}
+        if chance
+        else exact_summaries(resolved, c, a, b, scores, tuple(batch), sa.ci_prob, sa.ref, target)
     )
     if exact and not keep_draws:
         resolved = [(n, fn) for n, fn in resolved if n not in exact]
@@ -377,39 +374,11 @@ def evaluate(
         # only accuracy / micro-F1 / recall to draw: 3M Gamma variates a draw, not
         # M(M+1) (f1posterior.posterior.routes: exact in distribution; other draws than the
         # whole table's for the same seed, same random-stream keys and guarantees)
-        parts, kept = routes.run(
-            flat_conc,
-            resolved,
-            scores,
-            draws=n_draws,
-            root=root,
-            dtype=dt,
-            ci_prob=prob,
-            ref=r,
-            keep_draws=keep_draws,
-            workers=n_workers,
-            max_memory=budget,
-            index_offset=offset,
-            progress=progress,
-        )
+        parts, kept = routes.run(flat_conc, resolved, scores, settings)
     elif scores:  # the batch engine: groups, chunks and threads (f1posterior.posterior.batch)
+        prev = None if target is None else target.sampler(tuple(batch), sa.root, sa.dtype)
         parts, kept = run_batch(
-            flat_conc,
-            resolved,
-            scores,
-            _metric_values,
-            draws=n_draws,
-            root=root,
-            dtype=dt,
-            ci_prob=prob,
-            ref=r,
-            keep_draws=keep_draws,
-            workers=n_workers,
-            max_memory=budget,
-            index_offset=offset,
-            progress=progress,
-            prevalence=None if target is None else target.sampler(tuple(batch), root, dt),
-            chance=chance,
+            flat_conc, resolved, scores, metric_values, settings, prevalence=prev, chance=chance
         )
     summaries = {
         n: exact[n] if n in exact else MetricSummary.concat(parts[n], batch) for n in requested
@@ -421,10 +390,10 @@ def evaluate(
     return Evaluation(
         summaries=summaries,
         prior=describe_prior(alpha, beta),
-        draws=n_draws,
-        ci_prob=prob,
-        ref=r,
-        seed=run_seed(root),
+        draws=sa.draws,
+        ci_prob=sa.ci_prob,
+        ref=sa.ref,
+        seed=run_seed(sa.root),
         batch_shape=tuple(batch),
         labels=None if labels is None else [str(x) for x in labels],
         names=matrix_names,
@@ -449,7 +418,7 @@ def _chance_scores(
     out = dict(summaries)
     for name, fn in metrics:
         with np.errstate(invalid="ignore", divide="ignore"):
-            v = _metric_values(fn, table, name)
+            v = metric_values(fn, table, name)
         v = v.reshape(batch + v.shape[1:])
         out[name] = dataclasses.replace(out[name], chance_score=float(v) if v.ndim == 0 else v)
     return out

@@ -54,13 +54,9 @@ from .._core.priors import PriorArg, describe_prior, resolve_prior
 from .._core.sampling import concentrations, iter_cell_chunks
 from .._core.validation import (
     check_counts,
-    check_draws,
-    check_dtype,
     check_metric_names,
     check_positive,
-    check_prob,
-    check_ref,
-    check_rng,
+    check_sampling_args,
 )
 from ..metrics.multilabel import (
     AGGREGATE_METRICS,
@@ -229,6 +225,7 @@ def _scores(c: np.ndarray, names: list[str], b2: float) -> dict[str, np.ndarray]
 def evaluate_multilabel(
     tables: ArrayLike,
     *,
+    # the keywords of f1posterior.evaluate, spelled out (not **kw) for users, docs and mypy
     metrics: str | Sequence[str] = ("micro_f1", "macro_f1"),
     f_beta: float = 1.0,
     draws: int = 50_000,
@@ -313,11 +310,8 @@ def evaluate_multilabel(
     names = _check_metric_names(metrics)
     fb = check_positive(f_beta, "f_beta")
     b2 = fb * fb
-    n_draws = check_draws(draws)
-    prob = check_prob(ci_prob, "ci_prob")
-    r = check_ref(ref)
-    dt = check_dtype(dtype)
-    root = check_rng(rng)
+    sa = check_sampling_args(draws, ci_prob, ref, rng, dtype)
+    n_draws, prob, r, dt, root = sa.draws, sa.ci_prob, sa.ref, sa.dtype, sa.root
     batch, n_labels = c.shape[:-3], c.shape[-3]
     label_names = _check_label_names(labels, n_labels)
     a, b = resolve_prior(alpha, beta, c)

@@ -55,6 +55,7 @@ import numpy as np
 
 from .._core.sampling import LOG_SPACE_BELOW, STREAM_BLOCK_VARIATES, fill_block
 from .._core.streams import block_keys, block_streams
+from .batch import RunSettings
 from .batch import run as run_batch
 from .summary import MetricSummary
 
@@ -68,8 +69,6 @@ _ENABLED = True
 _CHUNK_BYTES = 8 << 20
 #: ... unless that leaves fewer draws than this in a chunk (large M).
 _MIN_CHUNK_DRAWS = 512
-
-Progress = Callable[[int, int], None]
 
 
 def block_draws(m: int) -> int:
@@ -178,17 +177,7 @@ def run(
     conc: np.ndarray,
     metrics: Sequence[tuple[str, Any]],
     scores: dict[str, np.ndarray],
-    *,
-    draws: int,
-    root: np.random.SeedSequence,
-    dtype: np.dtype,
-    ci_prob: float,
-    ref: float | None,
-    keep_draws: bool,
-    workers: int,
-    max_memory: int,
-    index_offset: int = 0,
-    progress: Progress | None = None,
+    settings: RunSettings,
 ) -> tuple[dict[str, list[MetricSummary]], dict[str, list[np.ndarray]]]:
     """Summaries (and draws) of accuracy, micro-F1 and recall for a flat batch ``conc``.
 
@@ -205,23 +194,21 @@ def run(
         Metrics, every one in :data:`REDUCED_METRICS` (see :func:`applies`).
     scores : dict of str to ndarray, shape (B,) or (B, M)
         Observed scores.
-    draws, root, dtype, ci_prob, ref, keep_draws, workers, max_memory, index_offset, progress
+    settings : RunSettings
         As in :func:`f1posterior.posterior.batch.run`.
 
     Returns
     -------
-    parts : dict of str to list of MetricSummary
-        Per metric, the summaries of consecutive groups of matrices (flat).
-    kept : dict of str to list of ndarray
-        Per metric, the draws ``(group, [M,] draws)`` of each group when
-        ``keep_draws``; empty lists otherwise.
+    parts, kept : dict of str to list
+        As from :func:`f1posterior.posterior.batch.run` (recall's draws ``(group, M, draws)``).
     """
     n_mat, _, m = conc.shape
+    dtype, workers = settings.sampling.dtype, settings.workers
     names = [n for n, _ in metrics]
     widths = [m if n == "recall" else 1 for n in names]
     # Gammas 3M, recall M in dtype; sum, accuracy and the metric outputs in float64
     per_draw = dtype.itemsize * 4 * m + 8 * (2 + sum(widths))
-    half = max(1, max_memory // workers) // 2
+    half = max(1, settings.max_memory // workers) // 2
     chunk_draws = max(1, min(half // per_draw, max(_CHUNK_BYTES // per_draw, _MIN_CHUNK_DRAWS)))
     red = reduced_concentrations(conc)
     sampler = _Reduced(
@@ -230,27 +217,11 @@ def run(
         names=names,
         block=block_draws(m),
         chunk_draws=chunk_draws,
-        root=root,
-        index_offset=index_offset,
+        root=settings.sampling.root,
+        index_offset=settings.index_offset,
         dtype=dtype,
     )
-    return run_batch(
-        conc,
-        metrics,
-        scores,
-        _no_values,
-        draws=draws,
-        root=root,
-        dtype=dtype,
-        ci_prob=ci_prob,
-        ref=ref,
-        keep_draws=keep_draws,
-        workers=workers,
-        max_memory=max_memory,
-        index_offset=index_offset,
-        progress=progress,
-        sampler=sampler,
-    )
+    return run_batch(conc, metrics, scores, _no_values, settings, sampler=sampler)
 
 
 def _no_values(fn: Any, table: np.ndarray, name: str) -> np.ndarray:  # pragma: no cover
@@ -270,6 +241,7 @@ class _Reduced:
     index_offset: int
     dtype: np.dtype
 
+    # the signature of the Protocol method batch.Sampler.sample, repeated as typing requires
     def sample(
         self,
         md: dict[str, np.ndarray],
