@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import math
 import numbers
-import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._core.deprecation import warn_renamed
 from .._core.describe import describe
 from .._core.priors import PRIOR_PRESETS
 from .._core.results import value_equality
@@ -157,12 +157,7 @@ def _renamed(cfg: GateConfig, data: Mapping[str, Any]) -> dict[str, Any]:
             continue
         if new in out:
             raise cfg.error(old, f"is the old name of {new!r}; give only {new!r}")
-        warnings.warn(
-            f"{cfg.path}: {old!r} is renamed {new!r}; the old name will be removed "
-            "in a future version",
-            FutureWarning,
-            stacklevel=2,
-        )
+        warn_renamed(f"{cfg.path}: ", repr(old), repr(new))
         out[new] = out.pop(old)
     return out
 
