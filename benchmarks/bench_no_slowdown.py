@@ -105,10 +105,10 @@ for line in sys.stdin:
     name = line.strip()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         out = CASES[name]()
-        t = time.perf_counter() - t0
-    print(json.dumps({"case": name, "s": t, "check": out}), flush=True)
+        t, c = time.perf_counter() - t0, time.process_time() - c0
+    print(json.dumps({"case": name, "s": t, "cpu": c, "check": out}), flush=True)
 """
 
 CASES = {
@@ -171,28 +171,37 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--old", default="/tmp/old-f1p", help="checkout of the old commit")
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--cases", nargs="+", choices=list(CASES), help="a subset of the cases")
+    ap.add_argument("--out", help="directory for the results (default benchmarks/results)")
     args = ap.parse_args(argv)
+    cases = {c: CASES[c] for c in (args.cases or CASES)}
     old_root = Path(args.old).resolve()
     load_before = os.getloadavg()
     old, new = Child(old_root), Child(ROOT)
-    times: dict[str, dict[str, list[float]]] = {c: {"old": [], "new": []} for c in CASES}
-    checks: dict[str, dict[str, Any]] = {c: {} for c in CASES}
-    for case in CASES:  # warm-up (first-call caches, page faults), not timed
+    times: dict[str, dict[str, list[float]]] = {c: {"old": [], "new": []} for c in cases}
+    cpu: dict[str, dict[str, list[float]]] = {c: {"old": [], "new": []} for c in cases}
+    checks: dict[str, dict[str, Any]] = {c: {} for c in cases}
+    for case in cases:  # warm-up (first-call caches, page faults), not timed
         checks[case]["old"] = old.run(case)["check"]
         checks[case]["new"] = new.run(case)["check"]
     for rnd in range(args.repeats):
-        for case in CASES:
+        for case in cases:
             pair = [("old", old), ("new", new)]
             if rnd % 2:  # alternate which version goes first
                 pair.reverse()
             for tag, child in pair:
-                times[case][tag].append(child.run(case)["s"])
+                got = child.run(case)
+                times[case][tag].append(got["s"])
+                cpu[case][tag].append(got["cpu"])
         print(f"round {rnd + 1}/{args.repeats} done", file=sys.stderr, flush=True)
     old.close()
     new.close()
     rows = []
-    for case, desc in CASES.items():
+    for case, desc in cases.items():
         t_old, t_new = np.array(times[case]["old"]), np.array(times[case]["new"])
+        u_old, u_new = np.array(cpu[case]["old"]), np.array(cpu[case]["new"])
+        cpu_ratio = float(u_new.min() / u_old.min())
+        cpu_noise = float(max(np.ptp(u_old) / u_old.min(), np.ptp(u_new) / u_new.min()))
         c_old, c_new = np.array(checks[case]["old"]), np.array(checks[case]["new"])
         rel_diff = float(np.max(np.abs(c_new - c_old) / np.maximum(np.abs(c_old), 1e-300)))
         ratio = float(t_new.min() / t_old.min())
@@ -219,6 +228,19 @@ def main(argv: list[str] | None = None) -> int:
                 "checksum_old": c_old.tolist(),
                 "checksum_new": c_new.tolist(),
                 "checksum_max_rel_diff": rel_diff,
+                "cpu_old_min_s": float(u_old.min()),
+                "cpu_new_min_s": float(u_new.min()),
+                "cpu_ratio_new_over_old": cpu_ratio,
+                "cpu_noise": cpu_noise,
+                "cpu_verdict": (
+                    "slower"
+                    if cpu_ratio > 1 + cpu_noise
+                    else "faster"
+                    if cpu_ratio < 1 - cpu_noise
+                    else "within noise"
+                ),
+                "old_cpu_s": u_old.tolist(),
+                "new_cpu_s": u_new.tolist(),
                 "old_times_s": t_old.tolist(),
                 "new_times_s": t_new.tolist(),
             }
@@ -239,10 +261,11 @@ def main(argv: list[str] | None = None) -> int:
         "repeats": args.repeats,
         "cases": rows,
     }
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "no_slowdown.json").write_text(json.dumps(result, indent=2) + "\n")
-    (RESULTS / "no_slowdown.md").write_text(markdown(result))
-    print(f"wrote {RESULTS / 'no_slowdown.json'} and no_slowdown.md")
+    out = Path(args.out) if args.out else RESULTS
+    out.mkdir(exist_ok=True)
+    (out / "no_slowdown.json").write_text(json.dumps(result, indent=2) + "\n")
+    (out / "no_slowdown.md").write_text(markdown(result))
+    print(f"wrote {out / 'no_slowdown.json'} and no_slowdown.md")
     return 0
 
 
@@ -261,16 +284,20 @@ def markdown(result: dict[str, Any]) -> str:
         "Noise = largest (max - min) / min of the repeats of either version; a case is "
         "slower or faster only when new/old differs from 1 by more than that.",
         "",
+        "Wall time first, then process CPU time (all threads of the child; far less "
+        "disturbed by other jobs on a shared machine).",
+        "",
         "| case | old (s) | new (s) | new/old | per-round range | noise | verdict "
-        "| results: max rel. diff |",
-        "|---|---:|---:|---:|---|---:|---|---|",
+        "| CPU new/old | CPU noise | CPU verdict | results: max rel. diff |",
+        "|---|---:|---:|---:|---|---:|---|---:|---:|---|---|",
     ]
     for r in result["cases"]:
         lo, hi = r["per_round_ratio_range"]
         lines.append(
             f"| {r['what']} | {r['old_min_s']:.4f} | {r['new_min_s']:.4f} | "
             f"{r['ratio_new_over_old']:.2f} | {lo:.2f}-{hi:.2f} | {r['noise']:.0%} | "
-            f"{r['verdict']} | {r['checksum_max_rel_diff']:.1e} |"
+            f"{r['verdict']} | {r['cpu_ratio_new_over_old']:.2f} | {r['cpu_noise']:.0%} | "
+            f"{r['cpu_verdict']} | {r['checksum_max_rel_diff']:.1e} |"
         )
     return "\n".join(lines) + "\n"
 
