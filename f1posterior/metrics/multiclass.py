@@ -135,7 +135,11 @@ def _make_score(
     return score
 
 
-def _fbeta(t, beta2, average, labels, zero_division):
+def fbeta_values(t, beta2, average, labels, zero_division):
+    """F-beta of a validated float table: ``beta2`` = beta squared, ``labels`` indices or None.
+
+    The unchecked core of :func:`fbeta_score` (also lent to the threshold analysis).
+    """
     tp, pred, true = class_sums(t, labels)
     if average == "micro":
         tp, pred, true = tp.sum(-1), pred.sum(-1), true.sum(-1)
@@ -200,14 +204,14 @@ def fbeta_score(
     """
     t, lab, zd = _check_common(table, average, labels, pos_label, zero_division)
     b = check_positive(beta, "beta")
-    return _fbeta(t, b * b, average, lab, zd)
+    return fbeta_values(t, b * b, average, lab, zd)
 
 
 # One call per public function of the common signature, each with its own docstring:
 # the three calls share a shape, not code.
 f1_score = _make_score(
     "f1_score",
-    partial(_fbeta, beta2=1.0),
+    partial(fbeta_values, beta2=1.0),
     """F1 score of confusion tables (F-beta with beta = 1).
 
     Parameters and returns as :func:`fbeta_score`.

@@ -24,7 +24,7 @@ from collections.abc import Collection, Iterator, Mapping
 import numpy as np
 
 from .divide import safe_divide
-from .multiclass import _fbeta, _precision, _recall
+from .multiclass import _precision, _recall, fbeta_values
 from .rates import _rate
 
 __all__ = [
@@ -71,9 +71,9 @@ def label_metric(t: np.ndarray, name: str, b2: float = 1.0) -> np.ndarray:
     array([0.5714, 0.9231])
     """
     if name == "f1" or (name == "fbeta" and b2 == 1.0):
-        out = _fbeta(t, 1.0, None, _POSITIVE, _Z)
+        out = fbeta_values(t, 1.0, None, _POSITIVE, _Z)
     elif name == "fbeta":
-        out = _fbeta(t, b2, None, _POSITIVE, _Z)
+        out = fbeta_values(t, b2, None, _POSITIVE, _Z)
     elif name == "precision":
         out = _precision(t, None, _POSITIVE, _Z)
     elif name == "recall":

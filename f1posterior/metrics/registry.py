@@ -19,7 +19,7 @@ import numpy as np
 
 from .._core.describe import describe
 from .agreement import _kappa, _mcc
-from .multiclass import _accuracy, _f1_star, _fbeta, _precision, _recall
+from .multiclass import _accuracy, _f1_star, _precision, _recall, fbeta_values
 from .rates import _balanced_accuracy, _composite, _dor, _rate, _ratios
 
 __all__ = ["METRICS", "PER_CLASS_METRICS", "METRIC_RANGES", "resolve_metric"]
@@ -37,16 +37,16 @@ def _composite_metric(name: str) -> Callable[[np.ndarray], np.ndarray]:
 
 
 METRICS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
-    "micro_f1": lambda t: _fbeta(t, 1.0, "micro", None, _Z),
-    "macro_f1": lambda t: _fbeta(t, 1.0, "macro", None, _Z),
-    "weighted_f1": lambda t: _fbeta(t, 1.0, "weighted", None, _Z),
+    "micro_f1": lambda t: fbeta_values(t, 1.0, "micro", None, _Z),
+    "macro_f1": lambda t: fbeta_values(t, 1.0, "macro", None, _Z),
+    "weighted_f1": lambda t: fbeta_values(t, 1.0, "weighted", None, _Z),
     "macro_f1_star": lambda t: _f1_star(t, None, _Z),
     "accuracy": _accuracy,
     "macro_precision": lambda t: _precision(t, "macro", None, _Z),
     "macro_recall": lambda t: _recall(t, "macro", None, _Z),
     "weighted_precision": lambda t: _precision(t, "weighted", None, _Z),
     "weighted_recall": lambda t: _recall(t, "weighted", None, _Z),
-    "f1": lambda t: _fbeta(t, 1.0, None, None, _Z),
+    "f1": lambda t: fbeta_values(t, 1.0, None, None, _Z),
     "precision": lambda t: _precision(t, None, None, _Z),
     "recall": lambda t: _recall(t, None, None, _Z),
     # chance-corrected and balanced scores of the whole table

@@ -23,7 +23,7 @@ from ..._core.validation import (
     check_scores,
     child_seed,
 )
-from ...metrics.multiclass import _fbeta
+from ...metrics.multiclass import fbeta_values
 from ...posterior.seeds import run_seed
 from ...posterior.summary import MetricSummary, summarize_draws
 from .best import best_threshold
@@ -229,21 +229,21 @@ def evaluate_threshold(
     per_label = np.empty((n_lab, n_draws))
     pooled = np.zeros((n_draws, 2, 2))
     for mats, rows, cells in iter_cell_chunks(conc, n_draws, post_root, np.dtype(np.float64)):
-        per_label[mats, rows] = _fbeta(cells, b2, "binary", np.array([1]), 0.0)
+        per_label[mats, rows] = fbeta_values(cells, b2, "binary", np.array([1]), 0.0)
         pooled[rows] += cells.sum(axis=0)
     tab_f = table.astype(np.float64)
-    point = _fbeta(tab_f, b2, "binary", np.array([1]), 0.0)
+    point = fbeta_values(tab_f, b2, "binary", np.array([1]), 0.0)
     summaries = {"fbeta": summarize_draws(per_label, score=point, ci_prob=prob)}
     if one_d:
         metric, in_sample = "fbeta", float(full.score)
         summaries = {"fbeta": summarize_draws(per_label[0], score=point[0], ci_prob=prob)}
         head_draws = per_label[0]
     else:
-        micro_draws = _fbeta(pooled, b2, "binary", np.array([1]), 0.0)
+        micro_draws = fbeta_values(pooled, b2, "binary", np.array([1]), 0.0)
         summaries["macro_fbeta"] = summarize_draws(
             per_label.mean(0), score=float(point.mean()), ci_prob=prob
         )
-        micro_point = _fbeta(tab_f.sum(0), b2, "binary", np.array([1]), 0.0)
+        micro_point = fbeta_values(tab_f.sum(0), b2, "binary", np.array([1]), 0.0)
         summaries["micro_fbeta"] = summarize_draws(
             micro_draws, score=float(micro_point), ci_prob=prob
         )
