@@ -144,11 +144,7 @@ def render_report(
         return "\n".join(lines) + "\n"
     esc = html.escape
     parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>{esc(heading)}</title><style>{_STYLE}</style></head><body>",
-        f"<h1>{esc(heading)}</h1>",
-        '<p class="meta">' + "<br>".join(esc(m) for m in meta) + "</p>",
+        *_html_head(heading, meta),
         "<table><thead><tr>" + "".join(f"<th>{esc(h)}</th>" for h in head) + "</tr></thead>",
         "<tbody>",
     ]
@@ -325,13 +321,7 @@ def render_comparison_report(
         return "\n".join(lines).rstrip("\n") + "\n"
     esc = html.escape
     facts, tables = _comparison_tables(result, shown)
-    parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>{esc(heading)}</title><style>{_STYLE}</style></head><body>",
-        f"<h1>{esc(heading)}</h1>",
-        '<p class="meta">' + "<br>".join(esc(m) for m in meta) + "</p>",
-    ]
+    parts = _html_head(heading, meta)
     for head, body in tables:
         parts.append(
             "<table><thead><tr>" + "".join(f"<th>{esc(h)}</th>" for h in head) + "</tr></thead>"
@@ -357,3 +347,15 @@ def _result_figure(result: Any, names: list[str], fmt: str) -> bytes:
     buf = io.BytesIO()
     fig.savefig(buf, format=fmt, dpi=110, metadata={"Date": None} if fmt == "svg" else None)
     return buf.getvalue()
+
+
+def _html_head(heading: str, meta: Sequence[str]) -> list[str]:
+    """The opening of a report page: doctype, title, style, heading and the meta lines."""
+    esc = html.escape
+    return [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>{esc(heading)}</title><style>{_STYLE}</style></head><body>",
+        f"<h1>{esc(heading)}</h1>",
+        '<p class="meta">' + "<br>".join(esc(m) for m in meta) + "</p>",
+    ]
