@@ -153,3 +153,19 @@ def test_bad_deployment_options(tmp_path, args, match):
     assert proc.returncode == 2
     assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
     assert re.search(match, proc.stderr), proc.stderr
+
+
+def test_streamed_batch_header_records_the_target(tmp_path, capsys):
+    """A streamed batch's JSON header says which prevalence and chance options made its rows."""
+    path = tmp_path / "b.jsonl"
+    path.write_text(
+        '{"name": "a", "matrix": [[5, 1], [2, 7]]}\n{"name": "b", "matrix": [[9, 1], [3, 7]]}\n'
+    )
+    args = ["summarize", str(path), "--format", "json", "--draws", "500"]
+    assert main([*args, "--prevalence", "0.9,0.1", "--chance"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["prevalence"] == {"kind": "fixed", "values": [0.9, 0.1]} and out["chance"] is True
+    assert [r["name"] for r in out["rows"]] == ["a", "b"]
+    assert main(args) == 0  # without the options the header has neither key
+    plain = json.loads(capsys.readouterr().out)
+    assert "prevalence" not in plain and "chance" not in plain

@@ -14,12 +14,16 @@ import argparse
 import re
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .._core.validation import check_rng
 from ..io.streaming import DEFAULT_CHUNK, BatchChunk, BatchReader, open_batch
 from ..io.writers import ParquetRowWriter, RowWriter, atomic_output
+
+if TYPE_CHECKING:  # only for annotations: the engine is imported when a batch runs
+    from ..posterior.evaluation import Evaluation
 from .progress import progress_reporter
 
 __all__ = ["add_stream_arguments", "is_batch_run", "run_stream", "memory_size"]
@@ -234,7 +238,7 @@ def run_stream(args: argparse.Namespace, metrics: list[str], ref: float | None, 
                 writer = (
                     ParquetRowWriter(out)
                     if fmt == "parquet"
-                    else RowWriter(out, fmt, long=args.long, meta={**meta, "prior": ev.prior})
+                    else RowWriter(out, fmt, long=args.long, meta={**meta, **_run_meta(ev)})
                 )
             writer.write(ev, chunk.names)
             for name, s in ev.items():
@@ -264,3 +268,13 @@ def run_stream(args: argparse.Namespace, metrics: list[str], ref: float | None, 
     if args.output:
         print(f"{done:,} matrices written to {args.output}", file=sys.stderr)
     return 0
+
+
+def _run_meta(ev: Evaluation) -> dict[str, object]:
+    """What the first chunk's evaluation adds to the header: the prior, and any target."""
+    out: dict[str, object] = {"prior": ev.prior}
+    if ev.prevalence is not None:
+        out["prevalence"] = ev.prevalence.to_json()
+    if ev.chance:
+        out["chance"] = True
+    return out
