@@ -413,3 +413,11 @@ def test_a_callable_with_one_value_per_class_is_refused():
 def test_tables_must_be_numbers():
     with pytest.raises(TypeError, match=r"tables must be an array of numbers; got 'abc'"):
         aggregate("abc", draws=100)
+
+
+def test_aggregate_needs_enough_draws_for_each_tables_variance():
+    tables = np.array([[[40, 10], [5, 45]], [[30, 12], [8, 50]]])
+    for method in ("random_effects", "pooled"):
+        with pytest.raises(ValueError, match=r"draws must be at least 100 \(each table's"):
+            aggregate(tables, metric="accuracy", method=method, draws=99, rng=0)
+    assert aggregate(tables, metric="accuracy", draws=100, rng=0).method == "random_effects"

@@ -108,3 +108,16 @@ def test_error_bad_axis():
 def test_error_hdi_prob_type():
     with pytest.raises(TypeError, match=r"ci_prob must be a number in the open interval"):
         summarize_draws(np.zeros(4), ci_prob="0.9")
+
+
+def test_text_and_markdown_tables_escape_hostile_class_labels():
+    """Class labels come from files: one line each in text, literal in Markdown."""
+    from f1posterior import evaluate
+    from f1posterior.posterior.table import format_markdown
+
+    res = evaluate([[5, 1], [2, 7]], metrics="f1", labels=["a\nb", "c|<script>"], draws=500, rng=0)
+    text = str(res)
+    assert "class a\\nb]" in text and len(text.splitlines()) == 4  # header, head, 2 rows
+    md = format_markdown(res)
+    assert "a\\\\nb" in md and "c\\|&lt;script&gt;" in md and "<script>" not in md
+    assert all(line.startswith("|") for line in md.splitlines()[:4])

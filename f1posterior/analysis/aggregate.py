@@ -63,6 +63,8 @@ _RATIOS = frozenset(
     {"positive_likelihood_ratio", "negative_likelihood_ratio", "diagnostic_odds_ratio"}
 )
 
+#: Fewest draws a table: each table's posterior variance is estimated from them.
+_MIN_DRAWS = 100
 #: Random streams, children of the root seed: the per-table posteriors and the
 #: hierarchical draws. The pooled posterior uses the root itself, as evaluate does.
 _TABLES_KEY, _MODEL_KEY = 1, 2
@@ -238,6 +240,11 @@ def aggregate(
         )
     name, fn, sc = _check_metric(metric, scale)
     n = check_draws(draws)
+    if n < _MIN_DRAWS:
+        raise ValueError(
+            f"draws must be at least {_MIN_DRAWS} (each table's posterior variance is "
+            f"estimated from its draws); got {n}"
+        )
     prob = check_prob(ci_prob, "ci_prob")
     r = check_ref(ref)
     a_scale = check_positive(tau_scale, "tau_scale")

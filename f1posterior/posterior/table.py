@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._core.text import escape_markdown, escape_text
+
 if TYPE_CHECKING:  # pragma: no cover
     from .evaluation import Evaluation
     from .summary import MetricSummary
@@ -84,7 +86,8 @@ def format_table(result: Evaluation, names: list[str] | None = None) -> str:
     hdi_head = f"{pct:g}% HDI"
     ref_head = "" if result.ref is None else f"below < {result.ref:g} < above"
     records = list(rows(result, names))
-    label = [r["metric"] + (f" [{r['item']}]" if r["item"] else "") for r in records]
+    # class labels and matrix names come from files: one escaped line each
+    label = [escape_text(r["metric"] + (f" [{r['item']}]" if r["item"] else "")) for r in records]
     w = max([len("metric"), *map(len, label)])
     head = f"{'metric':<{w}}  {'score':<7} {'mean':<7} {'std':<7} {'MC error':<9} "
     if ref_head:
@@ -146,9 +149,10 @@ def format_markdown(result: Evaluation, names: list[str] | None = None) -> str:
         head += ["chance", "P(> chance)"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows(result, names):
-        label = r["metric"] + (f" [{r['item']}]" if r["item"] else "")
+        # the item (matrix name, class label) comes from files: literal Markdown
+        label = r["metric"] + (f" [{escape_markdown(r['item'])}]" if r["item"] else "")
         cells = [
-            label.replace("|", "\\|"),
+            label,
             f"{r['score']:.3f}",
             f"{r['mean']:.3f}",
             f"{r['std']:.3f}",
