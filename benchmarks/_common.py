@@ -23,6 +23,18 @@ def best_of(fn: Callable[[], Any], repeat: int = 3) -> float:
     return min(times)
 
 
+def interleaved(fns: dict[str, Callable[[], Any]], repeat: int) -> dict[str, float]:
+    """Best wall time of each function over ``repeat`` rounds, the functions alternating
+    within each round (so a change in the machine's load hits them all alike)."""
+    best = dict.fromkeys(fns, float("inf"))
+    for _ in range(repeat):
+        for name, fn in fns.items():
+            t0 = time.perf_counter()
+            fn()
+            best[name] = min(best[name], time.perf_counter() - t0)
+    return best
+
+
 def machine() -> dict[str, Any]:
     """What the figures were measured on (the load average says how busy it was)."""
     try:

@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from _common import interleaved as _interleaved
 from _common import machine
 
 import f1posterior.posterior.exact as fx
@@ -52,16 +52,6 @@ def _variant(kind: str) -> Callable[[Callable[[], Any]], Any]:
             routes._ENABLED, fx._special = saved_enabled, saved_special
 
     return run
-
-
-def _interleaved(fns: dict[str, Callable[[], Any]], repeat: int) -> dict[str, float]:
-    best = dict.fromkeys(fns, float("inf"))
-    for _ in range(repeat):
-        for name, fn in fns.items():
-            t0 = time.perf_counter()
-            fn()
-            best[name] = min(best[name], time.perf_counter() - t0)
-    return best
 
 
 def _counts(m: int, batch: int, seed: int) -> np.ndarray:

@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from _common import interleaved as _interleaved
 from _common import machine
 
 from f1posterior import evaluate
@@ -35,16 +35,6 @@ OUT = Path(__file__).parent / "results"
 B, M, DRAWS = 1000, 4, 2000
 METRICS = ("macro_f1", "micro_f1", "precision")
 PI = [0.7, 0.2, 0.07, 0.03]
-
-
-def _interleaved(fns: dict[str, Callable[[], Any]], repeat: int) -> dict[str, float]:
-    best = dict.fromkeys(fns, float("inf"))
-    for _ in range(repeat):
-        for name, fn in fns.items():
-            t0 = time.perf_counter()
-            fn()
-            best[name] = min(best[name], time.perf_counter() - t0)
-    return best
 
 
 def main() -> None:
