@@ -356,12 +356,39 @@ def test_sigint_exits_130_with_one_line_and_no_output_file(tmp_path):
     proc = subprocess.Popen(
         [*cmd, "--draws", "20000", "--chunk-size", "100"], stderr=subprocess.PIPE, text=True
     )
-    time.sleep(2.0)  # well into the batch (it takes tens of seconds)
+    deadline = time.monotonic() + 60  # started: the temporary output file exists
+    while not any(p.suffix == ".part" for p in tmp_path.iterdir()):
+        assert proc.poll() is None and time.monotonic() < deadline, "the run never started"
+        time.sleep(0.05)
+    time.sleep(0.5)  # into the batch (it takes tens of seconds)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 130
     assert err == "f1posterior summarize: interrupted\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["b.jsonl"]  # no o.csv, no .part
+
+
+def test_an_interrupt_python_drops_in_a_finaliser_still_stops_the_run(monkeypatch):
+    """Python prints and drops a KeyboardInterrupt raised in ``__del__``; the flag keeps it."""
+    import signal
+
+    from f1posterior.cli import common
+
+    dropped = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda u: dropped.append(u.exc_type))
+
+    class Finalised:
+        def __del__(self):
+            common.on_sigint(signal.SIGINT, None)
+
+    common.reset_interrupt()
+    obj = Finalised()
+    del obj  # the handler's KeyboardInterrupt is raised in __del__ and dropped
+    assert dropped == [KeyboardInterrupt]
+    with pytest.raises(KeyboardInterrupt):
+        common.check_interrupt()  # what the batch loop and main() call
+    common.reset_interrupt()
+    common.check_interrupt()  # a fresh run starts clean
 
 
 def test_a_closed_pipe_exits_141_quietly(tmp_path):

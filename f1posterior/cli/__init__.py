@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import warnings
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from . import aggregate, compare, gate, plan, summarize
+from .common import check_interrupt, on_sigint, reset_interrupt
 
 __all__ = ["main", "build_parser"]
 
@@ -57,10 +59,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     prefix = f"f1posterior {args.command}"
+    reset_interrupt()
+    previous = _install_sigint()
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning  # one line each, never a source excerpt
-            return int(args.run(args))
+            status = int(args.run(args))
+        check_interrupt()  # an interrupt whose KeyboardInterrupt Python dropped
+        return status
     except BrokenPipeError:
         # stdout was closed (e.g. `| head -1`): no traceback, no message; exit 141
         # (128 + SIGPIPE, the shell's convention), never 0, so a closed pipe cannot turn
@@ -76,6 +82,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # every other failure: one line, exit 2, never a traceback
         print(f"{prefix}: error: {_describe_unexpected(exc)}", file=sys.stderr)
         return 2
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+
+
+def _install_sigint() -> Any:
+    """Install :func:`~.common.on_sigint`; the previous handler (None off the main thread)."""
+    try:
+        return signal.signal(signal.SIGINT, on_sigint)
+    except ValueError:  # not the main thread: keep Python's default behaviour
+        return None
 
 
 def _show_warning(

@@ -13,6 +13,9 @@ from .._core.priors import DEFAULT_PRIOR, PRIOR_HELP, PRIOR_PRESETS, prior_prese
 __all__ = [
     "DEFAULT_SEED",
     "add_sampling_arguments",
+    "check_interrupt",
+    "on_sigint",
+    "reset_interrupt",
     "finite_number",
     "number_type",
     "positive_int",
@@ -120,3 +123,32 @@ def warn_prior(result: Any) -> None:
     line = result.prior_warning() if hasattr(result, "prior_warning") else None
     if line:
         print(f"f1posterior: {line}", file=sys.stderr)
+
+
+# ------------------------------------------------------------------------- interrupts
+#: Set by the command line's SIGINT handler; cleared when ``main`` starts.
+_INTERRUPT = {"seen": False}
+
+
+def on_sigint(signum: int, frame: Any) -> None:
+    """SIGINT handler of the command line: remember the interrupt, then raise as usual.
+
+    A ``KeyboardInterrupt`` raised while the main thread runs a finaliser (``__del__``,
+    a weakref callback: the worker pools and pipes have many) is printed and dropped by
+    Python, and the run would go on to exit 0. The flag survives that, so
+    :func:`check_interrupt` (between chunks) and ``main`` (at the end) still stop with
+    exit status 130.
+    """
+    _INTERRUPT["seen"] = True
+    raise KeyboardInterrupt
+
+
+def check_interrupt() -> None:
+    """Raise ``KeyboardInterrupt`` if SIGINT arrived (even if its first raise was lost)."""
+    if _INTERRUPT["seen"]:
+        raise KeyboardInterrupt
+
+
+def reset_interrupt() -> None:
+    """Forget an earlier interrupt (each ``main`` call starts clean)."""
+    _INTERRUPT["seen"] = False

@@ -24,6 +24,7 @@ from ..io.writers import ParquetRowWriter, RowWriter, atomic_output
 
 if TYPE_CHECKING:  # only for annotations: the engine is imported when a batch runs
     from ..posterior.evaluation import Evaluation
+from .common import check_interrupt
 from .progress import progress_reporter
 
 __all__ = ["add_stream_arguments", "is_batch_run", "run_stream", "memory_size"]
@@ -220,6 +221,7 @@ def run_stream(args: argparse.Namespace, metrics: list[str], ref: float | None, 
     with atomic_output(args.output, binary=fmt == "parquet") as out:
         writer: RowWriter | ParquetRowWriter | None = None
         for chunk in reader:
+            check_interrupt()
             ev = evaluate(
                 chunk.counts,
                 metrics=metrics,
