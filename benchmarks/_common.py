@@ -6,6 +6,7 @@ import os
 import platform
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -35,6 +36,17 @@ def interleaved(fns: dict[str, Callable[[], Any]], repeat: int) -> dict[str, flo
     return best
 
 
+def cpu_model() -> str:
+    """The processor's model name from /proc/cpuinfo (Linux), else "unknown"."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown"
+
+
 def machine() -> dict[str, Any]:
     """What the figures were measured on (the load average says how busy it was)."""
     try:
@@ -48,6 +60,7 @@ def machine() -> dict[str, Any]:
         "numpy": np.__version__,
         "f1posterior": f1posterior.__version__,
         "cpu": platform.processor() or platform.machine(),
+        "cpu_model": cpu_model(),
         "cores": os.cpu_count(),
         "memory_bytes": memory,
         "platform": platform.platform(),

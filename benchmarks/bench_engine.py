@@ -255,16 +255,6 @@ def markdown(result: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown"
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="smaller batches, fewer rounds")
@@ -272,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     q = args.quick
     rounds = args.repeat or (2 if q else 3)
-    info = machine() | {"cpu_model": cpu_model()}
+    info = machine()
     print(json.dumps(info), flush=True)
     cases = [
         ("one 2x2 matrix, 1,000 draws", np.array([[40, 10], [5, 45]]), 1000, 20 * rounds),

@@ -216,16 +216,6 @@ def _pct(rate: float, se: float) -> str:
     return f"{100 * rate:.1f} ± {100 * se:.1f}"
 
 
-def _cpu() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return ""
-
-
 def markdown(scen: list[Scenario], sims: int, info: dict[str, Any]) -> str:
     lines = [
         f"Gate error rates: {sims} simulated test sets per row, prob = {PROB}, default prior "
@@ -285,7 +275,7 @@ def main() -> None:
         "stages": STAGES,
         "seed": a.seed,
         "seconds": time.perf_counter() - t0,
-        "machine": {**machine(), "cpu_model": _cpu()},
+        "machine": machine(),
     }
     doc = {
         **info,
