@@ -23,6 +23,7 @@ from .._core.priors import PriorArg, describe_prior, resolve_prior
 from .._core.results import value_equality
 from .._core.sampling import concentrations
 from .._core.validation import (
+    MIN_PRIOR_CHECK_DRAWS,
     as_counts,
     check_batch_names,
     check_class_names,
@@ -284,7 +285,8 @@ def evaluate(
         Fill every summary's ``prior_shift`` and ``prior_dominated``: how far
         the prior moves the posterior mean from a vanishing prior's (measured
         from the observed score; see :class:`MetricSummary`). It costs next to
-        nothing; False leaves both fields None. With ``prevalence``, it is
+        nothing; False leaves both fields None, as do fewer than 100 draws
+        (the check divides by the standard deviation of the draws). With ``prevalence``, it is
         measured from the score at the target prevalence (still exact for
         recall and accuracy: the posterior mean of ``theta`` under a vanishing
         prior is the row-normalised table).
@@ -344,7 +346,7 @@ def evaluate(
         raise TypeError(
             f"progress must be a callable(done, total) or None; got {describe(progress)}"
         )
-    target = check_prevalence(prevalence, c.shape[-1], c.shape[:-2])
+    target = check_prevalence(prevalence, c.shape[-1], c.shape[:-2], labels=labels)
     chance = check_flag(chance, "chance")
     a, b = resolve_prior(alpha, beta, c)
     conc = concentrations(c, a, b)
@@ -385,7 +387,7 @@ def evaluate(
     }
     if chance:
         summaries = _chance_scores(summaries, resolved_all, observed, tuple(batch))
-    if prior_check:
+    if prior_check and sa.draws >= MIN_PRIOR_CHECK_DRAWS:
         summaries = check_prior_dominance(summaries, dict(resolved_all), c)
     return Evaluation(
         summaries=summaries,
