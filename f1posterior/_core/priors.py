@@ -181,7 +181,7 @@ def _numeric_prior(value: Any, name: str, shape: tuple[int, ...]) -> np.ndarray:
             f"{name} must broadcast to shape {shape} (it may not add batch axes); got shape "
             f"{arr.shape}"
         ) from None
-    from .validation import check_concentrations  # normal floats, at most 1e300
+    from .limits import check_concentrations  # normal floats, at most 1e300
 
     return check_concentrations(arr, name, "be finite, > 0 and at most 1e300 everywhere")
 
