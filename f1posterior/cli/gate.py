@@ -36,7 +36,13 @@ from .common import (
     probability,
     unit_number,
 )
-from .gate_config import CONFIG_DEFAULTS, add_config_arguments, apply_config, gate_config_checks
+from .gate_config import (
+    CONFIG_DEFAULTS,
+    add_config_arguments,
+    apply_config,
+    command_line_config,
+    gate_config_checks,
+)
 from .input_args import FILE_HELP, add_input_arguments, load_input
 from .prediction_tables import paired_gate_predictions
 
@@ -202,10 +208,11 @@ def _check_metric_names(args: argparse.Namespace, metrics: list[str]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     cfg = apply_config(args)  # --config or pyproject.toml; fills the settings not given
-    if cfg is None or args.checks:
+    checks_cfg = cfg if cfg is None or not args.checks else command_line_config(args, cfg)
+    if checks_cfg is None:
         result = _gate_result(args)
     else:
-        result = gate_config_checks(args, cfg, _gate_result)
+        result = gate_config_checks(args, checks_cfg, _gate_result)
     if cfg is not None:
         result = dataclasses.replace(result, config=cfg.path)
     return _report(args, result)

@@ -35,6 +35,7 @@ _TOP_KEYS = (
     "ci_prob",
     "inconclusive",
     "multilabel",
+    "id_col",
     "check",
 )
 #: Old names of top-level keys, still read (with a FutureWarning) under their new name.
@@ -191,6 +192,12 @@ def _path(cfg: GateConfig, key: str, value: Any, base: Path) -> str:
     return str(p if p.is_absolute() else base / p)
 
 
+def _column(cfg: GateConfig, key: str, value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise cfg.error(key, f"must be a column name (a non-empty string); got {describe(value)}")
+    return value
+
+
 def _choice(cfg: GateConfig, key: str, value: Any, allowed: Any) -> str:
     if not isinstance(value, str) or value not in allowed:
         raise cfg.error(key, f"must be one of {', '.join(allowed)}; got {describe(value)}")
@@ -218,6 +225,8 @@ def _setting(cfg: GateConfig, key: str, value: Any, base: Path) -> Any:
         return _choice(cfg, key, value, list(PRIOR_PRESETS))
     if key == "inconclusive":
         return _choice(cfg, key, value, ["pass", "fail"])
+    if key == "id_col":
+        return _column(cfg, key, value)
     return _bool(cfg, key, value)  # multilabel
 
 
