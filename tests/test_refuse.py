@@ -216,6 +216,25 @@ def test_evaluate_needs_two_draws_for_a_summary():
     assert s.std > 0 and s.mc_error > 0
 
 
+@pytest.mark.parametrize("entry", ["compare_predictions", "rank_predictions", "thresholds",
+                                   "compare", "rank_classifiers", "prior_sensitivity"])  # fmt: skip
+def test_every_summarising_entry_point_refuses_one_draw(entry):
+    import f1posterior as fp
+    from f1posterior.analysis.thresholds import evaluate_threshold
+
+    y, a, b = [0, 1, 1, 0, 1, 0], [0, 1, 0, 0, 1, 0], [1, 1, 1, 0, 1, 1]
+    calls = {
+        "compare_predictions": lambda: fp.compare_predictions(y, a, b, draws=1, rng=0),
+        "rank_predictions": lambda: fp.rank_predictions(y, [a, b], draws=1, rng=0),
+        "thresholds": lambda: evaluate_threshold([0.1, 0.8, 0.7, 0.2, 0.9, 0.3], y, draws=1, rng=0),
+        "compare": lambda: fp.compare(TABLE, FOLDS[1], draws=1, rng=0),
+        "rank_classifiers": lambda: fp.rank_classifiers(FOLDS, draws=1, rng=0),
+        "prior_sensitivity": lambda: fp.prior_sensitivity(TABLE, draws=1, rng=0),
+    }
+    with pytest.raises(ValueError, match=r"^draws must be at least 2 .*; got 1$"):
+        calls[entry]()
+
+
 def test_the_prior_check_needs_100_draws():
     assert MIN_PRIOR_CHECK_DRAWS == 100
     # from a handful of draws the standard deviation is far off, and the check flags at

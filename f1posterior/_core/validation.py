@@ -33,6 +33,7 @@ __all__ = [
     "check_counts",
     "check_batch_names",
     "check_draws",
+    "check_summary_draws",
     "check_prob",
     "check_ref",
     "check_dtype",
@@ -172,6 +173,17 @@ def check_draws(draws: Any, name: str = "draws") -> int:
     return _integer(draws, name, 1)
 
 
+def check_summary_draws(draws: Any, name: str = "draws") -> int:
+    """Posterior draws to summarise: at least :data:`MIN_SUMMARY_DRAWS`."""
+    n = check_draws(draws, name)
+    if n < MIN_SUMMARY_DRAWS:
+        raise ValueError(
+            f"{name} must be at least {MIN_SUMMARY_DRAWS} (a summary's standard deviation and "
+            f"Monte Carlo error are estimated from the draws); got {n}"
+        )
+    return n
+
+
 def check_prob(prob: Any, name: str) -> float:
     """A probability strictly between 0 and 1."""
     if isinstance(prob, bool) or not isinstance(prob, numbers.Real):
@@ -261,12 +273,7 @@ def check_sampling_args(
     >>> a.draws, a.ci_prob, a.ref, a.dtype
     (1000, 0.9, None, dtype('float64'))
     """
-    n = check_draws(draws)
-    if n < MIN_SUMMARY_DRAWS:
-        raise ValueError(
-            f"draws must be at least {MIN_SUMMARY_DRAWS} (a summary's standard deviation and "
-            f"Monte Carlo error are estimated from the draws); got {n}"
-        )
+    n = check_summary_draws(draws)
     prob = check_prob(ci_prob, "ci_prob")
     r = check_ref(ref)
     dt = check_dtype(dtype)
