@@ -214,7 +214,10 @@ def aggregate(
     scale : {"auto", "logit", "fisher_z", "log", "identity"}, default "auto"
         Working scale of the random-effects model: by default logit for
         metrics in [0, 1], Fisher's z (atanh) for MCC, kappa, informedness
-        and markedness, log for likelihood and odds ratios.
+        and markedness, log for likelihood and odds ratios. A transform must
+        fit a named metric's range (its intervals stay inside it): logit for
+        metrics in [0, 1], Fisher's z for [-1, 1], log for positive ratios;
+        ``"identity"`` (no transform) is always accepted.
     tau_scale : float, default 0.5
         Scale of the half-normal prior of ``tau``, the between-table standard
         deviation on the working scale. On the logit scale, 0.5 puts 95% of
@@ -222,7 +225,8 @@ def aggregate(
         +-0.16 from table to table): weakly informative for folds and test
         sets (Roever et al. 2021, Res. Synth. Methods 12:448, recommend 0.5
         to 1 for log odds ratios). Raise it for test sets from very different
-        sources.
+        sources; at most :data:`MAX_TAU_SCALE` (1e6), and an aggregate that
+        overflows (the log scale, ``exp(mu + tau^2 / 2)``) is an error.
 
     Returns
     -------

@@ -85,10 +85,11 @@ def register(sub: Any) -> None:
                    help="aggregation method (default random_effects)")  # fmt: skip
     p.add_argument("--scale", default="auto", choices=["auto", *SCALES],
                    help="working scale of the random-effects model (default auto: logit for "
-                   "rates, Fisher z for MCC-like metrics, log for ratios)")  # fmt: skip
+                   "rates, Fisher z for MCC-like metrics, log for ratios; a transform must fit "
+                   "the metric's range, identity always does)")  # fmt: skip
     p.add_argument("--tau-scale", type=_tau_scale, default=0.5, metavar="A",
                    help="scale of the half-normal prior of the between-table sd tau on the "
-                   "working scale (default 0.5)")  # fmt: skip
+                   f"working scale (default 0.5, at most {MAX_TAU_SCALE:g})")  # fmt: skip
     p.add_argument("--ref", type=float, default=None,
                    help="reference value: adds P(below) and P(above) to every row")  # fmt: skip
     p.add_argument("--true-col", default="y_true", help="true-label column of predictions CSVs")
