@@ -294,3 +294,13 @@ def test_a_labelled_prevalence_with_other_labels_is_refused():
     with pytest.raises(ValueError, match=r"prevalence is labelled \(\['neg', 'pos'\]\) but the "
                        r"counts have no class labels"):  # fmt: skip
         evaluate(TABLE, prevalence={"neg": 0.5, "pos": 0.5}, draws=1000)
+
+
+def test_a_dataframe_prevalence_of_a_batch_is_aligned_by_its_columns():
+    pd = pytest.importorskip("pandas")
+    tables = [pd.DataFrame(t, index=["neg", "pos"], columns=["neg", "pos"]) for t in FOLDS]
+    per_matrix = pd.DataFrame({"pos": [0.9, 0.5, 0.2], "neg": [0.1, 0.5, 0.8]})
+    a = evaluate(tables, metrics=["accuracy"], prevalence=per_matrix, draws=1000, rng=6)
+    plain = [[0.1, 0.9], [0.5, 0.5], [0.8, 0.2]]
+    b = evaluate(tables, metrics=["accuracy"], prevalence=plain, draws=1000, rng=6)
+    assert a["accuracy"] == b["accuracy"]
