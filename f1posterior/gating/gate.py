@@ -279,17 +279,24 @@ def gate(
     first = _gate_once(counts, draws=n, root=root, **kw)
     checks = list(first.checks)
     hits = [c.prob * c.draws for c in checks]  # draws meeting the condition, pooled
+    # Each check is drawn again only while it is itself within noise, so its draws (and
+    # P) are the same whatever other checks the gate holds: one draw per call.
+    active = [_noisy(c) for c in checks]
     total, r = n, 0
-    while total < most and any(_noisy(c) for c in checks):
+    while total < most and any(active):
         r += 1
         more = min(total, most - total)
         sub = child_seed(root, ADAPT_KEY, r)
-        extra = _gate_once(counts, draws=more, root=sub, **kw)
+        todo = [c for c, a in zip(checks, active, strict=True) if a]
+        extra = _gate_once(counts, draws=more, root=sub, **_only(kw, todo))
+        redrawn = {_check_key(e): e for e in extra.checks}
         total += more
-        for i, (c, e) in enumerate(zip(checks, extra.checks, strict=True)):
-            if not c.exact:
+        for i, c in enumerate(checks):
+            if active[i]:
+                e = redrawn[_check_key(c)]
                 hits[i] += round(e.prob * e.draws)
                 checks[i] = _resample(c, hits[i], total)
+                active[i] = _noisy(checks[i])
     checks = [_settle(c) for c in checks]
     return GateResult(
         checks=tuple(checks),
@@ -299,6 +306,34 @@ def gate(
         source=first.source,
         baseline_source=first.baseline_source,
     )
+
+
+def _check_key(c: Check) -> tuple[str, str, str, float]:
+    """What identifies a check across the rounds of the adaptive draws."""
+    return (c.kind, c.metric, c.item, c.threshold)
+
+
+def _only(kw: dict[str, Any], todo: Sequence[Check]) -> dict[str, Any]:
+    """The gate's arguments (:func:`_gate_once`) restricted to the metrics of ``todo``.
+
+    A metric's draws do not depend on what else is evaluated with it, so a round of
+    adaptive draws need only evaluate the metrics of the checks still within noise
+    (every threshold of such a metric is kept: their checks are matched by
+    :func:`_check_key`).
+    """
+    floors = {c.metric for c in todo if c.kind == "min"}
+    compared = [c.metric for c in todo if c.kind == "baseline"]
+    mins = kw["minimums"]
+    pairs = list(mins.items()) if isinstance(mins, Mapping) else list(mins or ())
+    pairs = [(m, t) for m, t in pairs if m in floors]
+    per = PER_LABEL_METRICS if kw["multilabel"] else PER_CLASS_METRICS
+    per_class = any(m in per for m, _ in pairs)
+    out = dict(kw, minimums=pairs or None, compare=list(dict.fromkeys(compared)) or None)
+    if not compared and kw["names"] is None:  # names may need the baseline's batch shape
+        out.update(baseline=None, paired=None)
+    if not per_class:
+        out.update(min_support=None, joint=False)
+    return out
 
 
 # The gate's arguments one by one (as gate() and _check_gate_args take them): one round each.

@@ -33,7 +33,6 @@ from .._core.validation import (
     check_workers,
 )
 from ..metrics.multiclass import PER_CLASS_METRICS, resolve_metric
-from . import routes
 from .assemble import check_prior_dominance, exact_summaries
 from .batch import RunSettings, check_fits
 from .batch import run as run_batch
@@ -250,7 +249,10 @@ def evaluate(
         Probability of the HDI and the equal-tailed interval.
     rng : None, int, SeedSequence or Generator
         Source of randomness. For the same seed, the draws equal those of
-        :func:`f1posterior.sample_posterior` passed through the metric.
+        :func:`f1posterior.sample_posterior` passed through the metric, so a
+        metric's draws and summary do not depend on which other metrics,
+        ``chance`` or ``keep_draws`` are requested (closed forms aside: with
+        ``keep_draws`` an exact metric is also sampled, its summary stays exact).
     dtype : numpy.float64 or numpy.float32
         Floating type of the cell draws. float32 halves the working memory and
         is faster; metric draws and summaries are float64 either way.
@@ -301,15 +303,16 @@ def evaluate(
         re-weighted observed table (rows normalised, then scaled by ``pi``, or
         by the Dirichlet's mean), NaN when a class has no document. Recall is
         unchanged; precision is ``pi TPR / (pi TPR + (1 - pi) FPR)`` for a
-        binary table. Closed forms other than recall's and the reduced
-        route assume the test set's prevalence and are not used.
+        binary table. Closed forms other than recall's assume the test set's
+        prevalence and are not used.
     chance : bool, default False
         Add the chance baseline to every summary: ``chance``, the posterior
         mean of the metric of a classifier predicting at the same rates but
         independently of the truth (per draw, the table ``r_u k_v`` of the
         drawn table's row and column sums), ``chance_score`` (the same for
         the observed table) and ``p_above_chance``, P(metric > chance level)
-        draw by draw. Every metric is then sampled (no closed form).
+        draw by draw. Every metric is then sampled too; a metric with a closed
+        form keeps its exact summary (the draws give only the chance fields).
 
     Returns
     -------
@@ -358,31 +361,24 @@ def evaluate(
     with np.errstate(invalid="ignore", divide="ignore"):
         scores = {name: metric_values(fn, observed, name) for name, fn in resolved}
     # Closed forms (f1posterior.posterior.exact; scipy): under an aligned prior, and recall under
-    # any prior. Exact summaries; not sampled unless keep_draws asks for their draws.
+    # any prior. Exact summaries; sampled too only when keep_draws or chance needs the draws,
+    # so a metric's summary is the same whatever else is requested.
     requested = list(scores)
-    exact = (
-        {}
-        if chance
-        else exact_summaries(resolved, c, a, b, scores, tuple(batch), sa.ci_prob, sa.ref, target)
-    )
-    if exact and not keep_draws:
+    exact = exact_summaries(resolved, c, a, b, scores, tuple(batch), sa.ci_prob, sa.ref, target)
+    if exact and not keep_draws and not chance:
         resolved = [(n, fn) for n, fn in resolved if n not in exact]
         scores = {n: scores[n] for n, _ in resolved}
     parts: dict[str, list[MetricSummary]] = {}
     kept: dict[str, list[np.ndarray]] = {}
-    if scores and target is None and not chance and routes.applies(resolved, m):
-        # only accuracy / micro-F1 / recall to draw: 3M Gamma variates a draw, not
-        # M(M+1) (f1posterior.posterior.routes: exact in distribution; other draws than the
-        # whole table's for the same seed, same random-stream keys and guarantees)
-        parts, kept = routes.run(flat_conc, resolved, scores, settings)
-    elif scores:  # the batch engine: groups, chunks and threads (f1posterior.posterior.batch)
+    if scores:  # the batch engine: groups, chunks and threads (f1posterior.posterior.batch)
+        # every sampled metric comes from the one whole-table draw, so a metric's draws
+        # never depend on which other metrics (or chance=True) are requested
         prev = None if target is None else target.sampler(tuple(batch), sa.root, sa.dtype)
         parts, kept = run_batch(
             flat_conc, resolved, scores, metric_values, settings, prevalence=prev, chance=chance
         )
-    summaries = {
-        n: exact[n] if n in exact else MetricSummary.concat(parts[n], batch) for n in requested
-    }
+    sampled = {n: MetricSummary.concat(parts[n], batch) for n in parts}
+    summaries = {n: _exact_first(exact.get(n), sampled.get(n)) for n in requested}
     if chance:
         summaries = _chance_scores(summaries, resolved_all, observed, tuple(batch))
     if prior_check:
@@ -405,6 +401,16 @@ def evaluate(
         prevalence=target,
         chance=chance,
     )
+
+
+def _exact_first(exact: MetricSummary | None, sampled: MetricSummary | None) -> MetricSummary:
+    """The closed-form summary where there is one (with the sampled chance level, if any)."""
+    if exact is None:
+        assert sampled is not None
+        return sampled
+    if sampled is None or sampled.chance is None:
+        return exact
+    return dataclasses.replace(exact, chance=sampled.chance, p_above_chance=sampled.p_above_chance)
 
 
 def _chance_scores(
