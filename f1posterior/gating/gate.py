@@ -41,6 +41,7 @@ a floor.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
@@ -64,6 +65,7 @@ from .checks import (
     _floor_checks,
     _items,
     _make_check,
+    dominated,
 )
 from .draws import (
     NOISE_SIGMAS,
@@ -435,10 +437,16 @@ def _gate_once(
         if joint and per_class:
             md = ev[name].metric_draws
             assert md is not None
-            checks += joint_checks(
+            jc = joint_checks(
                 _make_check, name, t, md[name], np.asarray(s.score), cls[0], min_support,
                 names, unit, p, hp, draws,
             )  # fmt: skip
+            # a joint check is prior-dominated when any class of its matrix is
+            flags = dominated(s.prior_dominated, np.shape(s.score)).reshape(len(jc), -1)
+            checks += [
+                dataclasses.replace(c, prior_dominated=bool(f.any()))
+                for c, f in zip(jc, flags, strict=True)
+            ]
             continue
         if s.exact:
             post = exact.posterior_from_concentration(a + c, name)
@@ -461,7 +469,12 @@ def _gate_once(
             pr = np.mean(diff >= -drop, axis=-1)
             per_class = name in PER_CLASS_METRICS
             items = _items(pr.shape, diff.ndim - 1 - per_class, per_class, lab, names)
-            checks += _baseline_checks(name, drop, pr, diff, score, items, p, hp, draws, model)
+            flags = dominated(
+                ev[name][name].prior_dominated, base_ev[name].prior_dominated, pr.shape
+            )
+            checks += _baseline_checks(
+                name, drop, pr, diff, score, items, p, hp, draws, model, flags
+            )
     e0 = next(iter(ev.values()))
     return GateResult(
         checks=tuple(checks),

@@ -41,7 +41,14 @@ from .prevalence import TargetPrevalence, check_prevalence, reweight
 from .seeds import RunSeed, run_seed
 from .summary import MetricSummary
 
-__all__ = ["evaluate", "Evaluation"]
+__all__ = [
+    "evaluate",
+    "Evaluation",
+    "PRIOR_DOMINATED_WHY",
+    "dominated_names",
+    "dominated_name",
+    "prior_warning_line",
+]
 
 MetricSpec = str | Callable[[np.ndarray], Any]
 
@@ -100,30 +107,12 @@ class Evaluation(Mapping[str, MetricSummary]):
     hdi_prob = renamed_attribute("hdi_prob", "ci_prob")
 
     def prior_warning(self) -> str | None:
-        """One line naming the metrics whose posterior the prior dominates, or None.
+        """One line naming the metrics (and classes) whose posterior the prior dominates, or None.
 
-        See :attr:`MetricSummary.prior_dominated`.
+        See :attr:`MetricSummary.prior_dominated` and :func:`prior_warning_line`.
         """
-        hits = []
-        for name, s in self.summaries.items():
-            flags = np.asarray(s.prior_dominated if s.prior_dominated is not None else False)
-            if not flags.any():
-                continue
-            if flags.ndim and self.labels is not None and flags.shape[-1] == len(self.labels):
-                where = np.nonzero(flags.reshape(-1, flags.shape[-1]).any(axis=0))[0]
-                hits.append(f"{name} [{', '.join(self.labels[i] for i in where)}]")
-            elif flags.ndim:
-                hits.append(f"{name} ({int(flags.sum())} of {flags.size})")
-            else:
-                hits.append(name)
-        if not hits:
-            return None
-        return (
-            f"warning: the prior dominates {'; '.join(hits)}: it moves the posterior mean by "
-            "more than half a posterior standard deviation from a vanishing prior's (or no "
-            "document informs the metric); report the prior with these numbers, compare "
-            "priors with --prior-sensitivity, or evaluate on more documents"
-        )
+        flags = {name: s.prior_dominated for name, s in self.summaries.items()}
+        return prior_warning_line(dominated_names(flags, self.labels, len(self.batch_shape)))
 
     def __getitem__(self, key: str) -> MetricSummary:
         return self.summaries[key]
@@ -166,6 +155,82 @@ class Evaluation(Mapping[str, MetricSummary]):
         from .frames import to_inference_data
 
         return to_inference_data(self, names=names)
+
+
+#: Why a metric is flagged: the one wording of every prior-dominance warning and marker.
+PRIOR_DOMINATED_WHY = (
+    "the prior moves the posterior mean by more than half a posterior standard deviation "
+    "from a vanishing prior's (or no document informs the metric)"
+)
+
+
+def dominated_names(
+    flags: Mapping[str, Any], labels: Sequence[str] | None, batch_ndim: int
+) -> list[str]:
+    """The metrics flagged ``prior_dominated``, each with its flagged classes and matrices.
+
+    ``flags`` maps a metric to its :attr:`MetricSummary.prior_dominated` (None, a bool or
+    an array of the batch shape, with a trailing class axis for a per-class metric).
+    A per-class metric names its classes (by label, else ``class i``); a batch says in
+    how many matrices.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> dominated_names({"micro_f1": True, "recall": np.array([False, True, True])}, None, 0)
+    ['micro_f1', 'recall [class 1, class 2]']
+    >>> dominated_names({"f1": np.array([[True, False], [False, False]])}, ["a", "b"], 1)
+    ['f1 [a] (1 of 2 matrices)']
+    """
+    hits = []
+    for name, value in flags.items():
+        f = np.asarray(False if value is None else value, dtype=bool)
+        if not f.any():
+            continue
+        classes = None
+        if f.ndim > batch_ndim:  # a per-class metric: name the classes
+            classes = np.nonzero(f.reshape(-1, f.shape[-1]).any(axis=0))[0].tolist()
+            f = np.asarray(f.any(axis=-1))
+        matrices = (int(f.sum()), f.size) if f.ndim else None
+        hits.append(dominated_name(name, classes, labels, matrices))
+    return hits
+
+
+def dominated_name(
+    name: str,
+    classes: Sequence[int] | None,
+    labels: Sequence[str] | None,
+    matrices: tuple[int, int] | None = None,
+) -> str:
+    """``name``, its flagged ``classes`` (by label, else ``class i``) and ``(k, n)`` matrices.
+
+    Examples
+    --------
+    >>> dominated_name("recall", [0, 2], ["a", "b", "c"], (3, 10))
+    'recall [a, c] (3 of 10 matrices)'
+    """
+    text = name
+    if classes is not None:
+        known = list(labels) if labels is not None else []
+        if len(known) <= max(classes, default=-1):
+            known = [f"class {i}" for i in range(max(classes) + 1)]
+        text += " [" + ", ".join(known[i] for i in classes) + "]"
+    if matrices is not None:
+        text += f" ({matrices[0]:,} of {matrices[1]:,} matrices)"
+    return text
+
+
+def prior_warning_line(hits: Sequence[str], prior: str | None = None) -> str | None:
+    """The warning for the names of :func:`dominated_names` (None when there are none)."""
+    if not hits:
+        return None
+    what = "; ".join(hits) + (f" (prior {prior})" if prior else "")
+    why = PRIOR_DOMINATED_WHY.removeprefix("the prior ")
+    return (
+        f"warning: the prior dominates {what}: it {why}; "
+        "report the prior with these numbers, compare priors with --prior-sensitivity, or "
+        "evaluate on more documents"
+    )
 
 
 def _check_metrics(metrics: Any) -> list[tuple[str, Callable[[np.ndarray], Any]]]:
