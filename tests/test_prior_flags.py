@@ -175,3 +175,15 @@ def test_html_report_marks_rows_and_names_the_classes():
     assert "Warning: the prior dominates micro_f1; recall [c0, c1, c2," in page
     clean = render_report(evaluate(LARGE, **kw), plot=False)  # negative control
     assert "prior-dominated" not in clean and "prior dominates" not in clean
+
+
+def test_multilabel_gate_flags_the_label_the_prior_decides():
+    # label b: 5 documents, all right (F1 1.0, the posterior mean well below it); label a:
+    # 1,000 documents (the negative control, in the same gate)
+    tables = [[[500, 30], [70, 400]], [[3, 0], [0, 2]]]
+    res = gate(tables, multilabel=True, minimums={"f1": 0.5}, labels=["a", "b"], draws=4_000)
+    assert [c.prior_dominated for c in res.checks] == [False, True]
+    assert "warning: the prior dominates f1 [label b] >= 0.5:" in str(res)
+    res = gate(tables, multilabel=True, minimums={"f1": 0.5}, baseline=tables, compare="f1",
+               max_drop=0.05, labels=["a", "b"], draws=4_000)  # fmt: skip
+    assert [c.prior_dominated for c in res.checks if c.kind == "baseline"] == [False, True]

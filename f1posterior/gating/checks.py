@@ -235,6 +235,21 @@ def dominated(*flags: Any) -> np.ndarray:
     return out
 
 
+def with_prior_flags(s: MetricSummary, name: str, tables: np.ndarray) -> MetricSummary:
+    """``s`` with ``prior_dominated`` filled by
+    :func:`f1posterior.posterior.assemble.check_prior_dominance` when its evaluation left
+    it empty (multi-label summaries): the shift of the posterior mean from the observed
+    score, in posterior SDs (no single-label margins: every label has both classes)."""
+    if s.prior_dominated is not None:
+        return s
+    from ..posterior.assemble import check_prior_dominance
+
+    def own(table: np.ndarray) -> Any:  # not a single-label metric: no margin checks
+        raise NotImplementedError
+
+    return check_prior_dominance({name: s}, {name: own}, tables)[name]
+
+
 def _baseline_checks(
     name: str,
     drop: float,
