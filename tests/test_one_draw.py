@@ -178,3 +178,14 @@ def test_summarize_prints_the_same_summary_alone_and_beside_others(tmp_path, cap
         assert {k: other[k] for k in keys} == {k: alone[k] for k in keys}, extra
     moved = _summarize(tmp_path, capsys, "--metric", "micro_f1", "--seed", "5")["micro_f1"]
     assert moved["hdi"] != alone["hdi"]  # negative control
+
+
+def test_gate_joint_check_drawn_again_alone_equals_beside_another_floor():
+    kw = dict(joint=True, min_support=50, draws=2_000, max_draws=16_000)
+    alone = gate(TEN, minimums={"recall": 0.79}, **kw)
+    both = gate(TEN, minimums={"recall": 0.79, "micro_f1": 0.93}, **kw)
+    assert alone.checks[0].draws > 2_000  # the joint check is within noise at first
+    assert _probs(alone, "recall") == _probs(both, "recall")
+    assert _probs(both, "micro_f1")[0][2] == 2_000  # the other check is not drawn again
+    moved = gate(TEN, minimums={"recall": 0.79}, rng=9, **kw)  # negative control
+    assert moved.checks[0].prob != alone.checks[0].prob
