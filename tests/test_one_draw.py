@@ -17,6 +17,7 @@ import pytest
 
 from f1posterior import evaluate, gate, sample_posterior
 from f1posterior.cli import main
+from f1posterior.gating.gate import DEFAULT_SEED
 from f1posterior.metrics.multiclass import METRICS
 
 #: 10 classes, 551 documents, about 92% accuracy: micro- and macro-F1 near 0.92.
@@ -113,16 +114,32 @@ def _probs(res, metric):
     return [(c.item, c.prob, c.draws, c.verdict) for c in res.checks if c.metric == metric]
 
 
+def _at(metric: str, prob: float, joint: bool = False) -> float:
+    """A floor whose first-round P (2,000 draws, the gate's seed) is ``prob``.
+
+    The gate's first round draws the metric as ``evaluate`` does alone for its seed
+    (one draw per call), so the floor is the ``1 - prob`` quantile of those draws; near
+    0.95 or 0.05 the check is within Monte Carlo noise, whatever the prior's details.
+    """
+    x = evaluate(TEN, metrics=metric, rng=DEFAULT_SEED, draws=2_000, keep_draws=True)
+    d = x.metric_draws[metric]
+    return float(np.quantile(d.min(axis=0) if joint else d, 1.0 - prob))
+
+
+CLEAR, NOISY = 0.5, 0.05  # P far from 0.95 and 0.05; P right at 0.05
+
+
 @pytest.mark.parametrize(
     ("micro", "macro"),
     [
-        (0.93, 0.90),  # both clear at the first round
-        (0.93, 0.936),  # macro-F1 within noise: drawn again; micro-F1 is not
-        (0.9355, 0.936),  # both within noise
+        (CLEAR, 0.99),  # both clear at the first round
+        (CLEAR, NOISY),  # macro-F1 within noise: drawn again; micro-F1 is not
+        (NOISY, NOISY),  # both within noise
     ],
 )
 def test_gate_floor_probability_alone_equals_beside_another_floor(micro, macro):
     kw = dict(draws=2_000, max_draws=16_000)
+    micro, macro = _at("micro_f1", micro), _at("macro_f1", macro)
     alone = gate(TEN, minimums={"micro_f1": micro}, **kw)
     both = gate(TEN, minimums={"micro_f1": micro, "macro_f1": macro}, **kw)
     assert _probs(alone, "micro_f1") == _probs(both, "micro_f1")
@@ -135,7 +152,8 @@ def test_gate_floor_probability_alone_equals_beside_another_floor(micro, macro):
 
 def test_gate_adaptive_draws_redraw_only_the_noisy_check():
     kw = dict(draws=2_000, max_draws=16_000)
-    both = gate(TEN, minimums={"micro_f1": 0.93, "macro_f1": 0.936}, **kw)
+    mins = {"micro_f1": _at("micro_f1", CLEAR), "macro_f1": _at("macro_f1", NOISY)}
+    both = gate(TEN, minimums=mins, **kw)
     micro, macro = both.checks
     # the case the test is about: one check drawn again, the other clear at once
     assert macro.draws > 2_000 and micro.draws == 2_000
@@ -151,7 +169,11 @@ def test_gate_per_class_and_baseline_checks_alone_equal_beside_others():
     assert _probs(f1_alone, "f1") == _probs(f1_with, "f1")
     cmp_alone = gate(TEN, baseline=base, compare="micro_f1", **kw)
     cmp_with = gate(
-        TEN, baseline=base, compare=("micro_f1", "macro_f1"), minimums={"macro_f1": 0.936}, **kw
+        TEN,
+        baseline=base,
+        compare=("micro_f1", "macro_f1"),
+        minimums={"macro_f1": _at("macro_f1", NOISY)},
+        **kw,
     )
     a = [c for c in cmp_alone.checks if c.kind == "baseline" and c.metric == "micro_f1"]
     b = [c for c in cmp_with.checks if c.kind == "baseline" and c.metric == "micro_f1"]
@@ -182,10 +204,11 @@ def test_summarize_prints_the_same_summary_alone_and_beside_others(tmp_path, cap
 
 def test_gate_joint_check_drawn_again_alone_equals_beside_another_floor():
     kw = dict(joint=True, min_support=50, draws=2_000, max_draws=16_000)
-    alone = gate(TEN, minimums={"recall": 0.79}, **kw)
-    both = gate(TEN, minimums={"recall": 0.79, "micro_f1": 0.93}, **kw)
+    floor = _at("recall", 0.95, joint=True)
+    alone = gate(TEN, minimums={"recall": floor}, **kw)
+    both = gate(TEN, minimums={"recall": floor, "micro_f1": _at("micro_f1", CLEAR)}, **kw)
     assert alone.checks[0].draws > 2_000  # the joint check is within noise at first
     assert _probs(alone, "recall") == _probs(both, "recall")
     assert _probs(both, "micro_f1")[0][2] == 2_000  # the other check is not drawn again
-    moved = gate(TEN, minimums={"recall": 0.79}, rng=9, **kw)  # negative control
+    moved = gate(TEN, minimums={"recall": floor}, rng=9, **kw)  # negative control
     assert moved.checks[0].prob != alone.checks[0].prob
