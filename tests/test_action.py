@@ -444,7 +444,8 @@ def test_workflow_pip_job_commands_parse():
     assert len(commands) == 2
     parsed = [build_parser().parse_args(c) for c in commands]
     assert parsed[0].checks == [["micro_f1", 0.8], ["recall", 0.6]]
-    assert parsed[0].prior == "aligned" and parsed[0].inconclusive == "fail"
+    # no --prior: the default (a config file's prior, else the package's default)
+    assert parsed[0].prior is None and parsed[0].inconclusive == "fail"
     assert parsed[1].baseline == "eval/production.csv" and parsed[1].max_drop == 0.01
     assert all(p.append_markdown == "summary.md" for p in parsed)
 
@@ -461,3 +462,61 @@ def test_ci_gate_doc_shows_the_action_and_points_to_the_workflow():
     assert steps
     for step in steps:
         assert set(step["with"]) <= declared
+
+
+# --- the workflow's action steps, end to end, and the prior-dominance flag ------------
+
+
+def _ten(correct: int) -> list[list[int]]:
+    """10 classes of 54 documents, ``correct`` of 540 on the diagonal (514: micro-F1 0.952),
+    the errors spread round robin (as tests/test_gate_recipe.py)."""
+    c = [[54 if i == j else 0 for j in range(10)] for i in range(10)]
+    for e in range(540 - correct):
+        j = e % 10
+        c[j][j] -= 1
+        c[j][(j + 1 + e // 10) % 10] += 1
+    return c
+
+
+def _write_eval(tmp_path: Path) -> None:
+    (tmp_path / "eval").mkdir(exist_ok=True)
+    for name, correct in (("confusion.csv", 514), ("production.csv", 459)):
+        rows = "\n".join(",".join(map(str, r)) for r in _ten(correct))
+        (tmp_path / "eval" / name).write_text(rows + "\n")
+
+
+@needs_bash
+def test_workflow_action_steps_pass_a_095_model_with_the_default_prior(tmp_path):
+    _write_eval(tmp_path)
+    for k, step in enumerate(_action_steps(_workflow())):
+        given = {key.replace("-", "_"): str(v) for key, v in step["with"].items()}
+        assert "prior" not in given  # the calibrated default
+        env = _gate_env(**given)
+        proc, _, out = _run_script(_step("Run f1posterior gate")["run"], env, tmp_path, status=None)
+        assert proc.returncode == 0, (k, proc.stderr)
+        assert out["verdict"] == "pass" and out["exit-code"] == "0"
+    summary = (tmp_path / "summary.md").read_text()
+    assert summary.count("### f1posterior gate passed") == 2
+    assert "prior-dominated" not in summary  # negative control of the test below
+
+
+@needs_bash
+@pytest.mark.parametrize("prior", ["aligned", ""])
+def test_job_summary_and_junit_flag_a_prior_dominated_check(tmp_path, prior):
+    _write_eval(tmp_path)
+    env = _gate_env(file="eval/confusion.csv", checks="micro_f1>=0.80", prior=prior)
+    proc, _, out = _run_script(_step("Run f1posterior gate")["run"], env, tmp_path, status=None)
+    summary = (tmp_path / "summary.md").read_text()
+    xml = (tmp_path / "f1posterior-gate.xml").read_text()
+    if prior == "aligned":  # alpha = 1 on 10 classes: HDI [0.789, 0.848] around 0.952
+        assert out["verdict"] == "inconclusive"
+        assert "| exact; **prior-dominated** |" in summary
+        assert "**prior-dominated**: the prior dominates micro_f1 >= 0.8" in summary
+        assert '<property name="prior_dominated" value="true" />' in xml
+        assert "<system-out>prior-dominated: the prior moves" in xml
+        assert "warning: the prior dominates micro_f1 >= 0.8" in proc.stderr
+    else:  # the default prior on the same table: nothing to flag
+        assert out["verdict"] == "pass"
+        assert "prior-dominated" not in summary and "system-out" not in xml
+        assert '<property name="prior_dominated" value="false" />' in xml
+        assert "prior dominates" not in proc.stderr

@@ -328,7 +328,10 @@ def test_multilabel_fail_exit_1_exact_per_label_floors(ml_files: dict[str, str])
     )
     assert lines[3].startswith("PASS  f1 [label a] >= 0.5: P = 1.0000 >= 0.95 required")
     assert lines[5].startswith("INCONCLUSIVE  f1 [label c] >= 0.5: P = 0.1245; neither it nor")
-    assert all(x.endswith("; exact") for x in lines[3:6])
+    assert all(x.endswith("; exact") for x in lines[3:6:2])
+    # label b (18 positive documents): alpha = 1 moves its F1 by over half a posterior SD
+    assert lines[4].endswith("; exact; prior-dominated")
+    assert lines[6].startswith("warning: the prior dominates f1 [label b] >= 0.5: ")
     assert lines[-1] == "GATE INCONCLUSIVE: 2 of 4 checks passed (2 inconclusive)"
     r = console("gate", ml_files["json"], "--multilabel", "--metric", "f1", "--min", "0.6",
                 "--prior", "aligned")  # fmt: skip

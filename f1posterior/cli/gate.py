@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -306,6 +307,9 @@ def _report(args: argparse.Namespace, result: GateResult) -> int:
         print(result.to_markdown())
     else:
         print(result)
+    warning = result.prior_warning()
+    if warning:
+        print(f"f1posterior gate: {warning}", file=sys.stderr)
     return exit_status(result.verdict, args.inconclusive)
 
 

@@ -207,7 +207,7 @@ def run_stream(args: argparse.Namespace, metrics: list[str], ref: float | None, 
             raise ValueError("--long is for the text formats; Parquet is written wide")
     total = reader.total if reader.total is not None else _count_lines(args.file)
     progress = progress_reporter(args.progress)
-    dominated: dict[str, int] = {}
+    dominated: dict[str, tuple[int, np.ndarray | None]] = {}  # matrices, classes
     first_prior = None
     meta = {
         "source": reader.source,
@@ -245,12 +245,11 @@ def run_stream(args: argparse.Namespace, metrics: list[str], ref: float | None, 
             writer.write(ev, chunk.names)
             for name, s in ev.items():
                 if s.prior_dominated is not None:
-                    dominated[name] = dominated.get(name, 0) + int(
-                        np.asarray(s.prior_dominated)
-                        .reshape(len(chunk.names), -1)
-                        .any(axis=1)
-                        .sum()
-                    )
+                    flags = np.asarray(s.prior_dominated, dtype=bool).reshape(len(chunk.names), -1)
+                    n, cls = dominated.get(name, (0, None))
+                    if flags.shape[1] > 1 or np.ndim(s.prior_dominated) > 1:  # per class
+                        cls = flags.any(axis=0) | (False if cls is None else cls)
+                    dominated[name] = (n + int(flags.any(axis=1).sum()), cls)
             done += len(chunk.names)
             if progress is not None:
                 progress(done, total or 0)
@@ -259,14 +258,18 @@ def run_stream(args: argparse.Namespace, metrics: list[str], ref: float | None, 
         writer.close()
     if progress is not None and total != done:
         progress(done, done)
-    hits = [f"{m} ({n:,} of {done:,} matrices)" for m, n in dominated.items() if n]
-    if hits:
-        print(
-            f"f1posterior: warning: the prior dominates {'; '.join(hits)} (prior {first_prior}): "
-            "it moves the posterior mean by more than half a posterior standard deviation; "
-            "evaluate on more documents or compare priors with --prior-sensitivity",
-            file=sys.stderr,
-        )
+    from ..posterior.evaluation import dominated_name, prior_warning_line
+
+    hits = [
+        dominated_name(
+            m, None if cls is None else np.nonzero(cls)[0].tolist(), reader.labels, (n, done)
+        )  # fmt: skip
+        for m, (n, cls) in dominated.items()
+        if n
+    ]
+    line = prior_warning_line(hits, first_prior)
+    if line:
+        print(f"f1posterior: {line}", file=sys.stderr)
     if args.output:
         print(f"{done:,} matrices written to {args.output}", file=sys.stderr)
     return 0

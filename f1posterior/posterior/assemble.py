@@ -76,8 +76,8 @@ def exact_summaries(
     per-class recall (``theta_jj ~ Beta``, independent of ``mu``) under any prior.
     Needs scipy (the ``exact`` extra). Without it these metrics are sampled: with a
     warning under an aligned prior (chosen for its closed forms), silently for recall
-    otherwise (numpy is the only runtime dependency, and recall is then drawn from its
-    exact Beta marginal, f1posterior.posterior.routes); each summary's ``exact`` says which.
+    otherwise (numpy is the only runtime dependency, and recall is then drawn with the
+    whole table, whose theta_jj has that Beta marginal); each summary's ``exact`` says which.
     """
     from ..metrics.multiclass import METRICS
     from . import exact
