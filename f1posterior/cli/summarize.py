@@ -109,8 +109,9 @@ def register(sub: Any) -> None:
         help="output format (default table). A batch file (.jsonl, .ndjson, .npz, a (B, M, M) "
         ".npy) and the formats csv, tsv and ndjson are written as rows: name, then "
         "{metric}_{stat} columns (score, mean, std, mc_error, hdi_low, hdi_high; p_below and "
-        "p_above with --ref), {metric}_{label}_{stat} for per-class metrics; parquet (with "
-        "--output, needs pyarrow: the parquet extra) has the same columns",
+        "p_above with --ref; then the flag prior_dominated), {metric}_{label}_{stat} for "
+        "per-class metrics, after a metadata line (version, prior, draws, seed, ci_prob); "
+        "parquet (with --output, needs pyarrow: the parquet extra) has the same columns",
     )
     p.add_argument(
         "--prior-sensitivity",

@@ -33,7 +33,6 @@ in CSV and ``null`` in JSON.
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import os
@@ -47,6 +46,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import numpy as np
 
 from .._core.text import escape_markdown, escape_text
+from .rowmeta import META_PREFIX, HashQuoting, read_metadata, run_metadata
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..posterior.evaluation import Evaluation
@@ -66,8 +66,6 @@ __all__ = [
 STATS = ("score", "mean", "std", "mc_error", "hdi_low", "hdi_high")
 #: The per-row flag written after each metric's statistics.
 FLAG = "prior_dominated"
-#: Start of the metadata comment line of CSV and TSV outputs.
-META_PREFIX = "# f1posterior: "
 #: Formats of :class:`RowWriter`.
 ROW_FORMATS = ("csv", "tsv", "ndjson", "json", "markdown", "table")
 
@@ -115,96 +113,6 @@ def atomic_output(path: str | os.PathLike[str] | None, *, binary: bool = False) 
 
 def _float(v: float) -> str:
     return repr(float(v))
-
-
-def run_metadata(ev: Evaluation, extra: dict[str, Any] | None = None) -> dict[str, Any]:
-    """What a batch output records about its run: version, prior, draws, seed, ``ci_prob``.
-
-    Read from ``ev`` (an :class:`~f1posterior.Evaluation` of the run's first
-    chunk); ``extra`` (the source, ...) is added, and wins on a clash.
-
-    Examples
-    --------
-    >>> from f1posterior import evaluate
-    >>> meta = run_metadata(evaluate([[8, 2], [1, 9]], draws=1000, rng=7))
-    >>> meta["draws"], meta["seed"], meta["ci_prob"], sorted(meta)[:3]
-    (1000, 7, 0.95, ['ci_prob', 'draws', 'labels'])
-    """
-    from .._core.version import __version__
-
-    seed = ev.seed.to_json() if hasattr(ev.seed, "to_json") else ev.seed
-    meta: dict[str, Any] = {
-        "version": __version__,
-        "prior": ev.prior,
-        "draws": int(ev.draws),
-        "seed": seed,
-        "ci_prob": float(ev.ci_prob),
-        "ref": ev.ref,
-        "labels": None if ev.labels is None else [str(x) for x in ev.labels],
-    }
-    if getattr(ev, "prevalence", None) is not None:
-        meta["prevalence"] = ev.prevalence.to_json()  # type: ignore[union-attr]
-    if getattr(ev, "chance", False):
-        meta["chance"] = True
-    meta.update(extra or {})
-    return meta
-
-
-def read_metadata(path: str | os.PathLike[str]) -> dict[str, Any] | None:
-    """The metadata a row output recorded (see the module's docstring), or None.
-
-    Reads the leading comment of a CSV/TSV file, the first line of an NDJSON
-    file, the header of a JSON file or the schema metadata of a Parquet file.
-
-    Examples
-    --------
-    >>> import os, tempfile
-    >>> from f1posterior import evaluate
-    >>> path = os.path.join(tempfile.mkdtemp(), "rows.csv")
-    >>> with open(path, "w", newline="") as fh:
-    ...     w = RowWriter(fh, "csv")
-    ...     w.write(evaluate([[[8, 2], [1, 9]]], draws=1000, rng=0), ["a"])
-    ...     w.close()
-    >>> read_metadata(path)["draws"]
-    1000
-    """
-    p = Path(path)
-    if p.suffix.lower() == ".parquet":
-        import pyarrow.parquet as pq
-
-        raw = (pq.read_schema(p).metadata or {}).get(b"f1posterior")
-        return None if raw is None else dict(json.loads(raw))
-    with p.open(encoding="utf-8") as fh:
-        first = fh.readline()
-        if first.startswith(META_PREFIX):
-            return dict(json.loads(first[len(META_PREFIX) :]))
-        if first.startswith('{"meta": '):
-            return dict(json.loads(first)["meta"])
-        if first.startswith("{"):
-            head = json.loads(first + fh.read())
-            return {k: v for k, v in head.items() if k != "rows"}
-    return None
-
-
-class _HashQuoting:
-    """A CSV writer that quotes every cell of a row holding a ``#``.
-
-    ``pandas.read_csv(comment="#")`` (the way to skip the metadata line) cuts an
-    unquoted cell at ``#``; a quoted one is read whole.
-    """
-
-    def __init__(self, fh: TextIO, delimiter: str) -> None:
-        self.plain = csv.writer(fh, delimiter=delimiter, lineterminator="\n")
-        self.quoted = csv.writer(
-            fh, delimiter=delimiter, lineterminator="\n", quoting=csv.QUOTE_ALL
-        )
-
-    def writerow(self, row: list[str]) -> None:
-        self.writerows([row])
-
-    def writerows(self, rows: list[list[str]]) -> None:
-        for r in rows:
-            (self.quoted if any("#" in c for c in r) else self.plain).writerow(r)
 
 
 def _flag_value(v: float) -> bool | None:
@@ -366,7 +274,7 @@ class RowWriter:
         fh = self.stream
         if self.fmt in ("csv", "tsv"):
             fh.write(META_PREFIX + json.dumps(self.meta) + "\n")
-            self._csv = _HashQuoting(fh, "," if self.fmt == "csv" else "\t")
+            self._csv = HashQuoting(fh, "," if self.fmt == "csv" else "\t")
             self._csv.writerow([escape_text(h) for h in header])
         elif self.fmt == "ndjson":
             fh.write(json.dumps({"meta": self.meta}) + "\n")
