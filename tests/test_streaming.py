@@ -309,6 +309,7 @@ def test_large_m_is_chunked_over_draws_within_the_budget():
     assert peak < budget + 6 * 8 * 401 * 400
 
 
+@pytest.mark.filterwarnings("default::RuntimeWarning")  # this test emits one on purpose
 def test_python_warnings_become_one_line(capsys, monkeypatch):
     import warnings
 

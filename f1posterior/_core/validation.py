@@ -456,7 +456,7 @@ def did_you_mean(given: Any, allowed: Sequence[str]) -> str:
     Examples
     --------
     >>> did_you_mean("macro-f1", ["micro_f1", "macro_f1", "accuracy"])
-    " (did you mean 'macro_f1'?)"
+    " (did you mean 'macro_f1' or 'micro_f1'?)"
     >>> did_you_mean("zzz", ["micro_f1"]), did_you_mean(3, ["micro_f1"])
     ('', '')
     """

@@ -111,7 +111,7 @@ def check_metric_names(metrics: list[str], allowed: Sequence[str], why: str) -> 
     unknown = [m for m in metrics if m not in allowed]
     if unknown:
         hint = did_you_mean(unknown[0], allowed)
-        raise ValueError(f"--metric {unknown[0]}{hint} {why} " + ", ".join(allowed))
+        raise ValueError(f"--metric {unknown[0]} {why} " + ", ".join(allowed) + hint)
 
 
 def prior_from_args(args: Any) -> dict[str, Any]:
