@@ -13,8 +13,7 @@ import pytest
 from f1posterior import __version__, evaluate
 from f1posterior.cli import main
 from f1posterior.cli import stream as stream_mod
-from f1posterior.cli.stream import BATCH_MIN_DRAWS, BATCH_VARIATES, DEFAULT_DRAWS, batch_draws
-from f1posterior.io.writers import read_metadata
+from f1posterior.io import writers
 
 pd = pytest.importorskip("pandas")
 
@@ -26,6 +25,10 @@ INFORMED = [[900, 50, 50], [40, 880, 80], [30, 70, 900]]
 STACK = np.array([FLAGGED, INFORMED, FLAGGED, INFORMED])
 NAMES = ["a", "b", "c", "d"]
 TRUTH = [True, False, True, False]  # macro_f1's flag per row, from the construction
+
+
+def read_metadata(path):
+    return writers.read_metadata(path)  # looked up per test: each fails alone without it
 
 
 def _jsonl(tmp_path):
@@ -126,10 +129,8 @@ def test_dataframes_carry_the_flag_and_the_cli_column_names(tmp_path):
 def test_a_flag_not_checked_is_empty_not_false():
     ev = evaluate(STACK, metrics="macro_f1", draws=500, rng=0, prior_check=False)
     assert ev["macro_f1"].prior_dominated is None
-    from f1posterior.io.writers import RowWriter
-
     out = io.StringIO()
-    w = RowWriter(out, "csv")
+    w = writers.RowWriter(out, "csv")
     w.write(ev, NAMES)
     w.close()
     frame = pd.read_csv(io.StringIO(out.getvalue()), comment="#")
@@ -138,11 +139,9 @@ def test_a_flag_not_checked_is_empty_not_false():
 
 
 def test_a_name_with_a_hash_survives_pandas_comment_skipping():
-    from f1posterior.io.writers import RowWriter
-
     ev = evaluate(STACK[:2], metrics="accuracy", draws=500, rng=0)
     out = io.StringIO()
-    w = RowWriter(out, "csv")
+    w = writers.RowWriter(out, "csv")
     w.write(ev, ["run #1", "#2"])
     w.close()
     frame = pd.read_csv(io.StringIO(out.getvalue()), comment="#")
@@ -154,6 +153,8 @@ def test_a_name_with_a_hash_survives_pandas_comment_skipping():
 
 
 def test_batch_draws_rule():
+    batch_draws, DEFAULT_DRAWS = stream_mod.batch_draws, stream_mod.DEFAULT_DRAWS
+    BATCH_MIN_DRAWS, BATCH_VARIATES = stream_mod.BATCH_MIN_DRAWS, stream_mod.BATCH_VARIATES
     assert batch_draws(1, 4) == DEFAULT_DRAWS
     assert batch_draws(100_000, 4) == BATCH_MIN_DRAWS  # the floor
     assert batch_draws(None, 4) == BATCH_MIN_DRAWS
@@ -186,10 +187,10 @@ def test_one_matrix_keeps_the_full_default(tmp_path, capsys):
     f = tmp_path / "m.json"
     f.write_text(json.dumps(INFORMED))
     assert main(["summarize", str(f), "--format", "json", "--metric", "accuracy"]) == 0
-    assert json.loads(capsys.readouterr().out)["draws"] == DEFAULT_DRAWS
+    assert json.loads(capsys.readouterr().out)["draws"] == 50_000
     assert main(["summarize", str(f), "--format", "csv", "--metric", "accuracy"]) == 0
     out = capsys.readouterr()
-    assert json.loads(out.out.splitlines()[0][len("# f1posterior: ") :])["draws"] == DEFAULT_DRAWS
+    assert json.loads(out.out.splitlines()[0][len("# f1posterior: ") :])["draws"] == 50_000
     assert "draws each" not in out.err
 
 

@@ -164,3 +164,31 @@ def test_tutorial_lists_every_exit_status_of_the_gate():
     para = re.sub(r"\s+", " ", section)
     for code, word in ((0, "PASS"), (1, "FAIL"), (3, "INCONCLUSIVE"), (2, "bad input")):
         assert f"{code} ({word})" in para or f"{code} on {word}" in para, code
+
+
+# ------------------------------------------------------------------ no RuntimeWarning
+
+
+def test_unbounded_metrics_under_a_vanishing_prior_warn_nothing():
+    """Odds-ratio draws that sum past the float range give an infinite mean, flagged, silently."""
+    import warnings
+
+    import numpy as np
+
+    from f1posterior.metrics.registry import METRICS
+
+    counts = np.array([[10, 0, 0, 0], [0, 0, 0, 0], [3, 0, 5, 0], [0, 0, 0, 0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        res = evaluate(counts, metrics=tuple(METRICS), alpha=1e-6, beta=1e-6, draws=5000, rng=9)
+    dor = res["diagnostic_odds_ratio"]
+    assert np.all(np.isinf(dor.mean)) and np.all(dor.prior_dominated)
+    for name, s in res.items():  # every other summary stays finite where its draws are
+        mean = np.asarray(s.mean)
+        assert np.all(np.isfinite(mean) | np.asarray(s.prior_dominated)), name
+
+
+def test_the_test_configuration_turns_runtime_warnings_into_errors():
+    text = (ROOT / "pyproject.toml").read_text()
+    section = text.split("[tool.pytest.ini_options]", 1)[1].split("\n[", 1)[0]
+    assert re.search(r'^filterwarnings = \[.*"error::RuntimeWarning".*\]$', section, re.M)
