@@ -97,6 +97,15 @@ def test_command_line_metric_choices_get_a_suggestion(tmp_path, capsys, command)
     assert "invalid choice: 'macro_f1x' (did you mean 'macro_f1'" in err
 
 
+def test_a_gate_config_metric_gets_a_suggestion(tmp_path, capsys):
+    (tmp_path / "m.json").write_text(json.dumps(CM))
+    cfg = tmp_path / "gate.toml"
+    cfg.write_text('[[check]]\nmetric = "macro_f2"\nmin = 0.5\n')
+    assert main(["gate", str(tmp_path / "m.json"), "--config", str(cfg)]) == 2
+    err = capsys.readouterr().err
+    assert "check[1].metric" in err and "got 'macro_f2' (did you mean 'macro_f1'" in err
+
+
 # ------------------------------------------------------------------ inputs and flags
 
 
