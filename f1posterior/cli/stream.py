@@ -29,7 +29,7 @@ __all__ = ["add_stream_arguments", "is_batch_run", "run_stream", "memory_size", 
 
 #: Posterior draws per matrix when ``--draws`` is not given and the batch is small.
 DEFAULT_DRAWS = 50_000
-#: The batch default's floor: the Monte Carlo error of a mean stays within 2.3% of the
+#: The batch default's floor: the Monte Carlo error of a mean stays within 2.2% of the
 #: posterior standard deviation (``1 / sqrt(2000)``).
 BATCH_MIN_DRAWS = 2_000
 #: The batch default's budget: Gamma variates of the whole run (``B * M * (M + 1) * draws``).
