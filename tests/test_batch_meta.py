@@ -211,3 +211,19 @@ def test_progress_is_reported_at_once_and_within_the_first_chunk(tmp_path, monke
     inside = [d for d, _ in calls if 0 < d < 200]
     assert inside, calls  # reports before the first (here: only) chunk ended
     assert calls[-1] == (200, 200)
+
+
+def test_the_final_progress_line_is_printed_once():
+    from f1posterior.cli.progress import progress_reporter
+
+    out = io.StringIO()
+    ticks = iter([0.0, 0.1, 0.2, 0.3])
+    report = progress_reporter(True, out, clock=lambda: next(ticks))
+    report(0, 5)  # at once
+    report(5, 5)  # the engine's last group
+    report(5, 5)  # the stream's end of chunk: already said
+    lines = out.getvalue().splitlines()
+    assert lines == [
+        "f1posterior: progress: 0 / 5 matrices (0%), 0/s, 0:00 elapsed",
+        "f1posterior: progress: 5 / 5 matrices (100%), 25/s, 0:00 elapsed",
+    ]
