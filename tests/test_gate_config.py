@@ -97,7 +97,7 @@ def test_text_and_markdown_name_the_config(
     cfg = str(project / "gate.toml")
     assert main(["gate", "--config", cfg]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[2] == f"Config: {cfg}" and lines[3].startswith("Gate: prior alpha=1")
+    assert lines[3] == f"Config: {cfg}" and lines[4].startswith("Gate: prior alpha=1")
     assert main(["gate", "--config", cfg, "--format", "markdown"]) == 0
     assert f", config: `{cfg}`" in capsys.readouterr().out
 

@@ -293,10 +293,14 @@ def test_inconclusive_line_points_to_plan(cm_file: str, capsys: pytest.CaptureFi
 
 
 def test_plan_hint_never_spells_out_an_unsafe_file_name() -> None:
+    import dataclasses
+
     res = gate([[40, 10], [5, 45]], minimums={"micro_f1": 0.85}, source="a b;rm.json", **EXACT)
-    assert "`f1posterior plan FILE --metric micro_f1 --min 0.85`" in str(res)
+    cmd = dataclasses.replace(res, hints="command")  # as the command line shows it
+    assert "`f1posterior plan FILE --metric micro_f1 --min 0.85`" in str(cmd)
     res = gate([[40, 10], [5, 45]], baseline=[[40, 10], [5, 45]], max_drop=0.01, draws=2_000)
-    assert "--metric micro_f1 --baseline BASEFILE --max-drop 0.01`" in str(res)
+    cmd = dataclasses.replace(res, hints="command")
+    assert "--metric micro_f1 --baseline BASEFILE --max-drop 0.01`" in str(cmd)
 
 
 # --- predictions directly in Python ----------------------------------------------------------

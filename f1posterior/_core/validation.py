@@ -46,6 +46,7 @@ __all__ = [
     "check_table",
     "check_scores",
     "check_metric_names",
+    "did_you_mean",
     "check_positive",
     "check_indicator",
     "check_nonnegative",
@@ -478,6 +479,26 @@ def check_index_offset(index_offset: Any, name: str = "index_offset") -> int:
     return _integer(index_offset, name, 0)
 
 
+def did_you_mean(given: Any, allowed: Sequence[str]) -> str:
+    """``" (did you mean 'x'?)"`` for the closest names of ``allowed``, or ``""``.
+
+    Examples
+    --------
+    >>> did_you_mean("macro-f1", ["micro_f1", "macro_f1", "accuracy"])
+    " (did you mean 'macro_f1' or 'micro_f1'?)"
+    >>> did_you_mean("zzz", ["micro_f1"]), did_you_mean(3, ["micro_f1"])
+    ('', '')
+    """
+    import difflib
+
+    if not isinstance(given, str):
+        return ""
+    close = difflib.get_close_matches(given, list(allowed), n=2)
+    if not close:
+        close = [a for a in allowed if a.lower() == given.lower().replace("-", "_")][:1]
+    return f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
+
+
 def check_metric_names(metrics: Any, allowed: Sequence[str], name: str = "metrics") -> list[str]:
     """A metric name or a non-empty sequence of distinct names from ``allowed``."""
     if isinstance(metrics, str):
@@ -492,7 +513,10 @@ def check_metric_names(metrics: Any, allowed: Sequence[str], name: str = "metric
         raise ValueError(f"{name} must name at least one metric; got an empty sequence")
     for n in names:
         if not isinstance(n, str) or n not in allowed:
-            raise ValueError(f"{name} must be names from {', '.join(allowed)}; got {describe(n)}")
+            raise ValueError(
+                f"{name} must be names from {', '.join(allowed)}; got {describe(n)}"
+                + did_you_mean(n, allowed)
+            )
     if len(set(names)) != len(names):
         raise ValueError(f"{name} must not repeat a name; got {names}")
     return names

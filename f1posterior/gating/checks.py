@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from .._core.describe import describe
-from .._core.validation import check_counts, check_prob
+from .._core.validation import check_counts, check_prob, did_you_mean
 from ..metrics.multiclass import METRIC_RANGES, METRICS
 from ..posterior.multilabel import MULTILABEL_METRICS, check_tables
 from ..posterior.summary import MetricSummary
@@ -51,6 +51,7 @@ def _check_metric_name(name: Any, arg: str, known: Sequence[str] = tuple(METRICS
     if not isinstance(name, str) or name not in known:
         raise ValueError(
             f"{arg} must name known metrics ({', '.join(known)}); got {describe(name)}"
+            + did_you_mean(name, list(known))
         )
     return name
 

@@ -219,6 +219,10 @@ class GateResult:
     config : str or None
         The configuration file the checks came from (command line ``--config``
         or ``pyproject.toml``), when there is one.
+    hints : {"python", "command"}
+        How the text tells an INCONCLUSIVE check's next step: a
+        :func:`f1posterior.plan` call (the library's default) or an
+        ``f1posterior plan`` command (the command line's).
     """
 
     checks: tuple[Check, ...]
@@ -228,6 +232,7 @@ class GateResult:
     source: str | None = None
     baseline_source: str | None = field(default=None)
     config: str | None = None
+    hints: str = field(default="python", compare=False)
 
     @property
     def verdict(self) -> str:
@@ -308,7 +313,8 @@ class GateResult:
         return out
 
     def __str__(self) -> str:
-        lines = []
+        # the verdict first (what a test runner's one-line summary shows), and again last
+        lines = [self._footer()]
         if self.source:
             lines.append(f"Input: {escape_text(self.source)}")
         if self.baseline_source:
@@ -338,12 +344,19 @@ class GateResult:
         }
 
     def _hint(self, c: Check, before: str = "", after: str = "") -> str:
-        """For an inconclusive check: the ``f1posterior plan`` command that would settle it."""
+        """For an inconclusive check: the ``plan`` call (or command) that would settle it."""
         if c.verdict != "inconclusive":
             return ""
-        from .classes import plan_hint
+        if self.hints == "command":
+            from .classes import plan_hint
 
-        return before + plan_hint(c, self.source, self.baseline_source) + after
+            return before + plan_hint(c, self.source, self.baseline_source) + after
+        if c.kind == "baseline":
+            args = f"baseline=baseline_counts, max_drop={abs(c.threshold):g}"
+        else:
+            args = f"min={c.threshold:g}"
+        call = f"f1posterior.plan(counts, metric={c.metric!r}, {args})"
+        return f"{before}call `{call}` to see how many more documents would settle it{after}"
 
     def to_junit_xml(self) -> str:
         """JUnit XML: one ``testcase`` per check.

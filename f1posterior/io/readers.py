@@ -19,7 +19,13 @@ import numpy as np
 from .._core.validation import check_counts
 from .documents import DocumentInput, read_documents
 from .multilabel import read_multilabel
-from .predictions import _csv_header, _read_predictions, csv_delimiter, read_predictions
+from .predictions import (
+    _csv_header,
+    _read_predictions,
+    csv_delimiter,
+    predictions_hint,
+    read_predictions,
+)
 from .sources import (
     _FORMAT_OF_SUFFIX,
     INPUT_FORMATS,
@@ -427,4 +433,10 @@ def read_input(
             )
         delimiter = csv_delimiter(fmt, read_text(p) if fmt == "predictions" else "")
         return _read_predictions(p, delimiter, true_col, pred_col, labels)
-    return _read_matrix(p, fmt, labels, transpose)
+    try:
+        return _read_matrix(p, fmt, labels, transpose)
+    except ValueError as exc:
+        hint = predictions_hint(p, fmt, true_col, pred_col)
+        if not hint:
+            raise
+        raise ValueError(f"{exc}{hint}") from None

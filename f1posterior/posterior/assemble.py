@@ -41,9 +41,9 @@ def check_prior_dominance(
     out = {}
     for name, s in summaries.items():
         sd = np.maximum(np.asarray(s.std, dtype=float), np.finfo(float).tiny)
-        shift = np.abs(np.asarray(s.mean) - np.asarray(s.score)) / sd
-        noise = np.asarray(s.mc_error) / sd
-        with np.errstate(invalid="ignore"):
+        with np.errstate(invalid="ignore"):  # an infinite mean and std (inf / inf) is NaN
+            shift = np.abs(np.asarray(s.mean) - np.asarray(s.score)) / sd
+            noise = np.asarray(s.mc_error) / sd
             flag = ~(shift - 3 * noise <= 0.5)  # a NaN score (undefined) is flagged too
         margins = _INFORMED_BY.get(name) if fns[name] is METRICS.get(name) else None
         if margins is not None:
