@@ -166,9 +166,7 @@ def joint_prior(
     return p_tuples, p_conc, np.asarray(b, dtype=np.float64), text
 
 
-def shared_error_tuples(
-    a: np.ndarray, k: int, agree: float = 1.0
-) -> tuple[np.ndarray, np.ndarray]:
+def shared_error_tuples(a: np.ndarray, k: int, agree: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
     """Cells (L, k + 1) and concentrations (L,) of the shared-error prior of marginal ``a``.
 
     Class ``t``'s ``s_t = sum_u a[t, u]`` pseudo-documents: correctness pattern ``c``
