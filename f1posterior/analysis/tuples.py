@@ -1,5 +1,5 @@
 """Sparse form of the paired model: a Dirichlet over the (true class, prediction_1, ...,
-prediction_k) tuples that carry posterior mass, never over all M^(k+1) of them.
+prediction_k) tuples that carry prior or posterior mass, never over all M^(k+1) of them.
 
 The joint prior (stated in :mod:`f1posterior.analysis.comparison` and ``docs/compare.md``)
 is the *shared-error* prior. Each true class ``t`` has a marginal prior row ``A[t]``:
@@ -9,21 +9,27 @@ is the *shared-error* prior. Each true class ``t`` has a marginal prior row ``A[
 classifier right or wrong independently (probability ``r_t``), and all the wrong ones
 predict one class ``u`` drawn from ``e_t``. So the prior tuple with correctness pattern
 ``c`` (``c_i = 1``: classifier ``i`` wrong) and error class ``u`` has concentration
-``s_t r_t^(k - |c|) (1 - r_t)^|c| e_tu`` (and ``(t, ..., t)`` has ``s_t r_t^k``).
+proportional to ``r_t^(k - |c|) (1 - r_t)^|c| e_tu`` (``(t, ..., t)``: ``r_t^k``), the
+row scaled to ``s_t``.
 
 * Each classifier's marginal prior is exactly ``A`` (aggregation property of the
-  Dirichlet), and every pair of classifiers gets the same symmetric mass
-  ``s_t r_t (1 - r_t)`` on "i right, j wrong" and on "j right, i wrong".
-* The default ``A`` (:data:`PAIRED_PRIOR`) is one pseudo-document per true class with
-  ``r_t = 1/2`` and errors spread evenly: each classifier's marginal row is
-  ``theta_tt ~ Beta(1/2, 1/2)`` with the error split ``Dir(1/(2(M-1)), ...)``, and
-  the correctness patterns of two classifiers share the pseudo-document evenly (1/4
-  each), as Benavoli's Bayesian sign test spreads its prior pseudo-observation evenly
-  over its regions.
-* Cost: the prior's cells are ``(t, u)`` pairs times the ``2^k`` patterns,
-  ``M (1 + (M - 1)(2^k - 1))`` at most (k = 2: ``3 M^2 - 2 M``); the posterior is a
-  Dirichlet over those and the observed tuples. Tuples outside the prior's support
-  (two classifiers wrong with different classes) carry their counts only.
+  Dirichlet), and every ordered pair of classifiers gets the same prior mass on "i right,
+  j wrong" as on "j right, i wrong".
+* The default (:data:`PAIRED_PRIOR`) is ``A`` = :func:`paired_alpha`, one pseudo-document
+  per true class with ``r_t = 1/2`` and the errors spread evenly (each classifier's
+  recall ``Beta(1/2, 1/2)``, the error split ``Dir(1/(2(M-1)), ...)``), with the
+  patterns on which every classifier agrees (all right, all wrong) at half weight
+  (:data:`DEFAULT_AGREE`; with ``r_t = 1/2`` the marginals stay exactly ``A``). With two
+  classifiers a pseudo-document is then 1/3 "A right, B wrong", 1/3 the reverse and 1/3
+  agreement, as the Bayesian sign test spreads its prior pseudo-observation evenly over
+  its three regions.
+* Exact and explicit: the prior's support is the tuples whose wrong predictions share one
+  class, ``M (1 + (M - 1)(2^k - 1))`` cells (k = 2: ``3 M^2 - 2 M``), so every prior
+  tuple is kept as a cell of the conjugate Dirichlet; no tuple is lumped or truncated. A
+  metric needs each classifier's marginal table, and the joint law of those marginals
+  needs every cell's Gamma variate, so a lumped row would not be exact. Tuples outside
+  the support (two classifiers wrong with different classes) carry their counts only.
+  More than :data:`MAX_PRIOR_CELLS` prior cells is an error.
 """
 
 from __future__ import annotations
@@ -148,8 +154,8 @@ def joint_prior(
             am = paired_alpha(m)
             text = (
                 "paired model, shared-error joint prior: one pseudo-document per true class, "
-                "each model right with probability 1/2 independently, errors on one class; "
-                f"beta {_beta_text(beta)}"
+                "each model right or wrong evenly (all agreeing at half weight), the wrong "
+                f"ones on one class; beta {_beta_text(beta)}"
             )
         else:
             am, _ = resolve_prior(alpha, 1.0, mean_table)
@@ -180,7 +186,7 @@ def shared_error_tuples(a: np.ndarray, k: int, agree: float = 1.0) -> tuple[np.n
     --------
     >>> t, c = shared_error_tuples(np.array([[0.5, 0.5], [0.5, 0.5]]), 2, agree=0.5)
     >>> [(row, round(w, 4)) for row, w in zip(t.tolist(), c.tolist()) if row[0] == 0]
-    [([0, 0, 0], 0.1667), ([0, 0, 1], 0.3333), ([0, 1, 0], 0.3333), ([0, 1, 1], 0.1667)]
+    [([0, 0, 0], 0.1667), ([0, 1, 0], 0.3333), ([0, 0, 1], 0.3333), ([0, 1, 1], 0.1667)]
     """
     m = a.shape[0]
     n_cells = m * (1 + (m - 1) * (2**k - 1))
