@@ -42,6 +42,7 @@ import numpy as np
 from _common import machine
 
 from f1posterior import compare_predictions
+from f1posterior.analysis.tuples import paired_alpha, shared_error_tuples
 from f1posterior.metrics.registry import METRICS
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -96,8 +97,34 @@ def scenarios() -> list[Scenario]:
     ]
 
 
-def run(sc: Scenario, metric: str, sims: int, draws: int, seed: int = 0) -> dict[str, Any]:
+def variant_alpha(name: str, m: int) -> np.ndarray | None:
+    """A joint (M, M^2) prior of one of the alternatives the default was chosen against.
+
+    ``"independent"``: the default marginal with each classifier right with probability
+    1/2 independently (agreement at full weight: half the pseudo-document on
+    disagreements); ``"disagreement only"``: all of it on disagreements; ``"concordant"``:
+    the former prior, the default marginal on the tuples (t, u, u) only. Cells the
+    alternative leaves empty get 1e-12 (a joint array must be > 0).
+    """
+    if name == "default":
+        return None
+    a = paired_alpha(m)
+    out = np.full((m, m, m), 1e-12)
+    if name == "concordant":
+        for u in range(m):
+            out[:, u, u] = a[:, u]
+        return out.reshape(m, m * m)
+    cells, conc = shared_error_tuples(a, 2, {"independent": 1.0, "disagreement only": 0.0}[name])
+    out[cells[:, 0], cells[:, 1], cells[:, 2]] = np.maximum(conc, 1e-12)
+    return out.reshape(m, m * m)
+
+
+def run(
+    sc: Scenario, metric: str, sims: int, draws: int, seed: int = 0, prior: str = "default"
+) -> dict[str, Any]:
     m = sc.p.shape[0]
+    alpha = variant_alpha(prior, m)
+    kw = {} if alpha is None else {"alpha": alpha}
     truth = sc.truth(metric)
     rng = np.random.default_rng(seed)
     cells = np.array(list(np.ndindex(m, m, m)))
@@ -109,7 +136,7 @@ def run(sc: Scenario, metric: str, sims: int, draws: int, seed: int = 0) -> dict
     for i in range(sims):
         t, a, b = cells[rng.choice(len(cells), size=sc.n, p=flat)].T
         r = compare_predictions(t, a, b, metric=metric, labels=list(range(m)), draws=draws,
-                                rng=np.random.SeedSequence([seed, i]))  # fmt: skip
+                                rng=np.random.SeedSequence([seed, i]), **kw)  # fmt: skip
         lo, hi = r.difference.hdi
         cover += bool(lo <= truth <= hi)
         for d in MAX_DROPS:
@@ -120,6 +147,7 @@ def run(sc: Scenario, metric: str, sims: int, draws: int, seed: int = 0) -> dict
         obs.append(float(r.difference.score))
     out: dict[str, Any] = {
         "scenario": sc.name,
+        "prior": prior,
         "metric": metric,
         "n": sc.n,
         "sims": sims,
@@ -176,9 +204,12 @@ def markdown(res: dict[str, Any]) -> str:
     def rates(v: dict[str, float]) -> str:
         return " / ".join(f(v.get(str(d))) for d in MAX_DROPS)
 
-    for r in res["rows"]:
+    for r in res["rows"] + res.get("variants", []):
+        if r["prior"] != "default" and r is res["variants"][0]:
+            lines += ["", "Alternative priors (k = 2, micro-F1):", "", *lines[2:4]]
         lines.append(
-            f"| {r['scenario']} | {r['metric']} | {r['truth']:+.4f} | {r['coverage']:.3f} | "
+            f"| {r['scenario']}{'' if r['prior'] == 'default' else ', ' + r['prior']} | "
+            f"{r['metric']} | {r['truth']:+.4f} | {r['coverage']:.3f} | "
             f"{r['mean_observed']:+.4f} | {r['mean_posterior']:+.4f} | "
             f"{f(r.get('shrinkage'), '.1%')} | {rates(r['false_fail'])} | "
             f"{rates(r['false_pass'])} |"
@@ -200,6 +231,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="50 test sets a cell")
     ap.add_argument("--sims", type=int, default=None)
+    ap.add_argument("--variants", action="store_true", help="also the alternative priors (slower)")
     args = ap.parse_args()
     sims = args.sims or (50 if args.quick else 200)
     draws = 4000
@@ -209,8 +241,16 @@ def main() -> None:
         for metric in ("micro_f1", "macro_f1"):
             out_rows.append(run(sc, metric, sims, draws))
             print(json.dumps(out_rows[-1]), flush=True)
+    variants = []
+    if args.variants:
+        picks = [scenarios()[1], scenarios()[2]]
+        for prior in ("independent", "disagreement only", "concordant"):
+            for sc in picks:
+                variants.append(run(sc, "micro_f1", min(sims, 400), draws, prior=prior))
+                print(json.dumps(variants[-1]), flush=True)
     res = {
         "benchmark": "paired_calibration",
+        "variants": variants,
         "sims": sims,
         "draws": draws,
         "rows": out_rows,
