@@ -68,11 +68,11 @@ def exact_accuracy_mean(counts, alpha=1.0, beta=1.0):
 def marginal_prior(y, preds, alpha, m):
     """Each model's marginal alpha (M, M) in the paired model: the paper's 1 per cell (also
     for alpha = 1.0, a number being a marginal prior), or for the default ("paired", or the
-    library's default name "adaptive") half a pseudo-document on each diagonal cell and half
-    spread over the row's M - 1 errors."""
+    library's default name "adaptive") 3 / M pseudo-documents a row, half on the diagonal
+    and half spread over the row's M - 1 errors."""
     if alpha in ("paired", "adaptive"):
-        out = np.full((m, m), 0.5 / (m - 1))
-        np.fill_diagonal(out, 0.5)
+        out = np.full((m, m), 1.5 / m / (m - 1))
+        np.fill_diagonal(out, 1.5 / m)
         return out
     assert alpha in ("paper", 1.0)
     return np.ones((m, m))
@@ -138,9 +138,9 @@ def test_paired_accuracy_sign_matches_exact_beta(alpha):
 @pytest.mark.parametrize("prior", ["paper", "paired"])
 def test_paired_marginal_is_the_core_posterior(prior):
     """Each model's marginal is the core model under the paired model's marginal prior:
-    alpha = beta = 1 for "paper"; for the default the paired marginal (half a pseudo-document
-    on the diagonal, half on the errors) with beta = 1/M, i.e. evaluate(table, alpha=<that
-    array>, beta=1/M)."""
+    alpha = beta = 1 for "paper"; for the default the paired marginal (3 / M pseudo-documents
+    a row, half on the diagonal, half on the errors) with beta = 1/M, i.e. evaluate(table,
+    alpha=<that array>, beta=1/M)."""
     y, a, b = make_pairs(25, 5, 8, 2, m=3, seed=2)
     kw = {} if prior == "paired" else {"alpha": prior, "beta": prior}  # default: paired
     res = compare_predictions(y, a, b, metric="accuracy", draws=40_000, rng=5, **kw)
@@ -292,11 +292,10 @@ def test_paired_model_is_more_decisive_than_unpaired():
     assert paired.decision == "A better" and unpaired.decision == "undecided"
     assert paired.p_a_better > unpaired.p_a_better + 0.05
     assert paired.difference.std < 0.75 * unpaired.difference.std
-    # Under the default ("adaptive") prior each marginal is the core posterior under the
-    # adaptive prior of the models' MEAN table (paired), or of the model's own table
-    # (unpaired): exact means, which differ here by 0.0008, about 6 combined MC errors.
-    mean_alpha, beta = adaptive_alpha((ca + cb) / 2.0), 0.5
-    paired_exact = exact_accuracy_mean(ca, mean_alpha, beta)
+    # Under the defaults each marginal is the core posterior under the paired marginal prior
+    # (paired) or the adaptive prior of the model's own table (unpaired): exact means.
+    beta = 0.5
+    paired_exact = exact_accuracy_mean(ca, marginal_prior(y, (a, b), "paired", 2), beta)
     unpaired_exact = exact_accuracy_mean(ca, adaptive_alpha(ca), beta)
     assert abs(paired.a.mean - paired_exact) < K * paired.a.mc_error
     assert abs(unpaired.a.mean - unpaired_exact) < K * unpaired.a.mc_error

@@ -31,9 +31,9 @@ K = 5.0  # Monte Carlo standard errors of a sampled probability
 Z = 3.5  # binomial standard errors of a simulated rate
 
 
-def one_off(n_docs: int, n_disagree: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """3 classes, ``n_docs`` documents; A is always right, B wrong on ``n_disagree``."""
-    y = np.repeat([0, 1, 2], n_docs // 3)
+def one_off(n_docs: int, n_disagree: int, m: int = 3) -> tuple[np.ndarray, ...]:
+    """M classes, ``n_docs`` documents; A is always right, B wrong on ``n_disagree``."""
+    y = np.repeat(np.arange(m), n_docs // m)
     b = y.copy()
     b[:n_disagree] = 1
     return y, y.copy(), b
@@ -53,14 +53,18 @@ def concordant(m: int) -> np.ndarray:
 @pytest.mark.parametrize("n_disagree", [1, 2, 3])
 def test_few_disagreements_are_not_certainty(n_disagree):
     """One to three documents in 1,200 where only A is right. With beta aligned the answer
-    is exact: the prior puts 1/3 of each class's pseudo-document on "A right, B wrong" and
-    1/3 on the reverse, so P(A better) = P(Beta(d + 1, 1) > 1/2) = 1 - 2^-(d + 1)."""
+    is exact: the prior puts one pseudo-document on "A right, B wrong" and one on the
+    reverse, so P(A better) = P(Beta(d + 1, 1) > 1/2) = 1 - 2^-(d + 1), whatever M."""
     y, a, b = one_off(1200, n_disagree)
     n = 40_000
     exact = 1 - 0.5 ** (n_disagree + 1)
     aligned = compare_predictions(y, a, b, metric="micro_f1", beta="aligned", draws=n, rng=1)
     assert abs(aligned.p_a_better - exact) < K * math.sqrt(exact * (1 - exact) / n)
     assert stats.beta.sf(0.5, n_disagree + 1, 1) == pytest.approx(exact)
+    # the same with 10 classes: the prior's disagreement mass does not grow with M
+    y10, a10, b10 = one_off(1200, n_disagree, m=10)
+    ten = compare_predictions(y10, a10, b10, metric="micro_f1", beta="aligned", draws=n, rng=2)
+    assert abs(ten.p_a_better - exact) < K * math.sqrt(exact * (1 - exact) / n)
     res = compare_predictions(y, a, b, metric="micro_f1", draws=n, rng=1)
     assert res.p_a_better < (0.8 if n_disagree == 1 else 0.95)
     assert res.decision == "undecided"
@@ -95,8 +99,8 @@ def test_identical_predictions_are_inconclusive_with_a_width_that_reflects_n():
 
         cm = confusion_matrix(y, pred).counts
         assert gate(cm, baseline=cm, compare="micro_f1", rng=0).verdict == "inconclusive"
-    # no disagreement: the difference's spread comes from about one pseudo-document of
-    # disagreement over N documents, so the width scales as 1/N (4x fewer at 4x N)
+    # no disagreement: the difference's spread comes from the prior's two pseudo-documents
+    # of disagreement over N documents, so the width scales as 1/N (4x fewer at 4x N)
     assert 3.0 < widths[0] / widths[1] < 5.5
     # negative control: a new model right on 30 more documents passes
     y = np.repeat([0, 1, 2], 400)

@@ -98,23 +98,24 @@ def test_marginal_prior_is_the_resolved_prior(name, k):
 @pytest.mark.parametrize("k", [2, 3, 4])
 def test_default_prior_marginal_and_pair_masses(alpha, k):
     """The default (also under the library's default preset name): each model's marginal is
-    paired_alpha (one pseudo-document a row, half on the diagonal); for every ordered pair
-    (i, j) the mass on "i right, j wrong" is the same, 1/3 of a row for two models."""
+    paired_alpha (3 pseudo-documents in all, half on the diagonal); for every ordered pair
+    (i, j) the mass on "i right, j wrong" is the same, one pseudo-document for two models."""
     m = 4
     y, preds = noisy_models(200, m, (0.9, 0.5, 0.7, 0.6), seed=3)
     tuples, counts = count_tuples(y, np.array(list(preds.values()))[:k])
     p_t, p_c, b, text = joint_prior(alpha, "adaptive", tuples, counts, m)
-    assert "one pseudo-document per true class" in text
+    assert "3 pseudo-documents over the classes" in text
+    assert marginal_counts(p_t, p_c, m)[0].sum() == pytest.approx(3.0)
     for table in marginal_counts(p_t, p_c, m):
         np.testing.assert_allclose(table, paired_alpha(m))
     right = p_t[:, 1:] == p_t[:, :1]
     masses = [p_c[right[:, i] & ~right[:, j]].sum() for i in range(k) for j in range(k) if i != j]
     np.testing.assert_allclose(masses, masses[0])
     if k == 2:
-        assert masses[0] == pytest.approx(m / 3)
+        assert masses[0] == pytest.approx(1.0)
     # negative control: another preset is not the default
     _, _, _, other = joint_prior("jeffreys", "adaptive", tuples, counts, m)
-    assert "one pseudo-document per true class" not in other
+    assert "3 pseudo-documents over the classes" not in other
 
 
 def test_shared_error_marginals_are_exact_for_any_row():

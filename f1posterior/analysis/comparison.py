@@ -26,9 +26,9 @@ pretending the test sets were independent (``docs/compare.md`` has a worked
 example).
 
 Joint prior of the paired model (the *shared-error* prior). Each classifier's
-marginal prior is an (M, M) ``A``: by default (``"paired"``) one pseudo-document
-per true class, half on the diagonal and half spread evenly over the M - 1
-errors (each recall ``Beta(1/2, 1/2)``, the error split ``Dir(1/(2(M-1)))``);
+marginal prior is an (M, M) ``A``: by default (``"paired"``) three
+pseudo-documents in all, ``3 / M`` per true class, half on the diagonal and half
+spread evenly over the M - 1 errors (each recall ``Beta(3/(2M), 3/(2M))``);
 any other preset, number or array is resolved as :func:`f1posterior.evaluate`
 resolves it, on the mean of the classifiers' tables. ``A`` is spread over the
 tuples as pseudo-documents: a pseudo-document of class ``t`` has each classifier
@@ -39,14 +39,14 @@ marginal prior is exactly ``A``, and every ordered pair of classifiers gets the
 same prior mass on "i right, j wrong" as on "j right, i wrong". The default
 halves the weight of the tuples on which all classifiers agree (all right or
 all wrong; with ``r_t = 1/2`` the marginals stay exact), so with two
-classifiers each pseudo-document is 1/3 "A right, B wrong", 1/3 the reverse and
-1/3 agreement, as the Bayesian sign test spreads its prior pseudo-observation
+classifiers one pseudo-document is on "A right, B wrong", one on the reverse and
+one on agreement, whatever M, as the Bayesian sign test spreads its prior pseudo-observation
 evenly over "A better", "equivalent" and "B better" (Benavoli, Corani, Demsar &
 Zaffalon, *JMLR* 18(77), 2017). A handful of disagreements therefore never
 gives certainty (one document in 1,200 gives P(A better) = 0.75 under an
 aligned beta), classifiers that never disagree get a difference centred on 0
-whose spread shrinks as 1/N, and with many disagreements the M pseudo-documents
-barely move the difference (simulation in ``docs/compare.md``). The posterior
+whose spread shrinks as 1/N, and with many disagreements the three
+pseudo-documents barely move the difference (simulation in ``docs/compare.md``). The posterior
 is a Dirichlet over the observed tuples and the prior's ``M (1 + (M - 1)(2^k -
 1))`` tuples at most (:mod:`f1posterior.analysis.tuples`); an (M, M^k) array is
 a prior per joint cell, taken as given. With ``beta="aligned"`` (``beta_t`` the

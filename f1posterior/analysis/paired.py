@@ -275,9 +275,9 @@ def compare_predictions(
         As in :func:`compare`.
     alpha : prior, default "paired"
         Each classifier's *marginal* prior (M, M). The default ``"paired"``
-        (also ``None`` and the library's default preset name) is one
-        pseudo-document per true class, half on the diagonal and half spread
-        over the errors; another preset, a number or an (M, M) array is
+        (also ``None`` and the library's default preset name) is three
+        pseudo-documents spread evenly over the true classes, half on the
+        diagonal and half over the errors; another preset, a number or an (M, M) array is
         resolved as :func:`f1posterior.evaluate` resolves it on the mean of
         the two confusion matrices. Either is spread over the (true, A, B)
         tuples by the shared-error joint prior (stated in

@@ -15,13 +15,14 @@ row scaled to ``s_t``.
 * Each classifier's marginal prior is exactly ``A`` (aggregation property of the
   Dirichlet), and every ordered pair of classifiers gets the same prior mass on "i right,
   j wrong" as on "j right, i wrong".
-* The default (:data:`PAIRED_PRIOR`) is ``A`` = :func:`paired_alpha`, one pseudo-document
-  per true class with ``r_t = 1/2`` and the errors spread evenly (each classifier's
-  recall ``Beta(1/2, 1/2)``, the error split ``Dir(1/(2(M-1)), ...)``), with the
-  patterns on which every classifier agrees (all right, all wrong) at half weight
-  (:data:`DEFAULT_AGREE`; with ``r_t = 1/2`` the marginals stay exactly ``A``). With two
-  classifiers a pseudo-document is then 1/3 "A right, B wrong", 1/3 the reverse and 1/3
-  agreement, as the Bayesian sign test spreads its prior pseudo-observation evenly over
+* The default (:data:`PAIRED_PRIOR`) is ``A`` = :func:`paired_alpha`: three
+  pseudo-documents in all (:data:`DEFAULT_TOTAL`), ``3 / M`` per true class, with
+  ``r_t = 1/2`` and the errors spread evenly (each classifier's recall ``Beta(3/(2M),
+  3/(2M))``, the error split ``Dir(3/(2M(M-1)), ...)``), and the patterns on which every
+  classifier agrees (all right, all wrong) at half weight (:data:`DEFAULT_AGREE`; with
+  ``r_t = 1/2`` the marginals stay exactly ``A``). With two classifiers the prior is then
+  one pseudo-document on "A right, B wrong", one on the reverse and one on agreement,
+  whatever M, as the Bayesian sign test spreads its prior pseudo-observation evenly over
   its three regions.
 * Exact and explicit: the prior's support is the tuples whose wrong predictions share one
   class, ``M (1 + (M - 1)(2^k - 1))`` cells (k = 2: ``3 M^2 - 2 M``), so every prior
@@ -56,9 +57,12 @@ __all__ = [
 PAIRED_PRIOR = "paired"
 
 #: Weight of the all-agree patterns relative to the others in the default prior: with two
-#: classifiers one pseudo-document goes 1/3 to "A right, B wrong", 1/3 to the reverse and
+#: classifiers the pseudo-documents go 1/3 to "A right, B wrong", 1/3 to the reverse and
 #: 1/3 to agreement, as Benavoli's Bayesian sign test spreads its prior pseudo-observation.
 DEFAULT_AGREE = 0.5
+
+#: Pseudo-documents of the default prior, in all (``DEFAULT_TOTAL / M`` per true class).
+DEFAULT_TOTAL = 3.0
 
 #: Most prior cells the shared-error prior may need (``M (1 + (M - 1)(2^k - 1))``).
 MAX_PRIOR_CELLS = 1 << 21
@@ -104,18 +108,21 @@ def marginal_counts(tuples: np.ndarray, weights: np.ndarray, m: int) -> np.ndarr
 
 
 def paired_alpha(m: int) -> np.ndarray:
-    """The default marginal prior (M, M): half a pseudo-document on the diagonal of each
-    row, half spread evenly over its M - 1 errors (M = 1: one on the diagonal).
+    """The default marginal prior (M, M): ``DEFAULT_TOTAL / M`` pseudo-documents a row,
+    half on the diagonal, half spread evenly over its M - 1 errors (M = 1: all on it).
 
     Examples
     --------
     >>> paired_alpha(3).tolist()
     [[0.5, 0.25, 0.25], [0.25, 0.5, 0.25], [0.25, 0.25, 0.5]]
+    >>> float(paired_alpha(10).sum())
+    3.0
     """
+    s = DEFAULT_TOTAL / m
     if m == 1:
-        return np.ones((1, 1))
-    a = np.full((m, m), 0.5 / (m - 1))
-    np.fill_diagonal(a, 0.5)
+        return np.full((1, 1), s)
+    a = np.full((m, m), 0.5 * s / (m - 1))
+    np.fill_diagonal(a, 0.5 * s)
     return a
 
 
@@ -153,7 +160,7 @@ def joint_prior(
         if default:
             am = paired_alpha(m)
             text = (
-                "paired model, shared-error joint prior: one pseudo-document per true class, "
+                "paired model, shared-error joint prior: 3 pseudo-documents over the classes, "
                 "each model right or wrong evenly (all agreeing at half weight), the wrong "
                 f"ones on one class; beta {_beta_text(beta)}"
             )
