@@ -42,7 +42,7 @@ import numpy as np
 from _common import machine
 
 from f1posterior import compare_predictions
-from f1posterior.analysis.tuples import paired_alpha, shared_error_tuples
+from f1posterior.analysis.tuples import DEFAULT_AGREE, paired_alpha, shared_error_tuples
 from f1posterior.metrics.registry import METRICS
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -101,20 +101,25 @@ def variant_alpha(name: str, m: int) -> np.ndarray | None:
     """A joint (M, M^2) prior of one of the alternatives the default was chosen against.
 
     ``"independent"``: the default marginal with each classifier right with probability
-    1/2 independently (agreement at full weight: half the pseudo-document on
-    disagreements); ``"disagreement only"``: all of it on disagreements; ``"concordant"``:
-    the former prior, the default marginal on the tuples (t, u, u) only. Cells the
-    alternative leaves empty get 1e-12 (a joint array must be > 0).
+    1/2 independently (agreement at full weight: half the pseudo-documents on
+    disagreements); ``"disagreement only"``: all of them on disagreements; ``"one per
+    class"``: the default's shares with one pseudo-document per true class (M in all, not
+    3); ``"concordant"``: the former prior, the default marginal on the tuples (t, u, u)
+    only. Cells the alternative leaves empty get 1e-12 (a joint array must be > 0).
     """
     if name == "default":
         return None
     a = paired_alpha(m)
+    if name == "one per class":
+        a = a * m / a.sum()
+        name = "default shares"
     out = np.full((m, m, m), 1e-12)
     if name == "concordant":
         for u in range(m):
             out[:, u, u] = a[:, u]
         return out.reshape(m, m * m)
-    cells, conc = shared_error_tuples(a, 2, {"independent": 1.0, "disagreement only": 0.0}[name])
+    agree = {"independent": 1.0, "disagreement only": 0.0, "default shares": DEFAULT_AGREE}
+    cells, conc = shared_error_tuples(a, 2, agree[name])
     out[cells[:, 0], cells[:, 1], cells[:, 2]] = np.maximum(conc, 1e-12)
     return out.reshape(m, m * m)
 
@@ -227,12 +232,32 @@ def markdown(res: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def only_variant(prior: str, sims: int) -> None:
+    t0 = time.perf_counter()
+    out = []
+    for sc in scenarios()[1:3]:
+        for metric in ("micro_f1", "macro_f1"):
+            out.append(run(sc, metric, sims, 4000, prior=prior))
+            print(json.dumps(out[-1]), flush=True)
+    res = {"benchmark": "paired_calibration variant", "prior": prior, "rows": out,
+           "seconds": time.perf_counter() - t0, "machine": machine()}  # fmt: skip
+    (RESULTS / "paired_calibration_variant.json").write_text(json.dumps(res, indent=1) + "\n")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="50 test sets a cell")
     ap.add_argument("--sims", type=int, default=None)
     ap.add_argument("--variants", action="store_true", help="also the alternative priors (slower)")
+    ap.add_argument(
+        "--only-variant",
+        default=None,
+        help="just this alternative prior on the variant scenarios -> paired_calibration_variant",
+    )
     args = ap.parse_args()
+    if args.only_variant:
+        only_variant(args.only_variant, args.sims or 400)
+        return
     sims = args.sims or (50 if args.quick else 200)
     draws = 4000
     t0 = time.perf_counter()

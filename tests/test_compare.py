@@ -596,9 +596,9 @@ def test_docs_examples_run_and_match_quoted_numbers(capsys):
     paired, unpaired, res = ns["paired"], ns["unpaired"], ns["res"]
     n = 50_000
     assert paired.decision == "A better" and unpaired.decision == "undecided"
-    assert abs(paired.p_a_better - 0.9788) < mc_prob_tol(0.9788, n)
+    assert abs(paired.p_a_better - 0.9778) < mc_prob_tol(0.9778, n)
     assert abs(unpaired.p_a_better - 0.8980) < mc_prob_tol(0.8980, n)
-    assert paired.difference.std == pytest.approx(0.0203, abs=0.001)
+    assert paired.difference.std == pytest.approx(0.0207, abs=0.001)
     assert unpaired.difference.std == pytest.approx(0.0315, abs=0.001)
     assert paired.a.score == pytest.approx(0.91) and paired.b.score == pytest.approx(0.87)
     uni = res.summaries["paper"]  # alpha = beta = 1
