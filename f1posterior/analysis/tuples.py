@@ -149,11 +149,7 @@ def joint_prior(
     k = tuples.shape[1] - 1
     mean_table = marginal_counts(tuples, counts, m).mean(axis=0)
     if not isinstance(alpha, str) and alpha is not None and np.shape(alpha) == (m, m**k) and k > 1:
-        a, _ = resolve_prior(alpha, 1.0, np.zeros((m, m**k)))
-        cells = np.nonzero(a > 0)
-        digits = np.unravel_index(cells[1], (m,) * k)
-        p_tuples = np.column_stack([cells[0], *digits]).astype(np.int64)
-        p_conc = a[cells]
+        p_tuples, p_conc = _joint_array(alpha, m, k)
         text = f"paired model; alpha given per joint cell, beta {_beta_text(beta)}"
     else:
         default = _is_default(alpha)
@@ -177,6 +173,14 @@ def joint_prior(
     else:
         _, b = resolve_prior(1.0, beta, mean_table)
     return p_tuples, p_conc, np.asarray(b, dtype=np.float64), text
+
+
+def _joint_array(alpha: Any, m: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Cells and concentrations of an (M, M^k) prior given per joint cell."""
+    a, _ = resolve_prior(alpha, 1.0, np.zeros((m, m**k)))
+    cells = np.nonzero(a > 0)
+    digits = np.unravel_index(cells[1], (m,) * k)
+    return np.column_stack([cells[0], *digits]).astype(np.int64), a[cells]
 
 
 def shared_error_tuples(a: np.ndarray, k: int, agree: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
