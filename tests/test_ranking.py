@@ -428,3 +428,25 @@ def test_plot_ranking_names_are_not_mathtext():
     labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
     assert labels == ["$\\frac{ (E[rank] 1.00)", "b$x$ (E[rank] 2.00)"]
     assert not any(t.get_parse_math() for t in fig.axes[0].get_yticklabels())
+
+
+def test_one_disagreement_in_a_ranking_is_not_certainty():
+    """Three models on 1,200 documents: m0 always right, m1 wrong on one document, m2 = m0.
+    With beta aligned, P(m0 > m1) is exact: the prior's mass on "m0 right, m1 wrong" is 2/7
+    of each row's pseudo-documents (3 in all), as on the reverse, so P = P(Beta(1 + 6/7,
+    6/7) > 1/2). Negative control: the concordant prior (no mass on disagreements) gives 1."""
+    y = np.repeat([0, 1, 2], 400)
+    b = y.copy()
+    b[0] = 1
+    preds = {"m0": y, "m1": b, "m2": y.copy()}
+    n = 40_000
+    r = rank_predictions(y, preds, metric="accuracy", beta="aligned", draws=n, rng=3)
+    exact = stats.beta.sf(0.5, 1 + 6 / 7, 6 / 7)
+    assert 0.7 < exact < 0.8
+    assert abs(r.pairwise[0, 1] - exact) < K * math.sqrt(exact * (1 - exact) / n)
+    assert r.p_best.max() < 0.95
+    concordant = np.full((3, 27), 1e-12)
+    for u in range(3):
+        concordant[:, u * 9 + u * 3 + u] = 1.0
+    old = rank_predictions(y, preds, metric="accuracy", alpha=concordant, draws=n, rng=3)
+    assert old.pairwise[0, 1] > 0.99
