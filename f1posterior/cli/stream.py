@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .._core.validation import check_rng
+from ..io.sources import npy_ndim
 from ..io.streaming import DEFAULT_CHUNK, BatchChunk, BatchReader, open_batch
 from ..io.writers import ParquetRowWriter, RowWriter, atomic_output
 
@@ -128,18 +129,8 @@ def is_batch_run(args: argparse.Namespace) -> bool:
     return (
         fmt in ("jsonl", "npz")
         or suffix in _STREAM_SUFFIXES
-        or (suffix == ".npy" and _npy_ndim(args.file) == 3)
+        or (suffix == ".npy" and npy_ndim(args.file) == 3)
     )
-
-
-def _npy_ndim(path: str) -> int:
-    from ..io.streaming import square_npy_header
-
-    try:
-        with Path(path).open("rb") as fh:
-            return len(square_npy_header(fh, path)[0])
-    except (OSError, ValueError):
-        return 0  # the regular reader reports the problem
 
 
 def _one_matrix(args: argparse.Namespace) -> BatchReader:
@@ -159,7 +150,7 @@ def _reader(args: argparse.Namespace) -> BatchReader:
     fmt = getattr(args, "input_format", None)
     suffix = "" if args.file == "-" else Path(args.file).suffix.lower()
     batch_fmt = fmt == "jsonl" or (fmt is None and suffix in _STREAM_SUFFIXES)
-    if batch_fmt or (suffix == ".npy" and fmt in (None, "npy") and _npy_ndim(args.file) == 3):
+    if batch_fmt or (suffix == ".npy" and fmt in (None, "npy") and npy_ndim(args.file) == 3):
         if args.predictions:
             raise ValueError(f"--predictions reads a predictions CSV; {args.file} is a batch file")
         return open_batch(

@@ -28,7 +28,9 @@ from __future__ import annotations
 
 import math
 import multiprocessing
+import os
 import threading
+from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -37,6 +39,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from .._core.sampling import LOG_SPACE_BELOW, block_draws, cells_inplace, gamma_chunk
+from .._core.signals import die_with_parent, stop_processes
 from .._core.streams import block_keys, block_streams
 from .._core.validation import DEFAULT_MAX_MEMORY, SamplingArgs
 from ..metrics.multiclass import shared_class_sums
@@ -424,10 +427,7 @@ def run(
         global _FORKED
         _FORKED = whole_group
         try:
-            ctx = multiprocessing.get_context("fork")
-            with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as procs:
-                for g, result in zip(groups, procs.map(_forked_group, groups), strict=True):
-                    collect(g, result)
+            run_forked(groups, workers, collect)
         finally:
             _FORKED = None
         return parts, kept
@@ -446,6 +446,33 @@ def run(
 
 Group = tuple[int, int]
 GroupResult = tuple[list, list]
+
+
+def run_forked(
+    groups: Sequence[Group], workers: int, collect: Callable[[Group, GroupResult], None]
+) -> None:
+    """Run the groups in order on ``workers`` forked processes (``_FORKED`` set).
+
+    The workers die with this process (:func:`~f1posterior._core.signals.die_with_parent`:
+    even when it is killed) and ignore SIGINT; on any exception here, an interrupt
+    included, they are killed at once rather than left to finish their groups.
+    """
+    ctx = multiprocessing.get_context("fork")
+    before = set(multiprocessing.active_children())
+    procs = ProcessPoolExecutor(
+        max_workers=workers, mp_context=ctx, initializer=die_with_parent, initargs=(os.getpid(),)
+    )
+    try:
+        # submitted futures, never cancelled: a cancelled one makes the pool's manager
+        # thread fail (InvalidStateError) when the killed workers break the pool
+        futures = deque(procs.submit(_forked_group, g) for g in groups)
+        for g in groups:
+            collect(g, futures.popleft().result())
+    except BaseException:
+        stop_processes([p for p in multiprocessing.active_children() if p not in before])
+        procs.shutdown(wait=False)
+        raise
+    procs.shutdown(wait=True)
 
 
 def collector(
