@@ -68,7 +68,7 @@ def output_target(path: str | os.PathLike[str], flag: str = "--output") -> Path:
     followed to its target, which must be a regular file (the link itself is
     kept); a directory, FIFO, device or socket, or a link to one, is refused
     before anything is opened, with a one-line ValueError naming ``flag`` and
-    the path. So is a path whose folder does not exist.
+    the path.
 
     Examples
     --------
@@ -85,10 +85,7 @@ def output_target(path: str | os.PathLike[str], flag: str = "--output") -> Path:
             raise ValueError(
                 f"{shown}: a symbolic link to a missing file; give the file itself"
             ) from None
-        folder = os.path.dirname(os.fspath(path)) or "."
-        if not os.path.isdir(folder):
-            raise ValueError(f"{shown}: no such folder {folder!r}") from None
-        return Path(path)
+        return Path(path)  # new (a missing folder is reported when the file is made)
     except OSError as exc:
         raise ValueError(f"{shown}: cannot write there ({exc.strerror or exc})") from None
     if not stat.S_ISREG(st.st_mode):
