@@ -27,6 +27,11 @@ from typing import Any
 
 __all__ = [
     "Terminated",
+    "clear_stop",
+    "raise_if_stopped",
+    "raise_stop",
+    "request_stop",
+    "stop_requested",
     "die_with_parent",
     "exit_now",
     "exit_on_signal",
@@ -45,6 +50,42 @@ _STATE: dict[str, bool | None] = {"command": None}
 
 class Terminated(KeyboardInterrupt):
     """SIGTERM arrived (the command line exits with status 143)."""
+
+
+#: The first stop signal the command line received in this run (0: none).
+_STOP = {"signum": 0}
+
+
+def request_stop(signum: int) -> None:
+    """Remember that the run must stop (the command line's handlers call this)."""
+    _STOP["signum"] = _STOP["signum"] or int(signum)
+
+
+def stop_requested() -> int:
+    """The signal that asked the run to stop, or 0."""
+    return _STOP["signum"]
+
+
+def clear_stop() -> None:
+    """Forget an earlier stop (each command line run starts clean)."""
+    _STOP["signum"] = 0
+
+
+def raise_stop(signum: int) -> None:
+    """Raise the exception of a stop by ``signum``: ``Terminated`` for SIGTERM, else
+    ``KeyboardInterrupt``."""
+    raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt
+
+
+def raise_if_stopped() -> None:
+    """Raise as :func:`raise_stop` if a stop was requested.
+
+    The long waits of the batch engine call it, so a stop whose exception Python
+    dropped (a signal handler's exception raised inside a finaliser or an at-fork
+    callback is printed and ignored) still ends the run within a fraction of a second.
+    """
+    if _STOP["signum"]:
+        raise_stop(_STOP["signum"])
 
 
 def signal_word(signum: int) -> str:

@@ -65,19 +65,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status."""
     reset_interrupt()
     previous = install(on_sigint)  # SIGINT -> 130, SIGTERM -> 143, from the start
+    hook, sys.unraisablehook = sys.unraisablehook, _quiet_interrupts(sys.unraisablehook)
     status = 2
     try:
         status = _run(argv)
         return status
     finally:
+        sys.unraisablehook = hook
         if is_command():  # the process is about to exit: a late signal exits at once
             install(exit_on_signal)
             if interrupt_seen():
                 # stopped: exit now, not through the interpreter's teardown, during which
                 # Python restores the default handlers (a second Ctrl-C would kill it)
                 exit_now(status)
-        else:
+        else:  # main called from Python: its handlers back, and no stop left pending
             restore(previous)
+            reset_interrupt()
+
+
+def _quiet_interrupts(hook: Any) -> Any:
+    """``sys.unraisablehook`` that drops the interrupts Python cannot raise (in a
+    finaliser): the stop is kept by the handler, and reported once by :func:`main`."""
+
+    def quiet(unraisable: Any) -> None:
+        if not isinstance(unraisable.exc_value, KeyboardInterrupt):
+            hook(unraisable)
+
+    return quiet
 
 
 def _run(argv: Sequence[str] | None) -> int:

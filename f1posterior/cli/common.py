@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import signal
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -12,7 +11,13 @@ from pathlib import Path
 from typing import Any
 
 from .._core.priors import DEFAULT_PRIOR, PRIOR_HELP, PRIOR_PRESETS, prior_preset
-from .._core.signals import Terminated
+from .._core.signals import (
+    clear_stop,
+    raise_if_stopped,
+    raise_stop,
+    request_stop,
+    stop_requested,
+)
 
 __all__ = [
     "DEFAULT_SEED",
@@ -144,8 +149,8 @@ def save_figure(fig: Any, path: str, flag: str) -> None:
 
 
 # ------------------------------------------------------------------------- interrupts
-#: The first stop signal of this run (0: none yet), and when a handler last raised.
-_INTERRUPT: dict[str, float] = {"seen": 0, "raised": -math.inf}
+#: When a stop handler last raised (the stop itself is kept by ``_core.signals``).
+_INTERRUPT = {"raised": -math.inf}
 #: A stop signal within this many seconds of the last raise only adds to the flag.
 RAISE_AGAIN_AFTER = 1.0
 
@@ -158,38 +163,31 @@ def on_sigint(signum: int, frame: Any) -> None:
     :data:`RAISE_AGAIN_AFTER` seconds of the last raise (Ctrl-C pressed twice) only
     sets the flag: a second exception would cut short the clean-up of the first
     (the temporary output file, the worker processes). A ``KeyboardInterrupt``
-    raised while the main thread runs a finaliser (``__del__``, a weakref
-    callback) is printed and dropped by Python, and the run would go on to exit 0;
-    the flag survives that, so :func:`check_interrupt` (between chunks) and
-    ``main`` (at the end) still stop with the right status, and a later signal
-    raises again.
+    raised while the main thread runs a finaliser (``__del__``, a weakref or
+    at-fork callback) is printed and dropped by Python, and the run would go on;
+    the flag survives that, so the batch engine's waits, :func:`check_interrupt`
+    (between chunks) and ``main`` (at the end) still stop with the right status,
+    and a later signal raises again.
     """
-    _INTERRUPT["seen"] = _INTERRUPT["seen"] or signum
+    request_stop(signum)
     now = time.monotonic()
     if now - _INTERRUPT["raised"] < RAISE_AGAIN_AFTER:
         return
     _INTERRUPT["raised"] = now
-    raise_stop(int(_INTERRUPT["seen"]))
-
-
-def raise_stop(signum: int) -> None:
-    """Raise the exception of a stop by ``signum``: ``Terminated`` for SIGTERM, else
-    ``KeyboardInterrupt``."""
-    raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt
+    raise_stop(stop_requested())
 
 
 def check_interrupt() -> None:
     """Raise if SIGINT or SIGTERM arrived (even if its first raise was lost)."""
-    if _INTERRUPT["seen"]:
-        raise_stop(int(_INTERRUPT["seen"]))
+    raise_if_stopped()
 
 
 def interrupt_seen() -> int:
     """The first stop signal of this run, or 0."""
-    return int(_INTERRUPT["seen"])
+    return stop_requested()
 
 
 def reset_interrupt() -> None:
     """Forget an earlier interrupt (each ``main`` call starts clean)."""
-    _INTERRUPT["seen"] = 0
+    clear_stop()
     _INTERRUPT["raised"] = -math.inf

@@ -32,14 +32,19 @@ import os
 import threading
 from collections import deque
 from collections.abc import Callable, Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
 
 from .._core.sampling import LOG_SPACE_BELOW, block_draws, cells_inplace, gamma_chunk
-from .._core.signals import die_with_parent, stop_processes
+from .._core.signals import (
+    die_with_parent,
+    raise_if_stopped,
+    signals_deferred,
+    stop_processes,
+)
 from .._core.streams import block_keys, block_streams
 from .._core.validation import DEFAULT_MAX_MEMORY, SamplingArgs
 from ..metrics.multiclass import shared_class_sums
@@ -465,9 +470,13 @@ def run_forked(
     try:
         # submitted futures, never cancelled: a cancelled one makes the pool's manager
         # thread fail (InvalidStateError) when the killed workers break the pool
-        futures = deque(procs.submit(_forked_group, g) for g in groups)
+        with signals_deferred():  # the forks (and their at-fork callbacks) run here
+            futures = deque(procs.submit(_forked_group, g) for g in groups)
         for g in groups:
-            collect(g, futures.popleft().result())
+            fut = futures.popleft()
+            while not wait([fut], timeout=0.1).done:
+                raise_if_stopped()  # a stop whose KeyboardInterrupt Python dropped
+            collect(g, fut.result())
     except BaseException:
         stop_processes([p for p in multiprocessing.active_children() if p not in before])
         procs.shutdown(wait=False)
@@ -489,6 +498,7 @@ def collector(
 
     def collect(g: Group, result: GroupResult) -> None:
         nonlocal done
+        raise_if_stopped()  # the command line was interrupted: stop between groups
         for name, s, x in zip(names, *result, strict=True):
             parts[name].append(s)
             if keep_draws:
