@@ -209,7 +209,7 @@ def run_stream(args: argparse.Namespace, metrics: list[str], ref: float | None, 
         "labels": reader.labels,
     }
     done = 0
-    with atomic_output(args.output, binary=fmt == "parquet") as out:
+    with atomic_output(args.output, binary=fmt == "parquet", flag="--output") as out:
         writer: RowWriter | ParquetRowWriter | None = None
         for chunk in reader:
             check_interrupt()

@@ -61,7 +61,7 @@ STATS = ("score", "mean", "std", "mc_error", "hdi_low", "hdi_high")
 ROW_FORMATS = ("csv", "tsv", "ndjson", "json", "markdown", "table")
 
 
-def output_target(path: str | os.PathLike[str], flag: str = "--output") -> Path:
+def output_target(path: str | os.PathLike[str], flag: str = "path") -> Path:
     """The file that writing ``path`` replaces: ``path``, or a symlink's regular target.
 
     Only a new path or an existing regular file is written. A symbolic link is
@@ -72,7 +72,7 @@ def output_target(path: str | os.PathLike[str], flag: str = "--output") -> Path:
 
     Examples
     --------
-    >>> output_target("/dev/null")
+    >>> output_target("/dev/null", "--output")
     Traceback (most recent call last):
     ...
     ValueError: --output /dev/null: a device; only a regular file or a new path is written (- is standard output)
@@ -127,7 +127,7 @@ def _temporary_beside(target: Path, like: os.stat_result | None) -> tuple[int, s
 
 @contextmanager
 def atomic_output(
-    path: str | os.PathLike[str] | None, *, binary: bool = False, flag: str = "--output"
+    path: str | os.PathLike[str] | None, *, binary: bool = False, flag: str = "path"
 ) -> Iterator[Any]:
     """A stream that becomes ``path`` only when the block ends without an error.
 
@@ -158,8 +158,9 @@ def atomic_output(
             os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8", newline="")
         ) as fh:
             yield fh
-            fh.flush()
-            os.fsync(fh.fileno())
+            if not fh.closed:  # (a writer may have closed it: then it is flushed)
+                fh.flush()
+                os.fsync(fh.fileno())  # on disk before the rename: never half a file
         output_target(path, flag)  # still a regular file or nothing: never replace a device
         os.replace(tmp, target)
     except BaseException:
