@@ -13,7 +13,7 @@ from numpy.typing import ArrayLike
 from .._core.deprecation import renamed_keywords
 from .._core.describe import describe
 from .._core.sampling import RaggedGammas, prevalence_floor
-from .._core.validation import check_draws, check_nonnegative, check_prob, check_rng
+from .._core.validation import check_nonnegative, check_prob, check_rng, check_summary_draws
 from ..metrics.confusion import label_array as _predictions_label_array
 from ..metrics.confusion import label_codes
 from ..metrics.confusion import label_kind as _label_kind
@@ -327,7 +327,7 @@ def _compare_predictions(
     name, fn = _check_metric(metric)
     rp = check_nonnegative(rope, "rope")
     pr = _check_decision_prob(prob)
-    n = check_draws(draws)
+    n = check_summary_draws(draws)
     hp = check_prob(ci_prob, "ci_prob")
     fit = paired_fit(y_true, [("pred_a", pred_a), ("pred_b", pred_b)], fn, alpha, beta, labels,
                      n, rng)  # fmt: skip

@@ -15,7 +15,7 @@ from .._core.describe import describe
 from .._core.priors import PriorArg
 from .._core.results import value_equality
 from .._core.text import escape_text
-from .._core.validation import check_counts, check_draws, check_prob, check_rng
+from .._core.validation import check_counts, check_prob, check_rng, check_summary_draws
 from ..posterior.evaluation import evaluate
 from ..posterior.seeds import run_seed, seed_json
 from ..posterior.summary import MetricSummary, summarize_draws
@@ -359,7 +359,7 @@ def rank_predictions(
         items = [(f"model {i}", v) for i, v in enumerate(predictions)]
     if len(items) < 2:
         raise ValueError(f"predictions must hold k >= 2 classifiers; got {len(items)}")
-    n = check_draws(draws)
+    n = check_summary_draws(draws)
     hp = check_prob(ci_prob, "ci_prob")
     fit = paired_fit(y_true, items, fn, alpha, beta, labels, n, rng)
     return _ranking(
