@@ -95,6 +95,11 @@ def _same_kind(p, kind):
     return test(os.lstat(p).st_mode)
 
 
+def _rows_text(text):
+    """CSV/TSV text without its leading metadata comment line (``# f1posterior: ...``)."""
+    return "".join(line for line in text.splitlines(True) if not line.startswith("# "))
+
+
 def _leftovers(folder):
     return sorted(p.name for p in folder.iterdir() if p.name.endswith(".part"))
 
@@ -154,7 +159,7 @@ def test_symlink_is_followed_to_its_regular_target_and_kept(tmp_path, capsys):
     f = _jsonl(tmp_path / "b.jsonl", ["a", "b"])
     assert main(["summarize", str(f), "--draws", "200", "--output", str(link)]) == 0
     assert link.is_symlink() and os.readlink(link) == "real.csv"
-    assert real.read_text().startswith("name,micro_f1_score")
+    assert _rows_text(real.read_text()).startswith("name,micro_f1_score")
     assert stat.S_IMODE(os.stat(real).st_mode) == 0o640
     capsys.readouterr()
 
@@ -188,7 +193,7 @@ def test_new_files_get_the_umask_mode_and_replaced_files_keep_theirs(tmp_path, c
         os.chmod(existing, 0o644)
         assert main(["summarize", str(f), "--draws", "200", "--output", str(existing)]) == 0
         assert stat.S_IMODE(os.stat(existing).st_mode) == 0o644
-        assert existing.read_text().startswith("name,")
+        assert _rows_text(existing.read_text()).startswith("name,")
         xml = tmp_path / "gate.xml"
         m = tmp_path / "m.json"
         m.write_text(json.dumps(MATRIX))
@@ -253,10 +258,12 @@ def test_csv_and_tsv_rows_never_start_a_formula(tmp_path, capsys):
     f = _jsonl(tmp_path / "b.jsonl", names)
     for fmt, delim in (("csv", ","), ("tsv", "\t")):
         assert main(["summarize", str(f), "--draws", "200", "--format", fmt]) == 0
-        rows = list(csv.reader(io.StringIO(capsys.readouterr().out), delimiter=delim))
+        out = _rows_text(capsys.readouterr().out)
+        rows = list(csv.reader(io.StringIO(out), delimiter=delim))
         got = [r[0] for r in rows[1:]]
         assert got == ['\'=HYPERLINK("http://evil","x")', "'+cmd", "-1", "'@A1", "'\\t=1", "plain"]
-        values = np.array([[float(v) for v in r[1:]] for r in rows[1:]])
+        numeric = [j for j, c in enumerate(rows[0]) if j and not c.endswith("prior_dominated")]
+        values = np.array([[float(r[j]) for j in numeric] for r in rows[1:]])
         assert np.isfinite(values).all()  # numbers are written as numbers
 
 
@@ -265,7 +272,7 @@ def test_long_rows_escape_class_labels_and_keep_negative_numbers(tmp_path, capsy
     f.write_text(json.dumps({"name": "m", "matrix": MATRIX, "labels": ["=cmd()", "-1"]}) + "\n")
     args = ["summarize", str(f), "--draws", "200", "--format", "csv", "--long"]
     assert main([*args, "--metric", "f1"]) == 0
-    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    rows = list(csv.DictReader(io.StringIO(_rows_text(capsys.readouterr().out))))
     assert [r["class"] for r in rows] == ["'=cmd()", "-1"]
     assert all(float(r["mean"]) > 0 for r in rows)
 
