@@ -8,6 +8,11 @@ Shapes: tables are ``(*batch, M, M)`` (rows = true class); metric draws are
 ``(*batch, draws)`` with the draws axis last.
 """
 
+# ruff: noqa: E402
+from ._core.signals import guard_startup as _guard_startup
+
+_guard_startup()  # first: in the f1posterior command only, Ctrl-C while it starts exits quietly
+
 from ._core.confusion import ConfusionMatrix
 from ._core.priors import PRIOR_PRESETS, prior_preset
 from ._core.sampling import sample_posterior

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-__all__ = ["escape_text", "escape_markdown"]
+import re
+
+__all__ = ["escape_text", "escape_markdown", "escape_csv"]
 
 
 def escape_text(text: str) -> str:
@@ -50,3 +52,30 @@ def escape_markdown(text: str) -> str:
     entities; pipes and Markdown punctuation are backslash-escaped.
     """
     return "".join(_MD_ESCAPES.get(ch, ch) for ch in escape_text(text))
+
+
+#: First characters that make a spreadsheet read a cell as a formula (OWASP, "CSV injection").
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+#: A plain number (a spreadsheet reads it as a number, never as a formula).
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def escape_csv(text: str) -> str:
+    """``text`` as a CSV or TSV cell that a spreadsheet shows as text, never runs.
+
+    A cell starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return
+    is prefixed with a single quote (the OWASP rule against formula injection),
+    unless it is a plain number such as ``-1`` or ``+2.5e-3`` (kept, so a class
+    label ``-1`` stays ``-1``); then control characters are escaped
+    (:func:`escape_text`). Numeric values are written by the caller, never
+    through this.
+
+    Examples
+    --------
+    >>> escape_csv("=HYPERLINK(1)"), escape_csv("-1"), escape_csv("cat")
+    ("'=HYPERLINK(1)", '-1', 'cat')
+    """
+    text = str(text)
+    if text.startswith(_FORMULA_START) and not _NUMBER.fullmatch(text):
+        text = "'" + text
+    return escape_text(text)

@@ -4,7 +4,8 @@ Each subcommand lives in its own module with a ``register(subparsers)``
 function that adds its parser and sets ``run`` to a function of the parsed
 arguments returning the exit status. Exit status: 0 success (or gate
 passed), 1 gate failed, 2 usage or input error (and any other failure),
-3 gate inconclusive, 130 interrupted, 141 stdout closed (broken pipe).
+3 gate inconclusive, 130 interrupted (SIGINT, Ctrl-C), 143 terminated (SIGTERM), 141 stdout
+closed (broken pipe).
 Errors are one line on stderr, never a traceback: :func:`main` turns every
 exception into one line ``f1posterior COMMAND: error: ...`` and exit 2.
 """
@@ -19,8 +20,17 @@ import warnings
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
+from .._core.signals import (
+    Terminated,
+    exit_now,
+    exit_on_signal,
+    install,
+    is_command,
+    restore,
+    signal_word,
+)
 from . import aggregate, compare, gate, plan, summarize
-from .common import check_interrupt, on_sigint, reset_interrupt
+from .common import check_interrupt, interrupt_seen, on_sigint, reset_interrupt
 
 __all__ = ["main", "build_parser"]
 
@@ -68,15 +78,46 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if getattr(args, "run", None) is None:
-        parser.print_help(sys.stderr)
-        return 2
-    prefix = f"f1posterior {args.command}"
     reset_interrupt()
-    previous = _install_sigint()
+    previous = install(on_sigint)  # SIGINT -> 130, SIGTERM -> 143, from the start
+    hook, sys.unraisablehook = sys.unraisablehook, _quiet_interrupts(sys.unraisablehook)
+    status = 2
     try:
+        status = _run(argv)
+        return status
+    finally:
+        sys.unraisablehook = hook
+        if is_command():  # the process is about to exit: a late signal exits at once
+            install(exit_on_signal)
+            if interrupt_seen():
+                # stopped: exit now, not through the interpreter's teardown, during which
+                # Python restores the default handlers (a second Ctrl-C would kill it)
+                exit_now(status)
+        else:  # main called from Python: its handlers back, and no stop left pending
+            restore(previous)
+            reset_interrupt()
+
+
+def _quiet_interrupts(hook: Any) -> Any:
+    """``sys.unraisablehook`` that drops the interrupts Python cannot raise (in a
+    finaliser): the stop is kept by the handler, and reported once by :func:`main`."""
+
+    def quiet(unraisable: Any) -> None:
+        if not isinstance(unraisable.exc_value, KeyboardInterrupt):
+            hook(unraisable)
+
+    return quiet
+
+
+def _run(argv: Sequence[str] | None) -> int:
+    prefix = "f1posterior"
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if getattr(args, "run", None) is None:
+            parser.print_help(sys.stderr)
+            return 2
+        prefix = f"f1posterior {args.command}"
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning  # one line each, never a source excerpt
             status = int(args.run(args))
@@ -88,26 +129,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         # a failed gate into a pass. stdout goes to devnull so the final flush is silent.
         _silence_stdout()
         return 141
-    except KeyboardInterrupt:
-        print(f"{prefix}: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        return _stopped(prefix, signal.SIGTERM if isinstance(exc, Terminated) else signal.SIGINT)
     except (ValueError, TypeError, OSError) as exc:
+        if interrupt_seen():  # e.g. a worker pool broken by the same Ctrl-C
+            return _stopped(prefix, interrupt_seen())
         print(f"{prefix}: error: {_one_line(str(exc))}", file=sys.stderr)
         return 2
     except Exception as exc:  # every other failure: one line, exit 2, never a traceback
+        if interrupt_seen():
+            return _stopped(prefix, interrupt_seen())
         print(f"{prefix}: error: {_describe_unexpected(exc)}", file=sys.stderr)
         return 2
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGINT, previous)
 
 
-def _install_sigint() -> Any:
-    """Install :func:`~.common.on_sigint`; the previous handler (None off the main thread)."""
-    try:
-        return signal.signal(signal.SIGINT, on_sigint)
-    except ValueError:  # not the main thread: keep Python's default behaviour
-        return None
+def _stopped(prefix: str, signum: int) -> int:
+    """Report a stop by ``signum`` (one line); the exit status 128 + ``signum``."""
+    print(f"{prefix}: {signal_word(signum)}", file=sys.stderr)
+    return 128 + int(signum)
 
 
 def _show_warning(

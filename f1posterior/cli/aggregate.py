@@ -15,18 +15,17 @@ import argparse
 import csv
 import io
 import json
-import sys
 from typing import Any
 
 import numpy as np
 
-from .._core.text import escape_markdown, escape_text
+from .._core.text import escape_csv, escape_markdown
 from ..analysis.aggregate import MAX_TAU_SCALE, METHODS, Aggregate, aggregate
 from ..analysis.random_effects import SCALES
 from ..io.readers import read_input
 from ..io.sources import INPUT_FORMATS, is_stdin
 from ..metrics.multiclass import METRICS, PER_CLASS_METRICS
-from .common import add_sampling_arguments, prior_from_args
+from .common import add_sampling_arguments, prior_from_args, save_figure
 from .figures import PLOT_SUFFIXES
 from .input_args import INPUT_FORMAT_HELP, check_stdin_inputs
 
@@ -163,8 +162,7 @@ def run(args: argparse.Namespace) -> int:
     if args.plot:
         from ..report.plots.aggregate import plot_aggregate
 
-        plot_aggregate(result).savefig(args.plot, dpi=120)
-        print(f"plot written to {args.plot}", file=sys.stderr)
+        save_figure(plot_aggregate(result), args.plot, "--plot")
     return 0
 
 
@@ -189,9 +187,7 @@ def render(result: Aggregate, fmt: str, labels: list[str] | None = None) -> str:
         w = csv.writer(buf, lineterminator="\n")
         w.writerow(_COLUMNS)
         for r in rows:
-            w.writerow(
-                [escape_text(r["name"]), r["kind"], *(_num(r[c], fmt) for c in _COLUMNS[2:])]
-            )
+            w.writerow([escape_csv(r["name"]), r["kind"], *(_num(r[c], fmt) for c in _COLUMNS[2:])])
         return buf.getvalue()
     pct = f"{100 * result.ci_prob:g}%"
     how = "pooled" if result.method == "pooled" else f"random effects, {result.scale} scale"

@@ -5,16 +5,26 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from .._core.priors import DEFAULT_PRIOR, PRIOR_HELP, PRIOR_PRESETS, prior_preset
+from .._core.signals import (
+    clear_stop,
+    raise_if_stopped,
+    raise_stop,
+    request_stop,
+    stop_requested,
+)
 from .._core.validation import did_you_mean
 
 __all__ = [
     "DEFAULT_SEED",
     "add_sampling_arguments",
     "check_interrupt",
+    "interrupt_seen",
     "on_sigint",
     "reset_interrupt",
     "finite_number",
@@ -25,6 +35,7 @@ __all__ = [
     "unit_number",
     "prior_from_args",
     "probability",
+    "save_figure",
     "warn_prior",
 ]
 
@@ -127,30 +138,58 @@ def warn_prior(result: Any) -> None:
         print(f"f1posterior: {line}", file=sys.stderr)
 
 
+def save_figure(fig: Any, path: str, flag: str) -> None:
+    """Save a matplotlib figure to ``path`` (format from the suffix) through the one safe
+    writer (:func:`f1posterior.io.writers.atomic_output`), and say so on stderr."""
+    from .._core.text import escape_text
+    from ..io.writers import atomic_output
+
+    fmt = Path(path).suffix.lower().lstrip(".")
+    with atomic_output(path, binary=True, flag=flag) as fh:
+        fig.savefig(fh, format=fmt, dpi=120)
+    print(f"{flag.removeprefix('--')} written to {escape_text(path)}", file=sys.stderr)
+
+
 # ------------------------------------------------------------------------- interrupts
-#: Set by the command line's SIGINT handler; cleared when ``main`` starts.
-_INTERRUPT = {"seen": False}
+#: When a stop handler last raised (the stop itself is kept by ``_core.signals``).
+_INTERRUPT = {"raised": -math.inf}
+#: A stop signal within this many seconds of the last raise only adds to the flag.
+RAISE_AGAIN_AFTER = 1.0
 
 
 def on_sigint(signum: int, frame: Any) -> None:
-    """SIGINT handler of the command line: remember the interrupt, then raise as usual.
+    """SIGINT and SIGTERM handler of the command line: remember the signal, then raise.
 
-    A ``KeyboardInterrupt`` raised while the main thread runs a finaliser (``__del__``,
-    a weakref callback: the worker pools and pipes have many) is printed and dropped by
-    Python, and the run would go on to exit 0. The flag survives that, so
-    :func:`check_interrupt` (between chunks) and ``main`` (at the end) still stop with
-    exit status 130.
+    SIGINT raises ``KeyboardInterrupt`` (exit status 130), SIGTERM
+    :class:`~f1posterior._core.signals.Terminated` (143). A signal repeated within
+    :data:`RAISE_AGAIN_AFTER` seconds of the last raise (Ctrl-C pressed twice) only
+    sets the flag: a second exception would cut short the clean-up of the first
+    (the temporary output file, the worker processes). A ``KeyboardInterrupt``
+    raised while the main thread runs a finaliser (``__del__``, a weakref or
+    at-fork callback) is printed and dropped by Python, and the run would go on;
+    the flag survives that, so the batch engine's waits, :func:`check_interrupt`
+    (between chunks) and ``main`` (at the end) still stop with the right status,
+    and a later signal raises again.
     """
-    _INTERRUPT["seen"] = True
-    raise KeyboardInterrupt
+    request_stop(signum)
+    now = time.monotonic()
+    if now - _INTERRUPT["raised"] < RAISE_AGAIN_AFTER:
+        return
+    _INTERRUPT["raised"] = now
+    raise_stop(stop_requested())
 
 
 def check_interrupt() -> None:
-    """Raise ``KeyboardInterrupt`` if SIGINT arrived (even if its first raise was lost)."""
-    if _INTERRUPT["seen"]:
-        raise KeyboardInterrupt
+    """Raise if SIGINT or SIGTERM arrived (even if its first raise was lost)."""
+    raise_if_stopped()
+
+
+def interrupt_seen() -> int:
+    """The first stop signal of this run, or 0."""
+    return stop_requested()
 
 
 def reset_interrupt() -> None:
     """Forget an earlier interrupt (each ``main`` call starts clean)."""
-    _INTERRUPT["seen"] = False
+    clear_stop()
+    _INTERRUPT["raised"] = -math.inf

@@ -37,8 +37,9 @@ from ..analysis.ranking import Ranking, rank_classifiers, rank_predictions
 from ..io.predictions import is_predictions_table
 from ..io.readers import read_input
 from ..io.sources import INPUT_FORMATS, is_stdin, source_name
+from ..io.writers import write_output
 from ..metrics.multiclass import METRICS, PER_CLASS_METRICS
-from .common import add_sampling_arguments, probability
+from .common import add_sampling_arguments, probability, save_figure
 from .figures import add_output_arguments
 from .input_args import ID_COL_HELP, INPUT_FORMAT_HELP, check_stdin_inputs
 from .prediction_tables import (
@@ -340,13 +341,12 @@ def _write_files(
             fig = plot_comparison(result, names=(names[0], names[1]))
         else:
             fig = plot_ranking(result)
-        fig.savefig(args.plot, dpi=120)
-        print(f"plot written to {escape_text(args.plot)}", file=sys.stderr)
+        save_figure(fig, args.plot, "--plot")
     if args.report:
         from ..report.html import REPORT_FORMATS, render_comparison_report
 
         fmt = REPORT_FORMATS[Path(args.report).suffix.lower()]
         text = render_comparison_report(result, fmt=fmt, names=names, source=source)
-        Path(args.report).write_text(text, encoding="utf-8")
+        write_output(args.report, text, "--report")
         print(f"report written to {escape_text(args.report)}", file=sys.stderr)
     return 0

@@ -8,6 +8,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._core.text import escape_text
+from ..io.writers import write_output
+from .common import save_figure
+
 if TYPE_CHECKING:  # pragma: no cover
     from ..posterior.evaluation import Evaluation
 
@@ -70,13 +74,14 @@ def write_outputs(
         if args.plot:
             from ..report.plots import plot_summary
 
-            plot_summary(result, names=names).savefig(args.plot, dpi=120)
-            print(f"plot written to {args.plot}", file=sys.stderr)
+            save_figure(plot_summary(result, names=names), args.plot, "--plot")
         if args.report:
-            from ..report.html import write_report
+            from ..report.html import REPORT_FORMATS, render_report
 
-            write_report(result, args.report, source=source, names=names)
-            print(f"report written to {args.report}", file=sys.stderr)
+            fmt = REPORT_FORMATS[Path(args.report).suffix.lower()]
+            text = render_report(result, fmt=fmt, source=source, names=names)
+            write_output(args.report, text, "--report")
+            print(f"report written to {escape_text(args.report)}", file=sys.stderr)
     except ImportError as exc:
         print(f"f1posterior {args.command}: error: {exc}", file=sys.stderr)
         return 2

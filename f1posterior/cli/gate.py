@@ -15,7 +15,6 @@ import argparse
 import dataclasses
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
 from ..gating.checks import GATE_MULTILABEL_METRICS
@@ -24,6 +23,7 @@ from ..gating.gate import DEFAULT_MAX_DRAWS, MAX_DRAWS_LIMIT, MIN_DRAWS, gate
 from ..gating.verdicts import GateResult
 from ..io.multilabel import read_multilabel
 from ..io.sources import MatrixInput
+from ..io.writers import append_output, write_output
 from ..metrics.multiclass import METRIC_RANGES, METRICS
 from ..posterior.multilabel import MULTILABEL_METRICS
 from .common import (
@@ -308,15 +308,9 @@ def _gate_result(args: argparse.Namespace) -> GateResult:
 def _report(args: argparse.Namespace, result: GateResult) -> int:
     """Write the outputs of ``result``; the exit status."""
     if args.junit_xml:
-        _write_atomically(args.junit_xml, result.to_junit_xml(), "--junit-xml")
+        write_output(args.junit_xml, result.to_junit_xml(), "--junit-xml")
     if args.append_markdown:
-        try:
-            with Path(args.append_markdown).open("a", encoding="utf-8") as fh:
-                fh.write(result.to_markdown() + "\n")
-        except OSError as exc:
-            raise ValueError(
-                f"--append-markdown {args.append_markdown}: cannot write ({exc.strerror})"
-            ) from None
+        append_output(args.append_markdown, result.to_markdown() + "\n", "--append-markdown")
     if args.format == "json":
         print(json.dumps(result.to_dict(), indent=2))
     elif args.format == "markdown":
@@ -327,26 +321,6 @@ def _report(args: argparse.Namespace, result: GateResult) -> int:
     if warning:
         print(f"f1posterior gate: {warning}", file=sys.stderr)
     return exit_status(result.verdict, args.inconclusive)
-
-
-def _write_atomically(path: str, text: str, flag: str) -> None:
-    """Write ``text`` to a temporary file next to ``path``, then rename it over ``path``."""
-    import os
-    import tempfile
-
-    target = Path(path)
-    tmp = None
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or Path("."))
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, target)
-        tmp = None
-    except OSError as exc:
-        raise ValueError(f"{flag} {path}: cannot write ({exc.strerror or exc})") from None
-    finally:
-        if tmp is not None:
-            Path(tmp).unlink(missing_ok=True)
 
 
 #: Exit status of each overall verdict.

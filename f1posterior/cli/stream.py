@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from .._core.validation import check_rng
+from ..io.sources import npy_ndim
 from ..io.streaming import DEFAULT_CHUNK, BatchChunk, BatchReader, open_batch
 from ..io.writers import ParquetRowWriter, RowWriter, atomic_output
 from .common import check_interrupt
@@ -134,18 +135,8 @@ def is_batch_run(args: argparse.Namespace) -> bool:
     return (
         fmt in ("jsonl", "npz")
         or suffix in _STREAM_SUFFIXES
-        or (suffix == ".npy" and _npy_ndim(args.file) == 3)
+        or (suffix == ".npy" and npy_ndim(args.file) == 3)
     )
-
-
-def _npy_ndim(path: str) -> int:
-    from ..io.streaming import square_npy_header
-
-    try:
-        with Path(path).open("rb") as fh:
-            return len(square_npy_header(fh, path)[0])
-    except (OSError, ValueError):
-        return 0  # the regular reader reports the problem
 
 
 def _one_matrix(args: argparse.Namespace) -> BatchReader:
@@ -165,7 +156,7 @@ def _reader(args: argparse.Namespace) -> BatchReader:
     fmt = getattr(args, "input_format", None)
     suffix = "" if args.file == "-" else Path(args.file).suffix.lower()
     batch_fmt = fmt == "jsonl" or (fmt is None and suffix in _STREAM_SUFFIXES)
-    if batch_fmt or (suffix == ".npy" and fmt in (None, "npy") and _npy_ndim(args.file) == 3):
+    if batch_fmt or (suffix == ".npy" and fmt in (None, "npy") and npy_ndim(args.file) == 3):
         if args.predictions:
             raise ValueError(f"--predictions reads a predictions CSV; {args.file} is a batch file")
         return open_batch(
@@ -261,7 +252,7 @@ def run_stream(args: argparse.Namespace, metrics: list[str], ref: float | None, 
     first_prior = None
     meta = {"source": reader.source}
     done = 0
-    with atomic_output(args.output, binary=fmt == "parquet") as out:
+    with atomic_output(args.output, binary=fmt == "parquet", flag="--output") as out:
         writer: RowWriter | ParquetRowWriter | None = None
         for chunk in chunks:
             check_interrupt()

@@ -66,6 +66,21 @@ class MatrixInput:
     source: str
 
 
+def file_kind(mode: int) -> str:
+    """What a file of ``st_mode`` ``mode`` is, in words ("a regular file", "a FIFO", ...)."""
+    for test, kind in (
+        (stat.S_ISREG, "a regular file"),
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a device"),
+        (stat.S_ISBLK, "a device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return kind
+    return "not a regular file"
+
+
 def _regular_file(path: str | Path) -> Path:
     """``path`` as a Path if it names a regular file (through symlinks); else a ValueError.
 
@@ -80,19 +95,21 @@ def _regular_file(path: str | Path) -> Path:
     except OSError as exc:
         raise ValueError(f"{p}: cannot be read ({exc.strerror})") from None
     if not stat.S_ISREG(mode):
-        kind = (
-            "a directory"
-            if stat.S_ISDIR(mode)
-            else "a FIFO"
-            if stat.S_ISFIFO(mode)
-            else "a device"
-            if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
-            else "a socket"
-            if stat.S_ISSOCK(mode)
-            else "not a regular file"
-        )
-        raise ValueError(f"{p}: {kind}; only regular files are read")
+        raise ValueError(f"{p}: {file_kind(mode)}; only regular files are read")
     return p
+
+
+def npy_ndim(path: str | Path) -> int:
+    """The number of dimensions of a ``.npy`` regular file; 0 if it is not one or unreadable.
+
+    A sniffer: a FIFO, device or directory is never opened (it could block or
+    never end), and the reader that follows reports any problem.
+    """
+    try:
+        with _regular_file(path).open("rb") as fh:
+            return len(npy_header(fh, str(path))[0])
+    except (OSError, ValueError):
+        return 0
 
 
 def is_stdin(path: Any) -> bool:

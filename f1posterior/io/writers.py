@@ -26,9 +26,12 @@ Formats: ``csv``, ``tsv``, ``ndjson`` (one JSON object a line), ``json`` (an
 object with the settings and a ``rows`` list, streamed), ``markdown`` and
 ``table``. Names and labels are escaped in every format: control characters
 everywhere (text, CSV), Markdown syntax and HTML in Markdown, and by JSON
-string encoding in JSON. Floats are written with full precision (shortest
-round-trip) except in the two human formats; an undefined value is ``nan``
-in CSV and ``null`` in JSON.
+string encoding in JSON; in CSV and TSV, a text cell that a spreadsheet
+would run as a formula (one starting with ``=``, ``+``, ``-``, ``@``, a tab
+or a carriage return, and not a plain number) is prefixed with ``'``. Floats
+are written with full precision (shortest round-trip) except in the two
+human formats; an undefined value is ``nan`` in CSV and ``null`` in JSON.
+Files are written only through :func:`atomic_output`.
 """
 
 from __future__ import annotations
@@ -36,8 +39,8 @@ from __future__ import annotations
 import io
 import json
 import os
+import stat
 import sys
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -45,8 +48,9 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import numpy as np
 
-from .._core.text import escape_markdown, escape_text
+from .._core.text import escape_csv, escape_markdown, escape_text
 from .rowmeta import META_PREFIX, HashQuoting, read_metadata, run_metadata
+from .sources import file_kind
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..posterior.evaluation import Evaluation
@@ -57,9 +61,12 @@ __all__ = [
     "ROW_FORMATS",
     "RowWriter",
     "ParquetRowWriter",
+    "append_output",
     "atomic_output",
-    "run_metadata",
+    "output_target",
     "read_metadata",
+    "run_metadata",
+    "write_output",
 ]
 
 #: Statistics written for every metric, in column order.
@@ -70,38 +77,107 @@ FLAG = "prior_dominated"
 ROW_FORMATS = ("csv", "tsv", "ndjson", "json", "markdown", "table")
 
 
+def output_target(path: str | os.PathLike[str], flag: str = "path") -> Path:
+    """The file that writing ``path`` replaces: ``path``, or a symlink's regular target.
+
+    Only a new path or an existing regular file is written. A symbolic link is
+    followed to its target, which must be a regular file (the link itself is
+    kept); a directory, FIFO, device or socket, or a link to one, is refused
+    before anything is opened, with a one-line ValueError naming ``flag`` and
+    the path.
+
+    Examples
+    --------
+    >>> output_target("/dev/null", "--output")
+    Traceback (most recent call last):
+    ...
+    ValueError: --output /dev/null: a device; only a regular file or a new path is written (- is standard output)
+    """  # noqa: E501
+    shown = f"{flag} {path}"
+    try:
+        st = os.stat(path)  # through symlinks
+    except FileNotFoundError:
+        if os.path.islink(path):
+            raise ValueError(
+                f"{shown}: a symbolic link to a missing file; give the file itself"
+            ) from None
+        return Path(path)  # new (a missing folder is reported when the file is made)
+    except OSError as exc:
+        raise ValueError(f"{shown}: cannot write there ({exc.strerror or exc})") from None
+    if not stat.S_ISREG(st.st_mode):
+        stdout = flag == "--output" and not stat.S_ISDIR(st.st_mode)
+        raise ValueError(
+            f"{shown}: {file_kind(st.st_mode)}; only a regular file or a new path is written"
+            + (" (- is standard output)" if stdout else "")
+        )
+    return Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)
+
+
+def _temporary_beside(target: Path, like: os.stat_result | None) -> tuple[int, str]:
+    """A new file ``.NAME.RANDOM.part`` in ``target``'s folder: (descriptor, path).
+
+    Created with ``0o666`` minus the umask, as any new file (not ``mkstemp``'s
+    0600); with the permissions (and, where allowed, the owner) of ``like``, the
+    file it will replace.
+    """
+    folder = target.parent
+    for _ in range(100):
+        tmp = folder / f".{target.name}.{os.urandom(4).hex()}.part"
+        try:
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+            fd = os.open(tmp, flags, 0o666)
+        except FileExistsError:
+            continue
+        break
+    else:  # pragma: no cover - 100 random names taken
+        raise FileExistsError(f"no free temporary name beside {target}")
+    if like is not None:
+        try:
+            os.chmod(tmp, stat.S_IMODE(like.st_mode))
+            if hasattr(os, "fchown") and (like.st_uid, like.st_gid) != os.fstat(fd)[4:6]:
+                os.fchown(fd, like.st_uid, like.st_gid)
+        except OSError:  # not allowed to give it the old owner: keep ours
+            pass
+    return fd, str(tmp)
+
+
 @contextmanager
-def atomic_output(path: str | os.PathLike[str] | None, *, binary: bool = False) -> Iterator[Any]:
+def atomic_output(
+    path: str | os.PathLike[str] | None, *, binary: bool = False, flag: str = "path"
+) -> Iterator[Any]:
     """A stream that becomes ``path`` only when the block ends without an error.
 
-    Writes to a temporary file in the same folder and renames it over
-    ``path`` on success; on any exception (an interrupt included) the
-    temporary file is removed and ``path`` is left as it was. ``None`` or
-    ``"-"`` yields standard output (text only). ``binary=True`` yields a
-    binary file (for Parquet).
+    The one writer of output files. ``path`` must be a new path or a regular
+    file (a symlink is followed to its regular target and kept):
+    :func:`output_target` refuses anything else before a byte is written.
+    The data go to a temporary file in the same folder, which is flushed to
+    disk and renamed over the target on success; on any exception (an
+    interrupt included) it is removed and the target is left as it was. A new
+    file gets the umask's permissions, a replaced one keeps its own.
+    ``None`` or ``"-"`` yields standard output (text only). ``binary=True``
+    yields a binary file (Parquet, images). ``flag`` names the option in
+    messages.
     """
     if path is None or str(path) == "-":
         if binary:
-            raise ValueError("a binary output (Parquet) needs a file: give --output FILE")
+            raise ValueError(f"{flag} -: a binary output needs a file; give {flag} FILE")
         yield sys.stdout
         sys.stdout.flush()
         return
-    target = Path(path)
-    if target.is_dir():
-        raise ValueError(f"--output {target}: is a directory; give a file name")
+    target = output_target(path, flag)
     try:
-        fd, tmp = tempfile.mkstemp(
-            dir=target.parent if str(target.parent) else ".",
-            prefix=f".{target.name}.",
-            suffix=".part",
-        )
+        fd, tmp = _temporary_beside(target, _stat_or_none(target))
     except OSError as exc:
-        raise ValueError(f"--output {target}: cannot write there ({exc.strerror})") from None
+        raise ValueError(f"{flag} {path}: cannot write there ({exc.strerror or exc})") from None
     try:
         with (
             os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8", newline="")
         ) as fh:
             yield fh
+            if not fh.closed:  # (a writer may have closed it: then it is flushed)
+                fh.flush()
+                os.fsync(fh.fileno())  # on disk before the rename: never half a file
+        output_target(path, flag)  # still a regular file or nothing: never replace a device
         os.replace(tmp, target)
     except BaseException:
         try:
@@ -109,6 +185,37 @@ def atomic_output(path: str | os.PathLike[str] | None, *, binary: bool = False) 
         except OSError:
             pass
         raise
+
+
+def _stat_or_none(target: Path) -> os.stat_result | None:
+    try:
+        return os.stat(target)
+    except FileNotFoundError:
+        return None
+
+
+def write_output(path: str | os.PathLike[str], data: str | bytes, flag: str) -> Path:
+    """Write ``data`` (text as UTF-8) to ``path`` with :func:`atomic_output`; the path.
+
+    Errors (a device, a missing folder, a full disk...) are one-line ValueErrors
+    naming ``flag`` and the path.
+    """
+    try:
+        with atomic_output(path, binary=isinstance(data, bytes), flag=flag) as fh:
+            fh.write(data)
+    except OSError as exc:
+        raise ValueError(f"{flag} {path}: cannot write ({exc.strerror or exc})") from None
+    return Path(path)
+
+
+def append_output(path: str | os.PathLike[str], text: str, flag: str) -> None:
+    """Append ``text`` to ``path``, a regular file or a new path (:func:`output_target`)."""
+    target = output_target(path, flag)
+    try:
+        with target.open("a", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError as exc:
+        raise ValueError(f"{flag} {path}: cannot write ({exc.strerror or exc})") from None
 
 
 def _float(v: float) -> str:
@@ -275,7 +382,7 @@ class RowWriter:
         if self.fmt in ("csv", "tsv"):
             fh.write(META_PREFIX + json.dumps(self.meta) + "\n")
             self._csv = HashQuoting(fh, "," if self.fmt == "csv" else "\t")
-            self._csv.writerow([escape_text(h) for h in header])
+            self._csv.writerow([escape_csv(h) for h in header])
         elif self.fmt == "ndjson":
             fh.write(json.dumps({"meta": self.meta}) + "\n")
         elif self.fmt == "json":
@@ -312,7 +419,7 @@ class RowWriter:
         n_text = 3 if self.long else 1
         out = []
         for r in records:
-            out.append([escape_text(x) for x in r[:n_text]] + [self._text(v) for v in r[n_text:]])
+            out.append([escape_csv(x) for x in r[:n_text]] + [self._text(v) for v in r[n_text:]])
         self._csv.writerows(out)
         self.rows_written += len(out)
 

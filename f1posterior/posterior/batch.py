@@ -28,15 +28,23 @@ from __future__ import annotations
 
 import math
 import multiprocessing
+import os
 import threading
+from collections import deque
 from collections.abc import Callable, Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from .._core.sampling import LOG_SPACE_BELOW, block_draws, cells_inplace, gamma_chunk
+from .._core.signals import (
+    die_with_parent,
+    raise_if_stopped,
+    signals_deferred,
+    stop_processes,
+)
 from .._core.streams import block_keys, block_streams
 from .._core.validation import DEFAULT_MAX_MEMORY, SamplingArgs
 from ..metrics.multiclass import shared_class_sums
@@ -386,10 +394,7 @@ def run(
         global _FORKED
         _FORKED = whole_group
         try:
-            ctx = multiprocessing.get_context("fork")
-            with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as procs:
-                for g, result in zip(groups, procs.map(_forked_group, groups), strict=True):
-                    collect(g, result)
+            run_forked(groups, workers, collect)
         finally:
             _FORKED = None
         return parts, kept
@@ -410,6 +415,37 @@ Group = tuple[int, int]
 GroupResult = tuple[list, list]
 
 
+def run_forked(
+    groups: Sequence[Group], workers: int, collect: Callable[[Group, GroupResult], None]
+) -> None:
+    """Run the groups in order on ``workers`` forked processes (``_FORKED`` set).
+
+    The workers die with this process (:func:`~f1posterior._core.signals.die_with_parent`:
+    even when it is killed) and ignore SIGINT; on any exception here, an interrupt
+    included, they are killed at once rather than left to finish their groups.
+    """
+    ctx = multiprocessing.get_context("fork")
+    before = set(multiprocessing.active_children())
+    procs = ProcessPoolExecutor(
+        max_workers=workers, mp_context=ctx, initializer=die_with_parent, initargs=(os.getpid(),)
+    )
+    try:
+        # submitted futures, never cancelled: a cancelled one makes the pool's manager
+        # thread fail (InvalidStateError) when the killed workers break the pool
+        with signals_deferred():  # the forks (and their at-fork callbacks) run here
+            futures = deque(procs.submit(_forked_group, g) for g in groups)
+        for g in groups:
+            fut = futures.popleft()
+            while not wait([fut], timeout=0.1).done:
+                raise_if_stopped()  # a stop whose KeyboardInterrupt Python dropped
+            collect(g, fut.result())
+    except BaseException:
+        stop_processes([p for p in multiprocessing.active_children() if p not in before])
+        procs.shutdown(wait=False)
+        raise
+    procs.shutdown(wait=True)
+
+
 def collector(
     names: Sequence[str], keep_draws: bool, n_mat: int, progress: Progress | None
 ) -> tuple[dict[str, list], dict[str, list], Callable[[Group, GroupResult], None]]:
@@ -424,6 +460,7 @@ def collector(
 
     def collect(g: Group, result: GroupResult) -> None:
         nonlocal done
+        raise_if_stopped()  # the command line was interrupted: stop between groups
         for name, s, x in zip(names, *result, strict=True):
             parts[name].append(s)
             if keep_draws:

@@ -11,12 +11,14 @@ from __future__ import annotations
 import base64
 import html
 import io
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._core.describe import describe
+from .._core.text import escape_markdown
 from .._core.validation import check_choice
+from ..io.writers import write_output
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..posterior.evaluation import Evaluation
@@ -38,7 +40,10 @@ figure svg { max-width: 100%; height: auto; }
 """
 
 
-def _table(result: Evaluation, names: Sequence[Any] | None) -> tuple[list[str], list[list[str]]]:
+def _table(
+    result: Evaluation, names: Sequence[Any] | None, item: Callable[[str], str] = str
+) -> tuple[list[str], list[list[str]]]:
+    """Head and body of the summary table; ``item`` escapes the matrix names and labels."""
     from ..posterior.table import rows
 
     pct = f"{round(100 * result.ci_prob, 4):g}% HDI"
@@ -50,7 +55,7 @@ def _table(result: Evaluation, names: Sequence[Any] | None) -> tuple[list[str], 
     flags = _dominated(result)
     named = None if names is None else [str(n) for n in names]
     for r, flag in zip(rows(result, named), flags, strict=True):
-        label = r["metric"] + (f" [{r['item']}]" if r["item"] else "")
+        label = r["metric"] + (f" [{item(r['item'])}]" if r["item"] else "")
         label += " (prior-dominated)" if flag else ""
         line = [label] + [f"{r[k]:.3f}" for k in ("score", "mean", "std", "mc_error")]
         if result.ref is not None:
@@ -145,20 +150,22 @@ def render_report(
         raise TypeError(f"result must be an Evaluation from evaluate(); got {describe(result)}")
     kind = check_choice(fmt, "fmt", ("html", "markdown"))
     heading = "Posterior of classifier metrics" if title is None else str(title)
-    head, body = _table(result, names)
     meta = _meta(result, source)
     if kind == "markdown":
-        lines = [f"# {heading}", ""]
-        lines += [f"- {m}" for m in meta]
+        # names, labels, the title and the input's name are user text: literal Markdown
+        # (no HTML, no heading, one line each); the other cells are numbers written here
+        head, body = _table(result, names, escape_markdown)
+        lines = [f"# {escape_markdown(heading)}", ""]
+        lines += [f"- {escape_markdown(m)}" for m in meta]
         lines.append("")
-        cells = [[c.replace("|", "\\|") for c in row] for row in [head, *body]]
-        lines.append("| " + " | ".join(cells[0]) + " |")
+        lines.append("| " + " | ".join(head) + " |")
         lines.append("|:--|" + "--:|" * (len(head) - 1))
-        lines += ["| " + " | ".join(row) + " |" for row in cells[1:]]
+        lines += ["| " + " | ".join(row) + " |" for row in body]
         if plot:
             png = base64.b64encode(_figure_bytes(result, names, "png")).decode("ascii")
             lines += ["", f"![Posterior plots](data:image/png;base64,{png})"]
         return "\n".join(lines) + "\n"
+    head, body = _table(result, names)
     esc = html.escape
     parts = [
         *_html_head(heading, meta),
@@ -198,7 +205,7 @@ def write_report(
             f"path must end in one of {', '.join(REPORT_FORMATS)} (report format); got {str(p)!r}"
         )
     text = render_report(result, fmt=fmt, title=title, source=source, names=names, plot=plot)
-    p.write_text(text, encoding="utf-8")
+    write_output(p, text, "path")  # a regular file or a new path, replaced atomically
     return p
 
 
@@ -321,8 +328,7 @@ def render_comparison_report(
         f"Posterior draws: {draws:,}; seed {result.seed}",
     ]
     if kind == "markdown":
-        from .._core.text import escape_markdown as md
-
+        md = escape_markdown
         # names and input text are escaped; the other cells are numbers written here
         facts, tables = _comparison_tables(result, [md(n) for n in shown])
         lines = [f"# {md(heading)}", "", *(f"- {md(m)}" for m in meta), ""]
