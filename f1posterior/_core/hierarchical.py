@@ -1,0 +1,282 @@
+"""The hierarchical prior's mixture: grid weights and the per-draw choice of component.
+
+Model (``"hierarchical"`` in :mod:`f1posterior._core.priors`): a centre ``m`` on a
+grid of ``GRID_SIZE`` points uniform in ``logit m`` on ``[-GRID_LOGIT, GRID_LOGIT]``,
+hyperprior ``m ~ Uniform(0, 1)`` (grid weights ``m (1 - m)``, the Jacobian); per row
+``j``, independently given ``m``,
+
+    r_j = theta_jj ~ POOLED_WEIGHT Beta(s m, s (1 - m)) + (1 - POOLED_WEIGHT) Beta(1/2, 1/2)
+
+with ``s = 1 / (2 min(m, 1 - m))`` (Jeffreys tails, centre ``m``), and the error
+split ``theta_{j,-j} / (1 - theta_jj) ~ Dir(1/(2(M-1)), ...)`` independent of the
+recall; ``mu ~ Dir(1/M)``. For ``m >= 1/2`` the pooled component is
+``Beta(m / (2 (1 - m)), 1/2)`` and the row is exactly the Dirichlet row
+``(a, 1/(2(M-1)), ...)``; for ``m < 1/2`` it is ``Beta(1/2, (1 - m) / (2 m))``, a
+generalised-Dirichlet (Connor-Mosimann) row. The own component is the Dirichlet row
+``(1/2, 1/(2(M-1)), ...)``.
+
+Posterior: the split and ``mu`` are conjugate and the same under every component, so
+the grid weights use the recalls' Beta-binomial marginals only (binomial
+coefficients and the own component's terms cancel):
+``w_g ∝ m_g (1 - m_g) prod_j [0.1 + 0.9 exp(d_gj)]``, ``d_gj = log BB_pooled(g, j) -
+log BB_own(j)``; given ``g``, row ``j`` uses the pooled component with probability
+``expit(d_gj + log 9)``. One draw picks ``g``, then each row's component, then draws
+the conjugate Beta / Dirichlet posteriors: an exact finite mixture, no MCMC.
+
+Sampling with Gamma variates (:func:`f1posterior._core.sampling.fill_block`): the
+concentrations are those of the own component (``alpha_jj = 1/2``), and a draw that
+uses the pooled component adds ``GRID_SHIFT[g] = a_g - 1/2`` to the diagonal cell's
+shape. When ``m_g < 1/2`` its recall needs ``Beta(1/2 + c_jj, b_g + e_j)``: one extra
+``E ~ Gamma(b_g - 1/2)`` (``GRID_EXTRA``) and the diagonal Gamma multiplied by
+``S / (S + E)`` (``S`` the sum of the row's off-diagonal Gammas): then the recall is
+``G_jj / (G_jj + S + E)`` and the split ``G_jk / S`` stays Dirichlet and independent
+of it (Lukacs).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = [
+    "GRID_SIZE",
+    "GRID_LOGIT",
+    "POOLED_WEIGHT",
+    "GRID_M",
+    "GRID_SHIFT",
+    "GRID_EXTRA",
+    "GridWeights",
+    "RecallMixture",
+    "gammaln",
+    "grid_weights",
+    "mixture_shapes",
+    "shrink_diagonal",
+]
+
+#: Number of grid points of the centre ``m``.
+GRID_SIZE = 81
+#: The grid is uniform in ``logit m`` on ``[-GRID_LOGIT, GRID_LOGIT]``.
+GRID_LOGIT = 7.0
+#: Prior weight of the pooled component of each row (the rest: Jeffreys' Beta(1/2, 1/2)).
+POOLED_WEIGHT = 0.9
+
+_LOGIT = np.linspace(-GRID_LOGIT, GRID_LOGIT, GRID_SIZE)
+#: The grid of centres ``m_g``.
+GRID_M = 1.0 / (1.0 + np.exp(-_LOGIT))
+_HIGH = GRID_M >= 0.5
+_A = np.where(_HIGH, GRID_M / (2.0 * (1.0 - GRID_M)), 0.5)  # pooled Beta(a_g, b_g)
+_B = np.where(_HIGH, 0.5, (1.0 - GRID_M) / (2.0 * GRID_M))
+#: Added to the diagonal cell's shape by a draw of the pooled component at ``g``.
+GRID_SHIFT = _A - 0.5
+#: Shape of the extra Gamma ``E`` of a draw of the pooled component at ``g`` (0: none).
+GRID_EXTRA = _B - 0.5
+_LOG_PRIOR = np.log(GRID_M * (1.0 - GRID_M))
+# log B(1/2, 1/2) - log B(a_g, b_g), once per grid point (the table-independent part)
+_LOG_BETA_RATIO = np.array(
+    [math.log(math.pi) - (math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b)) for a, b in
+     zip(_A.tolist(), _B.tolist(), strict=True)]
+)  # fmt: skip
+_LOG_ODDS = math.log(POOLED_WEIGHT / (1.0 - POOLED_WEIGHT))
+_N_LOW = int(np.count_nonzero(~_HIGH))  # grid points 0.._N_LOW-1 have m < 1/2
+
+# Stirling series of log Gamma(z) - ((z - 1/2) log z - z + log(2 pi) / 2), z >= 10
+_STIRLING = (1 / 12, -1 / 360, 1 / 1260, -1 / 1680, 1 / 1188, -691 / 360360, 1 / 156)
+_HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
+
+
+def _gammaln_numpy(x: np.ndarray) -> np.ndarray:
+    """log Gamma(x) for x > 0, vectorised: shift to x >= 10 by recurrence, then Stirling."""
+    z = np.array(x, dtype=np.float64)  # a copy
+    prod = np.ones_like(z)
+    for _ in range(10):
+        low = z < 10.0
+        if not low.any():
+            break
+        prod[low] *= z[low]
+        z[low] += 1.0
+    inv = 1.0 / z
+    inv2 = inv * inv
+    series = np.zeros_like(z)
+    for c in reversed(_STIRLING):
+        series = series * inv2 + c
+    return (z - 0.5) * np.log(z) - z + _HALF_LOG_2PI + series * inv - np.log(prod)
+
+
+def gammaln(x: np.ndarray) -> np.ndarray:
+    """Vectorised ``log Gamma(x)``, ``x > 0``: scipy's when importable, else numpy's own.
+
+    Examples
+    --------
+    >>> import math
+    >>> bool(abs(gammaln(np.array([0.5]))[0] - math.lgamma(0.5)) < 1e-14)
+    True
+    """
+    try:
+        from scipy.special import gammaln as sp_gammaln
+    except ImportError:  # pragma: no cover - exercised through _gammaln_numpy in tests
+        return _gammaln_numpy(x)
+    return np.asarray(sp_gammaln(x), dtype=np.float64)
+
+
+LogGamma = Callable[[np.ndarray], np.ndarray]
+
+
+def _log_ratio(hits: np.ndarray, rows: np.ndarray, lgamma: LogGamma | None = None) -> np.ndarray:
+    """``d_gj = log BB_pooled(g) - log BB_own`` of every row, shape ``(..., G, M)``."""
+    lg = gammaln if lgamma is None else lgamma
+    t = hits[..., None, :]
+    n = rows[..., None, :]
+    e = n - t
+    base_n = lg(1.0 + n)
+    a = _A[_N_LOW:, None]
+    b = _B[:_N_LOW, None]
+    high = lg(a + t) - lg(0.5 + t) - lg(a + 0.5 + n) + base_n
+    low = lg(b + e) - lg(0.5 + e) - lg(b + 0.5 + n) + base_n
+    return np.concatenate([low, high], axis=-2) + _LOG_BETA_RATIO[:, None]
+
+
+@dataclass(frozen=True)
+class GridWeights:
+    """The posterior mixture weights of tables under the hierarchical prior.
+
+    Attributes
+    ----------
+    cdf : ndarray, shape (..., GRID_SIZE)
+        Cumulative posterior weights of the grid points; the last is exactly 1.
+    pooled : ndarray, shape (..., GRID_SIZE, M)
+        Posterior probability that row ``j`` uses the pooled component, given ``g``.
+    """
+
+    cdf: np.ndarray
+    pooled: np.ndarray
+
+    @property
+    def probs(self) -> np.ndarray:
+        """The posterior weights of the grid points, ``(..., GRID_SIZE)``."""
+        return np.diff(self.cdf, axis=-1, prepend=0.0)
+
+    def take(self, i0: int, i1: int) -> GridWeights:
+        """The weights of tables ``i0:i1`` of a flat batch."""
+        return GridWeights(self.cdf[i0:i1], self.pooled[i0:i1])
+
+
+def grid_weights(counts: np.ndarray) -> GridWeights:
+    """Posterior grid and component weights of confusion matrices, vectorised over tables.
+
+    Parameters
+    ----------
+    counts : ndarray, shape (..., M, M)
+        Confusion matrices (rows = true class), whole-number counts.
+
+    Returns
+    -------
+    GridWeights
+
+    Examples
+    --------
+    >>> w = grid_weights(np.array([[90.0, 10.0], [20.0, 80.0]]))
+    >>> w.cdf.shape, w.pooled.shape, float(w.cdf[-1])
+    ((81,), (81, 2), 1.0)
+    >>> round(float(w.probs @ GRID_M), 2)  # the centre's posterior mean (two rows: vague)
+    0.72
+    """
+    c = np.asarray(counts, dtype=np.float64)
+    hits = np.diagonal(c, axis1=-2, axis2=-1)
+    return weights_from_rows(hits, c.sum(axis=-1))
+
+
+def weights_from_rows(
+    hits: np.ndarray, rows: np.ndarray, lgamma: LogGamma | None = None
+) -> GridWeights:
+    """:func:`grid_weights` from each row's hits ``c_jj`` and size ``n_j``, ``(..., M)``."""
+    z = _log_ratio(hits, rows, lgamma) + _LOG_ODDS  # log odds of pooled vs own, (..., G, M)
+    row_log = np.logaddexp(0.0, z)  # log((0.1 + 0.9 BB_pooled / BB_own) / 0.1)
+    pooled = np.exp(z - row_log)
+    logw = row_log.sum(axis=-1) + _LOG_PRIOR
+    w = np.exp(logw - logw.max(axis=-1, keepdims=True))
+    cdf = np.cumsum(w, axis=-1)
+    cdf /= cdf[..., -1:]
+    cdf[..., -1] = 1.0
+    return GridWeights(cdf, pooled)
+
+
+@dataclass(frozen=True)
+class RecallMixture:
+    """The data the hierarchical prior's posterior mixture needs of each table.
+
+    Attributes
+    ----------
+    hits, rows : ndarray, shape (*batch, M)
+        Each row's diagonal count ``c_jj`` and size ``n_j``.
+    """
+
+    hits: np.ndarray
+    rows: np.ndarray
+
+    @classmethod
+    def of(cls, counts: np.ndarray) -> RecallMixture:
+        """The mixture of tables ``counts`` (..., M, M)."""
+        c = np.asarray(counts, dtype=np.float64)
+        return cls(np.diagonal(c, axis1=-2, axis2=-1).copy(), c.sum(axis=-1))
+
+    def flat(self) -> RecallMixture:
+        """The same tables as a flat batch, ``(B, M)``."""
+        m = self.hits.shape[-1]
+        return RecallMixture(self.hits.reshape(-1, m), self.rows.reshape(-1, m))
+
+    def weights(self, b0: int | None = None, b1: int | None = None) -> GridWeights:
+        """:func:`grid_weights` of tables ``b0:b1`` (of a flat batch; all by default)."""
+        return weights_from_rows(self.hits[b0:b1], self.rows[b0:b1])
+
+
+def mixture_shapes(
+    gen: np.random.Generator, cdf: np.ndarray, pooled: np.ndarray, diag: np.ndarray, nb: int
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Choose each of ``nb`` draws' grid point and row components; the diagonal shapes.
+
+    Consumes ``(M + 1) nb`` uniforms of ``gen``: the grid point's, then each row's.
+
+    Returns
+    -------
+    shapes : ndarray, shape (M, nb)
+        The diagonal cells' Gamma shapes (``diag`` plus ``GRID_SHIFT`` where pooled).
+    extra : ndarray, shape (M, nb), or None
+        The extra Gamma's shape of each row and draw (0 where none), None if none at all.
+    """
+    m = len(diag)
+    u = gen.random((m + 1, nb))
+    g = np.searchsorted(cdf, u[0], side="right")
+    np.minimum(g, GRID_SIZE - 1, out=g)
+    use = u[1:] < pooled[g].T
+    shapes = np.where(use, GRID_SHIFT[g], 0.0)
+    shapes += diag[:, None]
+    if not use.any() or g.min() >= _N_LOW:
+        return shapes, None
+    extra = np.where(use, GRID_EXTRA[g], 0.0)
+    return shapes, (extra if extra.max() > 0.0 else None)
+
+
+def shrink_diagonal(gen: np.random.Generator, x: np.ndarray, extra: np.ndarray, log: bool) -> None:
+    """Draw the extra Gammas ``E`` and multiply each diagonal Gamma by ``S / (S + E)``.
+
+    ``x`` holds a block's Gammas ``(M + 1, M, nb)`` (their logs with ``log=True``);
+    rows are visited in order, each drawing ``E`` for its draws with ``extra > 0``.
+    """
+    dt = x.dtype
+    for r in range(extra.shape[0]):
+        need = np.nonzero(extra[r] > 0.0)[0]
+        if need.size == 0:
+            continue
+        e = gen.standard_gamma(extra[r, need], dtype=dt)
+        off = np.delete(x[r][:, need], r, axis=0)  # (M - 1, k)
+        if not log:
+            s = off.sum(axis=0)
+            x[r, r, need] *= s / (s + e)
+            continue
+        top = off.max(axis=0)
+        log_s = top + np.log(np.exp(off - top).sum(axis=0))
+        with np.errstate(divide="ignore"):
+            x[r, r, need] += log_s - np.logaddexp(log_s, np.log(e))
