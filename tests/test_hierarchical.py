@@ -274,13 +274,24 @@ def test_below_pooled_from_it_is_jeffreys_rows():
     np.testing.assert_allclose(np.diag(r.alpha), np.diag(a))
 
 
-def test_resolve_prior_refuses_the_mixture_and_aligned_beta():
-    with pytest.raises(ValueError, match="alpha='hierarchical' is a mixture"):
-        resolve_prior("hierarchical", "hierarchical", IMBALANCED)
-    with pytest.raises(ValueError, match="beta='aligned' needs a Dirichlet alpha"):
-        resolve("hierarchical", "aligned", IMBALANCED)
+def test_resolve_prior_gives_the_plug_in_dirichlet_form():
+    a, b = resolve_prior("hierarchical", "hierarchical", IMBALANCED)
+    a2, b2 = resolve_prior("adaptive", "adaptive", IMBALANCED)
+    np.testing.assert_array_equal(a, a2)
+    np.testing.assert_array_equal(b, b2)
     with pytest.raises(ValueError, match="needs the counts"):
         resolve("hierarchical", 1.0, (4, 4))
+
+
+def test_aligned_beta_uses_the_plug_in_form():
+    # one Dirichlet over the cells needs a Dirichlet alpha: the centre plugged in (adaptive)
+    r = resolve("hierarchical", "aligned", IMBALANCED)
+    a, b = resolve_prior("adaptive", "aligned", IMBALANCED)
+    assert r.mixture is None
+    np.testing.assert_array_equal(r.alpha, a)
+    np.testing.assert_array_equal(r.beta, b)
+    # negative control: without "aligned" the hierarchical rows are the own component's
+    assert not np.array_equal(resolve("hierarchical", "hierarchical", IMBALANCED).alpha, a)
 
 
 METRICS = ("macro_f1", "micro_f1", "f1", "recall", "mcc")

@@ -227,6 +227,10 @@ class RecallMixture:
         m = self.hits.shape[-1]
         return RecallMixture(self.hits.reshape(-1, m), self.rows.reshape(-1, m))
 
+    def take(self, b0: int, b1: int) -> RecallMixture:
+        """Tables ``b0:b1`` of a flat batch."""
+        return RecallMixture(self.hits[b0:b1], self.rows[b0:b1])
+
     def weights(self, b0: int | None = None, b1: int | None = None) -> GridWeights:
         """:func:`grid_weights` of tables ``b0:b1`` (of a flat batch; all by default)."""
         return weights_from_rows(self.hits[b0:b1], self.rows[b0:b1])

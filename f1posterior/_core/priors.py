@@ -6,8 +6,8 @@ entries) and ``alpha`` over each true class's row of prediction rates
 ``sample_posterior``, the gate, comparisons, rankings, multi-label tables,
 thresholds, sensitivity and the command line) resolves its prior here, with
 :func:`resolve` (a :class:`ResolvedPrior`: Dirichlet concentrations, plus the
-hierarchical prior's mixture when it applies); :func:`resolve_prior` gives the
-concentrations of a Dirichlet prior alone.
+hierarchical prior's mixture when it applies); :func:`resolve_prior` gives
+Dirichlet concentrations alone (for the hierarchical prior, its plug-in form).
 
 Presets (each name is accepted for ``alpha`` and for ``beta``):
 
@@ -29,7 +29,10 @@ Presets (each name is accepted for ``alpha`` and for ``beta``):
     accuracy. From ``POOLED_FROM`` classes on; with fewer, every row gets
     ``Beta(1/2, 1/2)`` Jeffreys tails: ``alpha_jj = 1/2``,
     ``alpha_jk = 1 / (2 (M - 1))``. Per-class recall is a mixture of Betas
-    under this prior, and is sampled (no closed form is used).
+    under this prior, and is sampled (no closed form is used). ``beta =
+    "aligned"`` needs one Dirichlet: with ``alpha="hierarchical"`` it uses the
+    prior's plug-in form, the ``"adaptive"`` rows below (the centre fixed at
+    the pooled accuracy instead of integrated).
 ``"adaptive"``
     The previous default, an empirical-Bayes prior. With four or
     more classes, each row's recall ``theta_jj`` gets a Beta prior with
@@ -231,8 +234,10 @@ def resolve_prior(
         A positive number, an array broadcasting against ``(M, M)`` or the
         full counts shape, or a preset name (``"hierarchical"``, ``"adaptive"``,
         ``"paper"``, ``"uniform"``, ``"jeffreys"``, ``"perks"``). The
-        hierarchical prior is a mixture from ``POOLED_FROM`` classes on: this
-        function refuses it there (use :func:`resolve`).
+        hierarchical prior is a mixture, not one Dirichlet: this function
+        gives its plug-in form, the ``"adaptive"`` rows (the centre fixed at
+        the pooled accuracy), for the models that need Dirichlet
+        concentrations (the paired model); :func:`resolve` gives the mixture.
     beta : float, array_like or str
         A positive number, an array broadcasting against ``(M,)`` or
         ``(*batch, M)``, a preset name, or ``"aligned"`` (``beta_j = sum_k
@@ -252,13 +257,9 @@ def resolve_prior(
     >>> float(a[0, 0]), b.shape
     (0.25, (4,))
     """
+    if isinstance(alpha, str) and alpha == "hierarchical":
+        alpha = "adaptive"  # its one-Dirichlet (plug-in) form, see the docstring
     res = resolve(alpha, beta, counts)
-    if res.mixture is not None:
-        raise ValueError(
-            "alpha='hierarchical' is a mixture over a grid, not one Dirichlet prior, from "
-            f"M = {POOLED_FROM} classes on; this entry point needs Dirichlet concentrations "
-            f"(got M = {res.alpha.shape[-1]}); choose another prior"
-        )
     return res.alpha, res.beta
 
 
@@ -301,6 +302,8 @@ def resolve(alpha: PriorArg, beta: PriorArg, counts: np.ndarray | tuple[int, ...
     mixture = None
     if isinstance(alpha, str):
         _check_preset_name(alpha, "alpha", _ALPHA_NAMES)
+        if alpha == "hierarchical" and isinstance(beta, str) and beta == "aligned":
+            alpha = "adaptive"  # its one-Dirichlet form: the centre plugged in (module doc)
         if alpha == "hierarchical":
             if m >= POOLED_FROM:
                 if isinstance(counts, tuple):
@@ -317,11 +320,6 @@ def resolve(alpha: PriorArg, beta: PriorArg, counts: np.ndarray | tuple[int, ...
     if isinstance(beta, str):
         _check_preset_name(beta, "beta", _BETA_NAMES)
         if beta == "aligned":
-            if mixture is not None:
-                raise ValueError(
-                    "beta='aligned' needs a Dirichlet alpha (its row sums); "
-                    "alpha='hierarchical' is a mixture"
-                )
             return ResolvedPrior(a, a.sum(axis=-1))
         beta = 1.0 / m if beta in ("perks", "adaptive", "hierarchical") else _FIXED[beta]
     b = _numeric_prior(beta, "beta", shape[:-1])
@@ -362,6 +360,8 @@ def describe_prior(alpha: Any, beta: Any) -> str:
     'alpha=1 (paper), beta=1 (paper)'
     >>> describe_prior("hierarchical", "hierarchical")[:12]
     'hierarchical'
+    >>> describe_prior("hierarchical", "aligned")[:43]
+    'alpha=adaptive (the hierarchical prior with'
     >>> describe_prior(1.0, "aligned")
     'alpha=1 (uniform), beta=aligned (row sums of alpha: one Dirichlet over the cells)'
     """
@@ -376,6 +376,8 @@ def describe_prior(alpha: Any, beta: Any) -> str:
             if v == "adaptive":
                 return "adaptive (see f1posterior.prior_preset)"
             if v == "hierarchical":
+                if beta == "aligned":
+                    return "adaptive (the hierarchical prior with its centre plugged in)"
                 return "hierarchical (see f1posterior.prior_preset)"
             return f"{_FIXED[v]:g} ({v})" if v in _FIXED else repr(v)
         if isinstance(v, numbers.Real) and not isinstance(v, bool):
