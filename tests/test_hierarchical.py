@@ -176,7 +176,10 @@ def exact_recall_mean(c: np.ndarray, j: int) -> float:
     return float(np.sum(w * a / (a + b)))
 
 
-@pytest.mark.parametrize("name", list(TABLES))
+SAMPLED = [name for name, c in TABLES.items() if c.shape[0] >= POOLED_FROM]
+
+
+@pytest.mark.parametrize("name", SAMPLED)
 def test_recall_means_match_the_exact_mixture(name):
     c = TABLES[name]
     draws = 40_000
@@ -210,7 +213,7 @@ def test_recall_draws_follow_the_exact_mixture_cdf(name):
         assert stats.kstest(old[:, j], mixture_cdf(c, j)).pvalue < 1e-6
 
 
-@pytest.mark.parametrize("name", ["imbalanced", "weak", "sparse8", "weak8", "three"])
+@pytest.mark.parametrize("name", ["imbalanced", "weak", "sparse8", "weak8"])
 def test_draws_match_an_independent_sampler(name):
     c = TABLES[name]
     mine = sample_posterior(c, draws=20_000, rng=3)
@@ -265,13 +268,19 @@ def test_default_prior_is_hierarchical():
     np.testing.assert_allclose(r.alpha[0, 1:], 0.5 / 3)
 
 
-def test_below_pooled_from_it_is_jeffreys_rows():
-    m = max(1, POOLED_FROM - 1)
-    c = np.full((m, m), 3.0)
+@pytest.mark.parametrize("m", range(2, POOLED_FROM))
+def test_below_pooled_from_it_is_jeffreys_rows(m):
+    assert POOLED_FROM == 4  # the calibration study's choice (docs/calibration.md)
+    c = np.arange(m * m, dtype=float).reshape(m, m) + 3.0
     r = resolve("hierarchical", "hierarchical", c)
     assert r.mixture is None
-    a, _ = resolve_prior("jeffreys", 1.0, c)
-    np.testing.assert_allclose(np.diag(r.alpha), np.diag(a))
+    rows = np.full((m, m), 0.5 / max(1, m - 1))
+    np.fill_diagonal(rows, 0.5)
+    np.testing.assert_allclose(r.alpha, rows)
+    got = sample_posterior(c, draws=300, rng=2)
+    np.testing.assert_array_equal(
+        got, sample_posterior(c, draws=300, alpha=rows, beta=1 / m, rng=2)
+    )
 
 
 def test_resolve_prior_gives_the_plug_in_dirichlet_form():
@@ -316,10 +325,10 @@ def assert_same(x, y):
 
 
 def test_a_matrix_draws_do_not_depend_on_the_batch_chunking_or_threads():
-    batch = np.stack([TABLES["three"] * k for k in (1, 2, 3, 5)])
+    batch = np.stack([IMBALANCED[:4, :4] / 10 * k for k in (1, 2, 3, 5)]).round()
     ref = evaluate(batch, metrics=METRICS, draws=3_000, rng=9)
     other = batch.copy()
-    other[[0, 1, 3]] = TABLES["three"].T  # same matrix 2, different neighbours
+    other[[0, 1, 3]] = IMBALANCED.T  # same matrix 2, different neighbours
     swapped = evaluate(other, metrics=METRICS, draws=3_000, rng=9)
     assert_same(summaries(ref, 2), summaries(swapped, 2))
     for kw in (dict(workers=2), dict(max_memory=3 << 20), dict(workers=2, max_memory=3 << 20)):

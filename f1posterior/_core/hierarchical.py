@@ -146,21 +146,46 @@ class GridWeights:
     ----------
     cdf : ndarray, shape (..., GRID_SIZE)
         Cumulative posterior weights of the grid points; the last is exactly 1.
-    pooled : ndarray, shape (..., GRID_SIZE, M)
-        Posterior probability that row ``j`` uses the pooled component, given ``g``.
+    by_row : ndarray, shape (..., M, GRID_SIZE)
+        Posterior probability that row ``j`` uses the pooled component, given ``g``
+        (:attr:`pooled` is the same, grid axis first).
+    guide : ndarray of int32, shape (..., GUIDE)
+        ``guide[k]``, the number of grid points with ``cdf <= k / GUIDE``: where the
+        search for a uniform in ``[k / GUIDE, (k + 1) / GUIDE)`` starts.
     """
 
     cdf: np.ndarray
-    pooled: np.ndarray
+    by_row: np.ndarray
+    guide: np.ndarray
 
     @property
     def probs(self) -> np.ndarray:
         """The posterior weights of the grid points, ``(..., GRID_SIZE)``."""
         return np.diff(self.cdf, axis=-1, prepend=0.0)
 
+    @property
+    def pooled(self) -> np.ndarray:
+        """P(row ``j`` uses the pooled component | ``g``), ``(..., GRID_SIZE, M)``."""
+        return np.swapaxes(self.by_row, -1, -2)
+
     def take(self, i0: int, i1: int) -> GridWeights:
         """The weights of tables ``i0:i1`` of a flat batch."""
-        return GridWeights(self.cdf[i0:i1], self.pooled[i0:i1])
+        return GridWeights(self.cdf[i0:i1], self.by_row[i0:i1], self.guide[i0:i1])
+
+
+#: Buckets of the guide table (a power of two: ``u * GUIDE`` and ``cdf * GUIDE`` are exact).
+GUIDE = 256
+
+
+def _guide(cdf: np.ndarray) -> np.ndarray:
+    """``guide[..., k] = #{g : cdf_g <= k / GUIDE}``, exactly, vectorised over tables."""
+    flat = cdf.reshape(-1, GRID_SIZE)
+    first = np.ceil(flat * GUIDE).astype(np.int64)  # cdf_g <= k / GUIDE  <=>  first_g <= k
+    np.minimum(first, GUIDE, out=first)  # cdf_g = 1 is never <= k / GUIDE for k < GUIDE
+    rows = np.arange(len(flat))[:, None] * (GUIDE + 1)
+    counts = np.bincount((rows + first).ravel(), minlength=len(flat) * (GUIDE + 1))
+    guide = np.cumsum(counts.reshape(-1, GUIDE + 1)[:, :GUIDE], axis=-1)
+    return guide.astype(np.int32).reshape((*cdf.shape[:-1], GUIDE))
 
 
 def grid_weights(counts: np.ndarray) -> GridWeights:
@@ -200,7 +225,8 @@ def weights_from_rows(
     cdf = np.cumsum(w, axis=-1)
     cdf /= cdf[..., -1:]
     cdf[..., -1] = 1.0
-    return GridWeights(cdf, pooled)
+    by_row = np.ascontiguousarray(np.swapaxes(pooled, -1, -2))
+    return GridWeights(cdf, by_row, _guide(cdf))
 
 
 @dataclass(frozen=True)
@@ -236,12 +262,28 @@ class RecallMixture:
         return weights_from_rows(self.hits[b0:b1], self.rows[b0:b1])
 
 
+def grid_points(u: np.ndarray, cdf: np.ndarray, guide: np.ndarray) -> np.ndarray:
+    """``searchsorted(cdf, u, side="right")``: the grid point of each uniform ``u``.
+
+    Starts at the guide table's bucket of ``u`` and steps up, only where needed,
+    while ``cdf[g] <= u`` (``GUIDE`` buckets for ``GRID_SIZE`` points: rarely a
+    step), never past the last point (``cdf[-1] = 1 > u``).
+    """
+    g = guide[(u * GUIDE).astype(np.intp)]
+    todo = np.flatnonzero(cdf[g] <= u)
+    while todo.size:
+        g[todo] += 1
+        todo = todo[cdf[g[todo]] <= u[todo]]
+    return g
+
+
 def mixture_shapes(
-    gen: np.random.Generator, cdf: np.ndarray, pooled: np.ndarray, diag: np.ndarray, nb: int
+    gen: np.random.Generator, w: tuple[np.ndarray, ...], diag: np.ndarray, nb: int
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """Choose each of ``nb`` draws' grid point and row components; the diagonal shapes.
 
-    Consumes ``(M + 1) nb`` uniforms of ``gen``: the grid point's, then each row's.
+    ``w`` is one table's ``(cdf, by_row, guide)`` (:class:`GridWeights`). Consumes
+    ``(M + 1) nb`` uniforms of ``gen``: the grid point's, then each row's.
 
     Returns
     -------
@@ -250,37 +292,39 @@ def mixture_shapes(
     extra : ndarray, shape (M, nb), or None
         The extra Gamma's shape of each row and draw (0 where none), None if none at all.
     """
+    cdf, by_row, guide = w
     m = len(diag)
     u = gen.random((m + 1, nb))
-    g = np.searchsorted(cdf, u[0], side="right")
-    np.minimum(g, GRID_SIZE - 1, out=g)
-    use = u[1:] < pooled[g].T
-    shapes = np.where(use, GRID_SHIFT[g], 0.0)
+    g = grid_points(u[0], cdf, guide)
+    use = u[1:] < by_row[:, g]
+    shapes = use * GRID_SHIFT[g]
     shapes += diag[:, None]
-    if not use.any() or g.min() >= _N_LOW:
+    if g.min() >= _N_LOW or not use.any():
         return shapes, None
-    extra = np.where(use, GRID_EXTRA[g], 0.0)
+    extra = use * GRID_EXTRA[g]
     return shapes, (extra if extra.max() > 0.0 else None)
 
 
-def shrink_diagonal(gen: np.random.Generator, x: np.ndarray, extra: np.ndarray, log: bool) -> None:
+def shrink_diagonal(
+    gen: np.random.Generator, x: np.ndarray, extra: np.ndarray, log_max: np.ndarray | None = None
+) -> None:
     """Draw the extra Gammas ``E`` and multiply each diagonal Gamma by ``S / (S + E)``.
 
-    ``x`` holds a block's Gammas ``(M + 1, M, nb)`` (their logs with ``log=True``);
-    rows are visited in order, each drawing ``E`` for its draws with ``extra > 0``.
+    ``x`` holds a block's Gammas ``(M + 1, M, nb)``; with ``log_max`` (the log-space
+    route) they were drawn in log space and rescaled, row ``r`` by ``exp(-log_max[r])``
+    per draw, and ``E`` is rescaled alike. ``S``, the sum of a row's off-diagonal
+    Gammas, has shape ``1/2 + e_j`` however small its cells' are, so it is a normal
+    number (and so is ``E``'s effect) whenever it matters. One call draws every ``E``,
+    row by row (row-major over ``extra > 0``).
     """
-    dt = x.dtype
-    for r in range(extra.shape[0]):
-        need = np.nonzero(extra[r] > 0.0)[0]
-        if need.size == 0:
-            continue
-        e = gen.standard_gamma(extra[r, need], dtype=dt)
-        off = np.delete(x[r][:, need], r, axis=0)  # (M - 1, k)
-        if not log:
-            s = off.sum(axis=0)
-            x[r, r, need] *= s / (s + e)
-            continue
-        top = off.max(axis=0)
-        log_s = top + np.log(np.exp(off - top).sum(axis=0))
+    need = extra > 0.0
+    e = np.zeros(extra.shape, dtype=x.dtype)
+    e[need] = gen.standard_gamma(extra[need], dtype=x.dtype)
+    if log_max is not None:
         with np.errstate(divide="ignore"):
-            x[r, r, need] += log_s - np.logaddexp(log_s, np.log(e))
+            e[need] = np.exp(np.log(e[need]) - log_max[: len(e)][need])
+    idx = np.arange(len(e))
+    diag = x[idx, idx]  # a copy, (M, nb)
+    x[idx, idx] = 0.0
+    s = x[: len(e)].sum(axis=1)  # S: the diagonal is 0 here
+    x[idx, idx] = np.where(need, diag * (s / (s + e)), diag)

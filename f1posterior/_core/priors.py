@@ -99,7 +99,7 @@ __all__ = [
 DEFAULT_PRIOR = "hierarchical"
 
 #: The hierarchical prior pools the recalls from this many classes on (Jeffreys rows below).
-POOLED_FROM = 2
+POOLED_FROM = 4
 
 #: The adaptive prior centres recalls on the pooled accuracy from this many classes on.
 CENTRED_FROM = 4

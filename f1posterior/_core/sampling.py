@@ -104,7 +104,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
-from .hierarchical import GridWeights, RecallMixture, mixture_shapes, shrink_diagonal
+from .blocks import LOG_SPACE_BELOW, fill_block
+from .hierarchical import GridWeights, RecallMixture
 from .priors import DEFAULT_PRIOR, PriorArg, resolve
 from .streams import block_keys, block_stream, block_streams
 from .validation import check_counts, check_draws, check_dtype, check_rng
@@ -116,18 +117,14 @@ __all__ = [
     "iter_cell_chunks",
     "prevalence_floor",
     "RaggedGammas",
+    "fill_block",
+    "LOG_SPACE_BELOW",
 ]
 
 #: Gamma variates drawn and normalised at a time by :func:`sample_posterior` (8 MiB).
 _SAMPLE_CHUNK_VARIATES = 1 << 20
 #: Target number of Gamma variates per random-stream block of the batch engine.
 STREAM_BLOCK_VARIATES = 1 << 18
-#: Concentrations below this are sampled in log space.
-LOG_SPACE_BELOW = 0.1
-#: Blocks with at least this many draws are filled one cell at a time (a scalar
-#: shape per call is ~5 ns per variate cheaper than numpy's broadcasting path;
-#: below this the ~0.7 us cost of a call dominates).
-_PER_CELL_MIN_DRAWS = 128
 
 
 def block_draws(m: int) -> int:
@@ -146,65 +143,6 @@ def concentrations(counts: np.ndarray, alpha: np.ndarray, beta: np.ndarray) -> n
     rows = np.broadcast_to(rows, shape + rows.shape[-2:])
     prev = np.broadcast_to(prev, shape + prev.shape[-1:])
     return np.concatenate([rows, prev[..., None, :]], axis=-2)
-
-
-def fill_block(
-    gen: np.random.Generator,
-    rows: list[list[float]],
-    conc: np.ndarray,
-    small: np.ndarray | None,
-    out: np.ndarray,
-    per_cell_min: int = _PER_CELL_MIN_DRAWS,
-    mix: tuple[np.ndarray, np.ndarray] | None = None,
-) -> None:
-    """Fill one block ``out`` (M+1, M, nb) (last axis contiguous) with Gamma variates.
-
-    The stream is consumed cell by cell in row-major order, ``nb`` draws per
-    cell; both code paths below consume it identically. With ``small`` (the
-    mask of concentrations below ``LOG_SPACE_BELOW``), uniforms for the small
-    cells follow, and rows are rescaled by a positive constant per draw.
-    With ``mix`` (one table's ``(cdf, pooled)`` grid weights under the
-    hierarchical prior, :mod:`f1posterior._core.hierarchical`), the block's
-    grid points and components are drawn first (uniforms), the diagonal cells
-    get their per-draw shapes, and the extra Gammas come last.
-    """
-    nb = out.shape[-1]
-    dt = out.dtype
-    shapes = extra = None
-    if mix is not None:
-        shapes, extra = mixture_shapes(gen, mix[0], mix[1], np.diagonal(conc).copy(), nb)
-    if small is None and nb >= per_cell_min:
-        gamma = gen.standard_gamma
-        for r, row in enumerate(rows):
-            out_r = out[r]
-            for c, a in enumerate(row):
-                gamma(a if shapes is None or c != r else shapes[r], None, dt, out_r[c])
-        if extra is not None:
-            shrink_diagonal(gen, out, extra, log=False)
-        return
-    tmp = out if out.flags.c_contiguous else np.empty(out.shape, dt)
-    full = conc[..., None]
-    if shapes is not None:
-        full = np.repeat(full, nb, axis=-1)
-        full[np.arange(len(shapes)), np.arange(len(shapes))] = shapes
-    if small is None:
-        gen.standard_gamma(full, dtype=dt, out=tmp)
-        if extra is not None:
-            shrink_diagonal(gen, tmp, extra, log=False)
-    else:
-        gen.standard_gamma(full + small[..., None], dtype=dt, out=tmp)
-        where = np.nonzero(small)
-        u = gen.random((len(where[0]), nb), dtype=dt)
-        with np.errstate(divide="ignore"):  # log(0) = -inf: a Gamma below float range
-            np.log(tmp, out=tmp)
-        inv = (1.0 / conc[where]).astype(dt)
-        tmp[where] += np.log1p(-u) * inv[:, None]  # log(1 - u), 1 - u in (0, 1]
-        if extra is not None:
-            shrink_diagonal(gen, tmp, extra, log=True)
-        tmp -= tmp.max(axis=1, keepdims=True)
-        np.exp(tmp, out=tmp)
-    if tmp is not out:
-        out[...] = tmp
 
 
 def gamma_chunk(
@@ -249,7 +187,7 @@ def gamma_chunk(
     for i, rows in enumerate(conc[b0:b1].tolist()):
         b = b0 + i
         small = conc[b] < LOG_SPACE_BELOW if smalls[i] else None
-        mix = None if weights is None else (weights.cdf[i], weights.pooled[i])
+        mix = None if weights is None else (weights.cdf[i], weights.by_row[i], weights.guide[i])
         if len(starts) == 1:
             fill_block(next(streams), rows, conc[b], small, buf[i], mix=mix)
             continue
