@@ -263,68 +263,81 @@ class RecallMixture:
 
 
 def grid_points(u: np.ndarray, cdf: np.ndarray, guide: np.ndarray) -> np.ndarray:
-    """``searchsorted(cdf, u, side="right")``: the grid point of each uniform ``u``.
+    """``searchsorted(cdf[i], u[i, j], side="right")`` for every table ``i``, (n, d).
 
-    Starts at the guide table's bucket of ``u`` and steps up, only where needed,
-    while ``cdf[g] <= u`` (``GUIDE`` buckets for ``GRID_SIZE`` points: rarely a
-    step), never past the last point (``cdf[-1] = 1 > u``).
+    ``u`` (n, d) uniforms, ``cdf`` (n, G), ``guide`` (n, GUIDE). Starts at the guide
+    table's bucket of each ``u`` and steps up once where ``cdf[g] <= u``; the few left
+    (a bucket holding several points) finish by bisection, never past the last point
+    (``cdf[-1] = 1 > u``). Flat indices throughout (``np.take`` is the fast gather).
     """
-    g = guide[(u * GUIDE).astype(np.intp)]
-    todo = np.flatnonzero(cdf[g] <= u)
-    while todo.size:
-        g[todo] += 1
-        todo = todo[cdf[g[todo]] <= u[todo]]
-    return g
+    n, d = u.shape
+    flat_u, flat_cdf = u.ravel(), cdf.ravel()
+    rows = np.repeat(np.arange(n) * GRID_SIZE, d)
+    bucket = (flat_u * GUIDE).astype(np.intp)
+    bucket += np.repeat(np.arange(n) * GUIDE, d)
+    f = np.take(guide.ravel(), bucket) + rows
+    todo = np.flatnonzero(np.take(flat_cdf, f) <= flat_u)
+    f[todo] += 1
+    todo = todo[np.take(flat_cdf, f[todo]) <= flat_u[todo]]
+    if todo.size:  # cdf[lo] <= u < cdf[hi]
+        lo, hi, x = f[todo], rows[todo] + (GRID_SIZE - 1), flat_u[todo]
+        while True:
+            wide = hi - lo > 1
+            if not wide.any():
+                break
+            mid = (lo + hi) // 2
+            below = np.take(flat_cdf, mid) <= x
+            lo = np.where(wide & below, mid, lo)
+            hi = np.where(wide & ~below, mid, hi)
+        f[todo] = hi
+    f -= rows
+    return f.reshape(n, d)
 
 
 def mixture_shapes(
-    gen: np.random.Generator, w: tuple[np.ndarray, ...], diag: np.ndarray, nb: int
+    u: np.ndarray, w: GridWeights, diag: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray | None]:
-    """Choose each of ``nb`` draws' grid point and row components; the diagonal shapes.
+    """Each draw's grid point and row components, and the diagonal cells' shapes.
 
-    ``w`` is one table's ``(cdf, by_row, guide)`` (:class:`GridWeights`). Consumes
-    ``(M + 1) nb`` uniforms of ``gen``: the grid point's, then each row's.
+    ``u`` (n, M + 1, d): per table and draw, the grid point's uniform, then each
+    row's; ``diag`` (n, M): the diagonal concentrations of the own component.
 
     Returns
     -------
-    shapes : ndarray, shape (M, nb)
+    shapes : ndarray, shape (n, M, d)
         The diagonal cells' Gamma shapes (``diag`` plus ``GRID_SHIFT`` where pooled).
-    extra : ndarray, shape (M, nb), or None
+    extra : ndarray, shape (n, M, d), or None
         The extra Gamma's shape of each row and draw (0 where none), None if none at all.
     """
-    cdf, by_row, guide = w
-    m = len(diag)
-    u = gen.random((m + 1, nb))
-    g = grid_points(u[0], cdf, guide)
-    use = u[1:] < by_row[:, g]
-    shapes = use * GRID_SHIFT[g]
-    shapes += diag[:, None]
-    if g.min() >= _N_LOW or not use.any():
+    n, m1, d = u.shape
+    g = grid_points(u[:, 0], w.cdf, w.guide)
+    at = (np.arange(n * (m1 - 1)) * GRID_SIZE).reshape(n, m1 - 1, 1) + g[:, None, :]
+    use = u[:, 1:] < np.take(w.by_row.ravel(), at)
+    shapes = use * np.take(GRID_SHIFT, g)[:, None, :]
+    shapes += diag[:, :, None]
+    if g.min() >= _N_LOW:
         return shapes, None
-    extra = use * GRID_EXTRA[g]
+    extra = use * np.take(GRID_EXTRA, g)[:, None, :]
     return shapes, (extra if extra.max() > 0.0 else None)
 
 
-def shrink_diagonal(
-    gen: np.random.Generator, x: np.ndarray, extra: np.ndarray, log_max: np.ndarray | None = None
-) -> None:
-    """Draw the extra Gammas ``E`` and multiply each diagonal Gamma by ``S / (S + E)``.
+def shrink_diagonal(x: np.ndarray, e: np.ndarray, log_max: np.ndarray | None = None) -> None:
+    """Multiply each diagonal Gamma by ``S / (S + E)``, where an extra Gamma ``E > 0``.
 
-    ``x`` holds a block's Gammas ``(M + 1, M, nb)``; with ``log_max`` (the log-space
-    route) they were drawn in log space and rescaled, row ``r`` by ``exp(-log_max[r])``
-    per draw, and ``E`` is rescaled alike. ``S``, the sum of a row's off-diagonal
-    Gammas, has shape ``1/2 + e_j`` however small its cells' are, so it is a normal
-    number (and so is ``E``'s effect) whenever it matters. One call draws every ``E``,
-    row by row (row-major over ``extra > 0``).
+    ``x`` holds a chunk's Gammas ``(n, M + 1, M, d)`` and ``e`` the extra Gammas
+    ``(n, M, d)`` (0: none). Where ``log_max`` (n, M + 1, d) is given (the log-space
+    route), row ``r`` was rescaled by ``exp(-log_max[r])`` per draw, and ``E`` is
+    rescaled alike. ``S``, the sum of a row's off-diagonal Gammas, has shape
+    ``1/2 + e_j`` however small its cells' are, so it is a normal number whenever
+    it matters (and ``E`` too).
     """
-    need = extra > 0.0
-    e = np.zeros(extra.shape, dtype=x.dtype)
-    e[need] = gen.standard_gamma(extra[need], dtype=x.dtype)
+    need = e > 0.0
+    m = e.shape[1]
     if log_max is not None:
-        with np.errstate(divide="ignore"):
-            e[need] = np.exp(np.log(e[need]) - log_max[: len(e)][need])
-    idx = np.arange(len(e))
-    diag = x[idx, idx]  # a copy, (M, nb)
-    x[idx, idx] = 0.0
-    s = x[: len(e)].sum(axis=1)  # S: the diagonal is 0 here
-    x[idx, idx] = np.where(need, diag * (s / (s + e)), diag)
+        e[need] *= np.exp(-log_max[:, :m][need]).astype(e.dtype)
+    idx = np.arange(m)
+    diag = x[:, idx, idx]  # a copy, (n, M, d)
+    x[:, idx, idx] = 0.0
+    s = x[:, :m].sum(axis=2)  # S: the diagonal is 0 here
+    with np.errstate(invalid="ignore", divide="ignore"):  # where no E: not used
+        x[:, idx, idx] = np.where(need, diag * (s / (s + e)), diag)
