@@ -371,3 +371,24 @@ def test_forked_workers_give_the_same_numbers():
     two = evaluate(batch, workers=2, **kw)
     np.testing.assert_array_equal(one["macro_f1"].mean, two["macro_f1"].mean)
     np.testing.assert_array_equal(one["macro_f1"].hdi, two["macro_f1"].hdi)
+
+
+def test_recall_is_sampled_and_exact_routes_refuse_the_mixture():
+    from f1posterior.posterior.exact import exact_posterior
+
+    s = evaluate(IMBALANCED, metrics=("recall",), draws=2_000, rng=1)["recall"]
+    assert not s.exact and np.all(s.mc_error > 0)
+    with pytest.raises(ValueError, match="hierarchical prior has no closed-form posterior"):
+        exact_posterior(IMBALANCED, "recall", alpha="hierarchical", beta="hierarchical")
+    # negative control: under a Dirichlet prior recall is the exact Beta
+    s = evaluate(IMBALANCED, metrics=("recall",), alpha="adaptive", beta="adaptive")["recall"]
+    assert s.exact
+
+
+def test_micro_f1_mean_is_the_exact_mixture_mean():
+    # micro-F1 = sum_j mu_j theta_jj, mu independent of theta: E = sum_j E[mu_j] E[theta_jj]
+    c = IMBALANCED
+    n = c.sum(axis=1)
+    want = np.sum((0.25 + n) / (1 + n.sum()) * [exact_recall_mean(c, j) for j in range(4)])
+    s = evaluate(c, metrics=("micro_f1",), draws=100_000, rng=3)["micro_f1"]
+    assert abs(s.mean - want) < 4 * s.mc_error
