@@ -128,22 +128,25 @@ def _fill_cells(
     Returns the rows' log maxima (M + 1, nb) subtracted on the log-space route, else None.
     """
     dt = out.dtype
-    gamma = gen.standard_gamma
-    if small is None:
+    nb = out.shape[-1]
+    if small is None and nb >= _PER_CELL_MIN_DRAWS:
+        gamma = gen.standard_gamma
         for r, row in enumerate(rows):
             out_r = out[r]
             for c, a in enumerate(row):
                 gamma(diag[r] if c == r else a, None, dt, out_r[c])
         return None
+    # one call for the whole block (numpy checks an array of shapes at every call)
     tmp = out if out.flags.c_contiguous else np.empty(out.shape, dt)
-    lift = conc + small  # the log-space cells draw Gamma(a + 1)
-    for r in range(len(rows)):
-        if r < len(diag):
-            gamma(lift[r, :r, None], dtype=dt, out=tmp[r, :r])
-            gamma(diag[r], None, dt, tmp[r, r])
-            gamma(lift[r, r + 1 :, None], dtype=dt, out=tmp[r, r + 1 :])
-        else:
-            gamma(lift[r, :, None], dtype=dt, out=tmp[r])
+    full = np.empty(out.shape)
+    full[...] = (conc if small is None else conc + small)[..., None]  # log space: Gamma(a + 1)
+    idx = np.arange(len(diag))
+    full[idx, idx] = diag
+    gen.standard_gamma(full, dtype=dt, out=tmp)
+    if small is None:
+        if tmp is not out:
+            out[...] = tmp
+        return None
     _to_log_space(gen, tmp, conc, small)
     top = _rescale_log_rows(tmp)
     if tmp is not out:
