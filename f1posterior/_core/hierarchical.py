@@ -331,8 +331,11 @@ def shrink_diagonal(x: np.ndarray, e: np.ndarray, log_max: np.ndarray | None = N
     ``1/2 + e_j`` however small its cells' are, so it is a normal number whenever
     it matters (and ``E`` too).
     """
-    need = e > 0.0
     m = e.shape[1]
+    if 8 * np.count_nonzero(e) < e.size:
+        _shrink_few(x, e, log_max)
+        return
+    need = e > 0.0
     if log_max is not None:
         e[need] *= np.exp(-log_max[:, :m][need]).astype(e.dtype)
     idx = np.arange(m)
@@ -341,3 +344,19 @@ def shrink_diagonal(x: np.ndarray, e: np.ndarray, log_max: np.ndarray | None = N
     s = x[:, :m].sum(axis=2)  # S: the diagonal is 0 here
     with np.errstate(invalid="ignore", divide="ignore"):  # where no E: not used
         x[:, idx, idx] = np.where(need, diag * (s / (s + e)), diag)
+
+
+def _shrink_few(x: np.ndarray, e: np.ndarray, log_max: np.ndarray | None) -> None:
+    """:func:`shrink_diagonal` reading only the rows and draws with an ``E`` (gathers)."""
+    n, m, d = e.shape
+    i, r, j = np.nonzero(e)
+    ev = e[i, r, j]
+    if log_max is not None:
+        ev *= np.exp(-log_max[i, r, j]).astype(ev.dtype)
+    start = (i * (m + 1) + r) * (m * d) + j  # flat x[i, r, 0, j]; cell k is at + k d
+    flat = x.reshape(-1)
+    s = np.zeros(len(ev), dtype=x.dtype)
+    for k in range(m):
+        s += np.where(r == k, 0.0, flat[start + k * d])
+    at = start + r * d
+    flat[at] *= s / (s + ev)
