@@ -133,6 +133,19 @@ def test_numpy_log_gamma_matches_math_lgamma():
     assert np.max(np.abs(bad - want) / np.maximum(1.0, np.abs(want))) > 1e-3
 
 
+def test_without_scipy_the_numpy_log_gamma_is_used(monkeypatch):
+    import sys
+
+    from f1posterior._core.hierarchical import gammaln
+
+    x = np.array([0.5, 3.25, 75.5, 1234.0])
+    monkeypatch.setitem(sys.modules, "scipy.special", None)  # import scipy.special fails
+    np.testing.assert_array_equal(gammaln(x), _gammaln_numpy(x))
+    got = grid_weights(IMBALANCED).probs
+    monkeypatch.undo()
+    np.testing.assert_allclose(got, brute_weights(IMBALANCED)[0], rtol=1e-8, atol=1e-14)
+
+
 # ------------------------------------------------------------------------ grid weights
 
 
