@@ -23,7 +23,7 @@ log BB_own(j)``; given ``g``, row ``j`` uses the pooled component with probabili
 ``expit(d_gj + log 9)``. One draw picks ``g``, then each row's component, then draws
 the conjugate Beta / Dirichlet posteriors: an exact finite mixture, no MCMC.
 
-Sampling with Gamma variates (:func:`f1posterior._core.sampling.fill_block`): the
+Sampling with Gamma variates (:func:`f1posterior._core.blocks.fill_mixture_chunk`): the
 concentrations are those of the own component (``alpha_jj = 1/2``), and a draw that
 uses the pooled component adds ``GRID_SHIFT[g] = a_g - 1/2`` to the diagonal cell's
 shape. When ``m_g < 1/2`` its recall needs ``Beta(1/2 + c_jj, b_g + e_j)``: one extra

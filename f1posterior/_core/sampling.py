@@ -5,7 +5,10 @@ Under the Zhang et al. model the posterior is
     mu      | C ~ Dir(beta + n)          n = row sums of C
     theta_j | C ~ Dir(alpha_j + c_j)
 
-and the cell probabilities are ``p[u, v] = mu_u * theta_uv``. One posterior
+and the cell probabilities are ``p[u, v] = mu_u * theta_uv``. (Under the
+hierarchical prior the posterior is a finite mixture of such conjugate
+posteriors, one per grid point and choice of each row's component; a draw
+picks its component first.) One posterior
 draw of a matrix needs ``M * (M + 1)`` Gamma variates: we stack the
 concentrations into an ``(M + 1, M)`` array (rows ``0..M-1`` are
 ``alpha + C``, row ``M`` is ``beta + n``), draw Gammas and normalise each row.
@@ -25,7 +28,12 @@ Every matrix ``b`` (flat index into the whole batch) and every block ``k`` of
 ``block_draws(M)`` consecutive draws has its own stream, seeded by
 ``SeedSequence(root.entropy, spawn_key=root.spawn_key + (b, k))``. Within a
 block the stream is consumed cell by cell (row-major over the ``(M + 1, M)``
-concentrations), all the block's draws of a cell at a time. Block size
+concentrations), all the block's draws of a cell at a time. Under the
+hierarchical prior (:mod:`f1posterior._core.hierarchical`, from ``POOLED_FROM``
+classes on) the block's ``(M + 1) nb`` uniforms come first (each draw's grid
+point, then each row's component), then the cells (the diagonal ones with
+their draws' shapes), then the extra Gammas of the rows whose centre is below
+1/2 (:func:`f1posterior._core.blocks.fill_mixture_chunk`). Block size
 depends on ``M`` only. So the draws of matrix ``b`` depend on the seed, ``b``,
 ``M``, the number of draws and its own concentrations, never on the other
 matrices in the batch, on how work is chunked, or on how many threads run it.
