@@ -200,6 +200,15 @@ def grid_weights(counts: np.ndarray) -> GridWeights:
     -------
     GridWeights
 
+    Notes
+    -----
+    The log weights are differences of log-gamma values of the counts, so their
+    absolute error is about ``1e-16 n log n`` for rows of ``n`` documents:
+    below ``1e-8`` up to ten million documents a row. Cost: 162 log-gamma values
+    per class and table (scipy's ``gammaln`` when importable, else a numpy
+    series about ten times slower); callers compute it a group of tables at a
+    time, once per table.
+
     Examples
     --------
     >>> w = grid_weights(np.array([[90.0, 10.0], [20.0, 80.0]]))
