@@ -203,8 +203,8 @@ def grid_weights(counts: np.ndarray) -> GridWeights:
     Notes
     -----
     The log weights are differences of log-gamma values of the counts, so their
-    absolute error is about ``1e-16 n log n`` for rows of ``n`` documents:
-    below ``1e-8`` up to ten million documents a row. Cost: 162 log-gamma values
+    absolute error is about ``1e-16 n log n`` for rows of ``n`` documents
+    (2e-8 at ten million documents a row). Cost: 162 log-gamma values
     per class and table (scipy's ``gammaln`` when importable, else a numpy
     series about ten times slower); callers compute it a group of tables at a
     time, once per table.
