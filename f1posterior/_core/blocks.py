@@ -97,8 +97,7 @@ def fill_mixture_chunk(
     u = np.empty((n, m1, d))
     for gen, (i, a, b) in zip(gens, spans, strict=True):
         u[i, :, a:b] = gen.random((m1, b - a))
-    shapes, extra = mixture_shapes(u, weights, np.diagonal(conc, axis1=-2, axis2=-1))
-    e = None if extra is None else np.zeros(extra.shape, dtype=buf.dtype)
+    shapes, extra = mixture_shapes(u, weights, np.diagonal(conc, axis1=-2, axis2=-1), buf.dtype)
     top = np.zeros((n, m1, d)) if extra is not None and any(small_any) else None
     rows = conc.tolist()
     for gen, (i, a, b) in zip(gens, spans, strict=True):
@@ -106,13 +105,10 @@ def fill_mixture_chunk(
         t = _fill_cells(gen, rows[i], conc[i], small, buf[i, :, :, a:b], shapes[i, :, a:b])
         if top is not None and t is not None:
             top[i, :, a:b] = t
-        if e is not None:
-            assert extra is not None
-            need = extra[i, :, a:b] > 0.0
-            if need.any():
-                e[i, :, a:b][need] = gen.standard_gamma(extra[i, :, a:b][need], dtype=buf.dtype)
-    if e is not None:
-        shrink_diagonal(buf, e, top)
+        if extra is not None:
+            extra.draw(gen, i, a, b)
+    if extra is not None:
+        shrink_diagonal(buf, extra, top)
 
 
 def _fill_cells(

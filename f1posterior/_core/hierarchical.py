@@ -38,6 +38,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -54,6 +55,7 @@ __all__ = [
     "grid_weights",
     "mixture_shapes",
     "shrink_diagonal",
+    "ExtraGammas",
 ]
 
 #: Number of grid points of the centre ``m``.
@@ -303,9 +305,38 @@ def grid_points(u: np.ndarray, cdf: np.ndarray, guide: np.ndarray) -> np.ndarray
     return f.reshape(n, d)
 
 
+@dataclass
+class ExtraGammas:
+    """The extra Gammas of a chunk: one per row and draw that uses the pooled component
+    at a centre below 1/2, as flat lists in C order of ``(table, row, draw)``.
+
+    ``value`` is filled block by block (:meth:`draw`), each block's in row-major order.
+    """
+
+    table: np.ndarray
+    row: np.ndarray
+    draw_at: np.ndarray
+    shape: np.ndarray
+    value: np.ndarray
+    bounds: np.ndarray  # entries of table i: bounds[i]:bounds[i + 1]
+
+    def draw(self, gen: np.random.Generator, i: int, a: int, b: int) -> None:
+        """Draw the extra Gammas of table ``i``'s block of draws ``a:b`` from ``gen``."""
+        lo, hi = int(self.bounds[i]), int(self.bounds[i + 1])
+        if lo == hi:
+            return
+        j = self.draw_at[lo:hi]
+        if j[0] < a or j.max() >= b:  # several blocks of this table in the chunk
+            sub = np.flatnonzero((j >= a) & (j < b)) + lo
+            if sub.size:
+                self.value[sub] = gen.standard_gamma(self.shape[sub], dtype=self.value.dtype)
+            return
+        self.value[lo:hi] = gen.standard_gamma(self.shape[lo:hi], dtype=self.value.dtype)
+
+
 def mixture_shapes(
-    u: np.ndarray, w: GridWeights, diag: np.ndarray
-) -> tuple[np.ndarray, np.ndarray | None]:
+    u: np.ndarray, w: GridWeights, diag: np.ndarray, dtype: Any = np.float64
+) -> tuple[np.ndarray, ExtraGammas | None]:
     """Each draw's grid point and row components, and the diagonal cells' shapes.
 
     ``u`` (n, M + 1, d): per table and draw, the grid point's uniform, then each
@@ -315,8 +346,9 @@ def mixture_shapes(
     -------
     shapes : ndarray, shape (n, M, d)
         The diagonal cells' Gamma shapes (``diag`` plus ``GRID_SHIFT`` where pooled).
-    extra : ndarray, shape (n, M, d), or None
-        The extra Gamma's shape of each row and draw (0 where none), None if none at all.
+    extra : ExtraGammas or None
+        The rows and draws that need an extra Gamma (pooled, centre below 1/2), with
+        its shape; None if none.
     """
     n, m1, d = u.shape
     g = grid_points(u[:, 0], w.cdf, w.guide)
@@ -324,45 +356,34 @@ def mixture_shapes(
     use = u[:, 1:] < np.take(w.by_row.ravel(), at)
     shapes = use * np.take(GRID_SHIFT, g)[:, None, :]
     shapes += diag[:, :, None]
-    if g.min() >= _N_LOW:
+    low = g < _N_LOW
+    if not low.any():
         return shapes, None
-    extra = use * np.take(GRID_EXTRA, g)[:, None, :]
-    return shapes, (extra if extra.max() > 0.0 else None)
+    use &= low[:, None, :]
+    table, row, draw_at = np.nonzero(use)
+    if not table.size:
+        return shapes, None
+    shape = np.take(GRID_EXTRA, g[table, draw_at])
+    bounds = np.searchsorted(table, np.arange(n + 1))
+    value = np.zeros(table.size, dtype=dtype)
+    return shapes, ExtraGammas(table, row, draw_at, shape, value, bounds)
 
 
-def shrink_diagonal(x: np.ndarray, e: np.ndarray, log_max: np.ndarray | None = None) -> None:
-    """Multiply each diagonal Gamma by ``S / (S + E)``, where an extra Gamma ``E > 0``.
+def shrink_diagonal(x: np.ndarray, extra: ExtraGammas, log_max: np.ndarray | None = None) -> None:
+    """Multiply each diagonal Gamma with an extra Gamma ``E`` by ``S / (S + E)``.
 
-    ``x`` holds a chunk's Gammas ``(n, M + 1, M, d)`` and ``e`` the extra Gammas
-    ``(n, M, d)`` (0: none). Where ``log_max`` (n, M + 1, d) is given (the log-space
-    route), row ``r`` was rescaled by ``exp(-log_max[r])`` per draw, and ``E`` is
-    rescaled alike. ``S``, the sum of a row's off-diagonal Gammas, has shape
-    ``1/2 + e_j`` however small its cells' are, so it is a normal number whenever
-    it matters (and ``E`` too).
+    ``x`` holds a chunk's Gammas ``(n, M + 1, M, d)``. Where ``log_max`` (n, M + 1, d)
+    is given (the log-space route), row ``r`` was rescaled by ``exp(-log_max[r])`` per
+    draw (0 for tables not on it), and ``E`` is rescaled alike. ``S``, the sum of a
+    row's off-diagonal Gammas, has shape ``1/2 + e_j`` however small its cells' are,
+    so it is a normal number whenever it matters (and ``E`` too). Only the rows and
+    draws with an ``E`` are read (flat gathers, cell by cell).
     """
-    m = e.shape[1]
-    if 8 * np.count_nonzero(e) < e.size:
-        _shrink_few(x, e, log_max)
-        return
-    need = e > 0.0
+    n, m1, m, d = x.shape
+    i, r, j, ev = extra.table, extra.row, extra.draw_at, extra.value
     if log_max is not None:
-        e[need] *= np.exp(-log_max[:, :m][need]).astype(e.dtype)
-    idx = np.arange(m)
-    diag = x[:, idx, idx]  # a copy, (n, M, d)
-    x[:, idx, idx] = 0.0
-    s = x[:, :m].sum(axis=2)  # S: the diagonal is 0 here
-    with np.errstate(invalid="ignore", divide="ignore"):  # where no E: not used
-        x[:, idx, idx] = np.where(need, diag * (s / (s + e)), diag)
-
-
-def _shrink_few(x: np.ndarray, e: np.ndarray, log_max: np.ndarray | None) -> None:
-    """:func:`shrink_diagonal` reading only the rows and draws with an ``E`` (gathers)."""
-    n, m, d = e.shape
-    i, r, j = np.nonzero(e)
-    ev = e[i, r, j]
-    if log_max is not None:
-        ev *= np.exp(-log_max[i, r, j]).astype(ev.dtype)
-    start = (i * (m + 1) + r) * (m * d) + j  # flat x[i, r, 0, j]; cell k is at + k d
+        ev = ev * np.exp(-log_max[i, r, j]).astype(ev.dtype)
+    start = (i * m1 + r) * (m * d) + j  # flat x[i, r, 0, j]; cell k is at + k d
     flat = x.reshape(-1)
     s = np.zeros(len(ev), dtype=x.dtype)
     for k in range(m):
