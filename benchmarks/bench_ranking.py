@@ -21,7 +21,7 @@ from _common import best_of, machine
 
 from f1posterior.analysis.paired import compare_predictions
 from f1posterior.analysis.ranking import rank_predictions
-from f1posterior.analysis.tuples import concordant_prior, count_tuples, posterior_tuples
+from f1posterior.analysis.tuples import count_tuples, joint_prior, posterior_tuples
 
 M, N_DOCS, DRAWS = 8, 3_000, 20_000
 
@@ -39,7 +39,7 @@ def models(k: int, seed: int = 0) -> tuple[np.ndarray, dict[str, np.ndarray]]:
 def cells(y: np.ndarray, preds: dict[str, np.ndarray]) -> np.ndarray:
     """Concentrations of the sparse model's cells and prevalences (what is drawn a draw)."""
     tuples, counts = count_tuples(y, np.array(list(preds.values())))
-    p_t, p_c, b, _ = concordant_prior("adaptive", "adaptive", tuples, counts, M)
+    p_t, p_c, b, _ = joint_prior("paired", "adaptive", tuples, counts, M)
     _, conc = posterior_tuples(tuples, counts, p_t, p_c)
     return np.concatenate([conc, b + np.bincount(y, minlength=M)])
 

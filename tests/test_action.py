@@ -108,6 +108,7 @@ def test_action_is_a_composite_action_with_setup_python_install_and_gate():
     assert {"file", "checks", "config", "baseline", "max-drop", "prob", "prior", "seed"} <= set(
         action["inputs"]
     )
+    assert "id-col" in action["inputs"]
     assert {"inconclusive", "args", "python-version", "package", "junit-xml"} <= set(
         action["inputs"]
     )
@@ -173,11 +174,28 @@ def test_built_command_is_a_valid_gate_invocation(tmp_path):
 @needs_bash
 def test_defaults_build_the_minimal_command(tmp_path):
     env = _gate_env(file="m.json", checks="micro_f1>=0.5", junit_xml="")
+    env["TMPDIR"] = str(tmp_path)
+    proc, argv, out = _run_script(_step("Run f1posterior gate")["run"], env, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert argv[:8] == ["gate", "m.json", "--metric", "micro_f1", "--min", "0.5",
+                        "--append-markdown", str(tmp_path / "summary.md")]  # fmt: skip
+    # with no junit-xml input the action writes a report of its own (to read the
+    # verdict from), in the temporary folder, and removes it
+    assert argv[8] == "--junit-xml" and len(argv) == 10
+    assert Path(argv[9]).parent == tmp_path and not Path(argv[9]).exists()
+    assert out["junit-xml"] == ""
+    _parse(argv)
+
+
+@needs_bash
+def test_id_col_input_builds_the_flag(tmp_path):
+    env = _gate_env(file="new.csv", baseline="base.csv", checks="macro_f1", id_col="doc_id")
     proc, argv, _ = _run_script(_step("Run f1posterior gate")["run"], env, tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert argv == ["gate", "m.json", "--metric", "micro_f1", "--min", "0.5", "--append-markdown",
-                    str(tmp_path / "summary.md")]  # fmt: skip
-    _parse(argv)
+    assert _parse(argv).id_col == "doc_id"
+    env = _gate_env(file="new.csv", baseline="base.csv", checks="macro_f1")
+    proc, argv, _ = _run_script(_step("Run f1posterior gate")["run"], env, tmp_path)
+    assert "--id-col" not in argv and _parse(argv).id_col is None
 
 
 def _has_config_option() -> bool:
@@ -272,6 +290,58 @@ def test_real_gate_end_to_end(tmp_path, floor, status, verdict):
     xml = (tmp_path / "f1posterior-gate.xml").read_text()
     assert "<testcase" in xml and ("<failure" in xml) == (verdict == "fail")
     assert f"verdict {verdict} (exit status {status})" in proc.stdout
+
+
+GATE_TOML = """
+file = "m.json"
+prior = "aligned"
+{key}
+[[check]]
+metric = "micro_f1"
+min = {floor}
+"""
+
+
+@needs_bash
+@pytest.mark.parametrize(
+    "floor, verdict, code", [("0.5", "pass", 0), ("0.95", "fail", 1), ("0.86", "inconclusive", 3)]
+)
+@pytest.mark.parametrize(
+    "key, args, inconclusive, inconclusive_step",
+    [
+        ("", "", "", 3),
+        ('inconclusive = "fail"', "", "", 1),
+        ('inconclusive = "pass"', "", "", 0),
+        ("", "--inconclusive fail", "", 1),
+        ('inconclusive = "fail"', "", "pass", 0),  # the input decides the step
+        ('inconclusive = "pass"', "", "fail", 1),
+    ],
+)
+@pytest.mark.parametrize("junit_xml", ["", "report.xml"])
+def test_outputs_follow_the_verdict_whatever_maps_inconclusive(
+    tmp_path, floor, verdict, code, key, args, inconclusive, inconclusive_step, junit_xml
+):
+    (tmp_path / "m.json").write_text(MATRIX)
+    (tmp_path / "gate.toml").write_text(GATE_TOML.format(key=key, floor=floor))
+    env = _gate_env(config="gate.toml", args=args, inconclusive=inconclusive, junit_xml=junit_xml)
+    env["TMPDIR"] = str(tmp_path / "tmp")
+    (tmp_path / "tmp").mkdir()
+    proc, _, out = _run_script(_step("Run f1posterior gate")["run"], env, tmp_path, status=None)
+    step = inconclusive_step if verdict == "inconclusive" else code
+    assert proc.returncode == step, proc.stderr
+    assert out == {"verdict": verdict, "exit-code": str(code), "junit-xml": junit_xml}
+    assert f"verdict {verdict} (exit status {code})" in proc.stdout
+    assert "INCONCLUSIVE" in (tmp_path / "summary.md").read_text() or verdict != "inconclusive"
+    assert not list((tmp_path / "tmp").iterdir())  # the action's own report is removed
+
+
+@needs_bash
+def test_an_error_keeps_its_exit_status_and_no_report(tmp_path):
+    env = _gate_env(file="missing.json", checks="micro_f1>=0.5", junit_xml="")
+    env["TMPDIR"] = str(tmp_path)
+    proc, _, out = _run_script(_step("Run f1posterior gate")["run"], env, tmp_path, status=None)
+    assert proc.returncode == 2
+    assert out == {"verdict": "error", "exit-code": "2", "junit-xml": ""}
 
 
 @needs_bash
@@ -374,7 +444,8 @@ def test_workflow_pip_job_commands_parse():
     assert len(commands) == 2
     parsed = [build_parser().parse_args(c) for c in commands]
     assert parsed[0].checks == [["micro_f1", 0.8], ["recall", 0.6]]
-    assert parsed[0].prior == "aligned" and parsed[0].inconclusive == "fail"
+    # no --prior: the default (a config file's prior, else the package's default)
+    assert parsed[0].prior is None and parsed[0].inconclusive == "fail"
     assert parsed[1].baseline == "eval/production.csv" and parsed[1].max_drop == 0.01
     assert all(p.append_markdown == "summary.md" for p in parsed)
 
@@ -391,3 +462,61 @@ def test_ci_gate_doc_shows_the_action_and_points_to_the_workflow():
     assert steps
     for step in steps:
         assert set(step["with"]) <= declared
+
+
+# --- the workflow's action steps, end to end, and the prior-dominance flag ------------
+
+
+def _ten(correct: int) -> list[list[int]]:
+    """10 classes of 54 documents, ``correct`` of 540 on the diagonal (514: micro-F1 0.952),
+    the errors spread round robin (as tests/test_gate_recipe.py)."""
+    c = [[54 if i == j else 0 for j in range(10)] for i in range(10)]
+    for e in range(540 - correct):
+        j = e % 10
+        c[j][j] -= 1
+        c[j][(j + 1 + e // 10) % 10] += 1
+    return c
+
+
+def _write_eval(tmp_path: Path) -> None:
+    (tmp_path / "eval").mkdir(exist_ok=True)
+    for name, correct in (("confusion.csv", 514), ("production.csv", 459)):
+        rows = "\n".join(",".join(map(str, r)) for r in _ten(correct))
+        (tmp_path / "eval" / name).write_text(rows + "\n")
+
+
+@needs_bash
+def test_workflow_action_steps_pass_a_095_model_with_the_default_prior(tmp_path):
+    _write_eval(tmp_path)
+    for k, step in enumerate(_action_steps(_workflow())):
+        given = {key.replace("-", "_"): str(v) for key, v in step["with"].items()}
+        assert "prior" not in given  # the calibrated default
+        env = _gate_env(**given)
+        proc, _, out = _run_script(_step("Run f1posterior gate")["run"], env, tmp_path, status=None)
+        assert proc.returncode == 0, (k, proc.stderr)
+        assert out["verdict"] == "pass" and out["exit-code"] == "0"
+    summary = (tmp_path / "summary.md").read_text()
+    assert summary.count("### f1posterior gate passed") == 2
+    assert "prior-dominated" not in summary  # negative control of the test below
+
+
+@needs_bash
+@pytest.mark.parametrize("prior", ["aligned", ""])
+def test_job_summary_and_junit_flag_a_prior_dominated_check(tmp_path, prior):
+    _write_eval(tmp_path)
+    env = _gate_env(file="eval/confusion.csv", checks="micro_f1>=0.80", prior=prior)
+    proc, _, out = _run_script(_step("Run f1posterior gate")["run"], env, tmp_path, status=None)
+    summary = (tmp_path / "summary.md").read_text()
+    xml = (tmp_path / "f1posterior-gate.xml").read_text()
+    if prior == "aligned":  # alpha = 1 on 10 classes: HDI [0.789, 0.848] around 0.952
+        assert out["verdict"] == "inconclusive"
+        assert "| exact; **prior-dominated** |" in summary
+        assert "**prior-dominated**: the prior dominates micro_f1 >= 0.8" in summary
+        assert '<property name="prior_dominated" value="true" />' in xml
+        assert "<system-out>prior-dominated: the prior moves" in xml
+        assert "warning: the prior dominates micro_f1 >= 0.8" in proc.stderr
+    else:  # the default prior on the same table: nothing to flag
+        assert out["verdict"] == "pass"
+        assert "prior-dominated" not in summary and "system-out" not in xml
+        assert '<property name="prior_dominated" value="false" />' in xml
+        assert "prior dominates" not in proc.stderr

@@ -23,7 +23,7 @@ from sklearn.metrics import f1_score as sk_f1  # noqa: E402
 from f1posterior import evaluate  # noqa: E402
 from f1posterior.integrations.sklearn import evaluate_estimator
 from f1posterior.io.data import figure3  # noqa: E402
-from f1posterior.posterior.frames import hdi_column, to_dataframe, to_inference_data
+from f1posterior.posterior.frames import to_dataframe, to_inference_data
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", FutureWarning)
@@ -52,8 +52,8 @@ def test_dataframe_one_row_per_metric_and_class(res):
     df = res.to_dataframe()
     assert list(df.columns) == [
         "metric", "class", "score", "mean", "median", "std", "mc_error",
-        "hdi_95_low", "hdi_95_high", "eti_95_low", "eti_95_high",
-        "p_below", "p_above", "ref", "draws", "exact", "prior",
+        "hdi_low", "hdi_high", "eti_low", "eti_high",
+        "p_below", "p_above", "ref", "prior_dominated", "ci_prob", "draws", "exact", "prior",
     ]  # fmt: skip
     assert list(df["metric"]) == ["micro_f1", "macro_f1"] + ["f1"] * 5
     assert df["class"].iloc[:2].isna().all() and list(df["class"].iloc[2:]) == LABELS
@@ -62,26 +62,29 @@ def test_dataframe_one_row_per_metric_and_class(res):
         row = df.iloc[i]
         for f in ("score", "mean", "median", "std", "mc_error", "p_below", "p_above"):
             assert row[f] == getattr(s, f)
-        assert (row["hdi_95_low"], row["hdi_95_high"]) == tuple(s.hdi)
-        assert (row["eti_95_low"], row["eti_95_high"]) == tuple(s.eti)
+        assert (row["hdi_low"], row["hdi_high"]) == tuple(s.hdi)
+        assert (row["eti_low"], row["eti_high"]) == tuple(s.eti)
+        assert row["prior_dominated"] == s.prior_dominated and row["ci_prob"] == 0.95
         assert row["ref"] == 0.8 and row["draws"] == 4000 and not row["exact"]
     f1 = df[df["metric"] == "f1"]
     np.testing.assert_array_equal(f1["mean"], res["f1"].mean)
-    np.testing.assert_array_equal(f1[["hdi_95_low", "hdi_95_high"]], res["f1"].hdi)
+    np.testing.assert_array_equal(f1[["hdi_low", "hdi_high"]], res["f1"].hdi)
+    np.testing.assert_array_equal(f1["prior_dominated"], res["f1"].prior_dominated)
 
 
-def test_dataframe_of_a_2d_batch_names_columns_by_hdi_prob():
+def test_dataframe_of_a_2d_batch_records_the_interval_probability():
     c = np.stack([figure3(), figure3() + 5 * np.eye(5, dtype=int)] * 3).reshape(3, 2, 5, 5)
     r = evaluate(c, metrics=["macro_f1"], draws=500, ci_prob=0.9, rng=0)
     df = to_dataframe(r)
     assert len(df) == 6
-    assert {"matrix_0", "matrix_1", "hdi_90_low", "eti_90_high"} <= set(df.columns)
+    assert {"matrix_0", "matrix_1", "hdi_low", "eti_high"} <= set(df.columns)
+    assert (df["ci_prob"] == 0.9).all() and df.attrs["ci_prob"] == 0.9
     assert "class" not in df.columns and "p_below" not in df.columns
     assert list(zip(df["matrix_0"], df["matrix_1"], strict=True)) == [
         (i, j) for i in range(3) for j in range(2)
     ]
     np.testing.assert_array_equal(df["mean"], r["macro_f1"].mean.ravel())
-    np.testing.assert_array_equal(df["hdi_90_low"], r["macro_f1"].hdi[..., 0].ravel())
+    np.testing.assert_array_equal(df["hdi_low"], r["macro_f1"].hdi[..., 0].ravel())
 
 
 def test_dataframe_names_a_1d_batch():
@@ -92,12 +95,6 @@ def test_dataframe_names_a_1d_batch():
     assert list(df["matrix"][:2]) == ["model a", "model b"]
     assert list(df["class"][2:7]) == [0, 1, 2, 3, 4]  # no labels: class indices
     np.testing.assert_array_equal(df["score"][7:], r["recall"].score[1])
-
-
-def test_hdi_column_names():
-    assert hdi_column("hdi", 0.95, "low") == "hdi_95_low"
-    assert hdi_column("hdi", 0.975, "high") == "hdi_97_5_high"
-    assert hdi_column("eti", 0.5, "low") == "eti_50_low"
 
 
 def test_dataframe_bad_input(res):

@@ -276,6 +276,6 @@ def test_docs_batch_examples_run():
 
     text = (Path(__file__).resolve().parents[1] / "docs" / "batch.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", text, re.S)
-    assert len(blocks) == 2
+    assert len(blocks) == 3
     for code in blocks:
         exec(compile(code, "docs/batch.md", "exec"), {})

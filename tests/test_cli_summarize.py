@@ -128,9 +128,10 @@ def test_chance_columns_in_csv(tmp_path):
     proc = run("summarize", str(f), "--format", "csv", "--draws", "1000", "--metric", "accuracy",
                "--chance", "--prevalence", "0.5,0.5")  # fmt: skip
     assert proc.returncode == 0, proc.stderr
-    header, row = proc.stdout.splitlines()[:2]
+    meta, header, row = proc.stdout.splitlines()[:3]
+    assert json.loads(meta.removeprefix("# f1posterior: "))["prevalence"]["kind"] == "fixed"
     cols = header.split(",")
-    assert cols[-2:] == ["accuracy_chance", "accuracy_p_above_chance"]
+    assert cols[-3:] == ["accuracy_chance", "accuracy_p_above_chance", "accuracy_prior_dominated"]
     values = dict(zip(cols, row.split(","), strict=True))
     # accuracy by chance at pi = (0.5, 0.5): sum_u pi_u k_u = 0.5 whatever the columns
     assert float(values["accuracy_chance"]) == pytest.approx(0.5, abs=1e-12)

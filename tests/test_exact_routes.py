@@ -1,12 +1,11 @@
-"""Exact routes the model allows (issue 16, item 5).
+"""Exact routes the model allows.
 
 * Per-class recall is ``Beta(A_jj, sum_{k != j} A_jk)`` (``A = alpha + C``) under
   every prior: ``evaluate`` reports its closed form, checked against scipy.stats.beta
   and an HDI found by an independent optimiser.
-* Accuracy / micro-F1 (and recall) drawn from ``3 M`` Gamma variates a draw
-  (``f1posterior.posterior.routes``): two-sample KS tests against the whole-table path on the
-  same counts and prior, with negative controls that must be rejected; bit-identical
-  whatever ``workers``, ``max_memory`` and ``index_offset``.
+* Sampled accuracy / micro-F1 / recall come from the whole table: the posterior mean
+  against its closed form, and draws bit-identical whatever ``workers``, ``max_memory``
+  and ``index_offset``.
 """
 
 from __future__ import annotations
@@ -19,11 +18,9 @@ import scipy.optimize as so
 import scipy.stats as ss
 
 import f1posterior.posterior.exact as fx
-from f1posterior import evaluate, sample_posterior
+from f1posterior import evaluate
 from f1posterior._core.priors import resolve_prior
 from f1posterior.gating.gate import gate
-from f1posterior.metrics.multiclass import METRICS
-from f1posterior.posterior import routes
 
 #: Unequal prevalences and recalls, so that the prevalence weighting matters.
 SKEWED = np.array(
@@ -136,63 +133,8 @@ def test_gate_recall_floor_is_exact_under_a_dirichlet_prior():
     np.testing.assert_allclose(probs, sf, rtol=1e-10)
 
 
-# --- micro-F1 / accuracy with 3M Gamma variates ---------------------------------------
-def _full(counts, metrics, monkeypatch, **kw):
-    monkeypatch.setattr(routes, "_ENABLED", False)
-    try:
-        return evaluate(counts, metrics=metrics, keep_draws=True, **kw)
-    finally:
-        monkeypatch.setattr(routes, "_ENABLED", True)
-
-
-def test_route_is_taken_only_for_reduced_metrics(monkeypatch):
-    pr = dict(alpha="adaptive", beta="adaptive")  # the route is not taken under the mixture
-    kw = dict(draws=3_000, rng=7, keep_draws=True, **pr)
-    fast = evaluate(SKEWED, metrics=["micro_f1", "accuracy"], **kw).metric_draws
-    full = _full(SKEWED, ["micro_f1", "accuracy"], monkeypatch, draws=3_000, rng=7, **pr)
-    full = full.metric_draws
-    table = sample_posterior(SKEWED, draws=3_000, rng=7, **pr)
-    # the whole table's draws (to rounding: the engine shares class sums between metrics)
-    np.testing.assert_allclose(full["micro_f1"], METRICS["micro_f1"](table), rtol=1e-13)
-    assert np.abs(fast["micro_f1"] - full["micro_f1"]).max() > 1e-3  # ... the route's are not
-    np.testing.assert_array_equal(fast["micro_f1"], fast["accuracy"])  # draw for draw
-    # with a metric that needs the whole table, every metric comes from it (one joint draw)
-    mixed = evaluate(SKEWED, metrics=["micro_f1", "macro_f1"], **kw).metric_draws
-    np.testing.assert_allclose(mixed["micro_f1"], full["micro_f1"], rtol=1e-13)
-    # a callable named like a reduced metric is not routed
-    custom = evaluate(SKEWED, metrics=[lambda t: METRICS["accuracy"](t)], **kw).metric_draws
-    np.testing.assert_allclose(custom["<lambda>"], full["micro_f1"], rtol=1e-13)
-
-
-@pytest.mark.parametrize(
-    ("alpha", "beta", "seed"),
-    [("adaptive", "adaptive", 11), ("paper", "paper", 12), (0.05, 0.05, 13)],
-)
-def test_micro_f1_route_matches_the_whole_table_ks(alpha, beta, seed, monkeypatch):
-    n = 20_000
-    kw = dict(draws=n, alpha=alpha, beta=beta)
-    fast = evaluate(SKEWED, metrics=["micro_f1", "recall"], rng=seed, keep_draws=True, **kw)
-    full = _full(SKEWED, ["micro_f1", "recall"], monkeypatch, rng=seed + 100, **kw)
-    x, y = fast.metric_draws["micro_f1"], full.metric_draws["micro_f1"]
-    assert ss.ks_2samp(x, y).pvalue > 0.01
-    for j in range(5):  # recall from its two Gammas, against the table's theta_jj
-        r1, r2 = fast.metric_draws["recall"][j], full.metric_draws["recall"][j]
-        assert ss.ks_2samp(r1, r2).pvalue > 0.001, j
-    # the joint draw: micro-F1 is the prevalence-weighted mean of the recalls
-    _, bb = resolve_prior(alpha, beta, SKEWED)
-    mu_mean = (bb + SKEWED.sum(1)) / (bb + SKEWED.sum(1)).sum()
-    rec_mean = fast.metric_draws["recall"].mean(axis=-1)
-    assert abs(x.mean() - mu_mean @ rec_mean) < 4 * x.std() / np.sqrt(n)
-
-    # negative controls, from the same recall draws: dropping the prevalence weighting
-    # (the unweighted mean of recalls), or the prevalences' uncertainty (mu at its mean)
-    # must be rejected
-    rec = fast.metric_draws["recall"]
-    assert ss.ks_2samp(rec.mean(axis=0), y).pvalue < 1e-10
-    assert ss.ks_2samp(mu_mean @ rec, y).pvalue < 1e-10
-
-
-def test_micro_f1_route_exact_mean_under_the_paper_prior():
+# --- micro-F1: the whole table's draws against its closed-form mean -------------------
+def test_micro_f1_exact_mean_under_the_paper_prior():
     """E[micro-F1] = sum_j E[mu_j] E[theta_jj] (DESIGN.md), 0.80274 on the Figure 3 matrix."""
     from f1posterior.io.data import figure3
 

@@ -37,11 +37,11 @@ def test_pass_exit_0_exact(files: dict[str, str]) -> None:
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert "seed 20150927" in r.stdout
-    assert lines[2].startswith(
+    assert lines[3].startswith(
         "PASS  micro_f1 >= 0.75: P = 0.9856 >= 0.95 required; observed 0.850"
     )
-    assert lines[2].endswith("exact") and "95% HDI [0.765, 0.905]" in lines[2]
-    assert lines[-1] == "GATE PASSED: 1 of 1 checks passed"
+    assert lines[3].endswith("exact") and "95% HDI [0.765, 0.905]" in lines[3]
+    assert lines[0] == lines[-1] == "GATE PASSED: 1 of 1 checks passed"
 
 
 def test_fail_exit_1_per_class_floor(files: dict[str, str]) -> None:
@@ -138,7 +138,7 @@ def test_within_noise_message(files: dict[str, str]) -> None:
     # no room for adaptive draws: INCONCLUSIVE, exit 3, with the reason
     assert r.returncode == 3, r.stderr
     assert "; within Monte Carlo noise at 2,000 draws" in r.stdout
-    assert r.stdout.splitlines()[2].startswith("INCONCLUSIVE  micro_f1 >= 0.8")
+    assert r.stdout.splitlines()[3].startswith("INCONCLUSIVE  micro_f1 >= 0.8")
 
 
 def test_batch_named_rows(tmp_path: Path) -> None:
@@ -197,18 +197,18 @@ OK = "[[5, 1], [2, 7]]"
         ("m.csv", "1,2\n3,x\n", CHECK, r"m.csv, line 2, column 2: expected a count; got 'x'"),
         ("p.csv", "y_true,y_pred\na,b\nz,a\n", [*CHECK, "--labels", "a,b"], r"line 3: unknown"),
         ("m.json", OK, ["--metric", "nope", "--min", "0.5"], r"invalid choice: 'nope'"),
-        ("m.json", OK, [*CHECK, "--prob", "1.5"], r"--prob: expected a number in \(0, 1\)"),
+        ("m.json", OK, [*CHECK, "--prob", "1.5"], r"--prob: expected a number in \(0.5, 1\)"),
         (
             "m.json",
             OK,
             ["--metric", "f1", "--min", "2"],
-            r"minimums\['f1'\] must be a number in \[0, 1\]; got 2.0",
+            r"--min for --metric f1 must be a number in \[0, 1\]; .*got 2\n",
         ),
         (
             "m.json",
             OK,
             ["--metric", "mcc", "--min", "-2"],
-            r"minimums\['mcc'\] must be a number in \[-1, 1\]",
+            r"--min for --metric mcc must be a number in \[-1, 1\]",
         ),
         (
             "m.json",
@@ -320,7 +320,7 @@ def test_multilabel_fail_exit_1_exact_per_label_floors(ml_files: dict[str, str])
     # micro_f1 (P = 0.73) and label c (P = 0.1245) are neither >= 0.95 nor <= 0.05:
     # INCONCLUSIVE under the three-state rule (they used to FAIL), exit 3
     assert r.returncode == 3, r.stderr
-    lines = r.stdout.splitlines()
+    lines = r.stdout.splitlines()[1:]  # after the verdict line
     assert lines[0] == f"Input: {ml_files['json']}"
     assert lines[1].endswith("exact where marked, 3,000 draws otherwise; seed 20150927")
     assert (
@@ -328,7 +328,10 @@ def test_multilabel_fail_exit_1_exact_per_label_floors(ml_files: dict[str, str])
     )
     assert lines[3].startswith("PASS  f1 [label a] >= 0.5: P = 1.0000 >= 0.95 required")
     assert lines[5].startswith("INCONCLUSIVE  f1 [label c] >= 0.5: P = 0.1245; neither it nor")
-    assert all(x.endswith("; exact") for x in lines[3:6])
+    assert all(x.endswith("; exact") for x in lines[3:6:2])
+    # label b (18 positive documents): alpha = 1 moves its F1 by over half a posterior SD
+    assert lines[4].endswith("; exact; prior-dominated")
+    assert lines[6].startswith("warning: the prior dominates f1 [label b] >= 0.5: ")
     assert lines[-1] == "GATE INCONCLUSIVE: 2 of 4 checks passed (2 inconclusive)"
     r = console("gate", ml_files["json"], "--multilabel", "--metric", "f1", "--min", "0.6",
                 "--prior", "aligned")  # fmt: skip
@@ -361,10 +364,10 @@ def test_multilabel_baseline_and_within_noise(ml_files: dict[str, str]) -> None:
                 "--max-draws", "2000", "--prior", "paper")  # fmt: skip
     # within noise with no room for more draws: INCONCLUSIVE (exit 3), with the reason
     assert r.returncode == 3, r.stderr
-    line = r.stdout.splitlines()[3]
+    line = r.stdout.splitlines()[4]
     assert line.startswith("INCONCLUSIVE  micro_f1: new - baseline >= -0.02: P = 0.8")
     assert line.endswith("independent posteriors; within Monte Carlo noise at 2,000 draws")
-    assert r.stdout.splitlines()[1] == f"Baseline: {ml_files['base']}"
+    assert r.stdout.splitlines()[2] == f"Baseline: {ml_files['base']}"
     assert "(some verdicts are within Monte Carlo noise; see above)" in r.stdout
 
 

@@ -97,7 +97,7 @@ def test_text_and_markdown_name_the_config(
     cfg = str(project / "gate.toml")
     assert main(["gate", "--config", cfg]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[2] == f"Config: {cfg}" and lines[3].startswith("Gate: prior alpha=1")
+    assert lines[3] == f"Config: {cfg}" and lines[4].startswith("Gate: prior alpha=1")
     assert main(["gate", "--config", cfg, "--format", "markdown"]) == 0
     assert f", config: `{cfg}`" in capsys.readouterr().out
 
@@ -108,12 +108,12 @@ def test_flags_override_the_file(project: Path, capsys: pytest.CaptureFixture[st
     assert d["seed"] == 3 and {c["required"] for c in d["checks"]} == {0.99}
     assert d["checks"][-1]["threshold"] == 0.0  # --max-drop beats the check's max_drop
     assert code in (1, 3)  # the same model and baseline at margin 0: not a pass
-    # --metric replaces the file's checks (the file's baseline still applies, as --baseline)
+    # --metric replaces the file's checks: a floor stays a floor (the file's baseline is
+    # for the file's baseline checks and a bare --metric)
     code, d = run_json(capsys, "--config", cfg, "--metric", "accuracy", "--min", "0.5")
-    assert [c["condition"] for c in d["checks"]] == [
-        "accuracy >= 0.5",
-        "accuracy: new - baseline >= 0",
-    ]
+    assert [c["condition"] for c in d["checks"]] == ["accuracy >= 0.5"]
+    code, d = run_json(capsys, "--config", cfg, "--metric", "accuracy")
+    assert [c["condition"] for c in d["checks"]] == ["accuracy: new - baseline >= 0"]
     # --min-support overrides the check's
     code, d = run_json(capsys, "--config", cfg, "--min-support", "3")
     assert [c["verdict"] for c in d["checks"]][3] == "fail"  # class c (4 documents) judged

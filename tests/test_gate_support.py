@@ -245,8 +245,11 @@ def test_cli_joint(cm_file: str, capsys: pytest.CaptureFixture[str]) -> None:
     (c,) = d["checks"]
     assert c["item"] == "every class with >= 5 true documents (2 of 3)" and c["verdict"] == "pass"
     assert main([*args, "--joint"]) == 1
-    line = capsys.readouterr().out.splitlines()[-2]
-    assert line.startswith("FAIL  recall [every class] >= 0.6: ")
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-3].startswith("FAIL  recall [every class] >= 0.6: ")
+    # alpha = 1 on a small table: the prior dominates the joint check, and the gate says so
+    assert lines[-3].endswith("; prior-dominated")
+    assert lines[-2].startswith("warning: the prior dominates recall [every class] >= 0.6: ")
 
 
 @pytest.mark.parametrize(
@@ -282,7 +285,7 @@ def test_inconclusive_line_points_to_plan(cm_file: str, capsys: pytest.CaptureFi
     assert code == 3
     hint = f"run `f1posterior plan {cm_file} --metric micro_f1 --min 0.87` to see how many"
     (line,) = [x for x in out.splitlines() if x.startswith("INCONCLUSIVE")]
-    assert hint in line and line.endswith("; exact")
+    assert hint in line and line.endswith("; exact; prior-dominated")  # alpha = 1, 3 classes
     main(["gate", cm_file, "--metric", "micro_f1", "--min", "0.87", "--prior", "aligned",
           "--format", "markdown"])  # fmt: skip
     md = capsys.readouterr().out
@@ -290,10 +293,14 @@ def test_inconclusive_line_points_to_plan(cm_file: str, capsys: pytest.CaptureFi
 
 
 def test_plan_hint_never_spells_out_an_unsafe_file_name() -> None:
+    import dataclasses
+
     res = gate([[40, 10], [5, 45]], minimums={"micro_f1": 0.85}, source="a b;rm.json", **EXACT)
-    assert "`f1posterior plan FILE --metric micro_f1 --min 0.85`" in str(res)
+    cmd = dataclasses.replace(res, hints="command")  # as the command line shows it
+    assert "`f1posterior plan FILE --metric micro_f1 --min 0.85`" in str(cmd)
     res = gate([[40, 10], [5, 45]], baseline=[[40, 10], [5, 45]], max_drop=0.01, draws=2_000)
-    assert "--metric micro_f1 --baseline BASEFILE --max-drop 0.01`" in str(res)
+    cmd = dataclasses.replace(res, hints="command")
+    assert "--metric micro_f1 --baseline BASEFILE --max-drop 0.01`" in str(cmd)
 
 
 # --- predictions directly in Python ----------------------------------------------------------

@@ -84,7 +84,7 @@ def test_exit_codes_and_verdict_words_in_every_format(matrix: str) -> None:
     base = [matrix, "--prior", "aligned", "--metric", "micro_f1", "--min"]
     for t, code, word in (("0.75", 0, "PASS"), ("0.85", 3, "INCONCLUSIVE"), ("0.92", 1, "FAIL")):
         r = cli("gate", *base, t)
-        assert r.returncode == code and r.stdout.splitlines()[2].startswith(word + "  ")
+        assert r.returncode == code and r.stdout.splitlines()[3].startswith(word + "  ")
         j = cli("gate", *base, t, "--format", "json")
         assert j.returncode == code and json.loads(j.stdout)["verdict"] == word.lower()
         m = cli("gate", *base, t, "--format", "markdown")
@@ -205,7 +205,7 @@ def _forged_npy(path: Path) -> None:
         ("deep.json", [], r"nested too deeply \(RecursionError"),
         ("empty.npy", [], r"ended unexpectedly .*\(EOFError"),
         ("forged.npy", [], r"(MemoryError|ValueError|cannot|shape)"),
-        ("m.json", ["--prob", "1e-300"], r"prob must be in \(0.5, 1\)"),
+        ("m.json", ["--prob", "1e-300"], r"--prob: expected a number in \(0.5, 1\); got '1e-300'"),
         ("m.json", ["--draws", "1e13"], r"--draws: expected an integer >= 1; got '1e13'"),
         ("m.json", ["--draws", "10000000000000"], r"must not exceed max_draws"),
         ("m.json", ["--max-draws", "10000000000000"], r"max_draws must be at most"),
@@ -306,7 +306,7 @@ def test_label_order_is_deterministic_across_hash_seeds(tmp_path: Path) -> None:
         r = subprocess.run(args, capture_output=True, text=True, env=env, timeout=120)
         runs.append((r.returncode, r.stdout))
     assert len(set(runs)) == 1, runs
-    assert "recall [class 01]" in runs[0][1].splitlines()[2]
+    assert "recall [class 01]" in runs[0][1].splitlines()[3]
 
 
 # --- escaping (item 5) ----------------------------------------------------------------
@@ -323,7 +323,8 @@ def test_text_output_escapes_control_characters() -> None:
     text = str(_evil_result())
     assert "\x1b" not in text and "\\x1b[32mok" in text
     assert all(not line.startswith("###") for line in text.splitlines())
-    assert len(text.splitlines()) == 5  # Input, Gate, two checks, footer: no injected lines
+    # verdict, Input, Gate, two checks, verdict: no injected lines
+    assert len(text.splitlines()) == 6
     assert "Input: eval\\n### spoof.json" in text
 
 
@@ -446,9 +447,10 @@ def test_result_draws_are_the_first_rounds_and_the_footer_keeps_the_prior_whole(
     res = gate(NEW, minimums={"micro_f1": 0.5}, baseline=NEW, prob=0.52, draws=1_000,
                max_draws=4_000)  # fmt: skip
     floor, base = res.checks
-    # every sampled check pools the rounds' draws; the result reports the first round's
-    assert res.draws == 1_000 and floor.draws == base.draws == 4_000
-    assert "1,000 draws (more where marked: adaptive draws)" in str(res).splitlines()[0]
+    # only a check within noise is drawn again (its own draws do not depend on the
+    # other checks); the result reports the first round's
+    assert res.draws == 1_000 and floor.draws == 1_000 and base.draws == 4_000
+    assert "1,000 draws (more where marked: adaptive draws)" in str(res).splitlines()[1]
     footer = res.to_markdown().split("\n\n")[2]
     assert f"Prior: {res.prior}; 1,000 draws (more where marked" in footer
     assert footer.endswith("; seed 20150927.")

@@ -229,7 +229,7 @@ def _csv(res, names):
     w = RowWriter(out, "csv")
     w.write(res, names)
     w.close()
-    return pd.read_csv(io.StringIO(out.getvalue()), dtype={"name": str})
+    return pd.read_csv(io.StringIO(out.getvalue()), dtype={"name": str}, comment="#")
 
 
 def test_wide_frame_has_the_cli_csv_columns_and_values():
@@ -248,7 +248,7 @@ def test_wide_frame_has_the_cli_csv_columns_and_values():
 def test_wide_frame_of_one_matrix_and_of_a_2d_batch():
     one = evaluate([[8, 2], [1, 9]], metrics="accuracy", draws=1000, rng=0)
     wide = one.to_dataframe(form="wide")
-    assert wide.shape == (1, 6) and wide.loc[0, "accuracy_score"] == 0.85
+    assert wide.shape == (1, 7) and wide.loc[0, "accuracy_score"] == 0.85
     grid = evaluate(np.ones((2, 3, 2, 2)) * [[5, 1], [2, 6]], metrics="accuracy", draws=500, rng=0)
     wide = grid.to_dataframe(form="wide")
     assert list(wide.columns[:2]) == ["matrix_0", "matrix_1"] and len(wide) == 6

@@ -19,7 +19,7 @@ import pytest  # noqa: E402
 from scipy import stats  # noqa: E402
 
 from f1posterior import PRIOR_PRESETS, evaluate  # noqa: E402
-from f1posterior._core.priors import adaptive_alpha  # noqa: E402
+from f1posterior._core.priors import DEFAULT_PRIOR  # noqa: E402
 from f1posterior.analysis import paired  # noqa: E402
 from f1posterior.analysis.comparison import compare  # noqa: E402
 from f1posterior.analysis.paired import compare_predictions, paired_metric_draws  # noqa: E402
@@ -29,10 +29,12 @@ from f1posterior.analysis.ranking import (  # noqa: E402
     rank_statistics,
 )
 from f1posterior.analysis.tuples import (  # noqa: E402
-    concordant_prior,
     count_tuples,
+    joint_prior,
     marginal_counts,
+    paired_alpha,
     posterior_tuples,
+    shared_error_tuples,
 )
 from f1posterior.metrics.confusion import confusion_matrix  # noqa: E402
 from f1posterior.metrics.multiclass import METRICS  # noqa: E402
@@ -54,42 +56,88 @@ def noisy_models(n: int, m: int, accs: tuple[float, ...], seed: int):
 # ------------------------------------------------------------- the sparse representation
 
 
-def test_cells_grow_with_documents_not_m_to_the_k():
-    """10 classifiers, 8 classes: at most N + M^2 cells (8^11 in the dense model)."""
-    y, preds = noisy_models(500, 8, (0.7,) * 10, seed=0)
+def test_cells_are_the_observed_tuples_and_the_shared_error_prior():
+    """5 classifiers, 8 classes: at most N + M (1 + (M - 1)(2^k - 1)) cells (8^6 dense)."""
+    m, k = 8, 5
+    y, preds = noisy_models(500, m, (0.7,) * k, seed=0)
     codes = np.array(list(preds.values()))
     tuples, counts = count_tuples(y, codes)
     assert counts.sum() == 500 and len(tuples) <= 500
-    p_t, p_c, b, text = concordant_prior("paper", "paper", tuples, counts, 8)
+    p_t, p_c, b, text = joint_prior("paper", "paper", tuples, counts, m)
+    assert len(p_t) == m * (1 + (m - 1) * (2**k - 1))
     cells, conc = posterior_tuples(tuples, counts, p_t, p_c)
-    assert len(cells) <= 500 + 64 and conc.sum() == pytest.approx(500 + 64)
-    assert "concordant" in text and b.tolist() == [1.0] * 8
-    # the prior tuples are the concordant ones, and each model's marginal of them is A
-    assert np.all(p_t[:, 1:] == p_t[:, 1:2])
-    np.testing.assert_allclose(marginal_counts(p_t, p_c, 8), np.ones((10, 8, 8)))
-    # each model's marginal of the posterior cells is its own table plus A
+    assert len(cells) <= 500 + len(p_t) and conc.sum() == pytest.approx(500 + m * m)
+    assert "shared-error" in text and b.tolist() == [1.0] * m
+    # every prior tuple has at most one wrong class, shared by the wrong models
+    for row in p_t:
+        assert len(set(row[1:].tolist()) - {row[0]}) <= 1
+    # each model's marginal of the prior is A, of the posterior its own table plus A
+    np.testing.assert_allclose(marginal_counts(p_t, p_c, m), np.ones((k, m, m)))
     for i, pred in enumerate(codes):
-        table = confusion_matrix(y, pred, labels=list(range(8))).counts
-        np.testing.assert_allclose(marginal_counts(cells, conc, 8)[i], table + 1.0)
+        table = confusion_matrix(y, pred, labels=list(range(m))).counts
+        np.testing.assert_allclose(marginal_counts(cells, conc, m)[i], table + 1.0)
 
 
-@pytest.mark.parametrize("name", list(PRIOR_PRESETS))
+@pytest.mark.parametrize("name", [n for n in PRIOR_PRESETS if n != DEFAULT_PRIOR])
 @pytest.mark.parametrize("k", [2, 3])
-def test_concordant_marginal_prior_is_the_resolved_prior(name, k):
+def test_marginal_prior_is_the_resolved_prior(name, k):
     """Summed over the other models, the prior is the core's prior of the mean table."""
     from f1posterior._core.priors import prior_preset, resolve_prior
 
     y, preds = noisy_models(300, 4, (0.9, 0.5, 0.7), seed=3)
     tuples, counts = count_tuples(y, np.array(list(preds.values()))[:k])
     mean_table = marginal_counts(tuples, counts, 4).mean(axis=0)
-    p_t, p_c, b, _ = concordant_prior(*prior_preset(name), tuples, counts, 4)
+    p_t, p_c, b, _ = joint_prior(*prior_preset(name), tuples, counts, 4)
     ref_a, ref_b = resolve_prior(*prior_preset(name), mean_table)
     for table in marginal_counts(p_t, p_c, 4):
         np.testing.assert_allclose(table, ref_a)
-    np.testing.assert_allclose(b, ref_b)
+    if prior_preset(name)[1] != "aligned":
+        np.testing.assert_allclose(b, ref_b)
 
 
-@pytest.mark.parametrize("prior", ["paper", "adaptive"])
+@pytest.mark.parametrize("alpha", [None, "paired", DEFAULT_PRIOR])
+@pytest.mark.parametrize("k", [2, 3, 4])
+def test_default_prior_marginal_and_pair_masses(alpha, k):
+    """The default (also under the library's default preset name): each model's marginal is
+    paired_alpha (3 pseudo-documents in all, half on the diagonal); for every ordered pair
+    (i, j) the mass on "i right, j wrong" is the same, one pseudo-document for two models."""
+    m = 4
+    y, preds = noisy_models(200, m, (0.9, 0.5, 0.7, 0.6), seed=3)
+    tuples, counts = count_tuples(y, np.array(list(preds.values()))[:k])
+    p_t, p_c, b, text = joint_prior(alpha, "adaptive", tuples, counts, m)
+    assert "3 pseudo-documents over the classes" in text
+    assert marginal_counts(p_t, p_c, m)[0].sum() == pytest.approx(3.0)
+    for table in marginal_counts(p_t, p_c, m):
+        np.testing.assert_allclose(table, paired_alpha(m))
+    right = p_t[:, 1:] == p_t[:, :1]
+    masses = [p_c[right[:, i] & ~right[:, j]].sum() for i in range(k) for j in range(k) if i != j]
+    np.testing.assert_allclose(masses, masses[0])
+    if k == 2:
+        assert masses[0] == pytest.approx(1.0)
+    # negative control: another preset is not the default
+    _, _, _, other = joint_prior("jeffreys", "adaptive", tuples, counts, m)
+    assert "3 pseudo-documents over the classes" not in other
+
+
+def test_shared_error_marginals_are_exact_for_any_row():
+    """agree = 1: each model's marginal is exactly the given (M, M) prior, any k."""
+    a = np.array([[3.0, 1.0, 0.5], [0.2, 2.0, 0.2], [1.0, 1.0, 1.0]])
+    for k in (2, 3, 4):
+        t, c = shared_error_tuples(a, k)
+        np.testing.assert_allclose(marginal_counts(t, c, 3), np.stack([a] * k), atol=1e-12)
+    # negative control: agree != 1 moves the marginal when r != 1/2
+    t, c = shared_error_tuples(a, 2, agree=0.5)
+    assert np.abs(marginal_counts(t, c, 3)[0] - a).max() > 0.05
+
+
+def test_too_many_prior_cells_is_a_clear_error():
+    y = np.arange(40) % 20
+    preds = {f"m{i}": y for i in range(17)}
+    with pytest.raises(ValueError, match=r"paired prior of 17 classifiers over 20 classes needs"):
+        rank_predictions(y, preds, draws=10)
+
+
+@pytest.mark.parametrize("prior", ["paper", "paired"])
 def test_each_marginal_is_evaluates_posterior(prior):
     """Each model's paired draws follow evaluate's posterior of its own table under the same
     marginal prior: mean (K combined MC errors), three quantiles (the share of evaluate's
@@ -97,11 +145,11 @@ def test_each_marginal_is_evaluates_posterior(prior):
     two-sample KS test (p > 1e-3). Negative control: another model's posterior is rejected."""
     m, n = 3, 30_000
     y, preds = noisy_models(150, m, (0.85, 0.7, 0.55), seed=11)
-    kw = {} if prior == "adaptive" else {"alpha": "paper", "beta": "paper"}
+    kw = {} if prior == "paired" else {"alpha": "paper", "beta": "paper"}
     r = rank_predictions(y, preds, metric="macro_f1", draws=n, rng=4, **kw)
     tables = [confusion_matrix(y, p, labels=list(range(m))).counts for p in preds.values()]
-    if prior == "adaptive":  # the adaptive prior of the MEAN table, beta = 1/M
-        alpha, beta = adaptive_alpha(np.mean(tables, axis=0)), np.full(m, 1.0 / m)
+    if prior == "paired":  # the paired default's marginal; beta adaptive = 1/M
+        alpha, beta = paired_alpha(m), np.full(m, 1.0 / m)
     else:
         alpha, beta = np.ones((m, m)), np.ones(m)
     core = evaluate(np.stack(tables), metrics="macro_f1", draws=n, alpha=alpha, beta=beta,
@@ -119,12 +167,18 @@ def test_each_marginal_is_evaluates_posterior(prior):
 
 
 def test_pairwise_from_three_models_is_the_exact_beta_of_the_pair():
-    """Aligned beta: summed over C, the 3-model concordant model is the 2-model one, so
-    P(acc_A > acc_B) = P(Beta(#A only right, #B only right) > 1/2) exactly."""
+    """Aligned beta: one Dirichlet over all cells, so by aggregation P(acc_A > acc_B) =
+    P(Beta(#A only right + prior, #B only right + prior) > 1/2) exactly, the prior being the
+    mass of the prior tuples with A right and B wrong (and the reverse), summed over C."""
     y, preds = noisy_models(120, 3, (0.8, 0.72, 0.6), seed=3)
     a, b = preds["m0"], preds["m1"]
-    only_a = np.sum((a == y) & (b != y))
-    only_b = np.sum((b == y) & (a != y))
+    tuples, counts = count_tuples(y, np.array(list(preds.values())))
+    p_t, p_c, _, _ = joint_prior(None, "aligned", tuples, counts, 3)
+    ra, rb = p_t[:, 1] == p_t[:, 0], p_t[:, 2] == p_t[:, 0]
+    only_a = np.sum((a == y) & (b != y)) + p_c[ra & ~rb].sum()
+    only_b = np.sum((b == y) & (a != y)) + p_c[rb & ~ra].sum()
+    assert p_c[ra & ~rb].sum() == pytest.approx(p_c[rb & ~ra].sum())
+    assert p_c[ra & ~rb].sum() == pytest.approx(3 * 2 / 7)  # 2 of 7 pattern weights a row
     exact = stats.beta.sf(0.5, only_a, only_b)
     assert 0.7 < exact < 0.99
     n = 40_000
@@ -154,21 +208,28 @@ def _loop_statistics(v):
 
 def test_rank_statistics_equal_a_loop_over_raw_draws():
     y, preds = noisy_models(80, 3, (0.8, 0.75, 0.7, 0.7), seed=5)
-    preds["copy"] = preds["m0"]  # exact ties with m0 in every draw
     r = rank_predictions(y, preds, metric="macro_f1", draws=400, rng=1)
     probs, expected, pair = _loop_statistics(r.draws)
     np.testing.assert_allclose(r.rank_probabilities, probs, atol=1e-12)
     np.testing.assert_allclose(r.expected_rank, expected, atol=1e-12)
     np.testing.assert_allclose(r.pairwise, pair, atol=1e-12)
-    assert r.ties[0, 4] == 1.0 and r.pairwise[0, 4] == r.pairwise[4, 0] == 0.0
-    k = len(r.names)
-    np.testing.assert_allclose(r.pairwise + r.pairwise.T + r.ties, np.ones((k, k)))
-    np.testing.assert_allclose(r.rank_probabilities.sum(axis=1), 1.0)
-    np.testing.assert_allclose(r.rank_probabilities.sum(axis=0), 1.0)
-    np.testing.assert_allclose(r.expected_rank, r.rank_probabilities @ np.arange(1, k + 1))
+    # exact ties: a fifth row copying m0's draws (the paired prior's disagreement mass
+    # makes two models that never disagree unequal in almost every draw)
+    v = np.concatenate([r.draws, r.draws[:1]])
+    rank_probabilities, expected_rank, pairwise, ties = rank_statistics(v)
+    probs, expected, pair = _loop_statistics(v)
+    np.testing.assert_allclose(rank_probabilities, probs, atol=1e-12)
+    np.testing.assert_allclose(expected_rank, expected, atol=1e-12)
+    np.testing.assert_allclose(pairwise, pair, atol=1e-12)
+    assert ties[0, 4] == 1.0 and pairwise[0, 4] == pairwise[4, 0] == 0.0
+    k = len(v)
+    np.testing.assert_allclose(pairwise + pairwise.T + ties, np.ones((k, k)))
+    np.testing.assert_allclose(rank_probabilities.sum(axis=1), 1.0)
+    np.testing.assert_allclose(rank_probabilities.sum(axis=0), 1.0)
+    np.testing.assert_allclose(expected_rank, rank_probabilities @ np.arange(1, k + 1))
     assert r.p_best == pytest.approx(r.rank_probabilities[:, 0])
     # the two identical models share their ranks equally
-    np.testing.assert_allclose(r.rank_probabilities[0], r.rank_probabilities[4])
+    np.testing.assert_allclose(rank_probabilities[0], rank_probabilities[4])
 
 
 def test_rank_statistics_batches():
@@ -233,9 +294,8 @@ def test_dense_entry_point_gives_the_same_draws():
     joint = np.zeros((3, 9))
     np.add.at(joint, (y, codes[0] * 3 + codes[1]), 1.0)
     alpha = np.zeros((3, 9))
-    for t in range(3):
-        for u in range(3):
-            alpha[t, u * 3 + u] = 1.0  # the "paper" concordant prior
+    p_t, p_c = shared_error_tuples(np.ones((3, 3)), 2)  # the "paper" shared-error prior
+    alpha[p_t[:, 0], p_t[:, 1] * 3 + p_t[:, 2]] = p_c
     fn = METRICS["accuracy"]
     dense = paired_metric_draws(joint, alpha, np.ones(3), 2, fn, 2_000, np.random.SeedSequence(3))
     res = compare_predictions(y, preds["m0"], preds["m1"], metric="accuracy", alpha="paper",
@@ -319,8 +379,8 @@ def test_joint_array_prior_is_taken_per_cell():
         rows = c.sum(axis=1)
         exact = np.sum((1 + rows) / (m + rows.sum()) * (1 + np.diag(c)) / (m + rows))
         assert abs(s.mean - exact) < K * s.mc_error
-    # unlike the concordant prior, it puts prior mass on disagreements: a model compared
-    # with itself is no longer exactly equal in every draw
+    # it puts prior mass on disagreements: a model compared with itself is not exactly
+    # equal in every draw
     same = compare_predictions(y, preds["m0"], preds["m0"], alpha=np.full((m, m * m), 1 / m),
                                draws=2_000, rng=2)  # fmt: skip
     assert np.any(same.draws != 0.0)
@@ -356,8 +416,8 @@ def test_empty_class_recall_is_its_prior_beta_under_tiny_beta():
     np.testing.assert_array_equal(r.draws[0] - r.draws[1], d)
     for v in r.draws:
         assert stats.kstest(v, stats.beta(1, 2).cdf).pvalue > 1e-3
-    # both models' empty rows are the same concordant prior cells: equal in every draw
-    np.testing.assert_array_equal(r.draws[0], r.draws[1])
+    # the empty row holds prior cells only, where the models also disagree: unequal draws
+    assert np.mean(r.draws[0] != r.draws[1]) > 0.5
 
 
 def test_plot_ranking_names_are_not_mathtext():
@@ -369,3 +429,25 @@ def test_plot_ranking_names_are_not_mathtext():
     labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
     assert labels == ["$\\frac{ (E[rank] 1.00)", "b$x$ (E[rank] 2.00)"]
     assert not any(t.get_parse_math() for t in fig.axes[0].get_yticklabels())
+
+
+def test_one_disagreement_in_a_ranking_is_not_certainty():
+    """Three models on 1,200 documents: m0 always right, m1 wrong on one document, m2 = m0.
+    With beta aligned, P(m0 > m1) is exact: the prior's mass on "m0 right, m1 wrong" is 2/7
+    of each row's pseudo-documents (3 in all), as on the reverse, so P = P(Beta(1 + 6/7,
+    6/7) > 1/2). Negative control: the concordant prior (no mass on disagreements) gives 1."""
+    y = np.repeat([0, 1, 2], 400)
+    b = y.copy()
+    b[0] = 1
+    preds = {"m0": y, "m1": b, "m2": y.copy()}
+    n = 40_000
+    r = rank_predictions(y, preds, metric="accuracy", beta="aligned", draws=n, rng=3)
+    exact = stats.beta.sf(0.5, 1 + 6 / 7, 6 / 7)
+    assert 0.7 < exact < 0.8
+    assert abs(r.pairwise[0, 1] - exact) < K * math.sqrt(exact * (1 - exact) / n)
+    assert r.p_best.max() < 0.95
+    concordant = np.full((3, 27), 1e-12)
+    for u in range(3):
+        concordant[:, u * 9 + u * 3 + u] = 1.0
+    old = rank_predictions(y, preds, metric="accuracy", alpha=concordant, draws=n, rng=3)
+    assert old.pairwise[0, 1] > 0.99

@@ -36,7 +36,8 @@ def _jsonl(tmp_path, stack=STACK, names=NAMES, labels=LABELS, name="b.jsonl"):
 
 
 def _csv_rows(text):
-    return list(csv.DictReader(io.StringIO(text)))
+    assert text.startswith("# f1posterior: {")  # the metadata line
+    return list(csv.DictReader(io.StringIO(text.split("\n", 1)[1])))
 
 
 # ------------------------------------------------------------------ readers
@@ -174,7 +175,8 @@ def test_ndjson_and_json_are_valid_json_with_names(tmp_path, capsys):
     f = _jsonl(tmp_path)
     assert main(["summarize", str(f), "--format", "ndjson", "--draws", "2000"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert [json.loads(x)["name"] for x in lines] == NAMES
+    assert json.loads(lines[0])["meta"]["labels"] == LABELS
+    assert [json.loads(x)["name"] for x in lines[1:]] == NAMES
     assert main(["summarize", str(f), "--format", "json", "--draws", "2000"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert [r["name"] for r in doc["rows"]] == NAMES and doc["labels"] == LABELS
@@ -187,9 +189,9 @@ def test_names_are_escaped_in_every_format(tmp_path, capsys):
         assert main(["summarize", str(f), "--format", fmt, "--draws", "1000"]) == 0
         out = capsys.readouterr().out
         assert "\x1b" not in out and "\n###" not in out
-        assert len(out.splitlines()) == 3 + (fmt == "markdown")
+        assert len(out.splitlines()) == 3 + (fmt != "table")  # the metadata / the rule
     assert main(["summarize", str(f), "--format", "ndjson", "--draws", "1000"]) == 0
-    assert json.loads(capsys.readouterr().out.splitlines()[0])["name"] == evil
+    assert json.loads(capsys.readouterr().out.splitlines()[1])["name"] == evil
 
 
 def test_undefined_metric_is_nan_in_csv_and_null_in_json():
@@ -200,7 +202,7 @@ def test_undefined_metric_is_nan_in_csv_and_null_in_json():
     w = RowWriter(out, "ndjson")
     w.write(ev, ["a"])
     w.close()
-    assert json.loads(out.getvalue())["f1_0_score"] is None
+    assert json.loads(out.getvalue().splitlines()[1])["f1_0_score"] is None
     out = io.StringIO()
     w = RowWriter(out, "csv")
     w.write(ev, ["a"])
@@ -213,7 +215,7 @@ def test_output_file_is_written_atomically(tmp_path, capsys):
     assert main(["summarize", str(good), "--output", str(out), "--draws", "1000"]) == 0
     assert "23 matrices written" in capsys.readouterr().err
     first = out.read_text()
-    assert first.startswith("name,micro_f1_score")  # the format follows the suffix
+    assert first.splitlines()[1].startswith("name,micro_f1_score")  # format from the suffix
     # a broken line after the first chunk: exit 2, and the old file is untouched
     bad = tmp_path / "bad.jsonl"
     bad.write_text(good.read_text() + "[[1, 2], [oops\n")
@@ -307,6 +309,7 @@ def test_large_m_is_chunked_over_draws_within_the_budget():
     assert peak < budget + 6 * 8 * 401 * 400
 
 
+@pytest.mark.filterwarnings("default::RuntimeWarning")  # this test emits one on purpose
 def test_python_warnings_become_one_line(capsys, monkeypatch):
     import warnings
 

@@ -209,3 +209,59 @@ def labelled_counts(
         raise TypeError(f"labels must be a sequence of class labels; got {describe(labels)}")
     wanted = _distinct_labels(labels, "labels")
     return _match_labels(table, own, wanted, name, "labels"), wanted
+
+
+def _is_series(x: Any) -> bool:
+    """A pandas Series (or a look-alike), recognised without importing pandas."""
+    return (
+        not isinstance(x, (type, np.ndarray))
+        and hasattr(x, "index")
+        and not hasattr(x, "columns")
+        and callable(getattr(x, "to_numpy", None))
+    )
+
+
+def labelled_vector(values: Any, labels: Sequence[Any] | None, name: str) -> Any:
+    """Per-class values put in the class order of ``labels``, matched by label.
+
+    A labelled vector (a pandas Series, or a dict ``{label: value}``) or a labelled
+    batch of them (a DataFrame: one row per matrix, one column per class) is
+    reordered to ``labels``, the class labels of the counts; its labels must be
+    exactly the counts' classes, in any order. Anything else is returned
+    unchanged (a plain vector is read in class order).
+
+    Examples
+    --------
+    >>> labelled_vector({"dog": 0.9, "cat": 0.1}, ["cat", "dog"], "prevalence").tolist()
+    [0.1, 0.9]
+    >>> labelled_vector([0.1, 0.9], ["cat", "dog"], "prevalence")
+    [0.1, 0.9]
+    """
+    if isinstance(values, dict):
+        keys, arr = list(values), np.asarray(list(values.values()))
+    elif _is_series(values):
+        keys, arr = list(values.index), values.to_numpy()
+    elif _is_dataframe(values):
+        keys, arr = list(values.columns), values.to_numpy()
+    else:
+        return values
+    own = _distinct_labels(keys, f"{name}'s labels")
+    if labels is None:
+        raise ValueError(
+            f"{name} is labelled ({own}) but the counts have no class labels to match it to: "
+            "pass labelled counts (a DataFrame or ConfusionMatrix) or labels=, or a plain "
+            "vector in class order"
+        )
+    wanted = [_plain_label(v) for v in labels]
+    extra = [v for v in own if v not in wanted]
+    missing = [v for v in wanted if v not in own]
+    if extra or missing:
+        parts = ([f"{extra} not among the counts' classes"] if extra else []) + (
+            [f"the counts' {missing} missing"] if missing else []
+        )
+        raise ValueError(
+            f"{name} must be labelled with the classes of the counts, in any order; got "
+            f"labels {own} for counts labelled {wanted}: {'; '.join(parts)}"
+        )
+    perm = np.array([own.index(v) for v in wanted], dtype=np.intp)
+    return arr[..., perm]

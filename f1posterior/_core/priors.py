@@ -215,12 +215,9 @@ def _numeric_prior(value: Any, name: str, shape: tuple[int, ...]) -> np.ndarray:
             f"{name} must broadcast to shape {shape} (it may not add batch axes); got shape "
             f"{arr.shape}"
         ) from None
-    if arr.size and (not np.all(np.isfinite(arr)) or np.any(arr <= 0) or np.any(arr > 1e300)):
-        raise ValueError(
-            f"{name} must be finite, > 0 and at most 1e300 everywhere; got minimum "
-            f"{float(np.min(arr))!r}, maximum {float(np.max(arr))!r}"
-        )
-    return arr
+    from .limits import check_concentrations  # normal floats, at most 1e300
+
+    return check_concentrations(arr, name, "be finite, > 0 and at most 1e300 everywhere")
 
 
 def resolve_prior(

@@ -17,6 +17,15 @@ import numpy as np
 
 from .describe import _as_numeric_array, describe
 from .labelled import labelled_counts
+from .limits import (
+    MAX_CONCENTRATION,
+    MAX_EXACT_TOTAL,
+    MIN_CONCENTRATION,
+    MIN_PRIOR_CHECK_DRAWS,
+    MIN_SUMMARY_DRAWS,
+    check_concentrations,
+    check_exact_totals,
+)
 
 __all__ = [
     "as_counts",
@@ -24,6 +33,7 @@ __all__ = [
     "check_counts",
     "check_batch_names",
     "check_draws",
+    "check_summary_draws",
     "check_prob",
     "check_ref",
     "check_dtype",
@@ -36,6 +46,7 @@ __all__ = [
     "check_table",
     "check_scores",
     "check_metric_names",
+    "did_you_mean",
     "check_positive",
     "check_indicator",
     "check_nonnegative",
@@ -43,6 +54,12 @@ __all__ = [
     "check_workers",
     "check_max_memory",
     "check_index_offset",
+    "check_concentrations",
+    "MAX_EXACT_TOTAL",
+    "MIN_CONCENTRATION",
+    "MAX_CONCENTRATION",
+    "MIN_SUMMARY_DRAWS",
+    "MIN_PRIOR_CHECK_DRAWS",
     "describe",
 ]
 
@@ -130,7 +147,9 @@ def check_counts(counts: Any, name: str = "counts") -> np.ndarray:
         raise ValueError(
             f"{name} must be whole-number document counts; got {arr[bad]:g} at index {bad}{hint}"
         )
-    totals = arr.sum(axis=(-2, -1))
+    with np.errstate(over="ignore"):  # an infinite total is refused just below
+        totals = arr.sum(axis=(-2, -1))
+    check_exact_totals(arr, totals, name)
     if np.any(totals == 0):
         first = tuple(int(i) for i in np.argwhere(totals == 0)[0])
         where = f" at batch index {first}" if first else ""
@@ -153,6 +172,17 @@ def _integer(value: Any, name: str, low: int, allowed: str = "") -> int:
 def check_draws(draws: Any, name: str = "draws") -> int:
     """A positive whole number of posterior draws."""
     return _integer(draws, name, 1)
+
+
+def check_summary_draws(draws: Any, name: str = "draws") -> int:
+    """Posterior draws to summarise: at least :data:`MIN_SUMMARY_DRAWS`."""
+    n = check_draws(draws, name)
+    if n < MIN_SUMMARY_DRAWS:
+        raise ValueError(
+            f"{name} must be at least {MIN_SUMMARY_DRAWS} (a summary's standard deviation and "
+            f"Monte Carlo error are estimated from the draws); got {n}"
+        )
+    return n
 
 
 def check_prob(prob: Any, name: str) -> float:
@@ -244,7 +274,7 @@ def check_sampling_args(
     >>> a.draws, a.ci_prob, a.ref, a.dtype
     (1000, 0.9, None, dtype('float64'))
     """
-    n = check_draws(draws)
+    n = check_summary_draws(draws)
     prob = check_prob(ci_prob, "ci_prob")
     r = check_ref(ref)
     dt = check_dtype(dtype)
@@ -449,6 +479,26 @@ def check_index_offset(index_offset: Any, name: str = "index_offset") -> int:
     return _integer(index_offset, name, 0)
 
 
+def did_you_mean(given: Any, allowed: Sequence[str]) -> str:
+    """``" (did you mean 'x'?)"`` for the closest names of ``allowed``, or ``""``.
+
+    Examples
+    --------
+    >>> did_you_mean("macro-f1", ["micro_f1", "macro_f1", "accuracy"])
+    " (did you mean 'macro_f1' or 'micro_f1'?)"
+    >>> did_you_mean("zzz", ["micro_f1"]), did_you_mean(3, ["micro_f1"])
+    ('', '')
+    """
+    import difflib
+
+    if not isinstance(given, str):
+        return ""
+    close = difflib.get_close_matches(given, list(allowed), n=2)
+    if not close:
+        close = [a for a in allowed if a.lower() == given.lower().replace("-", "_")][:1]
+    return f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
+
+
 def check_metric_names(metrics: Any, allowed: Sequence[str], name: str = "metrics") -> list[str]:
     """A metric name or a non-empty sequence of distinct names from ``allowed``."""
     if isinstance(metrics, str):
@@ -463,7 +513,10 @@ def check_metric_names(metrics: Any, allowed: Sequence[str], name: str = "metric
         raise ValueError(f"{name} must name at least one metric; got an empty sequence")
     for n in names:
         if not isinstance(n, str) or n not in allowed:
-            raise ValueError(f"{name} must be names from {', '.join(allowed)}; got {describe(n)}")
+            raise ValueError(
+                f"{name} must be names from {', '.join(allowed)}; got {describe(n)}"
+                + did_you_mean(n, allowed)
+            )
     if len(set(names)) != len(names):
         raise ValueError(f"{name} must not repeat a name; got {names}")
     return names

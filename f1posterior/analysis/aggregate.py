@@ -45,14 +45,14 @@ from .._core.validation import (
     check_rng,
     child_seed,
 )
-from ..metrics.multiclass import PER_CLASS_METRICS, resolve_metric
+from ..metrics.multiclass import METRIC_RANGES, PER_CLASS_METRICS, resolve_metric
 from ..posterior.evaluation import evaluate
 from ..posterior.seeds import run_seed
 from ..posterior.summary import summarize_draws
 from . import random_effects as re_model
 from .aggregate_result import Aggregate, Heterogeneity
 
-__all__ = ["aggregate", "Aggregate", "Heterogeneity", "METHODS", "default_scale"]
+__all__ = ["aggregate", "Aggregate", "Heterogeneity", "METHODS", "MAX_TAU_SCALE", "default_scale"]
 
 #: The aggregation methods.
 METHODS = ("pooled", "random_effects")
@@ -65,6 +65,9 @@ _RATIOS = frozenset(
 
 #: Fewest draws a table: each table's posterior variance is estimated from them.
 _MIN_DRAWS = 100
+#: Largest ``tau_scale``: far beyond any spread on a working scale (logit 28 is a
+#: probability of 1 - 1e-12), and small enough that ``tau**2`` and ``I^2`` stay finite.
+MAX_TAU_SCALE = 1e6
 #: Random streams, children of the root seed: the per-table posteriors and the
 #: hierarchical draws. The pooled posterior uses the root itself, as evaluate does.
 _TABLES_KEY, _MODEL_KEY = 1, 2
@@ -128,7 +131,25 @@ def _check_metric(metric: Any, scale: Any) -> tuple[str, Callable[[np.ndarray], 
                 f"'fisher_z' for [-1, 1], 'log' for positive values); got scale='auto'"
             )
         return name, fn, default_scale(name)
-    return name, fn, check_choice(scale, "scale", ("auto", *re_model.SCALES))
+    sc = check_choice(scale, "scale", ("auto", *re_model.SCALES))
+    if isinstance(metric, str):
+        _check_scale_fits(name, sc)
+    return name, fn, sc
+
+
+def _check_scale_fits(metric: str, scale: str) -> None:
+    """A transform scale must map the metric's range onto the whole line and back into it."""
+    lo, hi = METRIC_RANGES[metric]
+    s_lo, s_hi = re_model.SCALES[scale][0]
+    if scale in ("auto", "identity") or (lo, hi) == (s_lo, s_hi):
+        return
+    fits = [s for s, ((a, b), _) in re_model.SCALES.items() if (a, b) == (lo, hi)]
+    raise ValueError(
+        f"scale must fit the metric's range: {metric} lies in [{lo:g}, {hi:g}] but the "
+        f"{scale!r} scale is for values in ({s_lo:g}, {s_hi:g}) (its intervals would leave "
+        f"the metric's range); use {' or '.join(map(repr, [*fits, 'identity']))}, or "
+        f"'auto'; got scale={scale!r}"
+    )
 
 
 def _names(names: Any, k: int) -> list[str]:
@@ -193,7 +214,10 @@ def aggregate(
     scale : {"auto", "logit", "fisher_z", "log", "identity"}, default "auto"
         Working scale of the random-effects model: by default logit for
         metrics in [0, 1], Fisher's z (atanh) for MCC, kappa, informedness
-        and markedness, log for likelihood and odds ratios.
+        and markedness, log for likelihood and odds ratios. A transform must
+        fit a named metric's range (its intervals stay inside it): logit for
+        metrics in [0, 1], Fisher's z for [-1, 1], log for positive ratios;
+        ``"identity"`` (no transform) is always accepted.
     tau_scale : float, default 0.5
         Scale of the half-normal prior of ``tau``, the between-table standard
         deviation on the working scale. On the logit scale, 0.5 puts 95% of
@@ -201,7 +225,8 @@ def aggregate(
         +-0.16 from table to table): weakly informative for folds and test
         sets (Roever et al. 2021, Res. Synth. Methods 12:448, recommend 0.5
         to 1 for log odds ratios). Raise it for test sets from very different
-        sources.
+        sources; at most :data:`MAX_TAU_SCALE` (1e6), and an aggregate that
+        overflows (the log scale, ``exp(mu + tau^2 / 2)``) is an error.
 
     Returns
     -------
@@ -248,6 +273,11 @@ def aggregate(
     prob = check_prob(ci_prob, "ci_prob")
     r = check_ref(ref)
     a_scale = check_positive(tau_scale, "tau_scale")
+    if a_scale > MAX_TAU_SCALE:
+        raise ValueError(
+            f"tau_scale must be at most {MAX_TAU_SCALE:g} (the scale of tau on the {sc} "
+            f"working scale; larger values make the heterogeneity overflow); got {tau_scale!r}"
+        )
     table_names = _names(names, k)
     root = check_rng(rng)
     common: dict[str, Any] = dict(metrics=[fn if not isinstance(metric, str) else name])
@@ -278,8 +308,15 @@ def aggregate(
         assert post is not None
         gen = np.random.Generator(np.random.PCG64(child_seed(root, _MODEL_KEY)))
         mu, tau = re_model.draw_mu_tau(post, n, gen)
-        agg_draws = re_model.population_mean(mu, tau, sc)
-        new = re_model.from_scale(mu + tau * gen.standard_normal(n), sc)
+        with np.errstate(over="ignore"):  # an overflow is refused just below
+            agg_draws = re_model.population_mean(mu, tau, sc)
+            new = re_model.from_scale(mu + tau * gen.standard_normal(n), sc)
+        if not (np.isfinite(agg_draws).all() and np.isfinite(new).all()):
+            raise ValueError(
+                f"tau_scale={a_scale:g} lets the between-table spread overflow on the {sc} "
+                f"scale (tau up to {float(tau.max()):.3g}): the aggregate is not finite; give "
+                "a smaller tau_scale"
+            )
         score = float(np.mean(np.asarray(tables_summary.score, dtype=float)))
         summary = summarize_draws(agg_draws, score=score, ci_prob=prob, ref=r)
         predictive = summarize_draws(new, ci_prob=prob, ref=r)

@@ -25,23 +25,34 @@ correlation is what makes the paired comparison far more decisive than
 pretending the test sets were independent (``docs/compare.md`` has a worked
 example).
 
-Joint prior of the paired model (the *concordant* prior): each classifier's
-marginal prior ``A`` (M, M) -- a preset, number or array resolved as
-:func:`f1posterior.evaluate` resolves it, on the mean of the classifiers'
-tables -- is put on the tuples ``(t, u, u, ..., u)`` on which all classifiers
-agree: ``alpha_t(u, ..., u) = A[t, u]`` and 0 on every tuple where they
-disagree (the limit of ``Dir(epsilon)`` there). By the aggregation property
-each classifier's marginal confusion matrix has exactly the prior ``A``, so
-its paired posterior is the one :func:`f1posterior.evaluate` gives under ``A``;
-the prior adds no evidence of a difference, as the prior pseudo-observation
-of the Bayesian sign test sits at zero difference (Benavoli, Corani, Demsar &
-Zaffalon, JMLR 18(77), 2017), and classifiers that never disagree have equal
-tables in every draw. The posterior is a Dirichlet over the observed tuples
-and the M^2 concordant ones, at most ``N + M^2`` cells for N documents,
-whatever the number k of classifiers (:mod:`f1posterior.analysis.tuples`).
-With ``beta="aligned"`` (``beta_t = sum_u A[t, u]``) the model is one Dirichlet
-over all cells and, by aggregation, the sign of the paired accuracy
-difference has an exact Beta answer (tested).
+Joint prior of the paired model (the *shared-error* prior). Each classifier's
+marginal prior is an (M, M) ``A``: by default (``"paired"``) three
+pseudo-documents in all, ``3 / M`` per true class, half on the diagonal and half
+spread evenly over the M - 1 errors (each recall ``Beta(3/(2M), 3/(2M))``);
+any other preset, number or array is resolved as :func:`f1posterior.evaluate`
+resolves it, on the mean of the classifiers' tables. ``A`` is spread over the
+tuples as pseudo-documents: a pseudo-document of class ``t`` has each classifier
+right independently with probability ``r_t = A[t, t] / s_t`` (``s_t`` the row's
+total), and the wrong ones all predict one class ``u``, drawn with probability
+``A[t, u] / (s_t - A[t, t])``. By the aggregation property each classifier's
+marginal prior is exactly ``A``, and every ordered pair of classifiers gets the
+same prior mass on "i right, j wrong" as on "j right, i wrong". The default
+halves the weight of the tuples on which all classifiers agree (all right or
+all wrong; with ``r_t = 1/2`` the marginals stay exact), so with two
+classifiers one pseudo-document is on "A right, B wrong", one on the reverse and
+one on agreement, whatever M, as the Bayesian sign test spreads its prior pseudo-observation
+evenly over "A better", "equivalent" and "B better" (Benavoli, Corani, Demsar &
+Zaffalon, *JMLR* 18(77), 2017). A handful of disagreements therefore never
+gives certainty (one document in 1,200 gives P(A better) = 0.75 under an
+aligned beta), classifiers that never disagree get a difference centred on 0
+whose spread shrinks as 1/N, and with many disagreements the three
+pseudo-documents barely move the difference (simulation in ``docs/compare.md``). The posterior
+is a Dirichlet over the observed tuples and the prior's ``M (1 + (M - 1)(2^k -
+1))`` tuples at most (:mod:`f1posterior.analysis.tuples`); an (M, M^k) array is
+a prior per joint cell, taken as given. With ``beta="aligned"`` (``beta_t`` the
+row's prior total) the model is one Dirichlet over all cells and, by
+aggregation, the sign of the paired accuracy difference has an exact Beta
+answer (tested).
 
 Probabilities and decisions. With ``rope >= 0`` (region of practical
 equivalence), ``p_a_better = P(diff > rope)``, ``p_b_better = P(diff < -rope)``

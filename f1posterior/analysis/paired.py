@@ -13,13 +13,13 @@ from numpy.typing import ArrayLike
 from .._core.deprecation import renamed_keywords
 from .._core.describe import describe
 from .._core.sampling import RaggedGammas, prevalence_floor
-from .._core.validation import check_draws, check_nonnegative, check_prob, check_rng
+from .._core.validation import check_nonnegative, check_prob, check_rng, check_summary_draws
 from ..metrics.confusion import label_array as _predictions_label_array
 from ..metrics.confusion import label_codes
 from ..metrics.confusion import label_kind as _label_kind
 from ..posterior.seeds import run_seed
 from .comparison import Comparison, MetricSpec, _check_decision_prob, _check_metric, _comparison
-from .tuples import concordant_prior, count_tuples, marginal_counts, posterior_tuples
+from .tuples import PAIRED_PRIOR, count_tuples, joint_prior, marginal_counts, posterior_tuples
 
 __all__ = ["compare_predictions", "paired_fit", "paired_metric_draws", "tuple_metric_draws"]
 
@@ -256,7 +256,7 @@ def compare_predictions(
     rope: float = 0.0,
     prob: float = 0.95,
     draws: int = 50_000,
-    alpha: Any = "adaptive",
+    alpha: Any = PAIRED_PRIOR,
     beta: Any = "adaptive",
     labels: Sequence[Any] | None = None,
     ci_prob: float = 0.95,
@@ -273,13 +273,17 @@ def compare_predictions(
         As in :func:`compare`.
     rope, prob, draws, ci_prob :
         As in :func:`compare`.
-    alpha : prior, default "adaptive"
-        Each classifier's *marginal* prior (M, M): a preset, a number or an
-        (M, M) array, resolved as :func:`f1posterior.evaluate` resolves it on
-        the mean of the two confusion matrices, and put on the concordant
-        tuples ``(t, u, u)`` (the joint prior is stated in
-        :mod:`f1posterior.analysis.comparison`). An (M, M^2) array is a prior
-        per joint cell, taken as given.
+    alpha : prior, default "paired"
+        Each classifier's *marginal* prior (M, M). The default ``"paired"``
+        (also ``None`` and the library's default preset name) is three
+        pseudo-documents spread evenly over the true classes, half on the
+        diagonal and half over the errors; another preset, a number or an (M, M) array is
+        resolved as :func:`f1posterior.evaluate` resolves it on the mean of
+        the two confusion matrices. Either is spread over the (true, A, B)
+        tuples by the shared-error joint prior (stated in
+        :mod:`f1posterior.analysis.comparison`), which gives each classifier
+        exactly this marginal and puts symmetric mass on disagreements. An
+        (M, M^2) array is a prior per joint cell, taken as given.
     beta : prior, default "adaptive"
         Dirichlet prior on class prevalences, as in :func:`f1posterior.evaluate`;
         "aligned" sets ``beta_t`` to the total prior of class ``t``'s cells
@@ -327,7 +331,7 @@ def _compare_predictions(
     name, fn = _check_metric(metric)
     rp = check_nonnegative(rope, "rope")
     pr = _check_decision_prob(prob)
-    n = check_draws(draws)
+    n = check_summary_draws(draws)
     hp = check_prob(ci_prob, "ci_prob")
     fit = paired_fit(y_true, [("pred_a", pred_a), ("pred_b", pred_b)], fn, alpha, beta, labels,
                      n, rng)  # fmt: skip
@@ -373,7 +377,7 @@ def paired_fit(
     m = len(classes)
     root = check_rng(rng)
     tuples, counts = count_tuples(codes_t, codes)
-    p_tuples, p_conc, b, prior = concordant_prior(alpha, beta, tuples, counts, m)
+    p_tuples, p_conc, b, prior = joint_prior(alpha, beta, tuples, counts, m)
     cells, conc = posterior_tuples(tuples, counts, p_tuples, p_conc)
     prev = b + np.bincount(codes_t, minlength=m)
     v = tuple_metric_draws(cells, conc, prev, m, fn, draws, root)

@@ -15,12 +15,13 @@ from .._core.describe import describe
 from .._core.priors import PriorArg
 from .._core.results import value_equality
 from .._core.text import escape_text
-from .._core.validation import check_counts, check_draws, check_prob, check_rng
+from .._core.validation import check_counts, check_prob, check_rng, check_summary_draws
 from ..posterior.evaluation import evaluate
 from ..posterior.seeds import run_seed, seed_json
 from ..posterior.summary import MetricSummary, summarize_draws
 from .comparison import MetricSpec, _check_metric, _plain
 from .paired import paired_fit
+from .tuples import PAIRED_PRIOR
 
 __all__ = ["Ranking", "rank_classifiers", "rank_predictions"]
 
@@ -307,7 +308,7 @@ def rank_predictions(
     *,
     metric: MetricSpec = "macro_f1",
     draws: int = 50_000,
-    alpha: Any = "adaptive",
+    alpha: Any = PAIRED_PRIOR,
     beta: Any = "adaptive",
     labels: Sequence[Any] | None = None,
     ci_prob: float = 0.95,
@@ -316,10 +317,10 @@ def rank_predictions(
     """Rank k classifiers that predicted the same documents (the paired model).
 
     The paired model over the distinct (true, prediction_1, ..., prediction_k)
-    tuples of the documents and the concordant prior tuples (stated in
-    :mod:`f1posterior.analysis.comparison`): at most N + M^2 cells whatever k, so
-    ranking k classifiers costs about one comparison plus k metric evaluations a
-    draw. Every classifier's marginal has exactly the core model's prior.
+    tuples of the documents and the shared-error prior tuples (stated in
+    :mod:`f1posterior.analysis.comparison`): at most N + M (1 + (M - 1)(2^k - 1))
+    cells. Every classifier's marginal prior is exactly ``alpha``'s, and every
+    pair of classifiers gets the prior :func:`compare_predictions` gives two.
 
     Parameters
     ----------
@@ -330,8 +331,8 @@ def rank_predictions(
     metric, draws, ci_prob, rng :
         As in :func:`compare_predictions`.
     alpha, beta : prior
-        Each classifier's marginal prior, as in :func:`compare_predictions` (an
-        (M, M^k) array is a prior per joint cell).
+        Each classifier's marginal prior, as in :func:`compare_predictions`
+        (default ``"paired"``; an (M, M^k) array is a prior per joint cell).
     labels : sequence, optional
         Every class, in order (default: the labels of ``y_true``).
 
@@ -359,7 +360,7 @@ def rank_predictions(
         items = [(f"model {i}", v) for i, v in enumerate(predictions)]
     if len(items) < 2:
         raise ValueError(f"predictions must hold k >= 2 classifiers; got {len(items)}")
-    n = check_draws(draws)
+    n = check_summary_draws(draws)
     hp = check_prob(ci_prob, "ci_prob")
     fit = paired_fit(y_true, items, fn, alpha, beta, labels, n, rng)
     return _ranking(

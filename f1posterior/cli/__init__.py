@@ -35,6 +35,21 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message}\n")
 
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        """argparse's invalid-choice error, with the closest choices suggested."""
+        choices = action.choices
+        if choices is not None and value not in choices and isinstance(value, str):
+            from .._core.validation import did_you_mean
+
+            names = [str(c) for c in choices]
+            raise argparse.ArgumentError(
+                action,
+                f"invalid choice: {value!r}{did_you_mean(value, names)} (choose from "
+                + ", ".join(names)
+                + ")",
+            )
+        super()._check_value(action, value)
+
 
 def build_parser() -> argparse.ArgumentParser:
     """The full argument parser (for documentation and tests)."""

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from .._core.text import escape_markdown, escape_text
-from ..analysis.aggregate import METHODS, Aggregate, aggregate
+from ..analysis.aggregate import MAX_TAU_SCALE, METHODS, Aggregate, aggregate
 from ..analysis.random_effects import SCALES
 from ..io.readers import read_input
 from ..io.sources import INPUT_FORMATS, is_stdin
@@ -46,13 +46,17 @@ def _plot_path(text: str) -> str:
     return text
 
 
-def _positive(text: str) -> float:
+def _tau_scale(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number > 0; got {text!r}") from None
     if not (np.isfinite(value) and value > 0):
         raise argparse.ArgumentTypeError(f"expected a number > 0; got {text!r}")
+    if value > MAX_TAU_SCALE:
+        raise argparse.ArgumentTypeError(
+            f"expected a number > 0 and at most {MAX_TAU_SCALE:g}; got {text!r}"
+        )
     return value
 
 
@@ -81,10 +85,11 @@ def register(sub: Any) -> None:
                    help="aggregation method (default random_effects)")  # fmt: skip
     p.add_argument("--scale", default="auto", choices=["auto", *SCALES],
                    help="working scale of the random-effects model (default auto: logit for "
-                   "rates, Fisher z for MCC-like metrics, log for ratios)")  # fmt: skip
-    p.add_argument("--tau-scale", type=_positive, default=0.5, metavar="A",
+                   "rates, Fisher z for MCC-like metrics, log for ratios; a transform must fit "
+                   "the metric's range, identity always does)")  # fmt: skip
+    p.add_argument("--tau-scale", type=_tau_scale, default=0.5, metavar="A",
                    help="scale of the half-normal prior of the between-table sd tau on the "
-                   "working scale (default 0.5)")  # fmt: skip
+                   f"working scale (default 0.5, at most {MAX_TAU_SCALE:g})")  # fmt: skip
     p.add_argument("--ref", type=float, default=None,
                    help="reference value: adds P(below) and P(above) to every row")  # fmt: skip
     p.add_argument("--true-col", default="y_true", help="true-label column of predictions CSVs")

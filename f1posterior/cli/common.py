@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .._core.priors import DEFAULT_PRIOR, PRIOR_HELP, PRIOR_PRESETS, prior_preset
+from .._core.validation import did_you_mean
 
 __all__ = [
     "DEFAULT_SEED",
@@ -109,7 +110,8 @@ def check_metric_names(metrics: list[str], allowed: Sequence[str], why: str) -> 
     """
     unknown = [m for m in metrics if m not in allowed]
     if unknown:
-        raise ValueError(f"--metric {unknown[0]} {why} " + ", ".join(allowed))
+        hint = did_you_mean(unknown[0], allowed)
+        raise ValueError(f"--metric {unknown[0]} {why} " + ", ".join(allowed) + hint)
 
 
 def prior_from_args(args: Any) -> dict[str, Any]:

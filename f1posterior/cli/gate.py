@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -23,20 +24,26 @@ from ..gating.gate import DEFAULT_MAX_DRAWS, MAX_DRAWS_LIMIT, MIN_DRAWS, gate
 from ..gating.verdicts import GateResult
 from ..io.multilabel import read_multilabel
 from ..io.sources import MatrixInput
-from ..metrics.multiclass import METRICS
+from ..metrics.multiclass import METRIC_RANGES, METRICS
 from ..posterior.multilabel import MULTILABEL_METRICS
 from .common import (
     SINGLE_LABEL_WHY,
     add_sampling_arguments,
     check_metric_names,
     finite_number,
+    number_type,
     positive_int,
     positive_number,
     prior_from_args,
-    probability,
     unit_number,
 )
-from .gate_config import CONFIG_DEFAULTS, add_config_arguments, apply_config, gate_config_checks
+from .gate_config import (
+    CONFIG_DEFAULTS,
+    add_config_arguments,
+    apply_config,
+    command_line_config,
+    gate_config_checks,
+)
 from .input_args import FILE_HELP, add_input_arguments, load_input
 from .prediction_tables import paired_gate_predictions
 
@@ -120,7 +127,7 @@ def register(sub: Any) -> None:
     )
     p.add_argument(
         "--prob",
-        type=probability,
+        type=number_type(float, lambda v: 0.5 < v < 1.0, "a number in (0.5, 1)", "gate_prob"),
         default=0.95,
         metavar="P",
         help="posterior probability required for a PASS or a FAIL, in (0.5, 1) (default 0.95)",
@@ -179,6 +186,9 @@ def register(sub: Any) -> None:
     )
     add_config_arguments(p)
     p.set_defaults(run=run, checks=None, **{k: None for k in CONFIG_DEFAULTS})
+    for action in p._actions:  # None marks "not given"; the help shows the real default
+        if action.dest in CONFIG_DEFAULTS and action.help and "%(default)s" in action.help:
+            action.help = action.help.replace("%(default)s", str(CONFIG_DEFAULTS[action.dest]))
 
 
 def _check_metric_names(args: argparse.Namespace, metrics: list[str]) -> None:
@@ -200,12 +210,25 @@ def _check_metric_names(args: argparse.Namespace, metrics: list[str]) -> None:
     check_metric_names(metrics, GATE_MULTILABEL_METRICS, why)
 
 
+def _check_floors(args: argparse.Namespace, checks: list[tuple[str, float | None]]) -> None:
+    """A ``--min`` outside its metric's range, named as the flag (not as ``minimums``)."""
+    for metric, t in checks:
+        low, high = (0.0, 1.0) if args.multilabel else METRIC_RANGES.get(metric, (0.0, 1.0))
+        if t is not None and not low <= t <= high:
+            hint = "; a fraction, not a percentage" if 1 < t <= 100 and high == 1 else ""
+            raise ValueError(
+                f"--min for --metric {metric} must be a number in [{low:g}, {high:g}]{hint}; "
+                f"got {t:g}"
+            )
+
+
 def run(args: argparse.Namespace) -> int:
     cfg = apply_config(args)  # --config or pyproject.toml; fills the settings not given
-    if cfg is None or args.checks:
+    checks_cfg = cfg if cfg is None or not args.checks else command_line_config(args, cfg)
+    if checks_cfg is None:
         result = _gate_result(args)
     else:
-        result = gate_config_checks(args, cfg, _gate_result)
+        result = gate_config_checks(args, checks_cfg, _gate_result)
     if cfg is not None:
         result = dataclasses.replace(result, config=cfg.path)
     return _report(args, result)
@@ -224,6 +247,7 @@ def _gate_result(args: argparse.Namespace) -> GateResult:
                 "give --min T after it or --baseline BASEFILE"
             )
     _check_metric_names(args, [m for m, _ in checks])
+    _check_floors(args, checks)
     if args.multilabel:
         if args.predictions or args.transpose:
             flag = "--predictions" if args.predictions else "--transpose"
@@ -278,7 +302,7 @@ def _gate_result(args: argparse.Namespace) -> GateResult:
         joint=args.joint,
         **prior_from_args(args),
     )
-    return result
+    return dataclasses.replace(result, hints="command")  # next steps as commands
 
 
 def _report(args: argparse.Namespace, result: GateResult) -> int:
@@ -299,6 +323,9 @@ def _report(args: argparse.Namespace, result: GateResult) -> int:
         print(result.to_markdown())
     else:
         print(result)
+    warning = result.prior_warning()
+    if warning:
+        print(f"f1posterior gate: {warning}", file=sys.stderr)
     return exit_status(result.verdict, args.inconclusive)
 
 

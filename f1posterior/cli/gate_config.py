@@ -16,13 +16,26 @@ from collections.abc import Callable
 from typing import Any
 
 from .._core.priors import DEFAULT_PRIOR
-from ..gating.config import GateConfig, check_groups, find_pyproject_config, load_config
+from ..gating.config import (
+    CheckSpec,
+    GateConfig,
+    GateConfigError,
+    check_groups,
+    find_pyproject_config,
+    load_config,
+)
 from ..gating.gate import DEFAULT_MAX_DRAWS
 from ..gating.verdicts import GateResult
 from ..io.sources import is_stdin
 from .common import DEFAULT_SEED, positive_int
 
-__all__ = ["CONFIG_DEFAULTS", "add_config_arguments", "apply_config", "gate_config_checks"]
+__all__ = [
+    "CONFIG_DEFAULTS",
+    "add_config_arguments",
+    "apply_config",
+    "command_line_config",
+    "gate_config_checks",
+]
 
 #: Settings a configuration can give, by argparse ``dest``, with their defaults.
 CONFIG_DEFAULTS: dict[str, Any] = {
@@ -35,7 +48,17 @@ CONFIG_DEFAULTS: dict[str, Any] = {
     "max_drop": 0.0,
 }
 #: Top-level configuration keys read into ``args`` when the flag is not given.
-_FROM_FILE = ("file", "baseline", "prob", "draws", "max_draws", "seed", "prior", "ci_prob")
+_FROM_FILE = (
+    "file",
+    "baseline",
+    "prob",
+    "draws",
+    "max_draws",
+    "seed",
+    "prior",
+    "ci_prob",
+    "id_col",
+)
 
 
 def add_config_arguments(p: argparse.ArgumentParser) -> None:
@@ -90,6 +113,39 @@ def apply_config(args: argparse.Namespace) -> GateConfig | None:
         where = f"; {cfg.path} has no file key" if cfg is not None else ""
         raise ValueError(f"no FILE: give the input file, or file = ... in a --config{where}")
     return cfg
+
+
+def command_line_config(args: argparse.Namespace, cfg: GateConfig) -> GateConfig | None:
+    """``cfg`` with the command line's ``--metric`` checks in place of its ``[[check]]`` tables.
+
+    A floor (``--metric M --min T``) stays a floor; with ``--baseline`` on the
+    command line every ``--metric`` is also compared with it, as without a
+    configuration. A bare ``--metric M`` is compared with the baseline
+    (``--baseline``, or the file's) with the margin ``--max-drop``, or else the
+    ``max_drop`` of the file's first baseline check of ``M``: a configured margin
+    is kept, not silently dropped to 0. None when the checks cannot run so (a bare
+    ``--metric`` and no baseline, a metric unknown in this mode): the command
+    line then judges and reports them as it does without a configuration.
+    """
+    margins: dict[str, float] = {}
+    for c in cfg.checks:
+        if c.baseline is not None and c.max_drop is not None:
+            margins.setdefault(c.metric, c.max_drop)
+    compare_floors = "baseline" in args.cli_given
+    specs: list[CheckSpec] = []
+    for metric, floor in args.checks:
+        if floor is not None:
+            specs.append(CheckSpec(metric=metric, min=float(floor)))
+        if floor is None or compare_floors:
+            if args.baseline is None:
+                return None
+            specs.append(CheckSpec(metric=metric, baseline=True, max_drop=margins.get(metric)))
+    out = dataclasses.replace(cfg, checks=tuple(specs))
+    try:
+        out.check_modes(args.multilabel)
+    except GateConfigError:
+        return None
+    return out
 
 
 def gate_config_checks(

@@ -65,14 +65,16 @@ def progress_reporter(
     start = clock()
     last = [-float("inf")]
     interval = 0.2 if tty else plain_interval
+    ended = [False]
 
     def report(done: int, total_now: int) -> None:
         # total_now = 0 while the size is unknown; a call with done >= total_now > 0 ends
         now = clock()
         total = total_now or None
         finished = total is not None and done >= total
-        if not finished and now - last[0] < interval:
+        if ended[0] or (not finished and now - last[0] < interval):
             return
+        ended[0] = finished
         last[0] = now
         elapsed = max(now - start, 1e-9)
         rate = done / elapsed

@@ -11,23 +11,29 @@ written to a temporary file and renamed when everything succeeded.
 from __future__ import annotations
 
 import argparse
+import itertools
 import re
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .._core.validation import check_rng
 from ..io.streaming import DEFAULT_CHUNK, BatchChunk, BatchReader, open_batch
 from ..io.writers import ParquetRowWriter, RowWriter, atomic_output
-
-if TYPE_CHECKING:  # only for annotations: the engine is imported when a batch runs
-    from ..posterior.evaluation import Evaluation
 from .common import check_interrupt
 from .progress import progress_reporter
 
-__all__ = ["add_stream_arguments", "is_batch_run", "run_stream", "memory_size"]
+__all__ = ["add_stream_arguments", "is_batch_run", "run_stream", "memory_size", "batch_draws"]
+
+#: Posterior draws per matrix when ``--draws`` is not given and the batch is small.
+DEFAULT_DRAWS = 50_000
+#: The batch default's floor: the Monte Carlo error of a mean stays within 2.2% of the
+#: posterior standard deviation (``1 / sqrt(2000)``).
+BATCH_MIN_DRAWS = 2_000
+#: The batch default's budget: Gamma variates of the whole run (``B * M * (M + 1) * draws``).
+BATCH_VARIATES = 2_000_000_000
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?i?b?)?\s*$", re.IGNORECASE)
 _UNITS = {"": 1, "b": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
@@ -172,6 +178,39 @@ def _reader(args: argparse.Namespace) -> BatchReader:
     return _one_matrix(args)
 
 
+def batch_draws(total: int | None, m: int) -> int:
+    """Draws per matrix of a batch run without ``--draws``.
+
+    ``BATCH_VARIATES / (total * m * (m + 1))`` rounded down to a multiple of
+    1,000, between :data:`BATCH_MIN_DRAWS` and :data:`DEFAULT_DRAWS`: a batch
+    whose size is unknown (a JSON-lines stream longer than one chunk) gets the
+    floor.
+
+    Examples
+    --------
+    >>> batch_draws(1, 4), batch_draws(10_000, 4), batch_draws(100_000, 4), batch_draws(None, 4)
+    (50000, 10000, 2000, 2000)
+    """
+    if total is None:
+        return BATCH_MIN_DRAWS
+    per_draw = max(total, 1) * m * (m + 1)
+    fit = BATCH_VARIATES // per_draw // 1000 * 1000
+    return int(min(DEFAULT_DRAWS, max(BATCH_MIN_DRAWS, fit)))
+
+
+def _first_chunk(
+    reader: BatchReader, total: int | None, size: int
+) -> tuple[Iterator[BatchChunk], int | None]:
+    """The reader's chunks (the first read ahead) and its size, known if it is one short chunk."""
+    chunks = iter(reader)
+    first = next(chunks, None)
+    if first is None:
+        return chunks, total
+    if total is None and len(first.names) < size:
+        total = len(first.names)
+    return itertools.chain([first], chunks), total
+
+
 def _count_lines(path: str) -> int | None:
     """Non-blank lines of a JSON-lines file (for the progress ETA), or None for stdin."""
     if path == "-" or Path(path).suffix.lower() not in (".jsonl", ".ndjson"):
@@ -206,26 +245,30 @@ def run_stream(args: argparse.Namespace, metrics: list[str], ref: float | None, 
         if args.long:
             raise ValueError("--long is for the text formats; Parquet is written wide")
     total = reader.total if reader.total is not None else _count_lines(args.file)
+    chunks, total = _first_chunk(reader, total, args.chunk_size)
+    draws = args.draws if args.draws is not None else batch_draws(total, reader.m)
+    if args.draws is None and draws < DEFAULT_DRAWS:
+        size = f"{total:,} matrices" if total is not None else "a batch of unknown size"
+        print(
+            f"f1posterior: {size} of {reader.m} x {reader.m}: {draws:,} draws each (the batch "
+            "default, see docs/batch.md; --draws N to choose)",
+            file=sys.stderr,
+        )
     progress = progress_reporter(args.progress)
-    dominated: dict[str, int] = {}
+    if progress is not None:
+        progress(0, total or 0)  # at once: the first chunk may take a while
+    dominated: dict[str, tuple[int, np.ndarray | None]] = {}  # matrices, classes
     first_prior = None
-    meta = {
-        "source": reader.source,
-        "draws": args.draws,
-        "ci_prob": args.ci_prob,
-        "ref": ref,
-        "seed": args.seed,
-        "labels": reader.labels,
-    }
+    meta = {"source": reader.source}
     done = 0
     with atomic_output(args.output, binary=fmt == "parquet") as out:
         writer: RowWriter | ParquetRowWriter | None = None
-        for chunk in reader:
+        for chunk in chunks:
             check_interrupt()
             ev = evaluate(
                 chunk.counts,
                 metrics=metrics,
-                draws=args.draws,
+                draws=draws,
                 ref=ref,
                 ci_prob=args.ci_prob,
                 rng=root,
@@ -233,24 +276,24 @@ def run_stream(args: argparse.Namespace, metrics: list[str], ref: float | None, 
                 workers=args.workers,
                 max_memory=args.max_memory,
                 index_offset=chunk.start,
+                progress=_within(progress, done, total),
                 **prior,
             )
             if writer is None:
                 first_prior = ev.prior
                 writer = (
-                    ParquetRowWriter(out)
+                    ParquetRowWriter(out, meta=meta)
                     if fmt == "parquet"
-                    else RowWriter(out, fmt, long=args.long, meta={**meta, **_run_meta(ev)})
+                    else RowWriter(out, fmt, long=args.long, meta=meta)
                 )
             writer.write(ev, chunk.names)
             for name, s in ev.items():
                 if s.prior_dominated is not None:
-                    dominated[name] = dominated.get(name, 0) + int(
-                        np.asarray(s.prior_dominated)
-                        .reshape(len(chunk.names), -1)
-                        .any(axis=1)
-                        .sum()
-                    )
+                    flags = np.asarray(s.prior_dominated, dtype=bool).reshape(len(chunk.names), -1)
+                    n, cls = dominated.get(name, (0, None))
+                    if flags.shape[1] > 1 or np.ndim(s.prior_dominated) > 1:  # per class
+                        cls = flags.any(axis=0) | (False if cls is None else cls)
+                    dominated[name] = (n + int(flags.any(axis=1).sum()), cls)
             done += len(chunk.names)
             if progress is not None:
                 progress(done, total or 0)
@@ -259,24 +302,27 @@ def run_stream(args: argparse.Namespace, metrics: list[str], ref: float | None, 
         writer.close()
     if progress is not None and total != done:
         progress(done, done)
-    hits = [f"{m} ({n:,} of {done:,} matrices)" for m, n in dominated.items() if n]
-    if hits:
-        print(
-            f"f1posterior: warning: the prior dominates {'; '.join(hits)} (prior {first_prior}): "
-            "it moves the posterior mean by more than half a posterior standard deviation; "
-            "evaluate on more documents or compare priors with --prior-sensitivity",
-            file=sys.stderr,
-        )
+    from ..posterior.evaluation import dominated_name, prior_warning_line
+
+    hits = [
+        dominated_name(
+            m, None if cls is None else np.nonzero(cls)[0].tolist(), reader.labels, (n, done)
+        )  # fmt: skip
+        for m, (n, cls) in dominated.items()
+        if n
+    ]
+    line = prior_warning_line(hits, first_prior)
+    if line:
+        print(f"f1posterior: {line}", file=sys.stderr)
     if args.output:
         print(f"{done:,} matrices written to {args.output}", file=sys.stderr)
     return 0
 
 
-def _run_meta(ev: Evaluation) -> dict[str, object]:
-    """What the first chunk's evaluation adds to the header: the prior, and any target."""
-    out: dict[str, object] = {"prior": ev.prior}
-    if ev.prevalence is not None:
-        out["prevalence"] = ev.prevalence.to_json()
-    if ev.chance:
-        out["chance"] = True
-    return out
+def _within(
+    progress: Callable[[int, int], None] | None, before: int, total: int | None
+) -> Callable[[int, int], None] | None:
+    """The progress callback of one chunk's :func:`evaluate`, counting the chunks before it."""
+    if progress is None:
+        return None
+    return lambda done, _n: progress(before + done, total or 0)

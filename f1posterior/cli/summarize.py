@@ -37,7 +37,13 @@ from .common import (
 from .figures import add_output_arguments, wants_draws, write_outputs
 from .input_args import FILE_HELP, add_input_arguments, load_input
 from .progress import terminal_progress
-from .stream import add_stream_arguments, is_batch_run, run_stream
+from .stream import (
+    BATCH_MIN_DRAWS,
+    DEFAULT_DRAWS,
+    add_stream_arguments,
+    is_batch_run,
+    run_stream,
+)
 
 __all__ = ["register", "run", "paper_comparison"]
 
@@ -103,8 +109,9 @@ def register(sub: Any) -> None:
         help="output format (default table). A batch file (.jsonl, .ndjson, .npz, a (B, M, M) "
         ".npy) and the formats csv, tsv and ndjson are written as rows: name, then "
         "{metric}_{stat} columns (score, mean, std, mc_error, hdi_low, hdi_high; p_below and "
-        "p_above with --ref), {metric}_{label}_{stat} for per-class metrics; parquet (with "
-        "--output, needs pyarrow: the parquet extra) has the same columns",
+        "p_above with --ref; then the flag prior_dominated), {metric}_{label}_{stat} for "
+        "per-class metrics, after a metadata line (version, prior, draws, seed, ci_prob); "
+        "parquet (with --output, needs pyarrow: the parquet extra) has the same columns",
     )
     p.add_argument(
         "--prior-sensitivity",
@@ -133,7 +140,11 @@ def register(sub: Any) -> None:
     add_input_arguments(p)
     add_sampling_arguments(p)
     add_stream_arguments(p)
-    p.set_defaults(run=run)
+    p.set_defaults(run=run, draws=None)
+    p._option_string_actions["--draws"].help = (
+        f"posterior draws per matrix (default {DEFAULT_DRAWS:,}; a batch written as rows "
+        f"defaults to fewer for large batches, never below {BATCH_MIN_DRAWS:,}: docs/batch.md)"
+    )
 
 
 def load(args: argparse.Namespace) -> MatrixInput:
@@ -358,13 +369,16 @@ def _deployment_options(args: argparse.Namespace) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     _check_row_options(args)
     deploy = _deployment_options(args)
+    rows = args.documents is None and not args.multilabel and is_batch_run(args)
+    if args.draws is None and not rows:
+        args.draws = DEFAULT_DRAWS
     if args.documents is not None:
         return _run_documents(args)
     if args.zero_division is not None:
         raise ValueError("--zero-division applies to document-level metrics; add --documents")
     if args.multilabel:
         return _run_multilabel(args)
-    if is_batch_run(args):
+    if is_batch_run(args):  # --draws None: the batch default (cli/stream.py's batch_draws)
         metrics = args.metric or ["micro_f1", "macro_f1"]
         _check_single_label(metrics)
         # evaluate's keywords beside the prior's: the stream passes them on unchanged

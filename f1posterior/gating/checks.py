@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from .._core.describe import describe
-from .._core.validation import check_counts, check_prob
+from .._core.validation import check_counts, check_prob, did_you_mean
 from ..metrics.multiclass import METRIC_RANGES, METRICS
 from ..posterior.multilabel import MULTILABEL_METRICS, check_tables
 from ..posterior.summary import MetricSummary
@@ -51,6 +51,7 @@ def _check_metric_name(name: Any, arg: str, known: Sequence[str] = tuple(METRICS
     if not isinstance(name, str) or name not in known:
         raise ValueError(
             f"{arg} must name known metrics ({', '.join(known)}); got {describe(name)}"
+            + did_you_mean(name, list(known))
         )
     return name
 
@@ -188,6 +189,7 @@ def _make_check(
     is_exact: bool,
     draws: int,
     model: str,
+    prior_dominated: bool = False,
 ) -> Check:
     if is_exact:
         se, noisy, settle, n = 0.0, False, None, 0
@@ -211,7 +213,42 @@ def _make_check(
         within_noise=noisy,
         draws_to_settle=settle,
         model=model,
+        prior_dominated=prior_dominated,
     )
+
+
+def dominated(*flags: Any) -> np.ndarray:
+    """Prior-dominance flags broadcast to ``shape`` (the last argument): the OR of every
+    :attr:`~f1posterior.MetricSummary.prior_dominated` given (None counts as False).
+
+    Examples
+    --------
+    >>> dominated(True, None, (2,)).tolist()
+    [True, True]
+    >>> dominated(np.array([True, False]), False, (2,)).tolist()
+    [True, False]
+    """
+    *values, shape = flags
+    out = np.zeros(shape, dtype=bool)
+    for v in values:
+        if v is not None:
+            out |= np.broadcast_to(np.asarray(v, dtype=bool), shape)
+    return out
+
+
+def with_prior_flags(s: MetricSummary, name: str, tables: np.ndarray) -> MetricSummary:
+    """``s`` with ``prior_dominated`` filled by
+    :func:`f1posterior.posterior.assemble.check_prior_dominance` when its evaluation left
+    it empty (multi-label summaries): the shift of the posterior mean from the observed
+    score, in posterior SDs (no single-label margins: every label has both classes)."""
+    if s.prior_dominated is not None:
+        return s
+    from ..posterior.assemble import check_prior_dominance
+
+    def own(table: np.ndarray) -> Any:  # not a single-label metric: no margin checks
+        raise NotImplementedError
+
+    return check_prior_dominance({name: s}, {name: own}, tables)[name]
 
 
 def _baseline_checks(
@@ -225,10 +262,13 @@ def _baseline_checks(
     hp: float,
     draws: int,
     model: str,
+    prior_dominated: Any = None,
 ) -> list[Check]:
-    """One "baseline" check per item: P(new - base >= -drop) in ``pr``, draws ``diff``."""
+    """One "baseline" check per item: P(new - base >= -drop) in ``pr``, draws ``diff``
+    (``prior_dominated``: flags of the difference, either model's; see :func:`dominated`)."""
     interval = sample_hdi(diff, hp)
     score = np.broadcast_to(score, pr.shape)
+    flags = dominated(prior_dominated, pr.shape)
     return [
         _make_check(
             "baseline",
@@ -243,6 +283,7 @@ def _baseline_checks(
             False,
             draws,
             model,
+            bool(flags[idx]),
         )
         for idx, item in items
     ]
@@ -265,6 +306,7 @@ def _floor_checks(
     ``joint`` and the unit ("class" or "label"); each check carries its
     class's support and is skipped below ``min_support``.
     """
+    flags = dominated(s.prior_dominated, pr.shape)
     checks = [
         _make_check(
             "min",
@@ -279,6 +321,7 @@ def _floor_checks(
             s.exact,
             draws,
             "",
+            bool(flags[idx]),
         )
         for idx, item in items
     ]

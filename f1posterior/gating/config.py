@@ -9,6 +9,9 @@ A configuration is a TOML table. Top-level keys (all optional):
     As the command-line flags of the same names (``--max-draws``, ...).
 ``inconclusive``, ``multilabel``
     ``"pass"`` or ``"fail"`` (``--inconclusive``); true or false (``--multilabel``).
+``id_col``
+    As ``--id-col``: the column naming each document in two predictions CSVs
+    (the file and a baseline); their rows are paired by it, in any order.
 
 and an array of ``[[check]]`` tables, one per check:
 
@@ -49,8 +52,12 @@ Example::
 The same keys may live in ``pyproject.toml`` under ``[tool.f1posterior.gate]``
 (checks as ``[[tool.f1posterior.gate.check]]``). Command-line flags override
 the file; checks given on the command line (``--metric``) replace the file's
-checks. Every problem is a :class:`GateConfigError` (a ``ValueError``) of one
-line naming the file and the key. The keys' types and ranges are checked by
+checks: a floor (``--metric M --min T``) stays a floor (it is also compared
+with a baseline given on the command line, as without a file), and a bare
+``--metric M`` is compared with the baseline with the margin ``--max-drop``,
+or else the ``max_drop`` of the file's baseline check of ``M``. Every problem is
+a :class:`GateConfigError` (a ``ValueError``) of one line naming the file and
+the key. The keys' types and ranges are checked by
 :mod:`f1posterior.gating.config_schema`.
 """
 

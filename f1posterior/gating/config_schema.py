@@ -15,6 +15,7 @@ from .._core.deprecation import warn_renamed
 from .._core.describe import describe
 from .._core.priors import PRIOR_PRESETS
 from .._core.results import value_equality
+from .._core.validation import did_you_mean
 from ..metrics.multiclass import METRIC_RANGES, METRICS, PER_CLASS_METRICS
 from ..posterior.multilabel import MULTILABEL_METRICS, PER_LABEL_METRICS
 from .checks import LOWER_IS_BETTER
@@ -35,6 +36,7 @@ _TOP_KEYS = (
     "ci_prob",
     "inconclusive",
     "multilabel",
+    "id_col",
     "check",
 )
 #: Old names of top-level keys, still read (with a FutureWarning) under their new name.
@@ -110,7 +112,8 @@ class GateConfig:
             if c.metric not in known:
                 raise self.error(
                     f"check[{i}].metric",
-                    f"{c.metric!r} is not a gate metric {mode}; use one of {', '.join(known)}",
+                    f"{c.metric!r} is not a gate metric {mode}; use one of {', '.join(known)}"
+                    + did_you_mean(c.metric, list(known)),
                 )
             for key in ("min_support", "joint"):
                 if getattr(c, key) is not None and c.metric not in per:
@@ -191,9 +194,19 @@ def _path(cfg: GateConfig, key: str, value: Any, base: Path) -> str:
     return str(p if p.is_absolute() else base / p)
 
 
+def _column(cfg: GateConfig, key: str, value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise cfg.error(key, f"must be a column name (a non-empty string); got {describe(value)}")
+    return value
+
+
 def _choice(cfg: GateConfig, key: str, value: Any, allowed: Any) -> str:
     if not isinstance(value, str) or value not in allowed:
-        raise cfg.error(key, f"must be one of {', '.join(allowed)}; got {describe(value)}")
+        raise cfg.error(
+            key,
+            f"must be one of {', '.join(allowed)}; got {describe(value)}"
+            + did_you_mean(value, list(allowed)),
+        )
     return value
 
 
@@ -218,6 +231,8 @@ def _setting(cfg: GateConfig, key: str, value: Any, base: Path) -> Any:
         return _choice(cfg, key, value, list(PRIOR_PRESETS))
     if key == "inconclusive":
         return _choice(cfg, key, value, ["pass", "fail"])
+    if key == "id_col":
+        return _column(cfg, key, value)
     return _bool(cfg, key, value)  # multilabel
 
 
@@ -232,7 +247,9 @@ def _check(cfg: GateConfig, i: int, table: Mapping[str, Any], base: Path) -> Che
     known = list(dict.fromkeys([*METRICS, *MULTILABEL_METRICS]))
     if not isinstance(metric, str) or metric not in known:
         raise cfg.error(
-            f"{at}.metric", f"must be one of {', '.join(known)}; got {describe(metric)}"
+            f"{at}.metric",
+            f"must be one of {', '.join(known)}; got {describe(metric)}"
+            + did_you_mean(metric, known),
         )
     if metric in LOWER_IS_BETTER:
         raise cfg.error(

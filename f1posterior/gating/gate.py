@@ -41,6 +41,7 @@ a floor.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
@@ -64,6 +65,7 @@ from .checks import (
     _floor_checks,
     _items,
     _make_check,
+    dominated,
 )
 from .draws import (
     NOISE_SIGMAS,
@@ -279,17 +281,24 @@ def gate(
     first = _gate_once(counts, draws=n, root=root, **kw)
     checks = list(first.checks)
     hits = [c.prob * c.draws for c in checks]  # draws meeting the condition, pooled
+    # Each check is drawn again only while it is itself within noise, so its draws (and
+    # P) are the same whatever other checks the gate holds: one draw per call.
+    active = [_noisy(c) for c in checks]
     total, r = n, 0
-    while total < most and any(_noisy(c) for c in checks):
+    while total < most and any(active):
         r += 1
         more = min(total, most - total)
         sub = child_seed(root, ADAPT_KEY, r)
-        extra = _gate_once(counts, draws=more, root=sub, **kw)
+        todo = [c for c, a in zip(checks, active, strict=True) if a]
+        extra = _gate_once(counts, draws=more, root=sub, **_only(kw, todo))
+        redrawn = {_check_key(e): e for e in extra.checks}
         total += more
-        for i, (c, e) in enumerate(zip(checks, extra.checks, strict=True)):
-            if not c.exact:
+        for i, c in enumerate(checks):
+            if active[i]:
+                e = redrawn[_check_key(c)]
                 hits[i] += round(e.prob * e.draws)
                 checks[i] = _resample(c, hits[i], total)
+                active[i] = _noisy(checks[i])
     checks = [_settle(c) for c in checks]
     return GateResult(
         checks=tuple(checks),
@@ -299,6 +308,34 @@ def gate(
         source=first.source,
         baseline_source=first.baseline_source,
     )
+
+
+def _check_key(c: Check) -> tuple[str, str, str, float]:
+    """What identifies a check across the rounds of the adaptive draws."""
+    return (c.kind, c.metric, c.item, c.threshold)
+
+
+def _only(kw: dict[str, Any], todo: Sequence[Check]) -> dict[str, Any]:
+    """The gate's arguments (:func:`_gate_once`) restricted to the metrics of ``todo``.
+
+    A metric's draws do not depend on what else is evaluated with it, so a round of
+    adaptive draws need only evaluate the metrics of the checks still within noise
+    (every threshold of such a metric is kept: their checks are matched by
+    :func:`_check_key`).
+    """
+    floors = {c.metric for c in todo if c.kind == "min"}
+    compared = [c.metric for c in todo if c.kind == "baseline"]
+    mins = kw["minimums"]
+    pairs = list(mins.items()) if isinstance(mins, Mapping) else list(mins or ())
+    pairs = [(m, t) for m, t in pairs if m in floors]
+    per = PER_LABEL_METRICS if kw["multilabel"] else PER_CLASS_METRICS
+    per_class = any(m in per for m, _ in pairs)
+    out = dict(kw, minimums=pairs or None, compare=list(dict.fromkeys(compared)) or None)
+    if not compared and kw["names"] is None:  # names may need the baseline's batch shape
+        out.update(baseline=None, paired=None)
+    if not per_class:
+        out.update(min_support=None, joint=False)
+    return out
 
 
 # The gate's arguments one by one (as gate() and _check_gate_args take them): one round each.
@@ -404,10 +441,16 @@ def _gate_once(
         if joint and per_class:
             md = ev[name].metric_draws
             assert md is not None
-            checks += joint_checks(
+            jc = joint_checks(
                 _make_check, name, t, md[name], np.asarray(s.score), cls[0], min_support,
                 names, unit, p, hp, draws,
             )  # fmt: skip
+            # a joint check is prior-dominated when any class of its matrix is
+            flags = dominated(s.prior_dominated, np.shape(s.score)).reshape(len(jc), -1)
+            checks += [
+                dataclasses.replace(c, prior_dominated=bool(f.any()))
+                for c, f in zip(jc, flags, strict=True)
+            ]
             continue
         if s.exact:
             post = exact.posterior_from_concentration(prior.alpha + c, name)
@@ -430,7 +473,12 @@ def _gate_once(
             pr = np.mean(diff >= -drop, axis=-1)
             per_class = name in PER_CLASS_METRICS
             items = _items(pr.shape, diff.ndim - 1 - per_class, per_class, lab, names)
-            checks += _baseline_checks(name, drop, pr, diff, score, items, p, hp, draws, model)
+            flags = dominated(
+                ev[name][name].prior_dominated, base_ev[name].prior_dominated, pr.shape
+            )
+            checks += _baseline_checks(
+                name, drop, pr, diff, score, items, p, hp, draws, model, flags
+            )
     e0 = next(iter(ev.values()))
     return GateResult(
         checks=tuple(checks),
@@ -463,7 +511,8 @@ def assert_gate(
     ... # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    AssertionError: Gate: prior alpha=adaptive (...), beta=aligned ...; seed ...
+    AssertionError: GATE INCONCLUSIVE: 0 of 1 checks passed (1 inconclusive)
+    Gate: prior alpha=adaptive (...), beta=aligned ...; seed ...
     INCONCLUSIVE  micro_f1 >= 0.85: P = 0.4483; neither it nor P(opposite) = 0.5517 ...
     GATE INCONCLUSIVE: 0 of 1 checks passed (1 inconclusive)
     """

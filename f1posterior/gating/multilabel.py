@@ -17,6 +17,8 @@ from .checks import (
     _floor_checks,
     _items,
     _make_check,
+    dominated,
+    with_prior_flags,
 )
 from .draws import (
     _difference_draws,
@@ -85,7 +87,7 @@ def _gate_multilabel(
                 np.asarray(joint_ev[name].score), cls[0], cls[1], names, "label", p, hp, draws,
             )  # fmt: skip
             continue
-        s = at[t][name]
+        s = with_prior_flags(at[t][name], name, c)
         if s.exact:
             pr = np.asarray(label_posterior(a + c, name).sf(t))
         else:  # count of draws >= t, recovered exactly from p_below = count(< t) / draws
@@ -106,7 +108,14 @@ def _gate_multilabel(
             pr = np.mean(diff >= -drop, axis=-1)
             per_label = name in PER_LABEL_METRICS
             items = _items(pr.shape, diff.ndim - 1 - per_label, per_label, lab, names, "label")
-            checks += _baseline_checks(name, drop, pr, diff, score, items, p, hp, draws, model)
+            flags = dominated(
+                with_prior_flags(new_ev[name], name, c).prior_dominated,
+                with_prior_flags(base_ev[name], name, base).prior_dominated,
+                pr.shape,
+            )
+            checks += _baseline_checks(
+                name, drop, pr, diff, score, items, p, hp, draws, model, flags
+            )
     return GateResult(
         checks=tuple(checks),
         prior=results[0].prior,

@@ -28,6 +28,10 @@ def _verdict(prob: float, required: float) -> str:
     return "inconclusive"
 
 
+#: The marker of a prior-dominated check in every output format.
+PRIOR_DOMINATED = "prior-dominated"
+
+
 def _fmt_draws(n: int) -> str:
     return f"{n:,}"
 
@@ -87,6 +91,11 @@ class Check:
     support : int or None
         Per-class floors: the class's true documents (a label's positive
         documents); None otherwise.
+    prior_dominated : bool
+        The prior, not the data, dominates the posterior behind this check
+        (:attr:`f1posterior.MetricSummary.prior_dominated` of the metric, or of
+        either model's metric for a baseline check), so the prior may have
+        decided the verdict; every output format says so.
     """
 
     kind: str
@@ -107,6 +116,7 @@ class Check:
     model: str = ""
     reason: str = ""
     support: int | None = None
+    prior_dominated: bool = False
 
     hdi_prob = renamed_attribute("hdi_prob", "ci_prob")
 
@@ -165,6 +175,8 @@ class Check:
             line += f"MC error {self.mc_error:.4f} ({_fmt_draws(self.draws)} draws)"
         if self.model:
             line += f"; {self.model}"
+        if self.prior_dominated:
+            line += f"; {PRIOR_DOMINATED}"
         if self.reason:
             line += f"; {self.reason}"
         elif self.within_noise:
@@ -207,6 +219,10 @@ class GateResult:
     config : str or None
         The configuration file the checks came from (command line ``--config``
         or ``pyproject.toml``), when there is one.
+    hints : {"python", "command"}
+        How the text tells an INCONCLUSIVE check's next step: a
+        :func:`f1posterior.plan` call (the library's default) or an
+        ``f1posterior plan`` command (the command line's).
     """
 
     checks: tuple[Check, ...]
@@ -216,6 +232,7 @@ class GateResult:
     source: str | None = None
     baseline_source: str | None = field(default=None)
     config: str | None = None
+    hints: str = field(default="python", compare=False)
 
     @property
     def verdict(self) -> str:
@@ -240,6 +257,31 @@ class GateResult:
     def within_noise(self) -> bool:
         """True when any verdict is within Monte Carlo noise."""
         return any(c.within_noise for c in self.checks)
+
+    @property
+    def prior_dominated(self) -> tuple[str, ...]:
+        """The conditions of the checks whose posterior the prior dominates (in order)."""
+        return tuple(c.condition for c in self.checks if c.prior_dominated)
+
+    def prior_warning(self, escape: Any = escape_text) -> str | None:
+        """One line naming the prior-dominated checks, or None (stderr on the command line).
+
+        The checks of one metric and threshold are named together, their classes (and
+        matrices) in brackets: ``recall [class a, class c] >= 0.6``.
+        """
+        from ..posterior.evaluation import prior_warning_line
+
+        groups: dict[tuple[str, str, float], list[str]] = {}
+        for c in self.checks:
+            if c.prior_dominated:
+                groups.setdefault((c.kind, c.metric, c.threshold), []).append(escape(c.item))
+        names = []
+        for (kind, metric, t), items in groups.items():
+            where = f" [{', '.join(items)}]" if any(items) else ""
+            names.append(
+                f"{metric}{where}{': new - baseline' if kind == 'baseline' else ''} >= {t:g}"
+            )
+        return prior_warning_line(names)
 
     def _header(self) -> str:
         return f"prior {self.prior}; {self._how()}; seed {self.seed}"
@@ -271,7 +313,8 @@ class GateResult:
         return out
 
     def __str__(self) -> str:
-        lines = []
+        # the verdict first (what a test runner's one-line summary shows), and again last
+        lines = [self._footer()]
         if self.source:
             lines.append(f"Input: {escape_text(self.source)}")
         if self.baseline_source:
@@ -280,6 +323,7 @@ class GateResult:
             lines.append(f"Config: {escape_text(self.config)}")
         lines.append(f"Gate: {self._header()}")
         lines += [c._text(self._hint(c, " (", ")")) for c in self.checks]
+        lines += [w for w in [self.prior_warning()] if w]
         lines.append(self._footer())
         return "\n".join(lines)
 
@@ -289,6 +333,7 @@ class GateResult:
             "verdict": self.verdict,
             "passed": self.passed,
             "within_noise": self.within_noise,
+            "prior_dominated": list(self.prior_dominated),
             "checks": [c.to_dict() for c in self.checks],
             "prior": self.prior,
             "draws": self.draws,
@@ -299,12 +344,19 @@ class GateResult:
         }
 
     def _hint(self, c: Check, before: str = "", after: str = "") -> str:
-        """For an inconclusive check: the ``f1posterior plan`` command that would settle it."""
+        """For an inconclusive check: the ``plan`` call (or command) that would settle it."""
         if c.verdict != "inconclusive":
             return ""
-        from .classes import plan_hint
+        if self.hints == "command":
+            from .classes import plan_hint
 
-        return before + plan_hint(c, self.source, self.baseline_source) + after
+            return before + plan_hint(c, self.source, self.baseline_source) + after
+        if c.kind == "baseline":
+            args = f"baseline=baseline_counts, max_drop={abs(c.threshold):g}"
+        else:
+            args = f"min={c.threshold:g}"
+        call = f"f1posterior.plan(counts, metric={c.metric!r}, {args})"
+        return f"{before}call `{call}` to see how many more documents would settle it{after}"
 
     def to_junit_xml(self) -> str:
         """JUnit XML: one ``testcase`` per check.
@@ -349,8 +401,14 @@ class GateResult:
                 ("exact", str(c.exact).lower()),
                 ("draws", str(c.draws)),
                 ("seed", escape_text(str(self.seed))),
+                ("prior_dominated", str(c.prior_dominated).lower()),
             ):
                 ET.SubElement(cp, "property", name=key, value=value)
+            if c.prior_dominated:
+                from ..posterior.evaluation import PRIOR_DOMINATED_WHY
+
+                out = f"{PRIOR_DOMINATED}: {PRIOR_DOMINATED_WHY}; the verdict may be the prior's"
+                ET.SubElement(case, "system-out").text = out
             if c.verdict == "fail":
                 ET.SubElement(case, "failure", message=c.evidence, type="GateFailure").text = c.text
             elif c.verdict == "inconclusive":
@@ -373,6 +431,8 @@ class GateResult:
             note = "exact" if c.exact else f"MC error {c.mc_error:.4f}"
             if c.model:
                 note += f"; {c.model}"
+            if c.prior_dominated:
+                note += f"; **{PRIOR_DOMINATED}**"
             if c.reason:
                 note += f"; {escape_markdown(c.reason)}"
             elif c.within_noise:
@@ -392,6 +452,9 @@ class GateResult:
             ]
             lines.append("| " + " | ".join(cells) + " |")
         lines += ["", f"{self._footer()}. Prior: {self.prior}; {self._how()}; seed {self.seed}."]
+        warning = self.prior_warning(escape_markdown)
+        if warning:
+            lines += ["", f"**{PRIOR_DOMINATED}**: {warning.removeprefix('warning: ')}"]
         where = [
             f"{what}: {_md_path(path)}"
             for what, path in (

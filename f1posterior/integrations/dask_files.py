@@ -261,7 +261,9 @@ def evaluate_files(
     fmt : {"csv", "parquet"}, default "csv"
         Output format; the columns are those of the command line's CSV
         (:class:`f1posterior.io.writers.RowWriter`): ``name``, then
-        ``{metric}_{stat}`` and ``{metric}_{label}_{stat}``.
+        ``{metric}_{stat}`` and ``{metric}_{label}_{stat}``, with the
+        ``prior_dominated`` flags; a CSV starts with the metadata line
+        ``# f1posterior: {...}`` (``pandas.read_csv(path, comment="#")``).
     chunk : int, default 4096
         Matrices read and evaluated at a time within a file (bounds memory).
     workers : int or None, default 1
@@ -291,7 +293,7 @@ def evaluate_files(
     ...                       metrics="accuracy", draws=1000, rng=0)
     >>> [os.path.basename(p) for p in outs]
     ['part0.csv', 'part1.csv']
-    >>> open(outs[1]).read().splitlines()[1].split(",")[:2]
+    >>> open(outs[1]).read().splitlines()[2].split(",")[:2]
     ['m10', '0.8']
     """
     try:

@@ -163,3 +163,30 @@ def is_predictions_table(
         return False
     header = _csv_header(Path(path), csv_delimiter(fmt, ""))
     return true_col in header and pred_col in header
+
+
+def predictions_hint(path: str | Path, fmt: str, true_col: str, pred_col: str) -> str:
+    """A hint for a CSV refused as a matrix whose header names columns, as a predictions CSV's.
+
+    ``""`` unless ``fmt`` is ``csv``/``tsv`` and every cell of the first row is a
+    name (not a number); the hint names the options that pick the columns.
+    """
+    if fmt not in ("csv", "tsv"):
+        return ""
+    header = _csv_header(Path(path), csv_delimiter(fmt, ""))
+
+    def is_name(cell: str) -> bool:
+        try:
+            float(cell)
+        except ValueError:
+            return bool(cell)
+        return False
+
+    if len(header) < 2 or not all(map(is_name, header)):
+        return ""
+    shown = ", ".join(repr(c) for c in header[:6]) + (", ..." if len(header) > 6 else "")
+    return (
+        f"; if it holds predictions (columns {shown}), say which columns are the true and the "
+        f"predicted labels: --true-col NAME --pred-col NAME on the command line (true_col=, "
+        f"pred_col= in Python; the defaults are {true_col!r} and {pred_col!r})"
+    )

@@ -19,7 +19,13 @@ import numpy as np
 from .._core.validation import check_counts
 from .documents import DocumentInput, read_documents
 from .multilabel import read_multilabel
-from .predictions import _csv_header, _read_predictions, csv_delimiter, read_predictions
+from .predictions import (
+    _csv_header,
+    _read_predictions,
+    csv_delimiter,
+    predictions_hint,
+    read_predictions,
+)
 from .sources import (
     _FORMAT_OF_SUFFIX,
     INPUT_FORMATS,
@@ -116,7 +122,9 @@ def read_matrix(
         ``line N``.
     ``.csv`` / ``.tsv``
         A square table of counts, with an optional header row and an optional
-        index column of class labels (both, if given, in the same order).
+        index column of class labels (both, if given, in the same order). A
+        header of integer labels (``0,1,2``) is told from counts by the shape:
+        a first row of M distinct integers above M rows of M counts.
     ``.npy``
         An ``(M, M)`` matrix or an ``(B, M, M)`` stack (named ``0 .. B-1``),
         loaded with ``allow_pickle=False``, always.
@@ -213,6 +221,24 @@ def _is_number(text: str) -> bool:
     return True
 
 
+def _integer_label_header(first: list[str], rest: list[tuple[int, list[str]]]) -> bool:
+    """Is the all-numeric ``first`` row a header of integer class labels?
+
+    Only when its M cells are distinct integers (``0,1,...,9``, as
+    ``np.savetxt(..., header=..., comments="")`` writes scikit-learn's classes) and
+    the rows after it are a square M x M table, so that with it the table would not
+    be square: a row of counts is never taken for labels in a file that is square.
+    """
+    m = len(first)
+    if len(rest) != m or any(len(cells) != m for _, cells in rest):
+        return False
+    try:
+        values = {int(c) for c in first}
+    except ValueError:
+        return False
+    return len(values) == m
+
+
 def _read_csv_matrix(path: Path, text: str, delimiter: str) -> tuple[np.ndarray, list[str] | None]:
     reader = csv.reader(io.StringIO(text), delimiter=delimiter)
     rows: list[tuple[int, list[str]]] = []
@@ -223,8 +249,10 @@ def _read_csv_matrix(path: Path, text: str, delimiter: str) -> tuple[np.ndarray,
     except csv.Error as exc:
         raise ValueError(f"{path}, line {reader.line_num}: broken CSV ({exc})") from None
     first_line, first = rows[0]
-    has_header = any(not _is_number(c) for c in first[1:]) or (
-        not _is_number(first[0]) and all(_is_number(cells[0]) for _, cells in rows[1:])
+    has_header = (
+        any(not _is_number(c) for c in first[1:])
+        or (not _is_number(first[0]) and all(_is_number(cells[0]) for _, cells in rows[1:]))
+        or _integer_label_header(first, rows[1:])
     )
     header = first if has_header else None
     body = rows[1:] if has_header else rows
@@ -405,4 +433,10 @@ def read_input(
             )
         delimiter = csv_delimiter(fmt, read_text(p) if fmt == "predictions" else "")
         return _read_predictions(p, delimiter, true_col, pred_col, labels)
-    return _read_matrix(p, fmt, labels, transpose)
+    try:
+        return _read_matrix(p, fmt, labels, transpose)
+    except ValueError as exc:
+        hint = predictions_hint(p, fmt, true_col, pred_col)
+        if not hint:
+            raise
+        raise ValueError(f"{exc}{hint}") from None

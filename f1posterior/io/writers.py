@@ -7,9 +7,20 @@ million matrices is never held in memory.
 Columns (wide form, the default): ``name``, then for each metric
 ``{metric}_{stat}`` with ``stat`` in :data:`STATS` (plus ``p_below`` and
 ``p_above`` when a reference value is given, ``chance`` and ``p_above_chance``
-with ``evaluate(..., chance=True)``); a per-class metric gives
-``{metric}_{label}_{stat}``. The long form (``long=True``) has one row per
-matrix, metric and class: ``name, metric, class`` and the stats.
+with ``evaluate(..., chance=True)``), then the flag ``{metric}_prior_dominated``
+(true where the prior dominates that matrix's posterior, see
+:attr:`~f1posterior.MetricSummary.prior_dominated`; empty/null when not
+checked); a per-class metric gives ``{metric}_{label}_{stat}``. The interval
+bounds are ``hdi_low``/``hdi_high`` whatever their probability: the
+probability is in the metadata. The long form (``long=True``) has one row per
+matrix, metric and class: ``name, metric, class``, the stats and the flag.
+
+Metadata (:func:`run_metadata`: the tool version, prior, draws, seed, interval
+probability, reference value and labels, plus what the caller adds) is
+written once: in CSV and TSV as a leading comment line ``# f1posterior:
+{JSON}`` (``pandas.read_csv(..., comment="#")`` skips it; :func:`read_metadata`
+reads it), in NDJSON as a first line ``{"meta": {...}}``, in JSON beside
+``rows``, and in Parquet as the schema metadata key ``f1posterior``.
 
 Formats: ``csv``, ``tsv``, ``ndjson`` (one JSON object a line), ``json`` (an
 object with the settings and a ``rows`` list, streamed), ``markdown`` and
@@ -22,7 +33,6 @@ in CSV and ``null`` in JSON.
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import os
@@ -36,14 +46,26 @@ from typing import TYPE_CHECKING, Any, TextIO
 import numpy as np
 
 from .._core.text import escape_markdown, escape_text
+from .rowmeta import META_PREFIX, HashQuoting, read_metadata, run_metadata
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..posterior.evaluation import Evaluation
 
-__all__ = ["STATS", "ROW_FORMATS", "RowWriter", "ParquetRowWriter", "atomic_output"]
+__all__ = [
+    "STATS",
+    "FLAG",
+    "ROW_FORMATS",
+    "RowWriter",
+    "ParquetRowWriter",
+    "atomic_output",
+    "run_metadata",
+    "read_metadata",
+]
 
 #: Statistics written for every metric, in column order.
 STATS = ("score", "mean", "std", "mc_error", "hdi_low", "hdi_high")
+#: The per-row flag written after each metric's statistics.
+FLAG = "prior_dominated"
 #: Formats of :class:`RowWriter`.
 ROW_FORMATS = ("csv", "tsv", "ndjson", "json", "markdown", "table")
 
@@ -93,6 +115,11 @@ def _float(v: float) -> str:
     return repr(float(v))
 
 
+def _flag_value(v: float) -> bool | None:
+    """A flag cell: 1.0/0.0 -> True/False, NaN (not checked) -> None."""
+    return None if np.isnan(v) else bool(v)
+
+
 class RowWriter:
     """Write the rows of evaluated chunks to a text stream.
 
@@ -105,7 +132,10 @@ class RowWriter:
     long : bool, default False
         One row per matrix, metric and class instead of one per matrix.
     meta : dict, optional
-        Settings written in the ``json`` header (source, prior, draws, ...).
+        Settings added to the metadata (the source, ...): the metadata is
+        :func:`run_metadata` of the first chunk with ``meta`` added, written
+        as the CSV/TSV comment line, the NDJSON first line and the JSON
+        header.
 
     Examples
     --------
@@ -116,8 +146,11 @@ class RowWriter:
     >>> w = RowWriter(out, "csv")
     >>> w.write(ev, ["a", "b"])
     >>> w.close()
-    >>> out.getvalue().splitlines()[0]
-    'name,micro_f1_score,micro_f1_mean,micro_f1_std,micro_f1_mc_error,micro_f1_hdi_low,micro_f1_hdi_high'
+    >>> out.getvalue().splitlines()[0][:40]
+    '# f1posterior: {"version": "0.2.0", "pri'
+    >>> out.getvalue().splitlines()[1].split(",")[1:]  # doctest: +NORMALIZE_WHITESPACE
+    ['micro_f1_score', 'micro_f1_mean', 'micro_f1_std', 'micro_f1_mc_error', 'micro_f1_hdi_low',
+     'micro_f1_hdi_high', 'micro_f1_prior_dominated']
     """
 
     def __init__(
@@ -130,6 +163,7 @@ class RowWriter:
         self.long = long
         self.meta = dict(meta or {})
         self.columns: list[str] | None = None
+        self._flags: list[int] = []
         self.rows_written = 0
         self._csv: Any = None
         self._widths: list[int] = []
@@ -138,11 +172,13 @@ class RowWriter:
 
     def _stats(self, ev: Evaluation) -> tuple[str, ...]:
         chance = ("chance", "p_above_chance") if getattr(ev, "chance", False) else ()
-        return STATS + (("p_below", "p_above") if ev.ref is not None else ()) + chance
+        return STATS + (("p_below", "p_above") if ev.ref is not None else ()) + chance + (FLAG,)
 
     @staticmethod
     def _stat_values(s: Any, stats: tuple[str, ...]) -> list[np.ndarray]:
         hdi = np.asarray(s.hdi, dtype=float)
+        flag = s.prior_dominated
+        flag = np.full(np.shape(s.score), np.nan) if flag is None else np.asarray(flag, float)
         pick = {
             "score": s.score,
             "mean": s.mean,
@@ -154,6 +190,7 @@ class RowWriter:
             "p_above": s.p_above,
             "chance": s.chance,
             "p_above_chance": s.p_above_chance,
+            FLAG: flag,
         }
         return [np.asarray(pick[k], dtype=float) for k in stats]
 
@@ -204,6 +241,8 @@ class RowWriter:
                 f"names must give one name per matrix of the batch {tuple(ev.batch_shape)}; "
                 f"got {b} names"
             )
+        if self.columns is None:
+            self.meta = run_metadata(ev, self.meta)
         if self.long:
             stats = self._stats(ev)
             header = ["name", "metric", "class", *stats]
@@ -217,20 +256,28 @@ class RowWriter:
     def _emit(self, header: list[str], records: Any) -> None:
         if self.columns is None:
             self.columns = header
+            self._flags = [i for i, h in enumerate(header) if h == FLAG or h.endswith("_" + FLAG)]
             self._start(header)
         elif header != self.columns:
             raise ValueError(
                 f"a later chunk has columns {header[:4]}...; the first had {self.columns[:4]}..."
             )
-        getattr(self, f"_rows_{self.fmt}")(records)
+        getattr(self, f"_rows_{self.fmt}")(map(self._with_flags, records))
+
+    def _with_flags(self, record: list[Any]) -> list[Any]:
+        """``record`` with its flag cells as True, False or None (not checked)."""
+        for i in self._flags:
+            record[i] = _flag_value(record[i])
+        return record
 
     def _start(self, header: list[str]) -> None:
         fh = self.stream
         if self.fmt in ("csv", "tsv"):
-            self._csv = csv.writer(
-                fh, delimiter="," if self.fmt == "csv" else "\t", lineterminator="\n"
-            )
+            fh.write(META_PREFIX + json.dumps(self.meta) + "\n")
+            self._csv = HashQuoting(fh, "," if self.fmt == "csv" else "\t")
             self._csv.writerow([escape_text(h) for h in header])
+        elif self.fmt == "ndjson":
+            fh.write(json.dumps({"meta": self.meta}) + "\n")
         elif self.fmt == "json":
             head = json.dumps(self.meta, indent=None)[:-1]
             fh.write(head + (", " if self.meta else "") + '"rows": [')
@@ -257,6 +304,8 @@ class RowWriter:
     def _text(v: Any) -> str:
         if isinstance(v, str):
             return v
+        if v is None or isinstance(v, bool):
+            return "" if v is None else str(v).lower()
         return "nan" if np.isnan(v) else _float(v)
 
     def _rows_csv(self, records: Any) -> None:
@@ -276,7 +325,9 @@ class RowWriter:
         for r in records:
             obj = dict(zip(cols[:n_text], r[:n_text], strict=True))
             for c, v in zip(cols[n_text:], r[n_text:], strict=True):
-                obj[c] = None if np.isnan(v) else float(v)
+                obj[c] = (
+                    v if v is None or isinstance(v, bool) else None if np.isnan(v) else float(v)
+                )
             yield json.dumps(obj, allow_nan=False)
 
     def _rows_ndjson(self, records: Any) -> None:
@@ -295,7 +346,11 @@ class RowWriter:
         esc = escape_markdown if self.fmt == "markdown" else escape_text
         for r in records:
             cells = [esc(x) for x in r[:n_text]]
-            cells += ["nan" if np.isnan(v) else f"{v:.4f}" for v in r[n_text:]]
+            cells += [
+                self._text(v) if v is None or isinstance(v, bool) else
+                "nan" if np.isnan(v) else f"{v:.4f}"
+                for v in r[n_text:]
+            ]  # fmt: skip
             yield cells
 
     def _rows_markdown(self, records: Any) -> None:
@@ -322,16 +377,20 @@ class ParquetRowWriter:
     """Write the wide rows of evaluated chunks to a Parquet file (needs pyarrow).
 
     The columns are :class:`RowWriter`'s wide columns (``name``, then
-    ``{metric}_{stat}`` and ``{metric}_{label}_{stat}`` as float64); one row
-    group per chunk.
+    ``{metric}_{stat}`` and ``{metric}_{label}_{stat}`` as float64, the
+    ``*_prior_dominated`` flags as nullable booleans); one row group per
+    chunk. The metadata (:func:`run_metadata` with ``meta`` added) is the
+    JSON value of the schema metadata key ``f1posterior``.
 
     Parameters
     ----------
     stream : binary file
         Where to write (e.g. from :func:`atomic_output` with ``binary=True``).
+    meta : dict, optional
+        Settings added to the metadata (the source, ...).
     """
 
-    def __init__(self, stream: Any) -> None:
+    def __init__(self, stream: Any, *, meta: dict[str, Any] | None = None) -> None:
         try:
             import pyarrow  # noqa: F401
             import pyarrow.parquet  # noqa: F401
@@ -344,6 +403,7 @@ class ParquetRowWriter:
         self._layout = RowWriter(io.StringIO(), "csv")
         self._writer: Any = None
         self.rows_written = 0
+        self.meta = dict(meta or {})
 
     def write(self, ev: Evaluation, names: list[str]) -> None:
         """Write the rows of one evaluated chunk."""
@@ -352,11 +412,18 @@ class ParquetRowWriter:
 
         columns, values = self._layout._wide(ev, len(names))
         arrays = [pa.array(names, pa.string())]
-        arrays += [pa.array(values[:, j], pa.float64()) for j in range(values.shape[1])]
+        for j, col in enumerate(columns):
+            if col.endswith("_" + FLAG):
+                v = values[:, j]
+                arrays.append(pa.array(v == 1, pa.bool_(), mask=np.isnan(v)))
+            else:
+                arrays.append(pa.array(values[:, j], pa.float64()))
         table = pa.Table.from_arrays(arrays, names=["name", *columns])
         if self._writer is None:
-            self._writer = pq.ParquetWriter(self.stream, table.schema)
-        elif table.schema != self._writer.schema:
+            self.meta = run_metadata(ev, self.meta)
+            meta = {b"f1posterior": json.dumps(self.meta).encode()}
+            self._writer = pq.ParquetWriter(self.stream, table.schema.with_metadata(meta))
+        elif not table.schema.equals(self._writer.schema):
             raise ValueError("a later chunk has other columns than the first")
         self._writer.write_table(table)
         self.rows_written += len(names)

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from .._core.describe import describe
+from .._core.validation import did_you_mean
 from .agreement import _kappa, _mcc
 from .multiclass import _accuracy, _f1_star, _precision, _recall, fbeta_values
 from .rates import _balanced_accuracy, _composite, _dor, _rate, _ratios
@@ -124,5 +125,5 @@ def resolve_metric(metric: Any, name: str = "metrics") -> tuple[str, Callable[[n
         return metric, METRICS[metric]
     raise ValueError(
         f"{name} must name known metrics ({', '.join(METRICS)}) or be callables of a "
-        f"(..., M, M) table; got {describe(metric)}"
+        f"(..., M, M) table; got {describe(metric)}" + did_you_mean(metric, list(METRICS))
     )

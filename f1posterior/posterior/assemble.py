@@ -42,9 +42,9 @@ def check_prior_dominance(
     out = {}
     for name, s in summaries.items():
         sd = np.maximum(np.asarray(s.std, dtype=float), np.finfo(float).tiny)
-        shift = np.abs(np.asarray(s.mean) - np.asarray(s.score)) / sd
-        noise = np.asarray(s.mc_error) / sd
-        with np.errstate(invalid="ignore"):
+        with np.errstate(invalid="ignore"):  # an infinite mean and std (inf / inf) is NaN
+            shift = np.abs(np.asarray(s.mean) - np.asarray(s.score)) / sd
+            noise = np.asarray(s.mc_error) / sd
             flag = ~(shift - 3 * noise <= 0.5)  # a NaN score (undefined) is flagged too
         margins = _INFORMED_BY.get(name) if fns[name] is METRICS.get(name) else None
         if margins is not None:
@@ -78,8 +78,8 @@ def exact_summaries(
     there, sampled like every other metric).
     Needs scipy (the ``exact`` extra). Without it these metrics are sampled: with a
     warning under an aligned prior (chosen for its closed forms), silently for recall
-    otherwise (numpy is the only runtime dependency, and recall is then drawn from its
-    exact Beta marginal, f1posterior.posterior.routes); each summary's ``exact`` says which.
+    otherwise (numpy is the only runtime dependency, and recall is then drawn with the
+    whole table, whose theta_jj has that Beta marginal); each summary's ``exact`` says which.
     """
     from ..metrics.multiclass import METRICS
     from . import exact

@@ -32,7 +32,7 @@ import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
@@ -201,31 +201,6 @@ def _chunks(
     return [(i, i + 1, d0, d1) for i in range(n) for d0, d1 in pieces]
 
 
-class Sampler(Protocol):
-    """Another way to draw the metrics than the whole table (:mod:`.routes`' reduced route).
-
-    ``block`` draws share a random stream (keyed as the engine's), ``chunk_draws``
-    matrix-draws make a chunk, and ``sample(md, b0, b1, d0, d1, gens, reused)`` writes
-    the draws ``d0:d1`` of matrices ``b0:b1`` (flat indices) into ``md[name]``, arrays
-    ``(n, *extra, draws)`` (the draws axis last) from row 0, given the chunk's streams
-    ``gens`` (in :func:`f1posterior._core.streams.block_keys` order) or None.
-    """
-
-    block: int
-    chunk_draws: int
-
-    def sample(
-        self,
-        md: dict[str, np.ndarray],
-        b0: int,
-        b1: int,
-        d0: int,
-        d1: int,
-        gens: list[np.random.Generator] | None,
-        reused: Callable[[str, int, Any], np.ndarray],
-    ) -> None: ...
-
-
 @dataclass(frozen=True)
 class RunSettings:
     """The checked settings of a :func:`run`, as in :func:`f1posterior.evaluate`
@@ -264,7 +239,6 @@ def run(
     *,
     prevalence: PrevalenceDraws | None = None,
     chance: bool = False,
-    sampler: Sampler | None = None,
     mixture: RecallMixture | None = None,
 ) -> tuple[dict[str, list[MetricSummary]], dict[str, list[np.ndarray]]]:
     """Summaries (and optionally draws) of every metric for a flat batch ``conc``.
@@ -288,10 +262,6 @@ def run(
     chance : bool, default False
         Also the metrics of each draw's chance table
         (:mod:`f1posterior.posterior.chance`): ``chance`` and ``p_above_chance``.
-    sampler : Sampler, optional
-        Draw the metrics another way than from the whole table (the reduced route
-        of :mod:`f1posterior.posterior.routes`); the groups, streams, threads and
-        summaries are the engine's. Not with ``prevalence`` or ``chance``.
     mixture : RecallMixture, optional
         The hierarchical prior's data of the same flat tables (None: a Dirichlet
         prior); each group's grid weights are computed once, before its draws.
@@ -321,12 +291,10 @@ def run(
     # chunk and group: fresh large arrays would cost page faults each time (the
     # allocator hands freed memory back to the system).
     local = threading.local()
-    bd = block_draws(m) if sampler is None else sampler.block
-    chunk_draws = p.chunk_draws if sampler is None else sampler.chunk_draws
-    if sampler is None:
-        _prime_allocator(
-            min(chunk_draws * _work_bytes_per_draw(m, dtype.itemsize, sum(widths)), _CHUNK_BYTES)
-        )
+    bd, chunk_draws = block_draws(m), p.chunk_draws
+    _prime_allocator(
+        min(chunk_draws * _work_bytes_per_draw(m, dtype.itemsize, sum(widths)), _CHUNK_BYTES)
+    )
 
     def reused(key: str, size: int, dt: Any) -> np.ndarray:
         arr = getattr(local, key, None)
@@ -365,10 +333,6 @@ def run(
         if gens is not None:
             k0, k1 = d0 // bd, math.ceil(d1 / bd)
             mine = [gens[i * n_blocks + k] for i in range(i0, i1) for k in range(k0, k1)]
-        if sampler is not None:
-            rows = {name: x[i0:i1] for name, x in md.items()}
-            sampler.sample(rows, g0 + i0, g0 + i1, d0, d1, mine, reused)
-            return
         size = (i1 - i0) * (d1 - d0) * (m + 1) * m
         work = reused("gamma", max(size, gamma_size), dtype)
         buf = gamma_chunk(
@@ -396,8 +360,7 @@ def run(
                     md[_CH + name][i0:i1, d0:d1] = values(fn, table, name)
 
     def layout(n: int, key: str) -> tuple[int, ...]:
-        ex = extra[key.removeprefix(_CH)]
-        return (n, draws, *ex) if sampler is None else (n, *ex, draws)
+        return (n, draws, *extra[key.removeprefix(_CH)])
 
     def new_draws(n: int) -> dict[str, np.ndarray]:
         if keep_draws:  # handed back to the caller: fresh arrays
@@ -413,7 +376,7 @@ def run(
     def finish(md: dict[str, np.ndarray], g0: int, g1: int) -> tuple[list, list]:
         summaries, kept = [], []
         for name, _ in metrics:
-            x = md[name] if sampler is not None else np.moveaxis(md[name], 1, -1)
+            x = np.moveaxis(md[name], 1, -1)
             if not np.isfinite(x).all():
                 raise ValueError(f"metric {name!r} returned non-finite values on posterior draws")
             x = np.ascontiguousarray(x)
@@ -441,8 +404,7 @@ def run(
     )
 
     if (
-        sampler is None
-        and workers > 1
+        workers > 1
         and not keep_draws
         and not p.parallel_draws
         and len(groups) > 1
@@ -515,7 +477,7 @@ def run_groups(
 ) -> None:
     """Run the groups in order on ``workers`` threads: whole groups in parallel, or, when
     there are fewer matrices than workers, one group at a time with its draws split
-    across the threads (``split_group``). Shared by the engine and :mod:`.routes`."""
+    across the threads (``split_group``)."""
     pool: Executor | None = ThreadPoolExecutor(max_workers=workers) if workers > 1 else None
     try:
         if pool is None:

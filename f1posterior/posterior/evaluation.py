@@ -23,6 +23,7 @@ from .._core.priors import DEFAULT_PRIOR, PriorArg, describe_prior, resolve
 from .._core.results import value_equality
 from .._core.sampling import concentrations
 from .._core.validation import (
+    MIN_PRIOR_CHECK_DRAWS,
     as_counts,
     check_batch_names,
     check_class_names,
@@ -33,7 +34,6 @@ from .._core.validation import (
     check_workers,
 )
 from ..metrics.multiclass import PER_CLASS_METRICS, resolve_metric
-from . import routes
 from .assemble import check_prior_dominance, exact_summaries
 from .batch import RunSettings, check_fits
 from .batch import run as run_batch
@@ -42,7 +42,14 @@ from .prevalence import TargetPrevalence, check_prevalence, reweight
 from .seeds import RunSeed, run_seed
 from .summary import MetricSummary
 
-__all__ = ["evaluate", "Evaluation"]
+__all__ = [
+    "evaluate",
+    "Evaluation",
+    "PRIOR_DOMINATED_WHY",
+    "dominated_names",
+    "dominated_name",
+    "prior_warning_line",
+]
 
 MetricSpec = str | Callable[[np.ndarray], Any]
 
@@ -101,30 +108,12 @@ class Evaluation(Mapping[str, MetricSummary]):
     hdi_prob = renamed_attribute("hdi_prob", "ci_prob")
 
     def prior_warning(self) -> str | None:
-        """One line naming the metrics whose posterior the prior dominates, or None.
+        """One line naming the metrics (and classes) whose posterior the prior dominates, or None.
 
-        See :attr:`MetricSummary.prior_dominated`.
+        See :attr:`MetricSummary.prior_dominated` and :func:`prior_warning_line`.
         """
-        hits = []
-        for name, s in self.summaries.items():
-            flags = np.asarray(s.prior_dominated if s.prior_dominated is not None else False)
-            if not flags.any():
-                continue
-            if flags.ndim and self.labels is not None and flags.shape[-1] == len(self.labels):
-                where = np.nonzero(flags.reshape(-1, flags.shape[-1]).any(axis=0))[0]
-                hits.append(f"{name} [{', '.join(self.labels[i] for i in where)}]")
-            elif flags.ndim:
-                hits.append(f"{name} ({int(flags.sum())} of {flags.size})")
-            else:
-                hits.append(name)
-        if not hits:
-            return None
-        return (
-            f"warning: the prior dominates {'; '.join(hits)}: it moves the posterior mean by "
-            "more than half a posterior standard deviation from a vanishing prior's (or no "
-            "document informs the metric); report the prior with these numbers, compare "
-            "priors with --prior-sensitivity, or evaluate on more documents"
-        )
+        flags = {name: s.prior_dominated for name, s in self.summaries.items()}
+        return prior_warning_line(dominated_names(flags, self.labels, len(self.batch_shape)))
 
     def __getitem__(self, key: str) -> MetricSummary:
         return self.summaries[key]
@@ -167,6 +156,82 @@ class Evaluation(Mapping[str, MetricSummary]):
         from .frames import to_inference_data
 
         return to_inference_data(self, names=names)
+
+
+#: Why a metric is flagged: the one wording of every prior-dominance warning and marker.
+PRIOR_DOMINATED_WHY = (
+    "the prior moves the posterior mean by more than half a posterior standard deviation "
+    "from a vanishing prior's (or no document informs the metric)"
+)
+
+
+def dominated_names(
+    flags: Mapping[str, Any], labels: Sequence[str] | None, batch_ndim: int
+) -> list[str]:
+    """The metrics flagged ``prior_dominated``, each with its flagged classes and matrices.
+
+    ``flags`` maps a metric to its :attr:`MetricSummary.prior_dominated` (None, a bool or
+    an array of the batch shape, with a trailing class axis for a per-class metric).
+    A per-class metric names its classes (by label, else ``class i``); a batch says in
+    how many matrices.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> dominated_names({"micro_f1": True, "recall": np.array([False, True, True])}, None, 0)
+    ['micro_f1', 'recall [class 1, class 2]']
+    >>> dominated_names({"f1": np.array([[True, False], [False, False]])}, ["a", "b"], 1)
+    ['f1 [a] (1 of 2 matrices)']
+    """
+    hits = []
+    for name, value in flags.items():
+        f = np.asarray(False if value is None else value, dtype=bool)
+        if not f.any():
+            continue
+        classes = None
+        if f.ndim > batch_ndim:  # a per-class metric: name the classes
+            classes = np.nonzero(f.reshape(-1, f.shape[-1]).any(axis=0))[0].tolist()
+            f = np.asarray(f.any(axis=-1))
+        matrices = (int(f.sum()), f.size) if f.ndim else None
+        hits.append(dominated_name(name, classes, labels, matrices))
+    return hits
+
+
+def dominated_name(
+    name: str,
+    classes: Sequence[int] | None,
+    labels: Sequence[str] | None,
+    matrices: tuple[int, int] | None = None,
+) -> str:
+    """``name``, its flagged ``classes`` (by label, else ``class i``) and ``(k, n)`` matrices.
+
+    Examples
+    --------
+    >>> dominated_name("recall", [0, 2], ["a", "b", "c"], (3, 10))
+    'recall [a, c] (3 of 10 matrices)'
+    """
+    text = name
+    if classes is not None:
+        known = list(labels) if labels is not None else []
+        if len(known) <= max(classes, default=-1):
+            known = [f"class {i}" for i in range(max(classes) + 1)]
+        text += " [" + ", ".join(known[i] for i in classes) + "]"
+    if matrices is not None:
+        text += f" ({matrices[0]:,} of {matrices[1]:,} matrices)"
+    return text
+
+
+def prior_warning_line(hits: Sequence[str], prior: str | None = None) -> str | None:
+    """The warning for the names of :func:`dominated_names` (None when there are none)."""
+    if not hits:
+        return None
+    what = "; ".join(hits) + (f" (prior {prior})" if prior else "")
+    why = PRIOR_DOMINATED_WHY.removeprefix("the prior ")
+    return (
+        f"warning: the prior dominates {what}: it {why}; "
+        "report the prior with these numbers, compare priors with --prior-sensitivity, or "
+        "evaluate on more documents"
+    )
 
 
 def _check_metrics(metrics: Any) -> list[tuple[str, Callable[[np.ndarray], Any]]]:
@@ -252,7 +317,10 @@ def evaluate(
         Probability of the HDI and the equal-tailed interval.
     rng : None, int, SeedSequence or Generator
         Source of randomness. For the same seed, the draws equal those of
-        :func:`f1posterior.sample_posterior` passed through the metric.
+        :func:`f1posterior.sample_posterior` passed through the metric, so a
+        metric's draws and summary do not depend on which other metrics,
+        ``chance`` or ``keep_draws`` are requested (closed forms aside: with
+        ``keep_draws`` an exact metric is also sampled, its summary stays exact).
     dtype : numpy.float64 or numpy.float32
         Floating type of the cell draws. float32 halves the working memory and
         is faster; metric draws and summaries are float64 either way.
@@ -286,7 +354,8 @@ def evaluate(
         Fill every summary's ``prior_shift`` and ``prior_dominated``: how far
         the prior moves the posterior mean from a vanishing prior's (measured
         from the observed score; see :class:`MetricSummary`). It costs next to
-        nothing; False leaves both fields None. With ``prevalence``, it is
+        nothing; False leaves both fields None, as do fewer than 100 draws
+        (the check divides by the standard deviation of the draws). With ``prevalence``, it is
         measured from the score at the target prevalence (still exact for
         recall and accuracy: the posterior mean of ``theta`` under a vanishing
         prior is the row-normalised table).
@@ -303,15 +372,16 @@ def evaluate(
         re-weighted observed table (rows normalised, then scaled by ``pi``, or
         by the Dirichlet's mean), NaN when a class has no document. Recall is
         unchanged; precision is ``pi TPR / (pi TPR + (1 - pi) FPR)`` for a
-        binary table. Closed forms other than recall's and the reduced
-        route assume the test set's prevalence and are not used.
+        binary table. Closed forms other than recall's assume the test set's
+        prevalence and are not used.
     chance : bool, default False
         Add the chance baseline to every summary: ``chance``, the posterior
         mean of the metric of a classifier predicting at the same rates but
         independently of the truth (per draw, the table ``r_u k_v`` of the
         drawn table's row and column sums), ``chance_score`` (the same for
         the observed table) and ``p_above_chance``, P(metric > chance level)
-        draw by draw. Every metric is then sampled (no closed form).
+        draw by draw. Every metric is then sampled too; a metric with a closed
+        form keeps its exact summary (the draws give only the chance fields).
 
     Returns
     -------
@@ -346,7 +416,7 @@ def evaluate(
         raise TypeError(
             f"progress must be a callable(done, total) or None; got {describe(progress)}"
         )
-    target = check_prevalence(prevalence, c.shape[-1], c.shape[:-2])
+    target = check_prevalence(prevalence, c.shape[-1], c.shape[:-2], labels=labels)
     chance = check_flag(chance, "chance")
     prior = resolve(alpha, beta, c)
     conc = concentrations(c, prior.alpha, prior.beta)
@@ -361,35 +431,28 @@ def evaluate(
     with np.errstate(invalid="ignore", divide="ignore"):
         scores = {name: metric_values(fn, observed, name) for name, fn in resolved}
     # Closed forms (f1posterior.posterior.exact; scipy): under an aligned prior, and recall under
-    # any prior. Exact summaries; not sampled unless keep_draws asks for their draws.
+    # any prior. Exact summaries; sampled too only when keep_draws or chance needs the draws,
+    # so a metric's summary is the same whatever else is requested.
     requested = list(scores)
-    exact = (
-        {}
-        if chance
-        else exact_summaries(resolved, c, prior, scores, tuple(batch), sa.ci_prob, sa.ref, target)
-    )
-    if exact and not keep_draws:
+    exact = exact_summaries(resolved, c, prior, scores, tuple(batch), sa.ci_prob, sa.ref, target)
+    if exact and not keep_draws and not chance:
         resolved = [(n, fn) for n, fn in resolved if n not in exact]
         scores = {n: scores[n] for n, _ in resolved}
     parts: dict[str, list[MetricSummary]] = {}
     kept: dict[str, list[np.ndarray]] = {}
-    if scores and target is None and not chance and mixture is None and routes.applies(resolved, m):
-        # only accuracy / micro-F1 / recall to draw: 3M Gamma variates a draw, not
-        # M(M+1) (f1posterior.posterior.routes: exact in distribution; other draws than the
-        # whole table's for the same seed, same random-stream keys and guarantees)
-        parts, kept = routes.run(flat_conc, resolved, scores, settings)
-    elif scores:  # the batch engine: groups, chunks and threads (f1posterior.posterior.batch)
+    if scores:  # the batch engine: groups, chunks and threads (f1posterior.posterior.batch)
+        # every sampled metric comes from the one whole-table draw, so a metric's draws
+        # never depend on which other metrics (or chance=True) are requested
         prev = None if target is None else target.sampler(tuple(batch), sa.root, sa.dtype)
         parts, kept = run_batch(
             flat_conc, resolved, scores, metric_values, settings, prevalence=prev, chance=chance,
             mixture=mixture,
         )  # fmt: skip
-    summaries = {
-        n: exact[n] if n in exact else MetricSummary.concat(parts[n], batch) for n in requested
-    }
+    sampled = {n: MetricSummary.concat(parts[n], batch) for n in parts}
+    summaries = {n: _exact_first(exact.get(n), sampled.get(n)) for n in requested}
     if chance:
         summaries = _chance_scores(summaries, resolved_all, observed, tuple(batch))
-    if prior_check:
+    if prior_check and sa.draws >= MIN_PRIOR_CHECK_DRAWS:
         summaries = check_prior_dominance(summaries, dict(resolved_all), c)
     return Evaluation(
         summaries=summaries,
@@ -409,6 +472,16 @@ def evaluate(
         prevalence=target,
         chance=chance,
     )
+
+
+def _exact_first(exact: MetricSummary | None, sampled: MetricSummary | None) -> MetricSummary:
+    """The closed-form summary where there is one (with the sampled chance level, if any)."""
+    if exact is None:
+        assert sampled is not None
+        return sampled
+    if sampled is None or sampled.chance is None:
+        return exact
+    return dataclasses.replace(exact, chance=sampled.chance, p_above_chance=sampled.p_above_chance)
 
 
 def _chance_scores(

@@ -36,7 +36,7 @@ from ..metrics.multiclass import PER_CLASS_METRICS
 if TYPE_CHECKING:  # pragma: no cover
     from .evaluation import Evaluation
 
-__all__ = ["to_dataframe", "to_inference_data", "hdi_column"]
+__all__ = ["to_dataframe", "to_inference_data"]
 
 _FIELDS = ("score", "mean", "median", "std", "mc_error")
 _CHANCE = ("chance", "chance_score", "p_above_chance")
@@ -61,21 +61,6 @@ def _check_names(names: Any, batch: tuple[int, ...]) -> list[Any] | None:
     return list(names)
 
 
-def hdi_column(kind: str, prob: float, end: str) -> str:
-    """Column name of an interval bound: ``hdi_column("hdi", 0.95, "low") == "hdi_95_low"``.
-
-    The probability is written in percent, a decimal point as ``_``
-    (``0.975`` gives ``hdi_97_5_low``).
-
-    Examples
-    --------
-    >>> hdi_column("eti", 0.9, "high"), hdi_column("hdi", 0.975, "low")
-    ('eti_90_high', 'hdi_97_5_low')
-    """
-    pct = f"{round(100 * prob, 6):g}".replace(".", "_")
-    return f"{kind}_{pct}_{end}"
-
-
 def _batch_columns(batch: tuple[int, ...]) -> list[str]:
     return ["matrix"] if len(batch) == 1 else [f"matrix_{i}" for i in range(len(batch))]
 
@@ -86,7 +71,7 @@ def _flat(res: Evaluation, n: int) -> Evaluation:
     summaries = {}
     for metric, s in res.items():
         fields: dict[str, Any] = {}
-        for f in (*_FIELDS, "hdi", "eti", "p_below", "p_above", *_CHANCE):
+        for f in (*_FIELDS, "hdi", "eti", "p_below", "p_above", *_CHANCE, "prior_dominated"):
             v = getattr(s, f)
             if v is not None:
                 a = np.asarray(v)
@@ -97,7 +82,7 @@ def _flat(res: Evaluation, n: int) -> Evaluation:
 
 def _wide(res: Evaluation, nm: list[Any] | None, pd: Any) -> Any:
     """One row per matrix; metric columns named and filled by the CSV writer."""
-    from ..io.writers import RowWriter
+    from ..io.writers import FLAG, RowWriter
 
     batch = res.batch_shape
     n = int(np.prod(batch)) if batch else 1
@@ -110,9 +95,27 @@ def _wide(res: Evaluation, nm: list[Any] | None, pd: Any) -> Any:
         grid = np.indices(batch).reshape(len(batch), n)
         lead.update(zip(_batch_columns(batch), grid, strict=True))
     frame = pd.DataFrame(np.asarray(values, dtype=float), columns=columns)
+    for col in columns:
+        if col.endswith("_" + FLAG):
+            frame[col] = _flags(frame[col].to_numpy(), pd)
     for i, (col, v) in enumerate(lead.items()):
         frame.insert(i, col, v)
     return frame
+
+
+def _flags(values: np.ndarray, pd: Any) -> Any:
+    """A flag column: bool, or pandas' nullable boolean where some were not checked (NaN)."""
+    missing = np.isnan(values)
+    if not missing.any():
+        return values == 1
+    return pd.array(np.where(missing, None, values == 1), dtype="boolean")
+
+
+def _metadata(res: Evaluation) -> dict[str, Any]:
+    """``DataFrame.attrs``: what :func:`f1posterior.io.writers.run_metadata` records."""
+    from ..io.writers import run_metadata
+
+    return run_metadata(res)
 
 
 def to_dataframe(
@@ -136,8 +139,9 @@ def to_dataframe(
         matrix), then ``{metric}_{stat}`` for ``stat`` in ``score``,
         ``mean``, ``std``, ``mc_error``, ``hdi_low``, ``hdi_high`` (and
         ``p_below``, ``p_above`` with a reference value; ``chance``,
-        ``p_above_chance`` with ``chance=True``), and
-        ``{metric}_{label}_{stat}`` for a per-class metric.
+        ``p_above_chance`` with ``chance=True``), then the bool
+        ``{metric}_prior_dominated``, and ``{metric}_{label}_{stat}`` for a
+        per-class metric.
 
     Returns
     -------
@@ -146,27 +150,33 @@ def to_dataframe(
         ``matrix_1``, ... for more batch axes); ``class`` (when a metric has
         one value per class: the class label, or its index; missing for scalar
         metrics); ``score``, ``mean``, ``median``, ``std``, ``mc_error``; the
-        intervals as ``hdi_95_low``, ``hdi_95_high``, ``eti_95_low``,
-        ``eti_95_high`` (named by the HDI probability); ``p_below``,
-        ``p_above`` and ``ref`` when a reference was given; ``chance``,
-        ``chance_score`` and ``p_above_chance`` with ``chance=True``; ``draws``,
-        ``exact``, ``prior``.
+        intervals as ``hdi_low``, ``hdi_high``, ``eti_low``, ``eti_high`` (the
+        command line's names, whatever the probability: it is the ``ci_prob``
+        column); ``p_below``, ``p_above`` and ``ref`` when a reference was
+        given; ``chance``, ``chance_score`` and ``p_above_chance`` with
+        ``chance=True``; ``prior_dominated`` (bool; pandas' nullable boolean
+        when not checked); ``ci_prob``, ``draws``, ``exact``, ``prior``.
+        Both forms carry the run's metadata in ``DataFrame.attrs`` (version,
+        prior, draws, seed, ``ci_prob``, ``ref``, labels), as the command
+        line's outputs do.
 
     Examples
     --------
     >>> from f1posterior import evaluate
     >>> df = to_dataframe(evaluate([[40, 10], [5, 45]], draws=2000, ref=0.8, rng=0))
     >>> list(df.columns[:7])
-    ['metric', 'score', 'mean', 'median', 'std', 'mc_error', 'hdi_95_low']
+    ['metric', 'score', 'mean', 'median', 'std', 'mc_error', 'hdi_low']
+    >>> df.attrs["ci_prob"], df.attrs["draws"]
+    (0.95, 2000)
     >>> df.loc[0, "metric"], float(df.loc[0, "score"])
     ('micro_f1', 0.85)
     >>> res = evaluate([[[8, 2], [1, 9]], [[5, 5], [4, 6]]], metrics=["accuracy", "recall"],
     ...                draws=1000, rng=0, names=["a", "b"], labels=["neg", "pos"])
     >>> wide = to_dataframe(res, form="wide")
     >>> list(wide.columns[:3]), wide.shape
-    (['name', 'accuracy_score', 'accuracy_mean'], (2, 19))
-    >>> list(wide.columns[7:9])
-    ['recall_neg_score', 'recall_neg_mean']
+    (['name', 'accuracy_score', 'accuracy_mean'], (2, 22))
+    >>> list(wide.columns[7:10])
+    ['accuracy_prior_dominated', 'recall_neg_score', 'recall_neg_mean']
     """
     try:
         import pandas as pd
@@ -179,11 +189,11 @@ def to_dataframe(
     batch = res.batch_shape
     nm = _check_names(res.names if names is None else names, batch)
     if form == "wide":
-        return _wide(res, nm, pd)
+        frame = _wide(res, nm, pd)
+        frame.attrs = _metadata(res)
+        return frame
     bcols = _batch_columns(batch) if batch else []
     has_class = any(np.ndim(s.score) > len(batch) for s in res.values())
-    lo_h, hi_h = hdi_column("hdi", res.ci_prob, "low"), hdi_column("hdi", res.ci_prob, "high")
-    lo_e, hi_e = hdi_column("eti", res.ci_prob, "low"), hdi_column("eti", res.ci_prob, "high")
     frames = []
     for metric, s in res.items():
         shape = np.shape(s.score)
@@ -205,7 +215,8 @@ def to_dataframe(
         for f in _FIELDS:
             cols[f] = np.asarray(getattr(s, f), dtype=float).reshape(n)
         h, e = np.asarray(s.hdi).reshape(n, 2), np.asarray(s.eti).reshape(n, 2)
-        cols[lo_h], cols[hi_h], cols[lo_e], cols[hi_e] = h[:, 0], h[:, 1], e[:, 0], e[:, 1]
+        cols["hdi_low"], cols["hdi_high"] = h[:, 0], h[:, 1]
+        cols["eti_low"], cols["eti_high"] = e[:, 0], e[:, 1]
         if res.ref is not None:
             cols["p_below"] = np.asarray(s.p_below, dtype=float).reshape(n)
             cols["p_above"] = np.asarray(s.p_above, dtype=float).reshape(n)
@@ -213,11 +224,17 @@ def to_dataframe(
         if res.chance:
             for f in _CHANCE:
                 cols[f] = np.asarray(getattr(s, f), dtype=float).reshape(n)
+        flag = s.prior_dominated
+        flags = np.full(n, np.nan) if flag is None else np.asarray(flag, float).reshape(n)
+        cols["prior_dominated"] = _flags(flags, pd)
+        cols["ci_prob"] = np.full(n, res.ci_prob)
         cols["draws"] = np.full(n, s.draws)
         cols["exact"] = np.full(n, bool(s.exact))
         cols["prior"] = np.full(n, res.prior, dtype=object)
         frames.append(pd.DataFrame(cols))
-    return pd.concat(frames, ignore_index=True)
+    out = pd.concat(frames, ignore_index=True)
+    out.attrs = _metadata(res)
+    return out
 
 
 def to_inference_data(result: Evaluation, *, names: Sequence[Any] | None = None) -> Any:

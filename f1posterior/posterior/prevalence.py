@@ -23,15 +23,17 @@ same as without a target and a run is reproducible.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from .._core.describe import describe
+from .._core.labelled import labelled_vector
 from .._core.results import value_equality
 from .._core.sampling import LOG_SPACE_BELOW, prevalence_floor
-from .._core.validation import child_seed
+from .._core.validation import check_concentrations, child_seed
 
 __all__ = ["PREVALENCE_KEY", "TargetPrevalence", "check_prevalence", "reweight"]
 
@@ -174,12 +176,22 @@ def _check_shape(arr: np.ndarray, name: str, m: int, batch: tuple[int, ...]) -> 
         )
     if not np.isfinite(arr).all() or not (arr > 0).all():
         raise ValueError(f"{name} must hold finite positive numbers; got {describe(arr)}")
+    check_concentrations(arr, name, "hold finite positive numbers")
 
 
 def check_prevalence(
-    prevalence: Any, m: int, batch: tuple[int, ...], name: str = "prevalence"
+    prevalence: Any,
+    m: int,
+    batch: tuple[int, ...],
+    name: str = "prevalence",
+    labels: Sequence[Any] | None = None,
 ) -> TargetPrevalence | None:
-    """``prevalence`` of :func:`f1posterior.evaluate`: None, a vector, or ``("dirichlet", a)``."""
+    """``prevalence`` of :func:`f1posterior.evaluate`: None, a vector, or ``("dirichlet", a)``.
+
+    A labelled vector (a pandas Series or a dict; a DataFrame for one per matrix) is
+    matched to ``labels``, the counts' class labels, by label
+    (:func:`~f1posterior._core.labelled.labelled_vector`); a plain one is in class order.
+    """
     if prevalence is None:
         return None
     if isinstance(prevalence, tuple) and prevalence and isinstance(prevalence[0], str):
@@ -188,10 +200,13 @@ def check_prevalence(
                 f"{name} must be a probability vector or ('dirichlet', concentrations); got "
                 f"{describe(prevalence)}"
             )
-        alpha = _real_array(prevalence[1], f"{name}[1]", "Dirichlet concentrations (counts)")
+        conc = labelled_vector(prevalence[1], labels, f"{name}[1]")
+        alpha = _real_array(conc, f"{name}[1]", "Dirichlet concentrations (counts)")
         _check_shape(alpha, f"{name}[1]", m, batch)
         return TargetPrevalence("dirichlet", alpha)
-    pi = _real_array(prevalence, name, "a probability vector of the M classes")
+    pi = _real_array(
+        labelled_vector(prevalence, labels, name), name, "a probability vector of the M classes"
+    )
     _check_shape(pi, name, m, batch)
     total = pi.sum(axis=-1)
     if not (np.abs(total - 1.0) <= SUM_TOLERANCE).all():

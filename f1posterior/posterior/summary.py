@@ -349,10 +349,12 @@ def summarize_draws(
     r = check_ref(ref)
     arr = _draws_last(x, -1)
     n = arr.shape[-1]
-    std = arr.std(axis=-1, ddof=1) if n > 1 else np.zeros(arr.shape[:-1])
+    with np.errstate(over="ignore", invalid="ignore"):  # sums past the float range: inf
+        std = arr.std(axis=-1, ddof=1) if n > 1 else np.zeros(arr.shape[:-1])
+        mean = arr.mean(axis=-1)
     return MetricSummary(
         score=_scalar(np.nan if score is None else score),
-        mean=_scalar(arr.mean(axis=-1)),
+        mean=_scalar(mean),
         median=_scalar(np.median(arr, axis=-1)),
         std=_scalar(std),
         mc_error=_scalar(std / math.sqrt(n)),
@@ -406,14 +408,16 @@ def summarize_rows(
         return summarize_draws(arr, score=score, ci_prob=ci_prob, ref=ref)
     # mean and standard deviation as numpy's mean and std(ddof=1) compute them, bit for
     # bit (sum / n; sum of squared deviations / (n - 1), square root), the deviations
-    # in the scratch array
-    mean = np.add.reduce(arr, axis=-1, keepdims=True) / n  # what ndarray.mean computes
-    if n > 1:
-        dev = np.subtract(arr, mean, out=scratch)
-        np.multiply(dev, dev, out=dev)
-        std = np.sqrt(np.add.reduce(dev, axis=-1) / (n - 1))
-    else:
-        std = np.zeros(arr.shape[:-1])
+    # in the scratch array. Draws of an unbounded metric (a likelihood or odds ratio under
+    # a vanishing prior) can sum past the float range: the mean is then inf, as it should be
+    with np.errstate(over="ignore", invalid="ignore"):
+        mean = np.add.reduce(arr, axis=-1, keepdims=True) / n  # what ndarray.mean computes
+        if n > 1:
+            dev = np.subtract(arr, mean, out=scratch)
+            np.multiply(dev, dev, out=dev)
+            std = np.sqrt(np.add.reduce(dev, axis=-1) / (n - 1))
+        else:
+            std = np.zeros(arr.shape[:-1])
     np.copyto(scratch, arr)  # sorted or partitioned in place
     lows, highs, med = _select(scratch, nw, k, median=True)
     hdi = _shortest(lows, highs)

@@ -47,8 +47,11 @@ def _table(result: Evaluation, names: Sequence[Any] | None) -> tuple[list[str], 
         head.append(f"below < {result.ref:g} < above")
     head.append(pct)
     body = []
-    for r in rows(result, None if names is None else [str(n) for n in names]):
+    flags = _dominated(result)
+    named = None if names is None else [str(n) for n in names]
+    for r, flag in zip(rows(result, named), flags, strict=True):
         label = r["metric"] + (f" [{r['item']}]" if r["item"] else "")
+        label += " (prior-dominated)" if flag else ""
         line = [label] + [f"{r[k]:.3f}" for k in ("score", "mean", "std", "mc_error")]
         if result.ref is not None:
             line.append(f"{100 * r['p_below']:.1f}% / {100 * r['p_above']:.1f}%")
@@ -57,12 +60,26 @@ def _table(result: Evaluation, names: Sequence[Any] | None) -> tuple[list[str], 
     return head, body
 
 
+def _dominated(result: Evaluation) -> list[bool]:
+    """``prior_dominated`` of every row of the table, in the order of its rows."""
+    import numpy as np
+
+    out: list[bool] = []
+    for s in result.values():
+        flag = np.asarray(False if s.prior_dominated is None else s.prior_dominated, dtype=bool)
+        out += np.broadcast_to(flag, np.shape(s.score)).ravel().tolist()
+    return out
+
+
 def _meta(result: Evaluation, source: str | None) -> list[str]:
     out = []
     if source:
         out.append(f"Input: {source}")
     out.append(f"Prior: {result.prior}")
     out.append(f"Posterior draws: {result.draws:,}; seed {result.seed}")
+    warning = result.prior_warning()
+    if warning:  # the rows it names are marked "(prior-dominated)"
+        out.append("Warning: " + warning.removeprefix("warning: "))
     return out
 
 

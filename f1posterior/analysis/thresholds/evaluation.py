@@ -16,11 +16,11 @@ from ..._core.results import value_equality
 from ..._core.sampling import concentrations, iter_cell_chunks
 from ..._core.validation import (
     check_choice,
-    check_draws,
     check_positive,
     check_prob,
     check_rng,
     check_scores,
+    check_summary_draws,
     child_seed,
 )
 from ...metrics.multiclass import fbeta_values
@@ -196,7 +196,7 @@ def evaluate_threshold(
     check_choice(strategy, "strategy", _STRATEGIES)
     n = s.shape[0]
     k = _check_folds(folds, n)
-    n_draws = check_draws(draws)
+    n_draws = check_summary_draws(draws)
     prob = check_prob(ci_prob, "ci_prob")
     alpha_p, beta_p = _check_prior(prior)
     root = check_rng(rng)
