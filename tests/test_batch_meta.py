@@ -68,7 +68,7 @@ def test_csv_and_tsv_carry_the_flag_and_the_metadata(tmp_path, fmt):
         5,
         0.95,
     )
-    assert meta["prior"].startswith("adaptive") and meta["source"] == str(tmp_path / "b.jsonl")
+    assert meta["prior"].startswith("hierarchical") and meta["source"] == str(tmp_path / "b.jsonl")
     # the standard library's reader, after the one comment line
     text = out.read_text().splitlines()
     assert text[0].startswith("# f1posterior: {")

@@ -82,7 +82,10 @@ def test_recall_summary_is_the_beta_closed_form_under_any_prior(alpha, beta):
 def test_recall_closed_form_on_a_batch_with_other_metrics():
     rng = np.random.default_rng(5)
     c = rng.integers(0, 40, size=(3, 2, 4, 4)) + 30 * np.eye(4, dtype=int)
-    res = evaluate(c, metrics=["macro_f1", "recall", "micro_f1"], draws=2_000, rng=1)
+    res = evaluate(
+        c, metrics=["macro_f1", "recall", "micro_f1"], draws=2_000, rng=1, alpha="adaptive",
+        beta="adaptive",
+    )  # fmt: skip
     s = res["recall"]
     assert s.exact and s.mean.shape == (3, 2, 4) and s.hdi.shape == (3, 2, 4, 2)
     a, b = _recall_beta(c, "adaptive", "adaptive")
@@ -102,7 +105,10 @@ def test_without_scipy_recall_is_sampled_from_its_beta_marginal(monkeypatch):
     monkeypatch.setattr(fx, "_special", missing)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # silent under a non-aligned prior
-        res = evaluate(SKEWED, metrics=["recall"], draws=20_000, rng=3, keep_draws=True)
+        res = evaluate(
+            SKEWED, metrics=["recall"], draws=20_000, rng=3, keep_draws=True, alpha="adaptive",
+            beta="adaptive",
+        )  # fmt: skip
     s = res["recall"]
     assert not s.exact and s.draws == 20_000 and np.all(s.mc_error > 0)
     monkeypatch.undo()
@@ -117,8 +123,8 @@ def test_without_scipy_recall_is_sampled_from_its_beta_marginal(monkeypatch):
         evaluate(SKEWED, metrics=["recall"], beta="aligned", draws=1_000, rng=3)
 
 
-def test_gate_recall_floor_is_exact_under_the_default_prior():
-    res = gate(SKEWED, minimums={"recall": 0.3})
+def test_gate_recall_floor_is_exact_under_a_dirichlet_prior():
+    res = gate(SKEWED, minimums={"recall": 0.3}, alpha="adaptive", beta="adaptive")
     a, b = _recall_beta(SKEWED, "adaptive", "adaptive")
     probs = np.array([c.prob for c in res.checks if c.verdict != "skipped"])
     exact = [c.exact for c in res.checks if c.verdict != "skipped"]

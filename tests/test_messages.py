@@ -164,7 +164,7 @@ def test_gate_help_shows_the_real_prior_default(capsys):
     with pytest.raises(SystemExit):
         main(["gate", "--help"])
     out = re.sub(r"\s+", " ", capsys.readouterr().out)
-    assert "(default adaptive)" in out and "(default None)" not in out
+    assert "(default hierarchical)" in out and "(default None)" not in out
 
 
 def test_tutorial_lists_every_exit_status_of_the_gate():

@@ -19,6 +19,7 @@ import pytest  # noqa: E402
 from scipy import stats  # noqa: E402
 
 from f1posterior import PRIOR_PRESETS, evaluate  # noqa: E402
+from f1posterior._core.priors import DEFAULT_PRIOR  # noqa: E402
 from f1posterior.analysis import paired  # noqa: E402
 from f1posterior.analysis.comparison import compare  # noqa: E402
 from f1posterior.analysis.paired import compare_predictions, paired_metric_draws  # noqa: E402
@@ -77,7 +78,7 @@ def test_cells_are_the_observed_tuples_and_the_shared_error_prior():
         np.testing.assert_allclose(marginal_counts(cells, conc, m)[i], table + 1.0)
 
 
-@pytest.mark.parametrize("name", [n for n in PRIOR_PRESETS if n != "adaptive"])
+@pytest.mark.parametrize("name", [n for n in PRIOR_PRESETS if n != DEFAULT_PRIOR])
 @pytest.mark.parametrize("k", [2, 3])
 def test_marginal_prior_is_the_resolved_prior(name, k):
     """Summed over the other models, the prior is the core's prior of the mean table."""
@@ -94,7 +95,7 @@ def test_marginal_prior_is_the_resolved_prior(name, k):
         np.testing.assert_allclose(b, ref_b)
 
 
-@pytest.mark.parametrize("alpha", [None, "paired", "adaptive"])
+@pytest.mark.parametrize("alpha", [None, "paired", DEFAULT_PRIOR])
 @pytest.mark.parametrize("k", [2, 3, 4])
 def test_default_prior_marginal_and_pair_masses(alpha, k):
     """The default (also under the library's default preset name): each model's marginal is

@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from .._core.hierarchical import GridWeights, RecallMixture
 from .._core.sampling import LOG_SPACE_BELOW, block_draws, cells_inplace, gamma_chunk
 from .._core.signals import (
     die_with_parent,
@@ -117,10 +118,25 @@ class _Plan:
     parallel_draws: bool  # split one matrix's draws across workers
 
 
+def _mixture_bytes_per_draw(m: int, itemsize: int) -> int:
+    """Working bytes per matrix-draw of the hierarchical prior's mixture in a cell chunk:
+    uniforms, diagonal shapes, extra shapes, components (float64, bool), extra Gammas
+    and the log-space maxima (:func:`f1posterior._core.blocks.fill_mixture_chunk`)."""
+    return 8 * (m + 1) * 2 + 8 * m * 3 + m + itemsize * m
+
+
 def plan(
-    n_mat: int, m: int, draws: int, widths: Sequence[int], itemsize: int, workers: int, budget: int
+    n_mat: int,
+    m: int,
+    draws: int,
+    widths: Sequence[int],
+    itemsize: int,
+    workers: int,
+    budget: int,
+    mixture: bool = False,
 ) -> _Plan:
-    """Group and chunk sizes for ``n_mat`` matrices within ``budget`` bytes."""
+    """Group and chunk sizes for ``n_mat`` matrices within ``budget`` bytes (``mixture``:
+    under the hierarchical prior's mixture, whose chunks hold more per draw)."""
     per_worker = max(1, budget // workers)
     half = per_worker // 2
     # metric draws held for a group, plus the summary's partition copy, tails and masks
@@ -134,6 +150,8 @@ def plan(
         n_groups = min(n_mat, math.ceil(n_groups / workers) * workers)
         group = math.ceil(n_mat / n_groups)
     per_draw = _work_bytes_per_draw(m, itemsize, sum(widths))
+    if mixture:
+        per_draw += _mixture_bytes_per_draw(m, itemsize)
     # cache-sized, but with enough draws that numpy's loops over the draws axis stay long
     chunk = max(1, min(half // per_draw, max(_CHUNK_BYTES // per_draw, _MIN_CHUNK_DRAWS)))
     return _Plan(group=group, chunk_draws=chunk, parallel_draws=n_mat < workers)
@@ -229,6 +247,7 @@ def run(
     *,
     prevalence: PrevalenceDraws | None = None,
     chance: bool = False,
+    mixture: RecallMixture | None = None,
 ) -> tuple[dict[str, list[MetricSummary]], dict[str, list[np.ndarray]]]:
     """Summaries (and optionally draws) of every metric for a flat batch ``conc``.
 
@@ -251,6 +270,9 @@ def run(
     chance : bool, default False
         Also the metrics of each draw's chance table
         (:mod:`f1posterior.posterior.chance`): ``chance`` and ``p_above_chance``.
+    mixture : RecallMixture, optional
+        The hierarchical prior's data of the same flat tables (None: a Dirichlet
+        prior); each group's grid weights are computed once, before its draws.
 
     Returns
     -------
@@ -265,7 +287,10 @@ def run(
     draws, root, dtype, index_offset = a.draws, a.root, a.dtype, settings.index_offset
     extra = {name: scores[name].shape[1:] for name, _ in metrics}
     widths = [int(np.prod(extra[name])) for name, _ in metrics]
-    p = plan(n_mat, m, draws, widths * (1 + chance), dtype.itemsize, workers, settings.max_memory)
+    p = plan(
+        n_mat, m, draws, widths * (1 + chance), dtype.itemsize, workers, settings.max_memory,
+        mixture is not None,
+    )  # fmt: skip
     keys = [name for name, _ in metrics] + [_CH + n for n, _ in metrics if chance]
     small_any = np.asarray((conc < LOG_SPACE_BELOW).any(axis=(-2, -1)))
     groups = [(g0, min(n_mat, g0 + p.group)) for g0 in range(0, n_mat, p.group)]
@@ -301,11 +326,15 @@ def run(
             return None
         return block_streams(root, *block_keys(index_offset + g0, index_offset + g1, 0, n_blocks))
 
+    def group_weights(g0: int, g1: int) -> GridWeights | None:
+        return None if mixture is None else mixture.weights(g0, g1)
+
     def sample_into(
         md: dict[str, np.ndarray],
         g0: int,
         c: tuple[int, int, int, int],
         gens: list[np.random.Generator] | None,
+        w: GridWeights | None = None,
     ) -> None:
         i0, i1, d0, d1 = c
         mine = None
@@ -315,8 +344,9 @@ def run(
         size = (i1 - i0) * (d1 - d0) * (m + 1) * m
         work = reused("gamma", max(size, gamma_size), dtype)
         buf = gamma_chunk(
-            conc, small_any, g0 + i0, g0 + i1, d0, d1, root, index_offset, dtype, work, mine
-        )
+            conc, small_any, g0 + i0, g0 + i1, d0, d1, root, index_offset, dtype, work, mine,
+            None if w is None else w.take(i0, i1),
+        )  # fmt: skip
         cells = cells_inplace(buf, reused("cells", (2 * m + 1) * size // ((m + 1) * m), dtype))
         if prevalence is not None:
             b0, b1 = g0 + i0, g0 + i1
@@ -372,8 +402,9 @@ def run(
         g0, g1 = g
         md = new_draws(g1 - g0)
         gens = group_streams(g0, g1)
+        w = group_weights(g0, g1)
         for c in _chunks(g1 - g0, draws, bd, chunk_draws, 1):
-            sample_into(md, g0, c, gens)
+            sample_into(md, g0, c, gens, w)
         return finish(md, g0, g1)
 
     parts, kept, collect = collector(
@@ -404,7 +435,8 @@ def run(
         md = new_draws(g1 - g0)
         pieces = _chunks(g1 - g0, draws, bd, chunk_draws, workers)
         gens = group_streams(g0, g1)
-        list(pool.map(lambda c: sample_into(md, g0, c, gens), pieces))
+        w = group_weights(g0, g1)
+        list(pool.map(lambda c: sample_into(md, g0, c, gens, w), pieces))
         return finish(md, g0, g1)
 
     run_groups(groups, whole_group, split_group, workers, p.parallel_draws, collect)

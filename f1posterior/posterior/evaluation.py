@@ -19,7 +19,7 @@ from numpy.typing import ArrayLike, DTypeLike
 
 from .._core.deprecation import renamed_attribute, renamed_keywords
 from .._core.describe import describe
-from .._core.priors import PriorArg, describe_prior, resolve_prior
+from .._core.priors import DEFAULT_PRIOR, PriorArg, describe_prior, resolve
 from .._core.results import value_equality
 from .._core.sampling import concentrations
 from .._core.validation import (
@@ -272,8 +272,8 @@ def evaluate(
     *,
     metrics: MetricSpec | Sequence[MetricSpec] = ("micro_f1", "macro_f1"),
     draws: int = 50_000,
-    alpha: PriorArg = "adaptive",
-    beta: PriorArg = "adaptive",
+    alpha: PriorArg = DEFAULT_PRIOR,
+    beta: PriorArg = DEFAULT_PRIOR,
     ref: float | None = None,
     ci_prob: float = 0.95,
     rng: Any = None,
@@ -307,8 +307,10 @@ def evaluate(
         or callables mapping a ``(..., M, M)`` table to ``(...)`` or ``(..., K)``.
     draws : int, default 50_000
         Posterior draws per matrix.
-    alpha, beta : prior
-        Dirichlet priors, as in :func:`f1posterior.sample_posterior`.
+    alpha, beta : prior, default "hierarchical"
+        Priors of the rows and of the prevalences, as in
+        :func:`f1posterior.sample_posterior` (the default is the hierarchical
+        prior, :func:`f1posterior.prior_preset`).
     ref : float, optional
         Reference value; adds ``p_below`` and ``p_above`` to every summary.
     ci_prob : float, default 0.95
@@ -416,9 +418,10 @@ def evaluate(
         )
     target = check_prevalence(prevalence, c.shape[-1], c.shape[:-2], labels=labels)
     chance = check_flag(chance, "chance")
-    a, b = resolve_prior(alpha, beta, c)
-    conc = concentrations(c, a, b)
+    prior = resolve(alpha, beta, c)
+    conc = concentrations(c, prior.alpha, prior.beta)
     batch, m = conc.shape[:-2], conc.shape[-1]
+    mixture = None if prior.mixture is None else prior.mixture.flat()
     flat_conc = conc.reshape((-1, m + 1, m))
     flat_counts = np.broadcast_to(c, (*batch, m, m)).reshape((-1, m, m))
 
@@ -431,7 +434,7 @@ def evaluate(
     # any prior. Exact summaries; sampled too only when keep_draws or chance needs the draws,
     # so a metric's summary is the same whatever else is requested.
     requested = list(scores)
-    exact = exact_summaries(resolved, c, a, b, scores, tuple(batch), sa.ci_prob, sa.ref, target)
+    exact = exact_summaries(resolved, c, prior, scores, tuple(batch), sa.ci_prob, sa.ref, target)
     if exact and not keep_draws and not chance:
         resolved = [(n, fn) for n, fn in resolved if n not in exact]
         scores = {n: scores[n] for n, _ in resolved}
@@ -442,8 +445,9 @@ def evaluate(
         # never depend on which other metrics (or chance=True) are requested
         prev = None if target is None else target.sampler(tuple(batch), sa.root, sa.dtype)
         parts, kept = run_batch(
-            flat_conc, resolved, scores, metric_values, settings, prevalence=prev, chance=chance
-        )
+            flat_conc, resolved, scores, metric_values, settings, prevalence=prev, chance=chance,
+            mixture=mixture,
+        )  # fmt: skip
     sampled = {n: MetricSummary.concat(parts[n], batch) for n in parts}
     summaries = {n: _exact_first(exact.get(n), sampled.get(n)) for n in requested}
     if chance:

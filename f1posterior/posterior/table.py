@@ -77,7 +77,7 @@ def format_table(result: Evaluation, names: list[str] | None = None) -> str:
     --------
     >>> from f1posterior import evaluate
     >>> print(evaluate([[40, 10], [5, 45]], draws=2000, ref=0.8, rng=0))  # doctest: +ELLIPSIS
-    Posterior of metrics; prior adaptive (Jeffreys-tailed recall prior ...); 2,000 draws; seed 0
+    Posterior of metrics; prior hierarchical (...); 2,000 draws; seed 0
     metric    score   mean    std     MC error  below < 0.8 < above  95% HDI
     micro_f1  0.850   0.843   0.035   0.001     11.7% | 88.3%        [0.772, 0.909]
     macro_f1  0.850   0.841   0.036   0.001     12.2% | 87.8%        [0.771, 0.909]
@@ -137,7 +137,7 @@ def format_markdown(result: Evaluation, names: list[str] | None = None) -> str:
     |---|---|---|---|---|---|---|---|
     | micro_f1 | 0.850 | 0.843 | 0.036 | exact | 11.9% | 88.1% | [0.772, 0.911] |
     <BLANKLINE>
-    Prior: alpha=adaptive (see f1posterior.prior_preset), beta=aligned (row sums of alpha: ...).
+    Prior: alpha=adaptive (...), beta=aligned (row sums of alpha: ...).
     Exact (closed form, no sampling).
     """
     pct = round(100 * result.ci_prob, 4)

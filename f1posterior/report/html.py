@@ -135,7 +135,7 @@ def render_report(
     >>> print(render_report(res, fmt="markdown", plot=False))  # doctest: +ELLIPSIS
     # Posterior of classifier metrics
     <BLANKLINE>
-    - Prior: adaptive (Jeffreys-tailed recall prior centred on the pooled accuracy; beta = 1/M)
+    - Prior: hierarchical (Jeffreys-tailed recall prior, its centre integrated over a grid; ...)
     - Posterior draws: 2,000; seed 0
     <BLANKLINE>
     | metric | score | mean | std | MC error | below < 0.8 < above | 95% HDI |
