@@ -95,9 +95,11 @@ PER_CLASS = ("f1", "precision", "recall")
 PACKAGE_PRIORS = ("adaptive", "hierarchical", "paper", "jeffreys", "perks", "aligned")
 #: The independent reference of the hierarchical posterior (tests/hierarchical_reference.py)
 #: and the pre-registered variant with Jeffreys rows for M = 2, 3 (keyword arguments).
-REFERENCE_PRIORS: dict[str, dict[str, int]] = {
+REFERENCE_PRIORS: dict[str, dict[str, Any]] = {
     "hierarchical_ref": {},
     "hierarchical_j4": {"pooled_from": 4},
+    "hierarchical_s": {"strengths": (1.0, 0.25, 0.0625)},  # decision (b) variants
+    "hierarchical_w3": {"own_weight": 0.3},
 }
 PRIORS = (*PACKAGE_PRIORS, *REFERENCE_PRIORS)
 METHODS = (*PRIORS, "delta", "bca", "percentile")
@@ -941,6 +943,8 @@ STYLES = {
     "hierarchical": ("#e6194b", "*", "-", 2.8),
     "hierarchical_ref": ("#000000", "o", "-", 2.2),
     "hierarchical_j4": ("#bcbd22", "h", "-.", 1.6),
+    "hierarchical_s": ("#3cb44b", "p", "-.", 1.4),
+    "hierarchical_w3": ("#4363d8", "H", "-.", 1.4),
     "adaptive": ("#d62728", "o", "-", 2.6),
     "paper": ("#1f77b4", "s", "-", 1.6),
     "jeffreys": ("#2ca02c", "^", "-", 1.6),

@@ -78,63 +78,96 @@ def _rows(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return d, c.sum(axis=1) - d
 
 
-def _log_terms(counts, pooled_from: int, own_weight: float):
-    """Log of the two mixture terms of every row's marginal, each (81, M)."""
+def _components(pooled_from: int, m: int, strengths: tuple[float, ...]):
+    """Every row's prior components per grid point: (weights (K,), a (81, K), b (81, K)).
+
+    The pooled component (weight 1 - own_weight, split evenly over the strength factors f:
+    Beta(f s m, f s (1 - m))) and the Jeffreys "own" component last; Jeffreys only when
+    ``M < pooled_from``.
+    """
+    centres, _ = grid()
+    a0, b0 = pooled_beta(centres)
+    if m < pooled_from:
+        return None, np.full((GRID_SIZE, 1), JEFFREYS), np.full((GRID_SIZE, 1), JEFFREYS)
+    a = np.column_stack([f * a0 for f in strengths] + [np.full(GRID_SIZE, JEFFREYS)])
+    b = np.column_stack([f * b0 for f in strengths] + [np.full(GRID_SIZE, JEFFREYS)])
+    return len(strengths), a, b
+
+
+def _log_joint(counts, pooled_from: int, own_weight: float, strengths: tuple[float, ...]):
+    """log(component weight x Beta-binomial marginal) per grid point, row and component,
+    shape (81, M, K); and the component Beta parameters a, b, each (81, K)."""
     d, e = _rows(counts)
-    m, _ = grid()
-    a, b = pooled_beta(m)
-    a, b = a[:, None], b[:, None]
-    own = np.log(own_weight) + betaln(JEFFREYS + d, JEFFREYS + e) - betaln(JEFFREYS, JEFFREYS)
-    own = np.broadcast_to(own, (GRID_SIZE, d.size))
-    if d.size < pooled_from:  # Jeffreys rows only: the own component with weight 1
-        return np.full((GRID_SIZE, d.size), -np.inf), own - np.log(own_weight)
-    pooled = np.log1p(-own_weight) + betaln(a + d, b + e) - betaln(a, b)
-    return pooled, own
+    k_pooled, a, b = _components(pooled_from, d.size, strengths)
+    if k_pooled is None:
+        logw = np.zeros(1)
+    else:
+        logw = np.r_[
+            np.full(k_pooled, np.log1p(-own_weight) - np.log(k_pooled)), np.log(own_weight)
+        ]
+    a3, b3 = a[:, None, :], b[:, None, :]
+    dd, ee = d[None, :, None], e[None, :, None]
+    return logw + betaln(a3 + dd, b3 + ee) - betaln(a3, b3), a, b
 
 
-def grid_weights(counts, pooled_from: int = 2, own_weight: float = OWN_WEIGHT) -> np.ndarray:
+def grid_weights(
+    counts, pooled_from: int = 2, own_weight: float = OWN_WEIGHT, strengths=(1.0,)
+) -> np.ndarray:
     """Posterior weights of the 81 grid points given one table (they sum to 1)."""
-    pooled, own = _log_terms(counts, pooled_from, own_weight)
+    lj, _, _ = _log_joint(counts, pooled_from, own_weight, tuple(strengths))
     _, logprior = grid()
-    logpost = logprior + np.logaddexp(pooled, own).sum(axis=1)
+    logpost = logprior + logsumexp(lj, axis=2).sum(axis=1)
     return np.exp(logpost - logsumexp(logpost))
 
 
-def component_probs(counts, pooled_from: int = 2, own_weight: float = OWN_WEIGHT) -> np.ndarray:
+def _posterior_components(counts, pooled_from, own_weight, strengths) -> np.ndarray:
+    """P(row j's recall is from component k | grid point g, C), shape (81, M, K)."""
+    lj, _, _ = _log_joint(counts, pooled_from, own_weight, tuple(strengths))
+    return np.exp(lj - logsumexp(lj, axis=2, keepdims=True))
+
+
+def component_probs(
+    counts, pooled_from: int = 2, own_weight: float = OWN_WEIGHT, strengths=(1.0,)
+) -> np.ndarray:
     """P(row j's recall is from the pooled component | grid point g, C), shape (81, M)."""
-    pooled, own = _log_terms(counts, pooled_from, own_weight)
-    return np.exp(pooled - np.logaddexp(pooled, own))
+    m = np.asarray(counts).shape[0]
+    if m < pooled_from:
+        return np.zeros((GRID_SIZE, m))
+    return _posterior_components(counts, pooled_from, own_weight, strengths)[:, :, :-1].sum(2)
 
 
-def recall_mixture(counts, j: int, pooled_from: int = 2, own_weight: float = OWN_WEIGHT):
-    """The exact posterior of recall ``j``: mixture weights and Beta parameters, 162 each."""
+def recall_mixture(
+    counts, j: int, pooled_from: int = 2, own_weight: float = OWN_WEIGHT, strengths=(1.0,)
+):
+    """The exact posterior of recall ``j``: mixture weights and Beta parameters (81 K each)."""
     d, e = _rows(counts)
-    w = grid_weights(counts, pooled_from, own_weight)
-    q = component_probs(counts, pooled_from, own_weight)[:, j]
-    a, b = pooled_beta(grid()[0])
-    weights = np.concatenate([w * q, w * (1.0 - q)])
-    alpha = np.concatenate([a + d[j], np.full(GRID_SIZE, JEFFREYS + d[j])])
-    beta = np.concatenate([b + e[j], np.full(GRID_SIZE, JEFFREYS + e[j])])
-    return weights, alpha, beta
+    w = grid_weights(counts, pooled_from, own_weight, strengths)
+    q = _posterior_components(counts, pooled_from, own_weight, strengths)[:, j, :]  # (81, K)
+    _, a, b = _log_joint(counts, pooled_from, own_weight, tuple(strengths))
+    return (w[:, None] * q).ravel(), (a + d[j]).ravel(), (b + e[j]).ravel()
 
 
-def recall_mean(counts, pooled_from: int = 2, own_weight: float = OWN_WEIGHT) -> np.ndarray:
+def recall_mean(
+    counts, pooled_from: int = 2, own_weight: float = OWN_WEIGHT, strengths=(1.0,)
+) -> np.ndarray:
     """Exact posterior mean of every recall ``theta_jj``, shape (M,)."""
     m = np.asarray(counts).shape[0]
     out = np.empty(m)
     for j in range(m):
-        w, a, b = recall_mixture(counts, j, pooled_from, own_weight)
+        w, a, b = recall_mixture(counts, j, pooled_from, own_weight, strengths)
         out[j] = np.sum(w * a / (a + b))
     return out
 
 
-def micro_f1_mean(counts, pooled_from: int = 2, own_weight: float = OWN_WEIGHT) -> float:
+def micro_f1_mean(
+    counts, pooled_from: int = 2, own_weight: float = OWN_WEIGHT, strengths=(1.0,)
+) -> float:
     """Exact posterior mean of micro-F1 = sum_j E[mu_j] E[theta_jj] (mu independent of theta)."""
     c = np.asarray(counts, dtype=float)
     m = c.shape[0]
     n = c.sum(axis=1)
     mu_mean = (1.0 / m + n) / (1.0 + n.sum())
-    return float(np.sum(mu_mean * recall_mean(c, pooled_from, own_weight)))
+    return float(np.sum(mu_mean * recall_mean(c, pooled_from, own_weight, strengths)))
 
 
 def sample_p(
@@ -143,6 +176,7 @@ def sample_p(
     rng: np.random.Generator,
     pooled_from: int = 2,
     own_weight: float = OWN_WEIGHT,
+    strengths=(1.0,),
 ) -> np.ndarray:
     """Posterior draws of ``p[u, v] = mu_u theta_uv``, shape (draws, M, M).
 
@@ -153,17 +187,17 @@ def sample_p(
     c = np.asarray(counts, dtype=float)
     m = c.shape[0]
     d, e = _rows(c)
-    w = grid_weights(c, pooled_from, own_weight)
-    q = component_probs(c, pooled_from, own_weight)
-    a_grid, b_grid = pooled_beta(grid()[0])
+    w = grid_weights(c, pooled_from, own_weight, strengths)
+    q = _posterior_components(c, pooled_from, own_weight, strengths)  # (81, M, K)
+    _, a_comp, b_comp = _log_joint(c, pooled_from, own_weight, tuple(strengths))
     g = rng.choice(GRID_SIZE, size=draws, p=w)  # one grid point per draw
-    pooled = rng.random((draws, m)) < q[g]  # one component per row and draw
-    a = np.where(pooled, a_grid[g][:, None], JEFFREYS) + d
-    b = np.where(pooled, b_grid[g][:, None], JEFFREYS) + e
-    recall = rng.beta(a, b)  # (draws, M), each draw its own parameters
+    u = rng.random((draws, m, 1))
+    k = (u > np.cumsum(q[g], axis=2)).sum(axis=2)  # one component per row and draw
+    k = np.minimum(k, q.shape[2] - 1)  # rounding of the cumulative sum
+    recall = rng.beta(a_comp[g[:, None], k] + d, b_comp[g[:, None], k] + e)  # (draws, M)
     theta = np.empty((draws, m, m))
     for j in range(m):
-        others = [k for k in range(m) if k != j]
+        others = [i for i in range(m) if i != j]
         split = rng.dirichlet(JEFFREYS / (m - 1) + c[j, others], size=draws)
         theta[:, j, j] = recall[:, j]
         theta[:, j, others] = (1.0 - recall[:, j])[:, None] * split
