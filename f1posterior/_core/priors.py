@@ -1,16 +1,40 @@
-"""Dirichlet priors of the Zhang et al. model: the one resolver, and the named presets.
+"""Priors of the Zhang et al. model: the one resolver, and the named presets.
 
 The model has two priors: ``beta`` over the class prevalences ``mu`` (M
 entries) and ``alpha`` over each true class's row of prediction rates
 ``theta_j`` (M x M entries). Every entry point (``evaluate``,
 ``sample_posterior``, the gate, comparisons, rankings, multi-label tables,
 thresholds, sensitivity and the command line) resolves its prior here, with
-:func:`resolve_prior`; every preset works everywhere.
+:func:`resolve` (a :class:`ResolvedPrior`: Dirichlet concentrations, plus the
+hierarchical prior's mixture when it applies); :func:`resolve_prior` gives
+Dirichlet concentrations alone (for the hierarchical prior, its plug-in form).
 
 Presets (each name is accepted for ``alpha`` and for ``beta``):
 
-``"adaptive"`` (the default)
-    Chosen by the calibration study (``docs/calibration.md``). With four or
+``"hierarchical"`` (the default)
+    Each row's recall ``theta_jj`` gets a Jeffreys-tailed Beta prior whose
+    centre ``m`` is integrated over a grid (81 points uniform in ``logit m``
+    on [-7, 7], hyperprior ``m ~ Uniform(0, 1)``): per row, independently given
+    ``m``, ``0.9 Beta(s m, s (1 - m)) + 0.1 Beta(1/2, 1/2)`` with
+    ``s = 1 / (2 min(m, 1 - m))``. The error split
+    ``theta_{j,-j} / (1 - theta_jj) ~ Dir(1/(2(M-1)), ...)`` is independent of
+    the recall, and ``beta = 1/M``. In the terms of the model each row is a
+    mixture of generalised-Dirichlet (Connor-Mosimann) rows; for ``m >= 1/2``
+    exactly a mixture of Dirichlet rows ``(m / (2 (1 - m)), 1/(2(M-1)), ...)``.
+    The posterior is a finite mixture of conjugate posteriors, drawn exactly
+    (grid weights from the recalls' Beta-binomial marginals, once per table;
+    :mod:`f1posterior._core.hierarchical`). The recalls share strength
+    through their common centre, learnt from the table rather than plugged
+    in, so a rare class with a low recall is not pulled up to the pooled
+    accuracy. From ``POOLED_FROM`` classes on; with fewer, every row gets
+    ``Beta(1/2, 1/2)`` Jeffreys tails: ``alpha_jj = 1/2``,
+    ``alpha_jk = 1 / (2 (M - 1))``. Per-class recall is a mixture of Betas
+    under this prior, and is sampled (no closed form is used). ``beta =
+    "aligned"`` needs one Dirichlet: with ``alpha="hierarchical"`` it uses the
+    prior's plug-in form, the ``"adaptive"`` rows below (the centre fixed at
+    the pooled accuracy instead of integrated).
+``"adaptive"``
+    The previous default, an empirical-Bayes prior. With four or
     more classes, each row's recall ``theta_jj`` gets a Beta prior with
     Jeffreys tails centred on the table's pooled accuracy
     ``r = (trace + 1/2) / (N + 1)``: ``Beta(a, b)`` with
@@ -49,30 +73,40 @@ Presets (each name is accepted for ``alpha`` and for ``beta``):
 from __future__ import annotations
 
 import numbers
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from .describe import describe
+from .hierarchical import RecallMixture
 
 __all__ = [
+    "ResolvedPrior",
+    "resolve",
+    "POOLED_FROM",
     "PRIOR_PRESETS",
     "PRIOR_HELP",
     "DEFAULT_PRIOR",
     "prior_preset",
     "resolve_prior",
     "describe_prior",
+    "jeffreys_rows",
     "adaptive_alpha",
 ]
 
 #: The preset every entry point uses when no prior is given.
-DEFAULT_PRIOR = "adaptive"
+DEFAULT_PRIOR = "hierarchical"
+
+#: The hierarchical prior pools the recalls from this many classes on (Jeffreys rows below).
+POOLED_FROM = 4
 
 #: The adaptive prior centres recalls on the pooled accuracy from this many classes on.
 CENTRED_FROM = 4
 
 #: Named (alpha, beta) pairs accepted by ``prior_preset`` and ``--prior``.
 PRIOR_PRESETS: dict[str, tuple[float | str, float | str]] = {
+    "hierarchical": ("hierarchical", "hierarchical"),
     "adaptive": ("adaptive", "adaptive"),
     "paper": ("paper", "paper"),
     "uniform": (1.0, 1.0),
@@ -83,8 +117,10 @@ PRIOR_PRESETS: dict[str, tuple[float | str, float | str]] = {
 
 #: One line per preset, for ``--help`` and reports.
 PRIOR_HELP: dict[str, str] = {
-    "adaptive": "default: Jeffreys-tailed recall prior, centred on the pooled accuracy from "
-    "M = 4 on; beta = 1/M (calibrated, docs/calibration.md)",
+    "hierarchical": "default: Jeffreys-tailed recall prior whose centre is integrated over a "
+    "grid (hierarchical, exact mixture); beta = 1/M (docs/calibration.md)",
+    "adaptive": "the previous default: Jeffreys-tailed recall prior centred on the pooled "
+    "accuracy from M = 4 on (empirical Bayes); beta = 1/M",
     "paper": "alpha = beta = 1, the paper's prior: reproduces Table 1, under-covers for M >= 5",
     "uniform": "alpha = beta = 1 (the same numbers as paper)",
     "jeffreys": "alpha = beta = 0.5",
@@ -94,7 +130,7 @@ PRIOR_HELP: dict[str, str] = {
 }
 
 _FIXED = {"paper": 1.0, "uniform": 1.0, "jeffreys": 0.5}
-_ALPHA_NAMES = ("adaptive", "paper", "uniform", "jeffreys", "perks")
+_ALPHA_NAMES = ("hierarchical", "adaptive", "paper", "uniform", "jeffreys", "perks")
 _BETA_NAMES = (*_ALPHA_NAMES, "aligned")
 
 PriorArg = float | str | np.ndarray
@@ -107,8 +143,8 @@ def prior_preset(name: str) -> tuple[float | str, float | str]:
     --------
     >>> prior_preset("jeffreys")
     (0.5, 0.5)
-    >>> prior_preset("adaptive")
-    ('adaptive', 'adaptive')
+    >>> prior_preset("hierarchical")
+    ('hierarchical', 'hierarchical')
     """
     if not isinstance(name, str) or name not in PRIOR_PRESETS:
         raise ValueError(
@@ -143,9 +179,7 @@ def adaptive_alpha(counts: np.ndarray) -> np.ndarray:
     c = np.asarray(counts, dtype=np.float64)
     m = c.shape[-1]
     if m < CENTRED_FROM:
-        out = np.full(c.shape, 0.5 / (m - 1))
-        out[..., np.arange(m), np.arange(m)] = 0.5
-        return out
+        return np.broadcast_to(jeffreys_rows(m), c.shape).copy()
     n = c.sum(axis=-1)
     r = (np.trace(c, axis1=-2, axis2=-1) + 0.5) / (n.sum(axis=-1) + 1.0)
     high = r >= 0.5
@@ -198,15 +232,19 @@ def resolve_prior(
     ----------
     alpha : float, array_like or str
         A positive number, an array broadcasting against ``(M, M)`` or the
-        full counts shape, or a preset name (``"adaptive"``, ``"paper"``,
-        ``"uniform"``, ``"jeffreys"``, ``"perks"``).
+        full counts shape, or a preset name (``"hierarchical"``, ``"adaptive"``,
+        ``"paper"``, ``"uniform"``, ``"jeffreys"``, ``"perks"``). The
+        hierarchical prior is a mixture, not one Dirichlet: this function
+        gives its plug-in form, the ``"adaptive"`` rows (the centre fixed at
+        the pooled accuracy), for the models that need Dirichlet
+        concentrations (the paired model); :func:`resolve` gives the mixture.
     beta : float, array_like or str
         A positive number, an array broadcasting against ``(M,)`` or
         ``(*batch, M)``, a preset name, or ``"aligned"`` (``beta_j = sum_k
         alpha_jk``).
     counts : ndarray, shape (*batch, M, M), or a shape tuple
         Validated counts. A bare shape is enough for every prior but
-        ``"adaptive"``, which depends on the counts.
+        ``"adaptive"`` and ``"hierarchical"``, which depend on the counts.
 
     Returns
     -------
@@ -219,11 +257,60 @@ def resolve_prior(
     >>> float(a[0, 0]), b.shape
     (0.25, (4,))
     """
+    if isinstance(alpha, str) and alpha == "hierarchical":
+        alpha = "adaptive"  # its one-Dirichlet (plug-in) form, see the docstring
+    res = resolve(alpha, beta, counts)
+    return res.alpha, res.beta
+
+
+@dataclass(frozen=True)
+class ResolvedPrior:
+    """A resolved prior: Dirichlet concentrations, and the hierarchical mixture if any.
+
+    Attributes
+    ----------
+    alpha : ndarray, shape (*batch, M, M)
+        Row concentrations. Under the hierarchical prior, those of its "own"
+        component (``alpha_jj = 1/2``, ``alpha_jk = 1 / (2 (M - 1))``): a draw of the
+        pooled component adds to the diagonal cell (:mod:`f1posterior._core.hierarchical`).
+    beta : ndarray, shape (*batch, M)
+        Prevalence concentrations.
+    mixture : RecallMixture or None
+        What the hierarchical prior's posterior mixture needs of each table; None
+        for a Dirichlet prior (and for the hierarchical prior below ``POOLED_FROM``
+        classes, where it is Jeffreys rows).
+    """
+
+    alpha: np.ndarray
+    beta: np.ndarray
+    mixture: RecallMixture | None = None
+
+
+def resolve(alpha: PriorArg, beta: PriorArg, counts: np.ndarray | tuple[int, ...]) -> ResolvedPrior:
+    """Resolve any prior, the hierarchical one included (see :func:`resolve_prior`).
+
+    Examples
+    --------
+    >>> r = resolve("hierarchical", "hierarchical", np.diag([40.0, 30.0, 20.0]))
+    >>> r.alpha[0].tolist(), r.beta.tolist(), r.mixture is not None
+    ([0.5, 0.25, 0.25], [0.3333333333333333, 0.3333333333333333, 0.3333333333333333], True)
+    >>> resolve("perks", "perks", (2, 2)).mixture is None
+    True
+    """
     shape = tuple(counts) if isinstance(counts, tuple) else np.shape(counts)
     m = shape[-1]
+    mixture = None
     if isinstance(alpha, str):
         _check_preset_name(alpha, "alpha", _ALPHA_NAMES)
-        if alpha == "adaptive":
+        if alpha == "hierarchical" and isinstance(beta, str) and beta == "aligned":
+            alpha = "adaptive"  # its one-Dirichlet form: the centre plugged in (module doc)
+        if alpha == "hierarchical":
+            if m >= POOLED_FROM:
+                if isinstance(counts, tuple):
+                    raise ValueError("alpha='hierarchical' needs the counts, not only their shape")
+                mixture = RecallMixture.of(counts)
+            alpha = jeffreys_rows(m)
+        elif alpha == "adaptive":
             if isinstance(counts, tuple):
                 raise ValueError("alpha='adaptive' needs the counts, not only their shape")
             alpha = adaptive_alpha(counts)
@@ -233,10 +320,23 @@ def resolve_prior(
     if isinstance(beta, str):
         _check_preset_name(beta, "beta", _BETA_NAMES)
         if beta == "aligned":
-            return a, a.sum(axis=-1)
-        beta = 1.0 / m if beta in ("perks", "adaptive") else _FIXED[beta]
+            return ResolvedPrior(a, a.sum(axis=-1))
+        beta = 1.0 / m if beta in ("perks", "adaptive", "hierarchical") else _FIXED[beta]
     b = _numeric_prior(beta, "beta", shape[:-1])
-    return a, b
+    return ResolvedPrior(a, b, mixture)
+
+
+def jeffreys_rows(m: int) -> np.ndarray:
+    """Rows with ``Beta(1/2, 1/2)`` recalls and an even error split, ``(M, M)``.
+
+    Examples
+    --------
+    >>> jeffreys_rows(3)[0].tolist()
+    [0.5, 0.25, 0.25]
+    """
+    out = np.full((m, m), 0.5 / max(1, m - 1))
+    np.fill_diagonal(out, 0.5)
+    return out
 
 
 def _check_preset_name(value: str, name: str, names: tuple[str, ...]) -> None:
@@ -258,6 +358,10 @@ def describe_prior(alpha: Any, beta: Any) -> str:
     'alpha=1/M (perks), beta=1/M (perks)'
     >>> describe_prior("paper", "paper")
     'alpha=1 (paper), beta=1 (paper)'
+    >>> describe_prior("hierarchical", "hierarchical")[:12]
+    'hierarchical'
+    >>> describe_prior("hierarchical", "aligned")[:43]
+    'alpha=adaptive (the hierarchical prior with'
     >>> describe_prior(1.0, "aligned")
     'alpha=1 (uniform), beta=aligned (row sums of alpha: one Dirichlet over the cells)'
     """
@@ -271,6 +375,10 @@ def describe_prior(alpha: Any, beta: Any) -> str:
                 return "1/M (perks)"
             if v == "adaptive":
                 return "adaptive (see f1posterior.prior_preset)"
+            if v == "hierarchical":
+                if beta == "aligned":
+                    return "adaptive (the hierarchical prior with its centre plugged in)"
+                return "hierarchical (see f1posterior.prior_preset)"
             return f"{_FIXED[v]:g} ({v})" if v in _FIXED else repr(v)
         if isinstance(v, numbers.Real) and not isinstance(v, bool):
             names = [k for k, x in numbers_named.items() if x == v]
@@ -279,4 +387,9 @@ def describe_prior(alpha: Any, beta: Any) -> str:
 
     if isinstance(alpha, str) and alpha == beta == "adaptive":
         return "adaptive (Jeffreys-tailed recall prior centred on the pooled accuracy; beta = 1/M)"
+    if isinstance(alpha, str) and alpha == beta == "hierarchical":
+        return (
+            "hierarchical (Jeffreys-tailed recall prior, its centre integrated over a grid; "
+            "beta = 1/M)"
+        )
     return f"alpha={one(alpha)}, beta={one(beta)}"

@@ -104,7 +104,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
-from .priors import PriorArg, resolve_prior
+from .blocks import LOG_SPACE_BELOW, fill_block
+from .hierarchical import GridWeights, RecallMixture
+from .priors import DEFAULT_PRIOR, PriorArg, resolve
 from .streams import block_keys, block_stream, block_streams
 from .validation import check_counts, check_draws, check_dtype, check_rng
 
@@ -115,18 +117,14 @@ __all__ = [
     "iter_cell_chunks",
     "prevalence_floor",
     "RaggedGammas",
+    "fill_block",
+    "LOG_SPACE_BELOW",
 ]
 
 #: Gamma variates drawn and normalised at a time by :func:`sample_posterior` (8 MiB).
 _SAMPLE_CHUNK_VARIATES = 1 << 20
 #: Target number of Gamma variates per random-stream block of the batch engine.
 STREAM_BLOCK_VARIATES = 1 << 18
-#: Concentrations below this are sampled in log space.
-LOG_SPACE_BELOW = 0.1
-#: Blocks with at least this many draws are filled one cell at a time (a scalar
-#: shape per call is ~5 ns per variate cheaper than numpy's broadcasting path;
-#: below this the ~0.7 us cost of a call dominates).
-_PER_CELL_MIN_DRAWS = 128
 
 
 def block_draws(m: int) -> int:
@@ -147,47 +145,6 @@ def concentrations(counts: np.ndarray, alpha: np.ndarray, beta: np.ndarray) -> n
     return np.concatenate([rows, prev[..., None, :]], axis=-2)
 
 
-def fill_block(
-    gen: np.random.Generator,
-    rows: list[list[float]],
-    conc: np.ndarray,
-    small: np.ndarray | None,
-    out: np.ndarray,
-    per_cell_min: int = _PER_CELL_MIN_DRAWS,
-) -> None:
-    """Fill one block ``out`` (M+1, M, nb) (last axis contiguous) with Gamma variates.
-
-    The stream is consumed cell by cell in row-major order, ``nb`` draws per
-    cell; both code paths below consume it identically. With ``small`` (the
-    mask of concentrations below ``LOG_SPACE_BELOW``), uniforms for the small
-    cells follow, and rows are rescaled by a positive constant per draw.
-    """
-    nb = out.shape[-1]
-    dt = out.dtype
-    if small is None and nb >= per_cell_min:
-        gamma = gen.standard_gamma
-        for r, row in enumerate(rows):
-            out_r = out[r]
-            for c, a in enumerate(row):
-                gamma(a, None, dt, out_r[c])
-        return
-    tmp = out if out.flags.c_contiguous else np.empty(out.shape, dt)
-    if small is None:
-        gen.standard_gamma(conc[..., None], dtype=dt, out=tmp)
-    else:
-        gen.standard_gamma((conc + small)[..., None], dtype=dt, out=tmp)
-        where = np.nonzero(small)
-        u = gen.random((len(where[0]), nb), dtype=dt)
-        with np.errstate(divide="ignore"):  # log(0) = -inf: a Gamma below float range
-            np.log(tmp, out=tmp)
-        inv = (1.0 / conc[where]).astype(dt)
-        tmp[where] += np.log1p(-u) * inv[:, None]  # log(1 - u), 1 - u in (0, 1]
-        tmp -= tmp.max(axis=1, keepdims=True)
-        np.exp(tmp, out=tmp)
-    if tmp is not out:
-        out[...] = tmp
-
-
 def gamma_chunk(
     conc: np.ndarray,
     small_any: np.ndarray,
@@ -200,6 +157,7 @@ def gamma_chunk(
     dtype: np.dtype,
     work: np.ndarray | None = None,
     gens: Sequence[np.random.Generator] | None = None,
+    weights: GridWeights | None = None,
 ) -> np.ndarray:
     """Gamma variates of matrices ``b0:b1`` and draws ``d0:d1``: (n, M+1, M, d1 - d0).
 
@@ -207,7 +165,9 @@ def gamma_chunk(
     ``dtype`` with room for them) the variates are written into its start, so a
     caller can reuse one buffer for every chunk instead of allocating each time.
     ``gens``, the chunk's streams in the order of :func:`block_keys` (made in bulk
-    by the caller for many chunks at once), saves making them here.
+    by the caller for many chunks at once), saves making them here. ``weights``, the
+    grid weights of matrices ``b0:b1`` under the hierarchical prior (None: a Dirichlet
+    prior), makes each draw's diagonal shapes (:func:`fill_block`).
     """
     m1, m = conc.shape[-2:]
     bd = block_draws(m)
@@ -227,12 +187,14 @@ def gamma_chunk(
     for i, rows in enumerate(conc[b0:b1].tolist()):
         b = b0 + i
         small = conc[b] < LOG_SPACE_BELOW if smalls[i] else None
+        mix = None if weights is None else (weights.cdf[i], weights.by_row[i], weights.guide[i])
         if len(starts) == 1:
-            fill_block(next(streams), rows, conc[b], small, buf[i])
+            fill_block(next(streams), rows, conc[b], small, buf[i], mix=mix)
             continue
         for s0 in starts:
             s1 = min(d1, s0 + bd)
-            fill_block(next(streams), rows, conc[b], small, buf[i, :, :, s0 - d0 : s1 - d0])
+            out = buf[i, :, :, s0 - d0 : s1 - d0]
+            fill_block(next(streams), rows, conc[b], small, out, mix=mix)
     return buf
 
 
@@ -368,6 +330,7 @@ def iter_cell_chunks(
     dtype: np.dtype,
     max_variates: int = 1 << 22,
     index_offset: int = 0,
+    mixture: RecallMixture | None = None,
 ) -> Iterator[tuple[slice, slice, np.ndarray]]:
     """Yield posterior cell draws of a flat batch in memory-bounded chunks.
 
@@ -386,6 +349,9 @@ def iter_cell_chunks(
         block, and two draws, are always held).
     index_offset : int
         Flat batch index of ``conc[0]`` in the whole batch (its stream key).
+    mixture : RecallMixture, optional
+        The hierarchical prior's data of the same (flat) tables
+        (:class:`f1posterior._core.priors.ResolvedPrior`); None under a Dirichlet prior.
 
     Yields
     ------
@@ -404,13 +370,19 @@ def iter_cell_chunks(
         group = max(1, max_variates // (draws * per_draw))
         for b0 in range(0, n_mat, group):
             b1 = min(n_mat, b0 + group)
-            buf = gamma_chunk(conc, small_any, b0, b1, 0, draws, root, index_offset, dtype)
+            w = None if mixture is None else mixture.weights(b0, b1)
+            buf = gamma_chunk(
+                conc, small_any, b0, b1, 0, draws, root, index_offset, dtype, weights=w
+            )
             yield slice(b0, b1), slice(0, draws), cells_inplace(buf)
         return
     chunks = draw_chunks(draws, m, max_variates // (block_draws(m) * per_draw))
     for b in range(n_mat):
+        w = None if mixture is None else mixture.weights(b, b + 1)
         for d0, d1 in chunks:
-            buf = gamma_chunk(conc, small_any, b, b + 1, d0, d1, root, index_offset, dtype)
+            buf = gamma_chunk(
+                conc, small_any, b, b + 1, d0, d1, root, index_offset, dtype, weights=w
+            )
             yield slice(b, b + 1), slice(d0, d1), cells_inplace(buf)
 
 
@@ -418,8 +390,8 @@ def sample_posterior(
     counts: ArrayLike,
     *,
     draws: int,
-    alpha: PriorArg = "adaptive",
-    beta: PriorArg = "adaptive",
+    alpha: PriorArg = DEFAULT_PRIOR,
+    beta: PriorArg = DEFAULT_PRIOR,
     rng: Any = None,
     dtype: DTypeLike = np.float64,
 ) -> np.ndarray:
@@ -432,10 +404,12 @@ def sample_posterior(
         columns predicted classes (scikit-learn's layout).
     draws : int
         Number of posterior draws per matrix, >= 1.
-    alpha : float, array_like or {"uniform", "jeffreys"}, default 1.0
-        Dirichlet prior on each row ``theta_j``; broadcasts against ``(M, M)``
-        or ``(*batch, M, M)``.
-    beta : float, array_like or {"uniform", "jeffreys", "aligned"}, default 1.0
+    alpha : float, array_like or str, default "hierarchical"
+        Prior on each row ``theta_j``: a preset name (``"hierarchical"``, the
+        default, is a mixture of Dirichlet-like rows, :mod:`f1posterior._core.priors`)
+        or Dirichlet concentrations broadcasting against ``(M, M)`` or
+        ``(*batch, M, M)``.
+    beta : float, array_like or str, default "hierarchical"
         Dirichlet prior on the prevalences ``mu``; broadcasts against ``(M,)``.
         ``"aligned"`` sets ``beta_j = sum_k alpha_jk`` (one Dirichlet over
         the cells; see :mod:`f1posterior._core.priors`).
@@ -468,10 +442,11 @@ def sample_posterior(
     n_draws = check_draws(draws)
     dt = check_dtype(dtype)
     root = check_rng(rng)
-    a, b = resolve_prior(alpha, beta, c)
-    conc = concentrations(c, a, b)
+    prior = resolve(alpha, beta, c)
+    conc = concentrations(c, prior.alpha, prior.beta)
     batch, m = conc.shape[:-2], conc.shape[-1]
     flat = conc.reshape((-1, m + 1, m))
+    mixture = None if prior.mixture is None else prior.mixture.flat()
     n_mat = flat.shape[0]
     small_any = np.asarray((flat < LOG_SPACE_BELOW).any(axis=(-2, -1)))
     buf = np.empty((n_mat, m + 1, m, n_draws), dtype=dt)
@@ -484,6 +459,7 @@ def sample_posterior(
     for i0 in range(0, n_mat, per):
         i1 = min(n_mat, i0 + per)
         part = buf[i0:i1]
-        gamma_chunk(flat, small_any, i0, i1, 0, n_draws, root, 0, dt, part.reshape(-1))
+        w = None if mixture is None else mixture.weights(i0, i1)
+        gamma_chunk(flat, small_any, i0, i1, 0, n_draws, root, 0, dt, part.reshape(-1), weights=w)
         cells_inplace(part, work)
     return buf[:, :m].transpose(0, 3, 1, 2).reshape((*batch, n_draws, m, m))

@@ -368,8 +368,8 @@ def compare(
     rope: float = 0.0,
     prob: float = 0.95,
     draws: int = 50_000,
-    alpha: PriorArg = "adaptive",
-    beta: PriorArg = "adaptive",
+    alpha: PriorArg = "hierarchical",
+    beta: PriorArg = "hierarchical",
     ci_prob: float = 0.95,
     rng: Any = None,
 ) -> Comparison:

@@ -242,8 +242,8 @@ def rank_classifiers(
     metric: MetricSpec = "macro_f1",
     names: Sequence[str] | None = None,
     draws: int = 50_000,
-    alpha: PriorArg = "adaptive",
-    beta: PriorArg = "adaptive",
+    alpha: PriorArg = "hierarchical",
+    beta: PriorArg = "hierarchical",
     ci_prob: float = 0.95,
     rng: Any = None,
 ) -> Ranking:

@@ -46,7 +46,9 @@ from ..posterior.summary import MetricSummary
 __all__ = ["prior_sensitivity", "PriorSensitivity", "DEFAULT_THRESHOLD", "DEFAULT_PRIORS"]
 
 #: The default prior first (the reference), then every other preset.
-DEFAULT_PRIORS: tuple[str, ...] = ("adaptive", "paper", "jeffreys", "perks", "aligned")
+DEFAULT_PRIORS: tuple[str, ...] = (
+    "hierarchical", "adaptive", "paper", "jeffreys", "perks", "aligned",
+)  # fmt: skip
 
 #: Default fraction of the reference HDI width beyond which a result is flagged.
 DEFAULT_THRESHOLD = 0.1

@@ -50,7 +50,7 @@ from numpy.typing import ArrayLike
 from .._core.deprecation import renamed_keywords
 from .._core.describe import describe
 from .._core.labelled import labelled_counts
-from .._core.priors import PriorArg, resolve_prior
+from .._core.priors import DEFAULT_PRIOR, PriorArg, resolve
 from .._core.validation import check_draws, check_positive, check_prob, check_rng, child_seed
 from ..metrics.multiclass import PER_CLASS_METRICS
 from ..posterior.evaluation import Evaluation, evaluate
@@ -118,8 +118,8 @@ def gate(
     max_drop: float = 0.0,
     prob: float = 0.95,
     draws: int = 50_000,
-    alpha: PriorArg = "adaptive",
-    beta: PriorArg = "adaptive",
+    alpha: PriorArg = DEFAULT_PRIOR,
+    beta: PriorArg = DEFAULT_PRIOR,
     rng: Any = DEFAULT_SEED,
     ci_prob: float = 0.95,
     labels: Sequence[Any] | None = None,
@@ -374,9 +374,13 @@ def _gate_once(
     kw: dict[str, Any] = dict(draws=draws, alpha=alpha, beta=beta, ci_prob=hp, labels=labels)
     from ..posterior import exact
 
-    a, b = resolve_prior(alpha, beta, c)
+    prior = resolve(alpha, beta, c)
     m = c.shape[-1]
-    closed = exact.is_aligned(a, b) and exact.scipy_available()
+    closed = (
+        prior.mixture is None
+        and exact.is_aligned(prior.alpha, prior.beta)
+        and exact.scipy_available()
+    )
     min_names = list(dict.fromkeys(n for n, _ in mins))
     no_draws = [
         n
@@ -406,7 +410,7 @@ def _gate_once(
             )  # fmt: skip
             continue
         if s.exact:
-            post = exact.posterior_from_concentration(a + c, name)
+            post = exact.posterior_from_concentration(prior.alpha + c, name)
             pr = np.asarray(post.sf(t))
         else:
             md = ev[name].metric_draws
@@ -459,7 +463,7 @@ def assert_gate(
     ... # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    AssertionError: Gate: prior alpha=adaptive (see ...), beta=aligned ...; seed ...
+    AssertionError: Gate: prior alpha=adaptive (...), beta=aligned ...; seed ...
     INCONCLUSIVE  micro_f1 >= 0.85: P = 0.4483; neither it nor P(opposite) = 0.5517 ...
     GATE INCONCLUSIVE: 0 of 1 checks passed (1 inconclusive)
     """

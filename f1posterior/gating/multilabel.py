@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.priors import resolve_prior
+from .._core.priors import resolve
 from .._core.validation import (
     child_seed,
 )
@@ -73,7 +73,7 @@ def _gate_multilabel(
         t: evaluate_multilabel(c, metrics=ns, ref=t, rng=root, **kw)
         for t, ns in by_threshold.items()
     }
-    a, _ = resolve_prior(alpha, beta, c)
+    a = resolve(alpha, beta, c).alpha  # used by exact (aligned, Dirichlet) checks only
     n_batch = c.ndim - 3
     lab = None if labels is None else [str(x) for x in labels]
     checks: list[Check] = []

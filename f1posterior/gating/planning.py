@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._core.priors import PriorArg, resolve_prior
+from .._core.priors import DEFAULT_PRIOR, PriorArg, resolve
 from .._core.sampling import sample_posterior
 from .._core.validation import check_choice, check_draws, check_prob, check_rng, child_seed
 from ..metrics.multiclass import PER_CLASS_METRICS
@@ -150,8 +150,8 @@ def plan(
     draws: int = 1_000,
     max_draws: int = 32_000,
     max_documents: int = DEFAULT_MAX_DOCUMENTS,
-    alpha: PriorArg = "adaptive",
-    beta: PriorArg = "adaptive",
+    alpha: PriorArg = DEFAULT_PRIOR,
+    beta: PriorArg = DEFAULT_PRIOR,
     rng: Any = DEFAULT_SEED,
     source: str | None = None,
 ) -> PlanResult:
@@ -189,7 +189,7 @@ def plan(
     max_documents : int, default 10,000,000
         Cap on the additional documents searched.
     alpha, beta : prior
-        As in :func:`f1posterior.gate` (default ``"adaptive"``).
+        As in :func:`f1posterior.gate` (default ``"hierarchical"``).
     rng : None, int, SeedSequence or Generator, default the gate's seed
         Root of every random stream; a SeedSequence is never consumed.
     source : str, optional
@@ -322,11 +322,15 @@ class _Simulator:
             pk = sample_posterior(t, draws=s, alpha=alpha, beta=beta, rng=_child(root, 0, k))
             flat = np.ascontiguousarray(pk).reshape(s, -1)
             self.params.append(flat / flat.sum(axis=-1, keepdims=True))
-        a, b = resolve_prior(alpha, beta, np.broadcast_to(c, (s, m, m)))
-        from ..posterior import exact  # recall = theta_jj ~ Beta under any prior; more when aligned
+        prior = resolve(alpha, beta, np.broadcast_to(c, (s, m, m)))
+        a, b = prior.alpha, prior.beta
+        from ..posterior import exact  # recall = theta_jj ~ Beta under any Dirichlet prior
 
-        self.exact = exact.scipy_available() and (
-            exact.has_exact(metric, m) and (metric == "recall" or exact.is_aligned(a, b))
+        self.exact = (
+            exact.scipy_available()
+            and prior.mixture is None
+            and exact.has_exact(metric, m)
+            and (metric == "recall" or exact.is_aligned(a, b))
         )
 
     def assurance(self, n: int) -> CurvePoint:
@@ -360,7 +364,7 @@ class _Simulator:
         if self.exact:
             from ..posterior.exact import posterior_from_concentration
 
-            a, _ = resolve_prior(self.alpha, self.beta, future)
+            a = resolve(self.alpha, self.beta, future).alpha
             pr = np.asarray(posterior_from_concentration(a + future, self.metric).sf(t))
             pr = pr.reshape(self.s, -1)
             v = np.where(pr >= self.prob, 1, np.where(1.0 - pr >= self.prob, -1, 0))

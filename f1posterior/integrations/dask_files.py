@@ -23,7 +23,7 @@ from numpy.typing import DTypeLike
 
 from .._core.deprecation import renamed_keywords
 from .._core.describe import describe
-from .._core.priors import PriorArg
+from .._core.priors import DEFAULT_PRIOR, PriorArg
 from .._core.validation import check_choice, check_sampling_args
 from ..posterior.evaluation import Evaluation, MetricSpec
 from ..posterior.evaluation import evaluate as evaluate_in_memory
@@ -223,8 +223,8 @@ def evaluate_files(
     # the keywords of f1posterior.evaluate, spelled out (not **kw) for users, docs and mypy
     metrics: MetricSpec | Sequence[MetricSpec] = ("micro_f1", "macro_f1"),
     draws: int = 50_000,
-    alpha: PriorArg = "adaptive",
-    beta: PriorArg = "adaptive",
+    alpha: PriorArg = DEFAULT_PRIOR,
+    beta: PriorArg = DEFAULT_PRIOR,
     ref: float | None = None,
     ci_prob: float = 0.95,
     rng: Any = None,

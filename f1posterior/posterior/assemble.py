@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from .._core.priors import ResolvedPrior
 from .summary import MetricSummary
 
 __all__ = ["check_prior_dominance", "exact_summaries"]
@@ -62,8 +63,7 @@ def check_prior_dominance(
 def exact_summaries(
     resolved: list[tuple[str, Callable[[np.ndarray], Any]]],
     counts: np.ndarray,
-    alpha: np.ndarray,
-    beta: np.ndarray,
+    prior: ResolvedPrior,
     scores: dict[str, np.ndarray],
     batch: tuple[int, ...],
     prob: float,
@@ -73,7 +73,9 @@ def exact_summaries(
     """Exact summaries of the named metrics with a closed form under this prior.
 
     Every one of :data:`f1posterior.posterior.exact.EXACT_METRICS` when the prior is aligned;
-    per-class recall (``theta_jj ~ Beta``, independent of ``mu``) under any prior.
+    per-class recall (``theta_jj ~ Beta``, independent of ``mu``) under any Dirichlet
+    prior. None under the hierarchical prior's mixture (recall is a mixture of Betas
+    there, sampled like every other metric).
     Needs scipy (the ``exact`` extra). Without it these metrics are sampled: with a
     warning under an aligned prior (chosen for its closed forms), silently for recall
     otherwise (numpy is the only runtime dependency, and recall is then drawn from its
@@ -82,6 +84,9 @@ def exact_summaries(
     from ..metrics.multiclass import METRICS
     from . import exact
 
+    if prior.mixture is not None:
+        return {}
+    alpha, beta = prior.alpha, prior.beta
     m = counts.shape[-1]
     names = [n for n, fn in resolved if exact.has_exact(n, m) and fn is METRICS.get(n)]
     if names and (target is not None or not exact.is_aligned(alpha, beta)):

@@ -36,6 +36,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from .._core.hierarchical import GridWeights, RecallMixture
 from .._core.sampling import LOG_SPACE_BELOW, block_draws, cells_inplace, gamma_chunk
 from .._core.streams import block_keys, block_streams
 from .._core.validation import DEFAULT_MAX_MEMORY, SamplingArgs
@@ -247,6 +248,7 @@ def run(
     prevalence: PrevalenceDraws | None = None,
     chance: bool = False,
     sampler: Sampler | None = None,
+    mixture: RecallMixture | None = None,
 ) -> tuple[dict[str, list[MetricSummary]], dict[str, list[np.ndarray]]]:
     """Summaries (and optionally draws) of every metric for a flat batch ``conc``.
 
@@ -273,6 +275,9 @@ def run(
         Draw the metrics another way than from the whole table (the reduced route
         of :mod:`f1posterior.posterior.routes`); the groups, streams, threads and
         summaries are the engine's. Not with ``prevalence`` or ``chance``.
+    mixture : RecallMixture, optional
+        The hierarchical prior's data of the same flat tables (None: a Dirichlet
+        prior); each group's grid weights are computed once, before its draws.
 
     Returns
     -------
@@ -325,11 +330,15 @@ def run(
             return None
         return block_streams(root, *block_keys(index_offset + g0, index_offset + g1, 0, n_blocks))
 
+    def group_weights(g0: int, g1: int) -> GridWeights | None:
+        return None if mixture is None else mixture.weights(g0, g1)
+
     def sample_into(
         md: dict[str, np.ndarray],
         g0: int,
         c: tuple[int, int, int, int],
         gens: list[np.random.Generator] | None,
+        w: GridWeights | None = None,
     ) -> None:
         i0, i1, d0, d1 = c
         mine = None
@@ -343,8 +352,9 @@ def run(
         size = (i1 - i0) * (d1 - d0) * (m + 1) * m
         work = reused("gamma", max(size, gamma_size), dtype)
         buf = gamma_chunk(
-            conc, small_any, g0 + i0, g0 + i1, d0, d1, root, index_offset, dtype, work, mine
-        )
+            conc, small_any, g0 + i0, g0 + i1, d0, d1, root, index_offset, dtype, work, mine,
+            None if w is None else w.take(i0, i1),
+        )  # fmt: skip
         cells = cells_inplace(buf, reused("cells", (2 * m + 1) * size // ((m + 1) * m), dtype))
         if prevalence is not None:
             b0, b1 = g0 + i0, g0 + i1
@@ -401,8 +411,9 @@ def run(
         g0, g1 = g
         md = new_draws(g1 - g0)
         gens = group_streams(g0, g1)
+        w = group_weights(g0, g1)
         for c in _chunks(g1 - g0, draws, bd, chunk_draws, 1):
-            sample_into(md, g0, c, gens)
+            sample_into(md, g0, c, gens, w)
         return finish(md, g0, g1)
 
     parts, kept, collect = collector(
@@ -437,7 +448,8 @@ def run(
         md = new_draws(g1 - g0)
         pieces = _chunks(g1 - g0, draws, bd, chunk_draws, workers)
         gens = group_streams(g0, g1)
-        list(pool.map(lambda c: sample_into(md, g0, c, gens), pieces))
+        w = group_weights(g0, g1)
+        list(pool.map(lambda c: sample_into(md, g0, c, gens, w), pieces))
         return finish(md, g0, g1)
 
     run_groups(groups, whole_group, split_group, workers, p.parallel_draws, collect)

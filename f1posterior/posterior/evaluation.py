@@ -19,7 +19,7 @@ from numpy.typing import ArrayLike, DTypeLike
 
 from .._core.deprecation import renamed_attribute, renamed_keywords
 from .._core.describe import describe
-from .._core.priors import PriorArg, describe_prior, resolve_prior
+from .._core.priors import DEFAULT_PRIOR, PriorArg, describe_prior, resolve
 from .._core.results import value_equality
 from .._core.sampling import concentrations
 from .._core.validation import (
@@ -207,8 +207,8 @@ def evaluate(
     *,
     metrics: MetricSpec | Sequence[MetricSpec] = ("micro_f1", "macro_f1"),
     draws: int = 50_000,
-    alpha: PriorArg = "adaptive",
-    beta: PriorArg = "adaptive",
+    alpha: PriorArg = DEFAULT_PRIOR,
+    beta: PriorArg = DEFAULT_PRIOR,
     ref: float | None = None,
     ci_prob: float = 0.95,
     rng: Any = None,
@@ -346,9 +346,10 @@ def evaluate(
         )
     target = check_prevalence(prevalence, c.shape[-1], c.shape[:-2])
     chance = check_flag(chance, "chance")
-    a, b = resolve_prior(alpha, beta, c)
-    conc = concentrations(c, a, b)
+    prior = resolve(alpha, beta, c)
+    conc = concentrations(c, prior.alpha, prior.beta)
     batch, m = conc.shape[:-2], conc.shape[-1]
+    mixture = None if prior.mixture is None else prior.mixture.flat()
     flat_conc = conc.reshape((-1, m + 1, m))
     flat_counts = np.broadcast_to(c, (*batch, m, m)).reshape((-1, m, m))
 
@@ -363,14 +364,14 @@ def evaluate(
     exact = (
         {}
         if chance
-        else exact_summaries(resolved, c, a, b, scores, tuple(batch), sa.ci_prob, sa.ref, target)
+        else exact_summaries(resolved, c, prior, scores, tuple(batch), sa.ci_prob, sa.ref, target)
     )
     if exact and not keep_draws:
         resolved = [(n, fn) for n, fn in resolved if n not in exact]
         scores = {n: scores[n] for n, _ in resolved}
     parts: dict[str, list[MetricSummary]] = {}
     kept: dict[str, list[np.ndarray]] = {}
-    if scores and target is None and not chance and routes.applies(resolved, m):
+    if scores and target is None and not chance and mixture is None and routes.applies(resolved, m):
         # only accuracy / micro-F1 / recall to draw: 3M Gamma variates a draw, not
         # M(M+1) (f1posterior.posterior.routes: exact in distribution; other draws than the
         # whole table's for the same seed, same random-stream keys and guarantees)
@@ -378,8 +379,9 @@ def evaluate(
     elif scores:  # the batch engine: groups, chunks and threads (f1posterior.posterior.batch)
         prev = None if target is None else target.sampler(tuple(batch), sa.root, sa.dtype)
         parts, kept = run_batch(
-            flat_conc, resolved, scores, metric_values, settings, prevalence=prev, chance=chance
-        )
+            flat_conc, resolved, scores, metric_values, settings, prevalence=prev, chance=chance,
+            mixture=mixture,
+        )  # fmt: skip
     summaries = {
         n: exact[n] if n in exact else MetricSummary.concat(parts[n], batch) for n in requested
     }

@@ -1,4 +1,4 @@
-"""Closed-form posteriors: under the aligned prior, and per-class recall under any prior.
+"""Closed-form posteriors: under the aligned prior, and per-class recall under any Dirichlet prior.
 
 When ``beta_j = sum_k alpha_jk`` for every class (the ``"aligned"`` prior of
 :mod:`f1posterior._core.priors`), the Zhang et al. model is one Dirichlet over the
@@ -19,7 +19,10 @@ per-class ``f1``              ``2B / (1 + B)``, ``B ~ Beta(A_jj, r_j + c_j - 2 A
 Per-class **recall** needs no aligned prior: ``recall_j = theta_jj`` and
 ``theta_j | C ~ Dir(alpha_j + c_j)`` whatever ``beta`` (``theta`` is independent
 of the prevalences ``mu``), so ``recall_j ~ Beta(A_jj, r_j - A_jj)`` under
-*every* prior (:data:`ANY_PRIOR_METRICS`; ``r_j`` the row sum of ``alpha + C``).
+*every* Dirichlet prior (:data:`ANY_PRIOR_METRICS`; ``r_j`` the row sum of ``alpha + C``).
+Under the hierarchical default prior (:mod:`f1posterior._core.priors`) a recall is a
+finite mixture of Betas (one per grid point and component); it is sampled there, with
+every other metric, and these functions refuse it.
 Every quantity of these posteriors is computed without sampling: the CDF with
 the regularised incomplete beta function, quantiles with its inverse, the
 mean and standard deviation of ``2B/(1+B)`` by a fast hypergeometric series,
@@ -46,7 +49,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._core.deprecation import renamed_keywords
-from .._core.priors import PriorArg, describe_prior, resolve_prior
+from .._core.priors import PriorArg, describe_prior, resolve
 from .._core.results import value_equality
 from .._core.validation import check_choice, check_counts, check_prob, check_ref
 from .summary import MetricSummary
@@ -64,7 +67,7 @@ __all__ = [
 
 #: Metric names with a closed-form posterior under the aligned prior.
 EXACT_METRICS = ("micro_f1", "accuracy", "precision", "recall", "f1")
-#: Of those, the metrics whose closed form holds under any prior, aligned or not.
+#: Of those, the metrics whose closed form holds under any Dirichlet prior, aligned or not.
 ANY_PRIOR_METRICS = ("recall",)
 
 _GRID = 25  # coarse grid of lower-tail masses for the HDI search
@@ -337,7 +340,14 @@ def posterior_from_concentration(conc: np.ndarray, metric: str) -> BetaPosterior
 def _check_exact(counts: Any, metric: Any, alpha: Any, beta: Any) -> tuple[np.ndarray, np.ndarray]:
     c = check_counts(counts)
     check_choice(metric, "metric", EXACT_METRICS)
-    a, b = resolve_prior(alpha, beta, c)
+    prior = resolve(alpha, beta, c)
+    if prior.mixture is not None:
+        raise ValueError(
+            f"the hierarchical prior has no closed-form posterior of {metric!r} (recall is a "
+            "mixture of Betas under it): use evaluate, which samples it exactly, or an aligned "
+            f"prior; got {describe_prior(alpha, beta)}"
+        )
+    a, b = prior.alpha, prior.beta
     if metric not in ANY_PRIOR_METRICS and not is_aligned(a, b):
         raise ValueError(
             "alpha and beta must form an aligned prior (beta_j = sum_k alpha_jk, e.g. "
@@ -354,7 +364,7 @@ def _check_exact(counts: Any, metric: Any, alpha: Any, beta: Any) -> tuple[np.nd
 def exact_posterior(
     counts: ArrayLike, metric: str, *, alpha: PriorArg = 1.0, beta: PriorArg = "aligned"
 ) -> BetaPosterior:
-    """Closed-form posterior of a metric under an aligned prior (recall: any prior).
+    """Closed-form posterior of a metric under an aligned prior (recall: any Dirichlet prior).
 
     Parameters
     ----------
@@ -364,7 +374,8 @@ def exact_posterior(
         ``precision``, ``recall`` and ``f1`` are per class (trailing class axis).
     alpha, beta : prior
         Must be aligned: ``beta_j = sum_k alpha_jk`` (the default ``"aligned"``),
-        except for ``recall``, which is ``Beta(A_jj, r_j - A_jj)`` under any prior.
+        except for ``recall``, which is ``Beta(A_jj, r_j - A_jj)`` under any
+        Dirichlet prior (not under the hierarchical prior, a mixture).
 
     Returns
     -------
@@ -398,7 +409,7 @@ def exact_summary(
     """Exact :class:`~f1posterior.posterior.summary.MetricSummary` of a metric under an aligned
     prior.
 
-    ``recall`` has one under any prior (see :func:`exact_posterior`).
+    ``recall`` has one under any Dirichlet prior (see :func:`exact_posterior`).
 
     Same fields as :func:`f1posterior.evaluate`'s summaries, with
     ``mc_error`` 0, ``draws`` 0 and ``exact`` True.

@@ -50,7 +50,7 @@ from numpy.typing import ArrayLike, DTypeLike
 
 from .._core.deprecation import renamed_keywords
 from .._core.describe import describe
-from .._core.priors import PriorArg, describe_prior, resolve_prior
+from .._core.priors import DEFAULT_PRIOR, PriorArg, describe_prior, resolve
 from .._core.sampling import concentrations, iter_cell_chunks
 from .._core.validation import (
     check_counts,
@@ -229,8 +229,8 @@ def evaluate_multilabel(
     metrics: str | Sequence[str] = ("micro_f1", "macro_f1"),
     f_beta: float = 1.0,
     draws: int = 50_000,
-    alpha: PriorArg = "adaptive",
-    beta: PriorArg = "adaptive",
+    alpha: PriorArg = DEFAULT_PRIOR,
+    beta: PriorArg = DEFAULT_PRIOR,
     ref: float | None = None,
     ci_prob: float = 0.95,
     rng: Any = None,
@@ -264,9 +264,10 @@ def evaluate_multilabel(
         The ``beta`` of the F-beta metrics (not the prior ``beta``).
     draws : int, default 50_000
         Posterior draws per label. Time grows as ``L * draws``.
-    alpha, beta : prior
-        Dirichlet priors of each label's 2 x 2 model, as in
-        :func:`f1posterior.evaluate`: ``alpha`` broadcasts against
+    alpha, beta : prior, default "hierarchical"
+        Priors of each label's 2 x 2 model, as in :func:`f1posterior.evaluate`
+        (the hierarchical default centres each label's two rates on a common,
+        integrated centre); Dirichlet concentrations: ``alpha`` broadcasts against
         ``(*batch, L, 2, 2)`` and ``beta`` against ``(*batch, L, 2)``;
         ``beta="aligned"`` makes each label one Dirichlet over its four cells,
         and then the per-label ``f1``, ``precision``, ``recall`` and
@@ -314,8 +315,10 @@ def evaluate_multilabel(
     n_draws, prob, r, dt, root = sa.draws, sa.ci_prob, sa.ref, sa.dtype, sa.root
     batch, n_labels = c.shape[:-3], c.shape[-3]
     label_names = _check_label_names(labels, n_labels)
-    a, b = resolve_prior(alpha, beta, c)
+    prior = resolve(alpha, beta, c)
+    a, b = prior.alpha, prior.beta
     conc = concentrations(c, a, b).reshape((-1, 3, 2))  # flat (batch * L, M + 1, M)
+    mixture = None if prior.mixture is None else prior.mixture.flat()
     n_flat = len(conc)
     n_sets = n_flat // n_labels
     sizes = np.broadcast_to(c.sum(axis=(-2, -1)), (*batch, n_labels)).reshape(-1)
@@ -342,8 +345,9 @@ def evaluate_multilabel(
         for f0 in range(s0 * n_labels, s1 * n_labels, labels_per_block):
             f1 = min(s1 * n_labels, f0 + labels_per_block)
             buf = {n: np.empty((f1 - f0, n_draws)) for n in per_label}
+            mix = None if mixture is None else mixture.take(f0, f1)
             chunks = iter_cell_chunks(
-                conc[f0:f1], n_draws, root, dt, _CELL_VARIATES, index_offset=f0
+                conc[f0:f1], n_draws, root, dt, _CELL_VARIATES, index_offset=f0, mixture=mix
             )
             for mats, rows, cells in chunks:
                 expected = cells * sizes[f0 + mats.start : f0 + mats.stop, None, None, None]

@@ -11,7 +11,7 @@ from numpy.typing import ArrayLike
 
 from ..._core.deprecation import renamed_attribute, renamed_keywords
 from ..._core.describe import describe
-from ..._core.priors import PRIOR_PRESETS, prior_preset
+from ..._core.priors import DEFAULT_PRIOR, PRIOR_PRESETS, prior_preset, resolve
 from ..._core.results import value_equality
 from ..._core.sampling import concentrations, iter_cell_chunks
 from ..._core.validation import (
@@ -140,7 +140,7 @@ def evaluate_threshold(
     f_beta: float = 1.0,
     strategy: Strategy = "per_label",
     draws: int = 20_000,
-    prior: Any = "adaptive",
+    prior: Any = DEFAULT_PRIOR,
     ci_prob: float = 0.95,
     rng: Any = None,
 ) -> ThresholdEvaluation:
@@ -168,8 +168,8 @@ def evaluate_threshold(
         ``"per_label"`` and micro-F-beta for ``"shared"``.
     draws : int, default 20_000
         Posterior draws. Memory holds ``L * draws`` per-label values.
-    prior : str or (alpha, beta), default "adaptive"
-        Dirichlet prior of the core model (:func:`f1posterior.prior_preset`).
+    prior : str or (alpha, beta), default "hierarchical"
+        Prior of the core model (:func:`f1posterior.prior_preset`).
     ci_prob : float, default 0.95
     rng : None, int, SeedSequence or Generator
         Randomness of the fold split and of the posterior draws.
@@ -222,13 +222,14 @@ def evaluate_threshold(
     # posterior: one binary model per label; per-label F-beta draws, pooled micro counts
     b2 = b * b
     post_root = child_seed(root, 1)
-    from ..._core.priors import resolve_prior
-
-    a_arr, b_arr = resolve_prior(alpha_p, beta_p, table.astype(np.float64))
-    conc = concentrations(table.astype(np.float64), a_arr, b_arr).reshape(n_lab, 3, 2)
+    res_prior = resolve(alpha_p, beta_p, table.astype(np.float64))
+    conc = concentrations(table.astype(np.float64), res_prior.alpha, res_prior.beta)
+    conc = conc.reshape(n_lab, 3, 2)
+    mix = res_prior.mixture
     per_label = np.empty((n_lab, n_draws))
     pooled = np.zeros((n_draws, 2, 2))
-    for mats, rows, cells in iter_cell_chunks(conc, n_draws, post_root, np.dtype(np.float64)):
+    chunks = iter_cell_chunks(conc, n_draws, post_root, np.dtype(np.float64), mixture=mix)
+    for mats, rows, cells in chunks:
         per_label[mats, rows] = fbeta_values(cells, b2, "binary", np.array([1]), 0.0)
         pooled[rows] += cells.sum(axis=0)
     tab_f = table.astype(np.float64)
