@@ -95,11 +95,12 @@ PER_CLASS = ("f1", "precision", "recall")
 PACKAGE_PRIORS = ("adaptive", "hierarchical", "paper", "jeffreys", "perks", "aligned")
 #: The independent reference of the hierarchical posterior (tests/hierarchical_reference.py)
 #: and the pre-registered variant with Jeffreys rows for M = 2, 3 (keyword arguments).
-REFERENCE_PRIORS: dict[str, dict[str, Any]] = {
+REFERENCE_PRIORS: dict[str, Any] = {
     "hierarchical_ref": {},
     "hierarchical_j4": {"pooled_from": 4},
     "hierarchical_s": {"strengths": (1.0, 0.25, 0.0625)},  # decision (b) variants
     "hierarchical_w3": {"own_weight": 0.3},
+    "joint_rows": "joint",  # the rejected pure-Dirichlet-row design (illustration, extension only)
 }
 PRIORS = (*PACKAGE_PRIORS, *REFERENCE_PRIORS)
 METHODS = (*PRIORS, "delta", "bca", "percentile")
@@ -438,6 +439,47 @@ def _slices(m: int, names: tuple[str, ...] = METRIC_NAMES) -> dict[str, Any]:
     return out
 
 
+def joint_row_sample(counts: np.ndarray, draws: int, rng: np.random.Generator) -> np.ndarray:
+    """The rejected design, for illustration (not pre-registered): pure Dirichlet rows.
+
+    The same grid, hyperprior and 0.9 / 0.1 mixture, but each component is one Dirichlet
+    row, ``Dir(s m, s (1 - m) / (M - 1), ...)`` (pooled) or ``Dir(1/2, 1 / (2 (M - 1)), ...)``
+    (own), and the grid weights use the whole row's Dirichlet-multinomial marginal, so the
+    off-diagonal cells weigh in on the centre. Draws of ``p``, (draws, M, M).
+    """
+    import hierarchical_reference as ref
+    from scipy.special import gammaln, logsumexp
+
+    c = np.asarray(counts, dtype=float)
+    m = c.shape[0]
+    centres, logprior = ref.grid()
+    a0, b0 = ref.pooled_beta(centres)
+    eye = np.eye(m, dtype=bool)
+    # alpha[g, k, j, :]: component k (0 pooled, 1 own) of row j at grid point g
+    alpha = np.empty((ref.GRID_SIZE, 2, m, m))
+    alpha[:, 0] = np.where(eye, a0[:, None, None], (b0 / (m - 1))[:, None, None])
+    alpha[:, 1] = np.where(eye, 0.5, 0.5 / (m - 1))
+
+    def log_b(x: np.ndarray) -> np.ndarray:  # log multivariate Beta over the last axis
+        return gammaln(x).sum(axis=-1) - gammaln(x.sum(axis=-1))
+
+    lj = log_b(alpha + c) - log_b(alpha) + np.log([0.9, 0.1])[None, :, None]  # (81, 2, M)
+    logpost = logprior + logsumexp(lj, axis=1).sum(axis=1)
+    w = np.exp(logpost - logsumexp(logpost))
+    q_pooled = np.exp(lj[:, 0] - logsumexp(lj, axis=1))  # (81, M)
+    g = rng.choice(ref.GRID_SIZE, size=draws, p=w)
+    own = (rng.random((draws, m)) >= q_pooled[g]).astype(int)
+    theta = np.empty((draws, m, m))
+    for j in range(m):
+        for k in (0, 1):
+            sel = own[:, j] == k
+            for gi in np.unique(g[sel]):
+                rows = np.flatnonzero(sel & (g == gi))
+                theta[rows, j] = rng.dirichlet(alpha[gi, k, j] + c[j], size=rows.size)
+    mu = rng.dirichlet(1.0 / m + c.sum(axis=1), size=draws)
+    return mu[:, :, None] * theta
+
+
 def _reference_summaries(
     tables: np.ndarray, names: tuple[str, ...], draws: int, seed: np.random.SeedSequence, opts
 ) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
@@ -448,7 +490,12 @@ def _reference_summaries(
     sl = _slices(m, names)
     out: dict[str, list] = {name: [] for name in names}
     for c, child in zip(tables, seed.spawn(len(tables)), strict=True):
-        p = ref.sample_p(c, draws, np.random.default_rng(child), **opts)
+        gen = np.random.default_rng(child)
+        p = (
+            joint_row_sample(c, draws, gen)
+            if opts == "joint"
+            else ref.sample_p(c, draws, gen, **opts)
+        )
         vals = all_metrics(p, names)  # (draws, K)
         iv = hdi(vals, ci_prob=LEVEL, axis=0)  # (K, 2)
         mean, std = vals.mean(axis=0), vals.std(axis=0, ddof=1)
@@ -945,6 +992,7 @@ STYLES = {
     "hierarchical_j4": ("#bcbd22", "h", "-.", 1.6),
     "hierarchical_s": ("#3cb44b", "p", "-.", 1.4),
     "hierarchical_w3": ("#4363d8", "H", "-.", 1.4),
+    "joint_rows": ("#f58231", "8", ":", 1.2),
     "adaptive": ("#d62728", "o", "-", 2.6),
     "paper": ("#1f77b4", "s", "-", 1.6),
     "jeffreys": ("#2ca02c", "^", "-", 1.6),
