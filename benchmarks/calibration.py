@@ -828,6 +828,38 @@ def _f(x: Any, d: int = 3) -> str:
     return "nan" if x is None or (isinstance(x, float) and not np.isfinite(x)) else f"{x:.{d}f}"
 
 
+def by_m_table(rows: dict[int, dict], methods=METHODS, min_n: int = 10) -> list[str]:
+    """Mean coverage over the scenarios with n >= ``min_n``, by M (min over scenarios in
+    brackets; per-class metrics: the mean over classes, and the minimum class coverage)."""
+    ms = sorted({r["scenario"]["M"] for r in rows.values()})
+    lines = [
+        f"| mean coverage, n >= {min_n} (min) | M | scenarios | " + " | ".join(METRIC_NAMES) + " |",
+        "|---|---|---|" + "---|" * len(METRIC_NAMES),
+    ]
+    for method in methods:
+        for m in ms:
+            sel = [
+                r
+                for r in rows.values()
+                if r["scenario"]["M"] == m
+                and r["scenario"]["n"] >= min_n
+                and method in r["results"]
+            ]
+            if not sel:
+                continue
+            cells = []
+            for name in METRIC_NAMES:
+                got = [r["results"][method][name] for r in sel if name in r["results"][method]]
+                if not got:
+                    cells.append("-")
+                    continue
+                mean = np.mean([g.get("coverage_mean", g["coverage"]) for g in got])
+                low = np.min([g.get("coverage_min", g["coverage"]) for g in got])
+                cells.append(f"{mean:.3f} ({low:.2f})")
+            lines.append(f"| {method} | {m} | {len(sel)} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def markdown(doc: dict) -> str:
     rows = {r["index"]: r for r in doc["rows"]}
     summ, meta = doc["summary"], doc["meta"]
@@ -880,6 +912,13 @@ def markdown(doc: dict) -> str:
                 else "-"
             )
         lines.append(f"| {method} | " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        "## Mean coverage by M over the scenarios with n >= 10 (min over scenarios; per-class: "
+        "mean over classes, min over classes and scenarios)",
+        "",
+        *by_m_table(rows),
+    ]
     lines += [
         "",
         "## Head to head: cells where the prior is at least as close to 0.95 as the "
