@@ -25,6 +25,12 @@ Implements the pre-registered protocol of ``docs/calibration.md`` exactly:
 * metrics: micro-F1, macro-F1 and the per-class F1, precision and recall;
   the truths from :data:`f1posterior.metrics.multiclass.METRICS` applied to ``p``.
 
+The extension (``--extended``; docs/calibration.md, "Extension"): 17 further scenarios
+(indices 1000 + k), six scalar metrics and the three per-class ones, the hierarchical prior
+as the package's preset and through the independent reference
+(``tests/hierarchical_reference.py``) with its registered variants, against the previous
+default, the delta method and BCa.
+
 Recorded per scenario x method x metric: coverage (NaN intervals count as
 misses and are reported as ``undefined``), its binomial standard error, the
 mean bias in posterior-SD units (Bayes: ``(posterior mean - truth) /
@@ -42,6 +48,7 @@ rebuilt from the rows at the end of every run (or with ``--report``).
 Usage::
 
     python benchmarks/calibration.py --quick          # protocol's quick subset, a few minutes
+    python benchmarks/calibration.py --extended --resume   # the extension's 17 scenarios
     python benchmarks/calibration.py --resume         # the full study (see docs/calibration.md)
     python benchmarks/calibration.py --resume --scenarios 0-359   # only M <= 20
     python benchmarks/calibration.py --scenarios 17,230 --only-methods adaptive,bca
