@@ -56,7 +56,7 @@ def test_json_output(tmp_path, capsys):
     assert set(micro) >= {"score", "mean", "std", "mc_error", "hdi", "p_below", "p_above"}
     assert micro["score"] == pytest.approx(0.85)
     assert len(micro["hdi"]) == 2 and out["draws"] == 2000
-    assert "adaptive" in out["prior"]  # the default prior, named in the output
+    assert "hierarchical" in out["prior"]  # the default prior, named in the output
     assert len(out["metrics"]["f1"]["mean"]) == 2
 
 

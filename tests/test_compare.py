@@ -446,10 +446,10 @@ def test_rank_paired_three_models_marginals_exact(prior):
         (lambda: compare_predictions([0, 1], [0, 1], [0, 1], alpha=-1.0), ValueError,
          r"alpha must be finite, > 0 and at most 1e300 everywhere; got minimum -1.0"),
         (lambda: compare_predictions([0, 1], [0, 1], [0, 1], alpha="flat"), ValueError,
-         r"alpha must be a positive number, an array or one of 'adaptive', 'paper', 'uniform', "
+         r"alpha must be a positive number, an array or one of 'hierarchical', 'adaptive', 'paper', 'uniform', "
          r"'jeffreys', 'perks'; got 'flat'"),
         (lambda: compare_predictions([0, 1], [0, 1], [0, 1], beta="flat"), ValueError,
-         r"beta must be a positive number, an array or one of 'adaptive', 'paper', 'uniform', "
+         r"beta must be a positive number, an array or one of 'hierarchical', 'adaptive', 'paper', 'uniform', "
          r"'jeffreys', 'perks', 'aligned'; got 'flat'"),
         (lambda: compare_predictions([0, 1], [0, 1], [0, 1], alpha=np.ones(5)), ValueError,
          r"alpha must broadcast to shape \(2, 2\) \(it may not add batch axes\); got shape "

@@ -174,7 +174,7 @@ def test_error_all_zero_matrix_in_batch_is_located():
         ({"beta": -1.0}, ValueError, r"beta must be finite, > 0 and at most 1e300 everywhere; got minimum -1.0, maximum -1.0"),
         ({"alpha": np.ones((3, 3))}, ValueError, r"alpha must broadcast to shape \(2, 2\) \(it may not add batch axes\); got shape \(3, 3\)"),
         ({"beta": np.ones(3)}, ValueError, r"beta must broadcast to shape \(2,\) \(it may not add batch axes\); got shape \(3,\)"),
-        ({"alpha": "flat"}, ValueError, r"alpha must be a positive number, an array or one of 'adaptive', 'paper', 'uniform', 'jeffreys', 'perks'; got 'flat'"),
+        ({"alpha": "flat"}, ValueError, r"alpha must be a positive number, an array or one of 'hierarchical', 'adaptive', 'paper', 'uniform', 'jeffreys', 'perks'; got 'flat'"),
         ({"beta": "laplace"}, ValueError, r"beta must be .* 'aligned'; got 'laplace'"),
         ({"alpha": True}, TypeError, r"alpha must be a positive real number, an array of them or a preset name; got True"),
         ({"ci_prob": 1.0}, ValueError, r"ci_prob must be in the open interval \(0, 1\); got 1.0"),

@@ -85,7 +85,10 @@ def test_recall_summary_is_the_beta_closed_form_under_any_prior(alpha, beta):
 def test_recall_closed_form_on_a_batch_with_other_metrics():
     rng = np.random.default_rng(5)
     c = rng.integers(0, 40, size=(3, 2, 4, 4)) + 30 * np.eye(4, dtype=int)
-    res = evaluate(c, metrics=["macro_f1", "recall", "micro_f1"], draws=2_000, rng=1)
+    res = evaluate(
+        c, metrics=["macro_f1", "recall", "micro_f1"], draws=2_000, rng=1, alpha="adaptive",
+        beta="adaptive",
+    )  # fmt: skip
     s = res["recall"]
     assert s.exact and s.mean.shape == (3, 2, 4) and s.hdi.shape == (3, 2, 4, 2)
     a, b = _recall_beta(c, "adaptive", "adaptive")
@@ -105,7 +108,10 @@ def test_without_scipy_recall_is_sampled_from_its_beta_marginal(monkeypatch):
     monkeypatch.setattr(fx, "_special", missing)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # silent under a non-aligned prior
-        res = evaluate(SKEWED, metrics=["recall"], draws=20_000, rng=3, keep_draws=True)
+        res = evaluate(
+            SKEWED, metrics=["recall"], draws=20_000, rng=3, keep_draws=True, alpha="adaptive",
+            beta="adaptive",
+        )  # fmt: skip
     s = res["recall"]
     assert not s.exact and s.draws == 20_000 and np.all(s.mc_error > 0)
     monkeypatch.undo()
@@ -120,8 +126,8 @@ def test_without_scipy_recall_is_sampled_from_its_beta_marginal(monkeypatch):
         evaluate(SKEWED, metrics=["recall"], beta="aligned", draws=1_000, rng=3)
 
 
-def test_gate_recall_floor_is_exact_under_the_default_prior():
-    res = gate(SKEWED, minimums={"recall": 0.3})
+def test_gate_recall_floor_is_exact_under_a_dirichlet_prior():
+    res = gate(SKEWED, minimums={"recall": 0.3}, alpha="adaptive", beta="adaptive")
     a, b = _recall_beta(SKEWED, "adaptive", "adaptive")
     probs = np.array([c.prob for c in res.checks if c.verdict != "skipped"])
     exact = [c.exact for c in res.checks if c.verdict != "skipped"]
@@ -140,10 +146,12 @@ def _full(counts, metrics, monkeypatch, **kw):
 
 
 def test_route_is_taken_only_for_reduced_metrics(monkeypatch):
-    kw = dict(draws=3_000, rng=7, keep_draws=True)
+    pr = dict(alpha="adaptive", beta="adaptive")  # the route is not taken under the mixture
+    kw = dict(draws=3_000, rng=7, keep_draws=True, **pr)
     fast = evaluate(SKEWED, metrics=["micro_f1", "accuracy"], **kw).metric_draws
-    full = _full(SKEWED, ["micro_f1", "accuracy"], monkeypatch, draws=3_000, rng=7).metric_draws
-    table = sample_posterior(SKEWED, draws=3_000, rng=7)
+    full = _full(SKEWED, ["micro_f1", "accuracy"], monkeypatch, draws=3_000, rng=7, **pr)
+    full = full.metric_draws
+    table = sample_posterior(SKEWED, draws=3_000, rng=7, **pr)
     # the whole table's draws (to rounding: the engine shares class sums between metrics)
     np.testing.assert_allclose(full["micro_f1"], METRICS["micro_f1"](table), rtol=1e-13)
     assert np.abs(fast["micro_f1"] - full["micro_f1"]).max() > 1e-3  # ... the route's are not

@@ -192,7 +192,10 @@ BAD_CONFIGS = [
     ("draws = 5e4\n", r"gate.toml: draws: must be an integer >= 1 and <= 100,000,000; got 50000.0"),
     ("draws = 0\n", r"gate.toml: draws: must be an integer >= 1 .*; got 0"),
     ("seed = -1\n", r"gate.toml: seed: must be an integer >= 0; got -1"),
-    ('prior = "flat"\n', r"gate.toml: prior: must be one of adaptive, paper, .*; got 'flat'"),
+    (
+        'prior = "flat"\n',
+        r"gate.toml: prior: must be one of hierarchical, adaptive, paper, .*; got 'flat'",
+    ),
     (
         'inconclusive = "maybe"\n',
         r"gate.toml: inconclusive: must be one of pass, fail; got 'maybe'",

@@ -133,6 +133,19 @@ def test_numpy_log_gamma_matches_math_lgamma():
     assert np.max(np.abs(bad - want) / np.maximum(1.0, np.abs(want))) > 1e-3
 
 
+def test_without_scipy_the_numpy_log_gamma_is_used(monkeypatch):
+    import sys
+
+    from f1posterior._core.hierarchical import gammaln
+
+    x = np.array([0.5, 3.25, 75.5, 1234.0])
+    monkeypatch.setitem(sys.modules, "scipy.special", None)  # import scipy.special fails
+    np.testing.assert_array_equal(gammaln(x), _gammaln_numpy(x))
+    got = grid_weights(IMBALANCED).probs
+    monkeypatch.undo()
+    np.testing.assert_allclose(got, brute_weights(IMBALANCED)[0], rtol=1e-8, atol=1e-14)
+
+
 # ------------------------------------------------------------------------ grid weights
 
 
@@ -233,10 +246,12 @@ def test_independent_sampler_rejects_a_shifted_table():
     assert stats.ks_2samp(recalls(mine)[:, 3], recalls(theirs)[:, 3]).pvalue < 1e-6
 
 
-def test_float32_draws_follow_the_mixture():
-    c = TABLES["weak"]
+@pytest.mark.parametrize("name", ["weak", "weak8"])  # weak8: log space and extra Gammas
+def test_float32_draws_follow_the_mixture(name):
+    c = TABLES[name]
     r = recalls(sample_posterior(c, draws=20_000, rng=8, dtype=np.float32).astype(float))
-    assert stats.kstest(r[:, 0], mixture_cdf(c, 0)).pvalue > 1e-3
+    for j in (0, c.shape[0] - 1):
+        assert stats.kstest(r[:, j], mixture_cdf(c, j)).pvalue > 1e-3
 
 
 # ----------------------------------------------------------------- the imbalanced example
@@ -371,3 +386,24 @@ def test_forked_workers_give_the_same_numbers():
     two = evaluate(batch, workers=2, **kw)
     np.testing.assert_array_equal(one["macro_f1"].mean, two["macro_f1"].mean)
     np.testing.assert_array_equal(one["macro_f1"].hdi, two["macro_f1"].hdi)
+
+
+def test_recall_is_sampled_and_exact_routes_refuse_the_mixture():
+    from f1posterior.posterior.exact import exact_posterior
+
+    s = evaluate(IMBALANCED, metrics=("recall",), draws=2_000, rng=1)["recall"]
+    assert not s.exact and np.all(s.mc_error > 0)
+    with pytest.raises(ValueError, match="hierarchical prior has no closed-form posterior"):
+        exact_posterior(IMBALANCED, "recall", alpha="hierarchical", beta="hierarchical")
+    # negative control: under a Dirichlet prior recall is the exact Beta
+    s = evaluate(IMBALANCED, metrics=("recall",), alpha="adaptive", beta="adaptive")["recall"]
+    assert s.exact
+
+
+def test_micro_f1_mean_is_the_exact_mixture_mean():
+    # micro-F1 = sum_j mu_j theta_jj, mu independent of theta: E = sum_j E[mu_j] E[theta_jj]
+    c = IMBALANCED
+    n = c.sum(axis=1)
+    want = np.sum((0.25 + n) / (1 + n.sum()) * [exact_recall_mean(c, j) for j in range(4)])
+    s = evaluate(c, metrics=("micro_f1",), draws=100_000, rng=3)["micro_f1"]
+    assert abs(s.mean - want) < 4 * s.mc_error

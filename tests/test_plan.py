@@ -288,7 +288,7 @@ def test_cli_json(table_file: str) -> None:
     assert d == json.loads(json.dumps(py.to_dict()))
     assert d["additional_documents"] > 0 and d["seed"] == 3
     assert set(d["curve"][0]) == {"documents", "assurance", "mc_error", "undecided"}
-    assert d["settings"]["assurance"] == 0.8 and d["settings"]["prior"].startswith("adaptive")
+    assert d["settings"]["assurance"] == 0.8 and d["settings"]["prior"].startswith("hierarchical")
 
 
 def test_cli_already_conclusive_and_not_reached(table_file: str) -> None:

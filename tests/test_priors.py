@@ -60,11 +60,16 @@ def test_adaptive_alpha_is_permutation_equivariant_and_batched():
     np.testing.assert_allclose(adaptive_alpha(stack)[1], adaptive_alpha(TABLE4.T))
 
 
-def test_default_prior_is_adaptive_and_equals_its_arrays():
-    """The preset goes through the resolver: same draws as passing the arrays themselves."""
-    assert DEFAULT_PRIOR == "adaptive"
+def test_adaptive_preset_equals_its_arrays():
+    """The preset goes through the resolver: same draws as passing the arrays themselves.
+
+    (The default is now the hierarchical prior, tests/test_hierarchical.py.)"""
+    assert DEFAULT_PRIOR == "hierarchical"
     a, b = adaptive_alpha(TABLE4), np.full(4, 1 / 4)
-    r1 = evaluate(TABLE4, metrics=("macro_f1", "recall"), draws=2000, rng=5, prior_check=False)
+    kw = dict(alpha="adaptive", beta="adaptive")
+    r1 = evaluate(
+        TABLE4, metrics=("macro_f1", "recall"), draws=2000, rng=5, prior_check=False, **kw
+    )
     r2 = evaluate(
         TABLE4,
         metrics=("macro_f1", "recall"),
@@ -77,7 +82,7 @@ def test_default_prior_is_adaptive_and_equals_its_arrays():
     for name in r1:
         np.testing.assert_array_equal(r1[name].hdi, r2[name].hdi)
     np.testing.assert_array_equal(
-        sample_posterior(TABLE4, draws=50, rng=3),
+        sample_posterior(TABLE4, draws=50, rng=3, **kw),
         sample_posterior(TABLE4, draws=50, rng=3, alpha=a, beta=b),
     )
 
@@ -87,8 +92,9 @@ def test_recall_posterior_is_the_exact_beta_under_the_adaptive_prior():
     stats = pytest.importorskip("scipy.stats")
     a = adaptive_alpha(TABLE4) + TABLE4
     res = evaluate(
-        TABLE4, metrics="recall", draws=20_000, rng=11, keep_draws=True, prior_check=False
-    )
+        TABLE4, metrics="recall", draws=20_000, rng=11, keep_draws=True, prior_check=False,
+        alpha="adaptive", beta="adaptive",
+    )  # fmt: skip
     draws = res.metric_draws["recall"]
     for j in range(4):
         dist = stats.beta(a[j, j], a[j].sum() - a[j, j])
@@ -192,7 +198,7 @@ def test_sensitivity_default_includes_every_preset_and_the_prior_used_first():
         (
             {"alpha": "flat"},
             ValueError,
-            r"alpha must be a positive number, an array or one of 'adaptive', 'paper', 'uniform', 'jeffreys', 'perks'; got 'flat'",
+            r"alpha must be a positive number, an array or one of 'hierarchical', 'adaptive', 'paper', 'uniform', 'jeffreys', 'perks'; got 'flat'",
         ),
         (
             {"beta": "Paper"},
@@ -216,7 +222,9 @@ def test_bad_priors_are_named_errors(kwargs, error, match):
 
 
 def test_bad_preset_name_and_prior_check():
-    with pytest.raises(ValueError, match=r"prior must be one of 'adaptive', .*; got 'default'"):
+    with pytest.raises(
+        ValueError, match=r"prior must be one of 'hierarchical', 'adaptive', .*; got 'default'"
+    ):
         prior_preset("default")
     with pytest.raises(TypeError, match=r"prior_check must be True or False; got 'no'"):
         evaluate(TABLE, draws=10, prior_check="no")

@@ -170,8 +170,8 @@ def test_exact_micro_moments_random_tables_and_priors(seed):
 
 
 @pytest.mark.parametrize("counts", [figure3(), SMALL, np.array([[9, 0], [0, 1]])])
-def test_exact_micro_moments_under_the_default_prior(counts):
-    """The default ("adaptive") prior against the exact moments of its resolved arrays."""
+def test_exact_micro_moments_under_the_adaptive_prior(counts):
+    """The "adaptive" prior against the exact moments of its resolved arrays."""
     m = counts.shape[-1]
     alpha, beta = adaptive_alpha(counts), np.full(m, 1.0 / m)  # priors.py: beta = 1/M
     ra, rb = resolve_prior("adaptive", "adaptive", counts)
@@ -179,7 +179,7 @@ def test_exact_micro_moments_under_the_default_prior(counts):
     np.testing.assert_array_equal(rb, beta)
     mean, var = micro_moments(counts, alpha, beta)
     n = 200_000
-    draws = sample_posterior(counts, draws=n, rng=7)  # no prior given: the default
+    draws = sample_posterior(counts, draws=n, rng=7, alpha="adaptive", beta="adaptive")
     np.testing.assert_array_equal(
         draws[:5], sample_posterior(counts, draws=n, alpha=alpha, beta=beta, rng=7)[:5]
     )

@@ -43,12 +43,14 @@ def test_documented_small_table_is_flagged():
     assert round(uni.score, 2) == 0.83
     assert abs(uni.mean - 0.66) < 0.01
     assert res.sensitive is True and res.max_shift > DEFAULT_THRESHOLD
-    assert res.shift["adaptive"] == 0.0  # the default prior is the reference
+    assert res.shift["hierarchical"] == 0.0  # the default prior is the reference
+    assert res.shift["adaptive"] == 0.0  # M = 3: both are Jeffreys rows (the same draws)
     # the warning names the prior that moves the HDI most: the paper's, here
     assert max(res.shift, key=lambda k: res.shift[k]) == "paper"
-    assert res.warning is not None and "adaptive to paper" in res.warning
+    assert res.warning is not None and "hierarchical to paper" in res.warning
     assert "warning" in str(res)
-    assert res.priors == DEFAULT_PRIORS == ("adaptive", "paper", "jeffreys", "perks", "aligned")
+    assert res.priors == DEFAULT_PRIORS
+    assert DEFAULT_PRIORS == ("hierarchical", "adaptive", "paper", "jeffreys", "perks", "aligned")
 
 
 def test_summaries_are_evaluate_under_each_prior():

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .hierarchical import mixture_shapes, shrink_diagonal
+from .hierarchical import GridWeights, mixture_shapes, shrink_diagonal
 
-__all__ = ["LOG_SPACE_BELOW", "fill_block"]
+__all__ = ["LOG_SPACE_BELOW", "fill_block", "fill_mixture_chunk"]
 
 #: Concentrations below this are sampled in log space.
 LOG_SPACE_BELOW = 0.1
@@ -25,7 +25,6 @@ def fill_block(
     small: np.ndarray | None,
     out: np.ndarray,
     per_cell_min: int = _PER_CELL_MIN_DRAWS,
-    mix: tuple[np.ndarray, ...] | None = None,
 ) -> None:
     """Fill one block ``out`` (M+1, M, nb) (last axis contiguous) with Gamma variates.
 
@@ -33,16 +32,10 @@ def fill_block(
     cell; both code paths below consume it identically. With ``small`` (the
     mask of concentrations below ``LOG_SPACE_BELOW``), uniforms for the small
     cells follow, and rows are rescaled by a positive constant per draw.
-    With ``mix`` (one table's ``(cdf, by_row, guide)`` grid weights under the
-    hierarchical prior, :mod:`f1posterior._core.hierarchical`), the block's
-    grid points and components are drawn first (uniforms), the diagonal cells
-    get their per-draw shapes, and the extra Gammas come last.
+    (Under the hierarchical prior: :func:`fill_mixture_chunk`.)
     """
     nb = out.shape[-1]
     dt = out.dtype
-    if mix is not None:
-        _fill_mixture(gen, rows, conc, small, out, mix)
-        return
     if small is None and nb >= per_cell_min:
         gamma = gen.standard_gamma
         for r, row in enumerate(rows):
@@ -81,37 +74,77 @@ def _rescale_log_rows(tmp: np.ndarray) -> np.ndarray:
     return top[:, 0]
 
 
-def _fill_mixture(
+def fill_mixture_chunk(
+    gens: list[np.random.Generator],
+    conc: np.ndarray,
+    small_any: list[bool],
+    spans: list[tuple[int, int, int]],
+    weights: GridWeights,
+    buf: np.ndarray,
+) -> None:
+    """Gamma variates of a chunk of matrices under the hierarchical prior, into ``buf``.
+
+    ``buf`` is ``(n, M + 1, M, d)``; ``conc`` the matrices' concentrations (the own
+    component's), ``(n, M + 1, M)``; ``spans`` the random-stream blocks ``(i, a, b)``
+    (matrix ``i``, draws ``a:b`` of the chunk) in the order of ``gens``, one stream
+    each. Each stream is consumed in this order: ``(M + 1) nb`` uniforms (the grid
+    point, then each row's component), the cells as :func:`fill_block` (the diagonal
+    cells with their per-draw shapes; log space as there), the extra Gammas. Streams
+    are independent, so the uniforms of every block are drawn first and the choices
+    made for the whole chunk at once; so is the extra Gammas' correction.
+    """
+    n, m1, m, d = buf.shape
+    u = np.empty((n, m1, d))
+    for gen, (i, a, b) in zip(gens, spans, strict=True):
+        u[i, :, a:b] = gen.random((m1, b - a))
+    shapes, extra = mixture_shapes(u, weights, np.diagonal(conc, axis1=-2, axis2=-1), buf.dtype)
+    top = np.zeros((n, m1, d)) if extra is not None and any(small_any) else None
+    rows = conc.tolist()
+    for gen, (i, a, b) in zip(gens, spans, strict=True):
+        small = conc[i] < LOG_SPACE_BELOW if small_any[i] else None
+        t = _fill_cells(gen, rows[i], conc[i], small, buf[i, :, :, a:b], shapes[i, :, a:b])
+        if top is not None and t is not None:
+            top[i, :, a:b] = t
+        if extra is not None:
+            extra.draw(gen, i, a, b)
+    if extra is not None:
+        shrink_diagonal(buf, extra, top)
+
+
+def _fill_cells(
     gen: np.random.Generator,
     rows: list[list[float]],
     conc: np.ndarray,
     small: np.ndarray | None,
     out: np.ndarray,
-    mix: tuple[np.ndarray, ...],
-) -> None:
-    """:func:`fill_block` under the hierarchical prior (see there for the stream's order)."""
-    nb, dt = out.shape[-1], out.dtype
-    shapes, extra = mixture_shapes(gen, mix, np.diagonal(conc).copy(), nb)
-    tmp = out if small is None or out.flags.c_contiguous else np.empty(out.shape, dt)
-    gamma = gen.standard_gamma
-    for r, row in enumerate(rows):
-        out_r = tmp[r]
-        if small is None:
+    diag: np.ndarray,
+) -> np.ndarray | None:
+    """:func:`fill_block` with per-draw shapes ``diag`` (M, nb) for the diagonal cells.
+
+    Returns the rows' log maxima (M + 1, nb) subtracted on the log-space route, else None.
+    """
+    dt = out.dtype
+    nb = out.shape[-1]
+    if small is None and nb >= _PER_CELL_MIN_DRAWS:
+        gamma = gen.standard_gamma
+        for r, row in enumerate(rows):
+            out_r = out[r]
             for c, a in enumerate(row):
-                gamma(shapes[r] if c == r else a, None, dt, out_r[c])
-            continue
-        lift = conc[r] + small[r]  # the log-space cells draw Gamma(a + 1)
-        if r < len(shapes):
-            gamma(lift[:r, None], dtype=dt, out=out_r[:r])
-            gamma(shapes[r], None, dt, out_r[r])
-            gamma(lift[r + 1 :, None], dtype=dt, out=out_r[r + 1 :])
-        else:
-            gamma(lift[:, None], dtype=dt, out=out_r)
-    top = None
-    if small is not None:
-        _to_log_space(gen, tmp, conc, small)
-        top = _rescale_log_rows(tmp)
-    if extra is not None:
-        shrink_diagonal(gen, tmp, extra, top)
+                gamma(diag[r] if c == r else a, None, dt, out_r[c])
+        return None
+    # one call for the whole block (numpy checks an array of shapes at every call)
+    tmp = out if out.flags.c_contiguous else np.empty(out.shape, dt)
+    full = np.empty(out.shape)
+    full[...] = (conc if small is None else conc + small)[..., None]  # log space: Gamma(a + 1)
+    idx = np.arange(len(diag))
+    full[idx, idx] = diag
+    gen.standard_gamma(full, dtype=dt, out=tmp)
+    if small is None:
+        if tmp is not out:
+            out[...] = tmp
+        return None
+    _to_log_space(gen, tmp, conc, small)
+    top = _rescale_log_rows(tmp)
     if tmp is not out:
         out[...] = tmp
+    return top

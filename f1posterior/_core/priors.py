@@ -291,9 +291,11 @@ def resolve(alpha: PriorArg, beta: PriorArg, counts: np.ndarray | tuple[int, ...
 
     Examples
     --------
-    >>> r = resolve("hierarchical", "hierarchical", np.diag([40.0, 30.0, 20.0]))
-    >>> r.alpha[0].tolist(), r.beta.tolist(), r.mixture is not None
-    ([0.5, 0.25, 0.25], [0.3333333333333333, 0.3333333333333333, 0.3333333333333333], True)
+    >>> r = resolve("hierarchical", "hierarchical", np.diag([40.0, 30.0, 20.0, 10.0]))
+    >>> r.alpha[0].round(3).tolist(), r.beta.tolist(), r.mixture is not None
+    ([0.5, 0.167, 0.167, 0.167], [0.25, 0.25, 0.25, 0.25], True)
+    >>> resolve("hierarchical", "hierarchical", np.eye(3)).mixture is None  # M < POOLED_FROM
+    True
     >>> resolve("perks", "perks", (2, 2)).mixture is None
     True
     """

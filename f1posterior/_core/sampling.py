@@ -5,7 +5,10 @@ Under the Zhang et al. model the posterior is
     mu      | C ~ Dir(beta + n)          n = row sums of C
     theta_j | C ~ Dir(alpha_j + c_j)
 
-and the cell probabilities are ``p[u, v] = mu_u * theta_uv``. One posterior
+and the cell probabilities are ``p[u, v] = mu_u * theta_uv``. (Under the
+hierarchical prior the posterior is a finite mixture of such conjugate
+posteriors, one per grid point and choice of each row's component; a draw
+picks its component first.) One posterior
 draw of a matrix needs ``M * (M + 1)`` Gamma variates: we stack the
 concentrations into an ``(M + 1, M)`` array (rows ``0..M-1`` are
 ``alpha + C``, row ``M`` is ``beta + n``), draw Gammas and normalise each row.
@@ -25,7 +28,12 @@ Every matrix ``b`` (flat index into the whole batch) and every block ``k`` of
 ``block_draws(M)`` consecutive draws has its own stream, seeded by
 ``SeedSequence(root.entropy, spawn_key=root.spawn_key + (b, k))``. Within a
 block the stream is consumed cell by cell (row-major over the ``(M + 1, M)``
-concentrations), all the block's draws of a cell at a time. Block size
+concentrations), all the block's draws of a cell at a time. Under the
+hierarchical prior (:mod:`f1posterior._core.hierarchical`, from ``POOLED_FROM``
+classes on) the block's ``(M + 1) nb`` uniforms come first (each draw's grid
+point, then each row's component), then the cells (the diagonal ones with
+their draws' shapes), then the extra Gammas of the rows whose centre is below
+1/2 (:func:`f1posterior._core.blocks.fill_mixture_chunk`). Block size
 depends on ``M`` only. So the draws of matrix ``b`` depend on the seed, ``b``,
 ``M``, the number of draws and its own concentrations, never on the other
 matrices in the batch, on how work is chunked, or on how many threads run it.
@@ -104,7 +112,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
-from .blocks import LOG_SPACE_BELOW, fill_block
+from .blocks import LOG_SPACE_BELOW, fill_block, fill_mixture_chunk
 from .hierarchical import GridWeights, RecallMixture
 from .priors import DEFAULT_PRIOR, PriorArg, resolve
 from .streams import block_keys, block_stream, block_streams
@@ -167,7 +175,7 @@ def gamma_chunk(
     ``gens``, the chunk's streams in the order of :func:`block_keys` (made in bulk
     by the caller for many chunks at once), saves making them here. ``weights``, the
     grid weights of matrices ``b0:b1`` under the hierarchical prior (None: a Dirichlet
-    prior), makes each draw's diagonal shapes (:func:`fill_block`).
+    prior), draws them as a mixture (:func:`f1posterior._core.blocks.fill_mixture_chunk`).
     """
     m1, m = conc.shape[-2:]
     bd = block_draws(m)
@@ -182,19 +190,21 @@ def gamma_chunk(
         gens = block_streams(
             root, *block_keys(index_offset + b0, index_offset + b1, k0, k0 + len(starts))
         )
-    streams = iter(gens)
     smalls = small_any[b0:b1].tolist()
+    if weights is not None:
+        spans = [(i, s0 - d0, min(d1, s0 + bd) - d0) for i in range(b1 - b0) for s0 in starts]
+        fill_mixture_chunk(list(gens), conc[b0:b1], smalls, spans, weights, buf)
+        return buf
+    streams = iter(gens)
     for i, rows in enumerate(conc[b0:b1].tolist()):
         b = b0 + i
         small = conc[b] < LOG_SPACE_BELOW if smalls[i] else None
-        mix = None if weights is None else (weights.cdf[i], weights.by_row[i], weights.guide[i])
         if len(starts) == 1:
-            fill_block(next(streams), rows, conc[b], small, buf[i], mix=mix)
+            fill_block(next(streams), rows, conc[b], small, buf[i])
             continue
         for s0 in starts:
             s1 = min(d1, s0 + bd)
-            out = buf[i, :, :, s0 - d0 : s1 - d0]
-            fill_block(next(streams), rows, conc[b], small, out, mix=mix)
+            fill_block(next(streams), rows, conc[b], small, buf[i, :, :, s0 - d0 : s1 - d0])
     return buf
 
 

@@ -110,10 +110,25 @@ class _Plan:
     parallel_draws: bool  # split one matrix's draws across workers
 
 
+def _mixture_bytes_per_draw(m: int, itemsize: int) -> int:
+    """Working bytes per matrix-draw of the hierarchical prior's mixture in a cell chunk:
+    uniforms, diagonal shapes, extra shapes, components (float64, bool), extra Gammas
+    and the log-space maxima (:func:`f1posterior._core.blocks.fill_mixture_chunk`)."""
+    return 8 * (m + 1) * 2 + 8 * m * 3 + m + itemsize * m
+
+
 def plan(
-    n_mat: int, m: int, draws: int, widths: Sequence[int], itemsize: int, workers: int, budget: int
+    n_mat: int,
+    m: int,
+    draws: int,
+    widths: Sequence[int],
+    itemsize: int,
+    workers: int,
+    budget: int,
+    mixture: bool = False,
 ) -> _Plan:
-    """Group and chunk sizes for ``n_mat`` matrices within ``budget`` bytes."""
+    """Group and chunk sizes for ``n_mat`` matrices within ``budget`` bytes (``mixture``:
+    under the hierarchical prior's mixture, whose chunks hold more per draw)."""
     per_worker = max(1, budget // workers)
     half = per_worker // 2
     # metric draws held for a group, plus the summary's partition copy, tails and masks
@@ -127,6 +142,8 @@ def plan(
         n_groups = min(n_mat, math.ceil(n_groups / workers) * workers)
         group = math.ceil(n_mat / n_groups)
     per_draw = _work_bytes_per_draw(m, itemsize, sum(widths))
+    if mixture:
+        per_draw += _mixture_bytes_per_draw(m, itemsize)
     # cache-sized, but with enough draws that numpy's loops over the draws axis stay long
     chunk = max(1, min(half // per_draw, max(_CHUNK_BYTES // per_draw, _MIN_CHUNK_DRAWS)))
     return _Plan(group=group, chunk_draws=chunk, parallel_draws=n_mat < workers)
@@ -292,7 +309,10 @@ def run(
     draws, root, dtype, index_offset = a.draws, a.root, a.dtype, settings.index_offset
     extra = {name: scores[name].shape[1:] for name, _ in metrics}
     widths = [int(np.prod(extra[name])) for name, _ in metrics]
-    p = plan(n_mat, m, draws, widths * (1 + chance), dtype.itemsize, workers, settings.max_memory)
+    p = plan(
+        n_mat, m, draws, widths * (1 + chance), dtype.itemsize, workers, settings.max_memory,
+        mixture is not None,
+    )  # fmt: skip
     keys = [name for name, _ in metrics] + [_CH + n for n, _ in metrics if chance]
     small_any = np.asarray((conc < LOG_SPACE_BELOW).any(axis=(-2, -1)))
     groups = [(g0, min(n_mat, g0 + p.group)) for g0 in range(0, n_mat, p.group)]

@@ -242,8 +242,10 @@ def evaluate(
         or callables mapping a ``(..., M, M)`` table to ``(...)`` or ``(..., K)``.
     draws : int, default 50_000
         Posterior draws per matrix.
-    alpha, beta : prior
-        Dirichlet priors, as in :func:`f1posterior.sample_posterior`.
+    alpha, beta : prior, default "hierarchical"
+        Priors of the rows and of the prevalences, as in
+        :func:`f1posterior.sample_posterior` (the default is the hierarchical
+        prior, :func:`f1posterior.prior_preset`).
     ref : float, optional
         Reference value; adds ``p_below`` and ``p_above`` to every summary.
     ci_prob : float, default 0.95
