@@ -25,6 +25,12 @@ Implements the pre-registered protocol of ``docs/calibration.md`` exactly:
 * metrics: micro-F1, macro-F1 and the per-class F1, precision and recall;
   the truths from :data:`f1posterior.metrics.multiclass.METRICS` applied to ``p``.
 
+The extension (``--extended``; docs/calibration.md, "Extension"): 17 further scenarios
+(indices 1000 + k), six scalar metrics and the three per-class ones, the hierarchical prior
+as the package's preset and through the independent reference
+(``tests/hierarchical_reference.py``) with its registered variants, against the previous
+default, the delta method and BCa.
+
 Recorded per scenario x method x metric: coverage (NaN intervals count as
 misses and are reported as ``undefined``), its binomial standard error, the
 mean bias in posterior-SD units (Bayes: ``(posterior mean - truth) /
@@ -42,6 +48,7 @@ rebuilt from the rows at the end of every run (or with ``--report``).
 Usage::
 
     python benchmarks/calibration.py --quick          # protocol's quick subset, a few minutes
+    python benchmarks/calibration.py --extended --resume   # the extension's 17 scenarios
     python benchmarks/calibration.py --resume         # the full study (see docs/calibration.md)
     python benchmarks/calibration.py --resume --scenarios 0-359   # only M <= 20
     python benchmarks/calibration.py --scenarios 17,230 --only-methods adaptive,bca
@@ -65,9 +72,12 @@ from typing import Any
 
 import numpy as np
 
-from f1posterior import delta_interval, evaluate, prior_preset
+from f1posterior import PRIOR_PRESETS, delta_interval, evaluate, prior_preset
 from f1posterior.analysis.frequentist import DegenerateIntervalWarning, _bootstrap_many
 from f1posterior.metrics.multiclass import METRICS, shared_class_sums
+from f1posterior.posterior.summary import hdi
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # the reference
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -88,10 +98,30 @@ GOLDEN = 0.618034
 LEVEL = 0.95
 METRIC_NAMES = ("micro_f1", "macro_f1", "f1", "precision", "recall")
 PER_CLASS = ("f1", "precision", "recall")
-PRIORS = ("adaptive", "paper", "jeffreys", "perks", "aligned")
+#: Package presets run through ``evaluate`` (``hierarchical`` once the package has it).
+PACKAGE_PRIORS = ("adaptive", "hierarchical", "paper", "jeffreys", "perks", "aligned")
+#: The independent reference of the hierarchical posterior (tests/hierarchical_reference.py)
+#: and the pre-registered variant with Jeffreys rows for M = 2, 3 (keyword arguments).
+REFERENCE_PRIORS: dict[str, Any] = {
+    "hierarchical_ref": {},
+    "hierarchical_j4": {"pooled_from": 4},
+    "hierarchical_s": {"strengths": (1.0, 0.25, 0.0625)},  # decision (b) variants
+    "hierarchical_w3": {"own_weight": 0.3},
+    "joint_rows": "joint",  # the rejected pure-Dirichlet-row design (illustration, extension only)
+}
+PRIORS = (*PACKAGE_PRIORS, *REFERENCE_PRIORS)
 METHODS = (*PRIORS, "delta", "bca", "percentile")
 PREREGISTERED = (*PRIORS, "delta", "bca")
 DELTA_METRICS = ("micro_f1", "macro_f1")
+#: The extension's metrics (docs/calibration.md, "Extension"): six scalars, three per class.
+EXT_SCALARS = ("micro_f1", "macro_f1", "weighted_f1", "balanced_accuracy", "mcc", "cohen_kappa")
+EXT_METRICS = (*EXT_SCALARS, *PER_CLASS)
+#: Delta-method metric for each extension metric it covers (balanced accuracy = macro recall).
+EXT_DELTA = {"micro_f1": "micro_f1", "macro_f1": "macro_f1", "balanced_accuracy": "macro_recall"}
+EXT_OFFSET = 1000  # extension scenario k has index (and seed key) 1000 + k
+#: The grid figures' lines (the reference and the variants ran on parts of the grid only).
+FIGURE_METHODS = ("hierarchical", "adaptive", "perks", "jeffreys", "paper", "delta", "bca")
+EXT_FIGURE_METHODS = ("hierarchical", "adaptive", "delta", "bca", "hierarchical_w3")
 BAND = (0.93, 0.97)
 FLOOR = 0.90
 
@@ -191,6 +221,142 @@ def truth(sc: dict) -> np.ndarray:
     )
 
 
+# --- the extension's scenarios (docs/calibration.md, "Extension") ------------------------------
+
+
+def _spread(m: int, lo: float, hi: float) -> np.ndarray:
+    return lo + (hi - lo) * np.mod(GOLDEN * np.arange(1, m + 1), 1.0)
+
+
+def _zipf(m: int) -> np.ndarray:
+    w = 1.0 / np.arange(1, m + 1)
+    return w / w.sum()
+
+
+def _rows_from(recall: np.ndarray, errors: str, predicted: np.ndarray | None = None) -> np.ndarray:
+    """Confusion rows with the given recalls; error mass uniform (over the predicted classes)
+    or neighbour (the grid's 40/40/20)."""
+    m = recall.size
+    pred = np.ones(m, bool) if predicted is None else predicted
+    theta = np.zeros((m, m))
+    for j in range(m):
+        err = 1.0 - recall[j]
+        if errors == "neighbour" and m >= 5:
+            theta[j] = 0.2 * err / (m - 3)
+            theta[j, (j - 1) % m] = 0.4 * err
+            theta[j, (j + 1) % m] = 0.4 * err
+        else:
+            others = pred.copy()
+            others[j] = False
+            theta[j, others] = err / others.sum()
+        theta[j, j] = recall[j]
+    return theta
+
+
+def extended_scenarios() -> list[dict]:
+    """The 17 pre-registered scenarios of the extension (k = 0..16; index 1000 + k)."""
+    imb = np.array([0.70, 0.20, 0.07, 0.03])
+    never = _rows_from(np.array([0.97, 0.90, 0.85, 0.0]), "uniform", np.array([1, 1, 1, 0], bool))
+    uni, nb = "uniform", "neighbour"
+    specs: list[tuple[str, int, np.ndarray, np.ndarray]] = [
+        ("imbalanced 4", 1000, imb, _rows_from(np.array([0.97, 0.90, 0.85, 0.60]), uni)),
+        ("imbalanced 4, class 4 never predicted", 1000, imb, never),
+        (
+            "near-perfect, two odd classes",
+            330,
+            np.full(10, 0.1),
+            _rows_from(np.r_[np.full(8, 0.995), 0.95, 0.90], uni),
+        ),
+        (
+            "bimodal",
+            400,
+            np.full(12, 1 / 12),
+            _rows_from(np.r_[np.full(6, 0.985), np.full(5, 0.80), 0.94], uni),
+        ),
+        (
+            "near-perfect Zipf",
+            587,
+            _zipf(8),
+            _rows_from(np.array([0.99, 0.99, 0.99, 0.93, 0.99, 0.99, 0.99, 0.93]), uni),
+        ),
+        ("weak uniform", 500, np.full(10, 0.1), _rows_from(_spread(10, 0.30, 0.55), uni)),
+        (
+            "weak uniform, small",
+            200,
+            np.full(10, 0.1),
+            _rows_from(_spread(10, 0.30, 0.55), uni),
+        ),
+        ("binary 10%", 200, np.array([0.9, 0.1]), _rows_from(np.array([0.98, 0.70]), uni)),
+        (
+            "binary balanced",
+            1000,
+            np.array([0.5, 0.5]),
+            _rows_from(np.array([0.92, 0.85]), uni),
+        ),
+        (
+            "3 classes imbalanced",
+            300,
+            np.array([0.6, 0.3, 0.1]),
+            _rows_from(np.array([0.90, 0.80, 0.70]), uni),
+        ),
+        (
+            "3 classes small",
+            90,
+            np.full(3, 1 / 3),
+            _rows_from(np.array([0.99, 0.97, 0.90]), uni),
+        ),
+        (
+            "4 classes small",
+            150,
+            np.array([0.4, 0.3, 0.2, 0.1]),
+            _rows_from(np.array([0.85, 0.75, 0.80, 0.65]), uni),
+        ),
+        ("strong Zipf, large", 20000, _zipf(6), _rows_from(_spread(6, 0.85, 0.97), nb)),
+        ("medium Zipf", 2000, _zipf(15), _rows_from(_spread(15, 0.65, 0.90), uni)),
+        (
+            "wide recalls",
+            5000,
+            np.full(25, 1 / 25),
+            _rows_from(_spread(25, 0.50, 0.95), nb),
+        ),
+        (
+            "strong, 40 classes",
+            4000,
+            np.full(40, 1 / 40),
+            _rows_from(_spread(40, 0.85, 0.97), uni),
+        ),
+        ("near-perfect Zipf, 20", 1500, _zipf(20), _rows_from(_spread(20, 0.97, 0.999), uni)),
+    ]
+    out = []
+    for k, (name, n_docs, mu, theta) in enumerate(specs):
+        assert np.allclose(theta.sum(axis=1), 1.0) and np.isclose(mu.sum(), 1.0), name
+        out.append(
+            {
+                "k": k,
+                "name": name,
+                "M": int(mu.size),
+                "N": n_docs,
+                "n": round(float(n_docs * mu.min()), 1),
+                "class_docs": np.round(n_docs * mu, 2).tolist(),
+                "prevalence": mu.tolist(),
+                "theta": theta.tolist(),
+            }
+        )
+    return out
+
+
+def scenario_at(index: int) -> dict:
+    """The grid's scenario ``index`` (0-439) or the extension's ``index - 1000``."""
+    return extended_scenarios()[index - EXT_OFFSET] if index >= EXT_OFFSET else scenarios()[index]
+
+
+def true_cells(sc: dict) -> np.ndarray:
+    """True cell probabilities of a grid or an extension scenario."""
+    if "theta" in sc:
+        return np.asarray(sc["prevalence"])[:, None] * np.asarray(sc["theta"])
+    return truth(sc)
+
+
 # --- settings: Monte Carlo sizes by M (recorded per scenario) ---------------------------------
 
 
@@ -249,43 +415,137 @@ def _stats(iv: np.ndarray, point: np.ndarray, scale: np.ndarray, true: np.ndarra
     return res
 
 
-def all_metrics(t: np.ndarray) -> np.ndarray:
-    """The five metrics side by side, (..., 2 + 3M): micro, macro, F1_j, precision_j, recall_j.
+def all_metrics(t: np.ndarray, names: tuple[str, ...] = METRIC_NAMES) -> np.ndarray:
+    """The metrics side by side, (..., K): scalars first in order, per-class ones M wide each.
 
     One vector-valued metric for the bootstrap: the resamples and the BCa
-    jackknife tables are then built once instead of five times (2x faster at
+    jackknife tables are then built once instead of once per metric (2x faster at
     M = 50). BCa treats every component on its own (its own ``z0`` and
-    acceleration), so the intervals equal those of five separate metrics
+    acceleration), so the intervals equal those of separate metrics
     (checked: equal to 1e-13, the order of the floating-point sums).
     """
     with shared_class_sums(t):
-        parts = [np.asarray(METRICS[name](t), dtype=float) for name in METRIC_NAMES]
+        parts = [np.asarray(METRICS[name](t), dtype=float) for name in names]
     return np.concatenate(
         [
             x[..., None] if name not in PER_CLASS else x
-            for name, x in zip(METRIC_NAMES, parts, strict=True)
+            for name, x in zip(names, parts, strict=True)
         ],
         axis=-1,
     )
 
 
-def _slices(m: int) -> dict[str, Any]:
+def _slices(m: int, names: tuple[str, ...] = METRIC_NAMES) -> dict[str, Any]:
     """Where each metric sits in :func:`all_metrics`'s last axis (scalars as a bare index)."""
+    out: dict[str, Any] = {}
+    pos = 0
+    for name in names:
+        if name in PER_CLASS:
+            out[name] = slice(pos, pos + m)
+            pos += m
+        else:
+            out[name] = pos
+            pos += 1
+    return out
+
+
+def joint_row_sample(counts: np.ndarray, draws: int, rng: np.random.Generator) -> np.ndarray:
+    """The rejected design, for illustration (not pre-registered): pure Dirichlet rows.
+
+    The same grid, hyperprior and 0.9 / 0.1 mixture, but each component is one Dirichlet
+    row, ``Dir(s m, s (1 - m) / (M - 1), ...)`` (pooled) or ``Dir(1/2, 1 / (2 (M - 1)), ...)``
+    (own), and the grid weights use the whole row's Dirichlet-multinomial marginal, so the
+    off-diagonal cells weigh in on the centre. Draws of ``p``, (draws, M, M).
+    """
+    import hierarchical_reference as ref
+    from scipy.special import gammaln, logsumexp
+
+    c = np.asarray(counts, dtype=float)
+    m = c.shape[0]
+    centres, logprior = ref.grid()
+    a0, b0 = ref.pooled_beta(centres)
+    eye = np.eye(m, dtype=bool)
+    # alpha[g, k, j, :]: component k (0 pooled, 1 own) of row j at grid point g
+    alpha = np.empty((ref.GRID_SIZE, 2, m, m))
+    alpha[:, 0] = np.where(eye, a0[:, None, None], (b0 / (m - 1))[:, None, None])
+    alpha[:, 1] = np.where(eye, 0.5, 0.5 / (m - 1))
+
+    def log_b(x: np.ndarray) -> np.ndarray:  # log multivariate Beta over the last axis
+        return gammaln(x).sum(axis=-1) - gammaln(x.sum(axis=-1))
+
+    lj = log_b(alpha + c) - log_b(alpha) + np.log([0.9, 0.1])[None, :, None]  # (81, 2, M)
+    logpost = logprior + logsumexp(lj, axis=1).sum(axis=1)
+    w = np.exp(logpost - logsumexp(logpost))
+    q_pooled = np.exp(lj[:, 0] - logsumexp(lj, axis=1))  # (81, M)
+    g = rng.choice(ref.GRID_SIZE, size=draws, p=w)
+    own = (rng.random((draws, m)) >= q_pooled[g]).astype(int)
+    theta = np.empty((draws, m, m))
+    for j in range(m):
+        for k in (0, 1):
+            sel = own[:, j] == k
+            for gi in np.unique(g[sel]):
+                rows = np.flatnonzero(sel & (g == gi))
+                theta[rows, j] = rng.dirichlet(alpha[gi, k, j] + c[j], size=rows.size)
+    mu = rng.dirichlet(1.0 / m + c.sum(axis=1), size=draws)
+    return mu[:, :, None] * theta
+
+
+def _reference_summaries(
+    tables: np.ndarray, names: tuple[str, ...], draws: int, seed: np.random.SeedSequence, opts
+) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """(HDI, mean, std) per metric from the independent reference sampler, table by table."""
+    import hierarchical_reference as ref  # tests/, on sys.path below
+
+    m = tables.shape[-1]
+    sl = _slices(m, names)
+    out: dict[str, list] = {name: [] for name in names}
+    for c, child in zip(tables, seed.spawn(len(tables)), strict=True):
+        gen = np.random.default_rng(child)
+        p = (
+            joint_row_sample(c, draws, gen)
+            if opts == "joint"
+            else ref.sample_p(c, draws, gen, **opts)
+        )
+        vals = all_metrics(p, names)  # (draws, K)
+        iv = hdi(vals, ci_prob=LEVEL, axis=0)  # (K, 2)
+        mean, std = vals.mean(axis=0), vals.std(axis=0, ddof=1)
+        for name in names:
+            out[name].append((iv[sl[name]], mean[sl[name]], std[sl[name]]))
     return {
-        "micro_f1": 0,
-        "macro_f1": 1,
-        "f1": slice(2, 2 + m),
-        "precision": slice(2 + m, 2 + 2 * m),
-        "recall": slice(2 + 2 * m, 2 + 3 * m),
+        name: tuple(np.asarray([x[i] for x in v]) for i in range(3))  # type: ignore[misc]
+        for name, v in out.items()
     }
+
+
+def _bayes(method, tables, names, draws, seed, index) -> dict:
+    """(HDI, mean, std) per metric for one Bayesian method (package preset or reference)."""
+    ss = np.random.SeedSequence(seed, spawn_key=(index, 1))  # common random numbers
+    if method in REFERENCE_PRIORS:
+        return _reference_summaries(tables, names, draws, ss, REFERENCE_PRIORS[method])
+    alpha, beta = prior_preset(method)
+    res = evaluate(
+        tables,
+        metrics=names,
+        alpha=alpha,
+        beta=beta,
+        draws=draws,
+        ci_prob=LEVEL,
+        rng=ss,
+        workers=1,
+        prior_check=False,  # the dominance flag is not studied here; it doubles the cost
+    )
+    return {name: (res[name].hdi, res[name].mean, res[name].std) for name in names}
 
 
 def run_scenario(index: int, seed: int, reps: int, methods: tuple[str, ...]) -> dict:
     """Simulate one scenario's test sets and score the requested methods on them."""
-    sc = scenarios()[index]
+    sc = scenario_at(index)
+    extended = index >= EXT_OFFSET
+    names = EXT_METRICS if extended else METRIC_NAMES
+    delta = EXT_DELTA if extended else {k: k for k in DELTA_METRICS}
     m = sc["M"]
-    p = truth(sc)
-    true = {name: np.asarray(METRICS[name](p), dtype=float) for name in METRIC_NAMES}
+    p = true_cells(sc)
+    true = {name: np.asarray(METRICS[name](p), dtype=float) for name in names}
     gen = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(index, 0)))
     tables = gen.multinomial(sc["N"], p.ravel(), size=reps).reshape(reps, m, m)
     draws, resamples = draws_for(m), resamples_for(m)
@@ -295,30 +555,16 @@ def run_scenario(index: int, seed: int, reps: int, methods: tuple[str, ...]) -> 
         if prior not in methods:
             continue
         t0 = time.perf_counter()
-        alpha, beta = prior_preset(prior)
-        res = evaluate(
-            tables,
-            metrics=METRIC_NAMES,
-            alpha=alpha,
-            beta=beta,
-            draws=draws,
-            ci_prob=LEVEL,
-            rng=np.random.SeedSequence(seed, spawn_key=(index, 1)),
-            workers=1,
-            prior_check=False,  # the dominance flag is not studied here; it doubles the cost
-        )
-        results[prior] = {
-            name: _stats(res[name].hdi, res[name].mean, res[name].std, true[name])
-            for name in METRIC_NAMES
-        }
+        summ = _bayes(prior, tables, names, draws, seed, index)
+        results[prior] = {name: _stats(*summ[name], true[name]) for name in names}
         timing[prior] = time.perf_counter() - t0
     if "delta" in methods:
         t0 = time.perf_counter()
         results["delta"] = {}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            for name in DELTA_METRICS:
-                d = delta_interval(tables, name, level=LEVEL)
+            for name, dname in delta.items():
+                d = delta_interval(tables, dname, confidence_level=LEVEL)
                 est = np.asarray(d.estimate, float)
                 results["delta"][name] = _stats(
                     d.interval, est, np.asarray(d.std_error, float), true[name]
@@ -332,7 +578,7 @@ def run_scenario(index: int, seed: int, reps: int, methods: tuple[str, ...]) -> 
             warnings.simplefilter("ignore", RuntimeWarning)
             boot = _bootstrap_many(
                 tables.astype(float),
-                [("all", all_metrics)],
+                [("all", lambda t: all_metrics(t, names))],
                 LEVEL,
                 resamples,
                 boot_methods,
@@ -343,7 +589,7 @@ def run_scenario(index: int, seed: int, reps: int, methods: tuple[str, ...]) -> 
             iv, est, se = b.interval, np.asarray(b.estimate, float), np.asarray(b.std_error, float)
             results[meth] = {
                 name: _stats(iv[:, sl], est[:, sl], se[:, sl], true[name])
-                for name, sl in _slices(m).items()
+                for name, sl in _slices(m, names).items()
             }
         timing["bootstrap"] = time.perf_counter() - t0
     return {
@@ -426,13 +672,14 @@ def provenance() -> dict:
         except (OSError, subprocess.SubprocessError):
             return ""
 
-    priors = ROOT / "f1posterior" / "priors.py"
+    def sha(path: Path) -> str | None:
+        return hashlib.sha256(path.read_bytes()).hexdigest()[:16] if path.exists() else None
+
     return {
         "git_commit": git("rev-parse", "HEAD"),
         "package_dirty": bool(git("status", "--porcelain", "--", "f1posterior")),
-        "priors_py_sha256": hashlib.sha256(priors.read_bytes()).hexdigest()[:16]
-        if priors.exists()
-        else None,
+        "priors_py_sha256": sha(ROOT / "f1posterior" / "_core" / "priors.py"),
+        "reference_sha256": sha(ROOT / "tests" / "hierarchical_reference.py"),
     }
 
 
@@ -470,13 +717,14 @@ def criteria(rows: dict[int, dict], method: str, names=METRIC_NAMES) -> dict:
     for per-class metrics ("each per-class metric"). Misses use the binomial SE
     of a coverage of 0.95 (0.0126 at 300 test sets), as the protocol states.
     """
-    cov10, low10, high10, cov5, low5 = [], 0, 0, [], 0
+    cov10, low10, high10, cov5, low5, floor10 = [], 0, 0, [], 0, 0
     for name in names:
         for _, c, reps in _cells(rows, method, name, min_n=10):
             cov10.append(c)
             se = nominal_se(reps)
             low10 += c < BAND[0] - 2 * se
             high10 += c > BAND[1] + 2 * se
+            floor10 += c < FLOOR
         for _, c, _ in _cells(rows, method, name, min_n=5):
             cov5.append(c)
             low5 += c < FLOOR
@@ -490,6 +738,7 @@ def criteria(rows: dict[int, dict], method: str, names=METRIC_NAMES) -> dict:
         "above_band_by_2se": int(high10),
         "min_coverage_n_ge_10": float(a10.min()),
         "median_coverage_n_ge_10": float(np.median(a10)),
+        "below_0.90_n_ge_10": int(floor10),
         "cells_n_ge_5": len(cov5),
         "below_0.90_n_ge_5": int(low5),
         "min_coverage_n_ge_5": float(np.min(cov5)),
@@ -589,6 +838,38 @@ def _f(x: Any, d: int = 3) -> str:
     return "nan" if x is None or (isinstance(x, float) and not np.isfinite(x)) else f"{x:.{d}f}"
 
 
+def by_m_table(rows: dict[int, dict], methods=METHODS, min_n: int = 10) -> list[str]:
+    """Mean coverage over the scenarios with n >= ``min_n``, by M (min over scenarios in
+    brackets; per-class metrics: the mean over classes, and the minimum class coverage)."""
+    ms = sorted({r["scenario"]["M"] for r in rows.values()})
+    lines = [
+        f"| mean coverage, n >= {min_n} (min) | M | scenarios | " + " | ".join(METRIC_NAMES) + " |",
+        "|---|---|---|" + "---|" * len(METRIC_NAMES),
+    ]
+    for method in methods:
+        for m in ms:
+            sel = [
+                r
+                for r in rows.values()
+                if r["scenario"]["M"] == m
+                and r["scenario"]["n"] >= min_n
+                and method in r["results"]
+            ]
+            if not sel:
+                continue
+            cells = []
+            for name in METRIC_NAMES:
+                got = [r["results"][method][name] for r in sel if name in r["results"][method]]
+                if not got:
+                    cells.append("-")
+                    continue
+                mean = np.mean([g.get("coverage_mean", g["coverage"]) for g in got])
+                low = np.min([g.get("coverage_min", g["coverage"]) for g in got])
+                cells.append(f"{mean:.3f} ({low:.2f})")
+            lines.append(f"| {method} | {m} | {len(sel)} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def markdown(doc: dict) -> str:
     rows = {r["index"]: r for r in doc["rows"]}
     summ, meta = doc["summary"], doc["meta"]
@@ -641,6 +922,13 @@ def markdown(doc: dict) -> str:
                 else "-"
             )
         lines.append(f"| {method} | " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        "## Mean coverage by M over the scenarios with n >= 10 (min over scenarios; per-class: "
+        "mean over classes, min over classes and scenarios)",
+        "",
+        *by_m_table(rows),
+    ]
     lines += [
         "",
         "## Head to head: cells where the prior is at least as close to 0.95 as the "
@@ -748,6 +1036,12 @@ def markdown(doc: dict) -> str:
 # --- figures ----------------------------------------------------------------------------------
 
 STYLES = {
+    "hierarchical": ("#000000", "*", "-", 2.8),
+    "hierarchical_ref": ("#555555", "o", "-", 2.0),
+    "hierarchical_j4": ("#bcbd22", "h", "-.", 1.6),
+    "hierarchical_s": ("#3cb44b", "p", "-.", 1.4),
+    "hierarchical_w3": ("#42d4f4", "H", "-.", 1.4),
+    "joint_rows": ("#f58231", "8", ":", 1.2),
     "adaptive": ("#d62728", "o", "-", 2.6),
     "paper": ("#1f77b4", "s", "-", 1.6),
     "jeffreys": ("#2ca02c", "^", "-", 1.6),
@@ -792,7 +1086,7 @@ def figures(doc: dict, tag: str) -> list[Path]:
     fig, axes = plt.subplots(1, 5, figsize=(22, 5.6), sharey=True)
     for ax, name in zip(axes, METRIC_NAMES, strict=True):
         _style_axis(ax, ns)
-        for method in METHODS:
+        for method in FIGURE_METHODS:
             d = agg["by_n"].get(method, {}).get(name)
             if not d:
                 continue
@@ -842,7 +1136,7 @@ def figures(doc: dict, tag: str) -> list[Path]:
         for j, m in enumerate(ms):
             ax = axes[i, j]
             _style_axis(ax, ns)
-            for method in METHODS:
+            for method in FIGURE_METHODS:
                 d = agg["by_M_n"].get(method, {}).get(name)
                 if not d:
                     continue
@@ -880,10 +1174,197 @@ def figures(doc: dict, tag: str) -> list[Path]:
     return paths
 
 
+# --- the extension's summary, tables and figure -------------------------------------------------
+
+
+def _boundary(truth: Any) -> np.ndarray:
+    """Per-class truths on the boundary (0, 1 or undefined): no continuous posterior covers them."""
+    t = np.asarray(truth, dtype=float)
+    return ~np.isfinite(t) | (t <= 0.0) | (t >= 1.0)
+
+
+def ext_cells(rows: dict[int, dict], method: str):
+    """Yield (k, metric, class or None, coverage, width, bias, docs) over the extension's cells."""
+    for _, r in sorted(rows.items()):
+        sc = r["scenario"]
+        for name, s in r["results"].get(method, {}).items():
+            if name in PER_CLASS:
+                skip = _boundary(r["truth"][name])
+                for j, c in enumerate(s["coverage"]):
+                    if not skip[j]:
+                        yield (
+                            sc["k"],
+                            name,
+                            j,
+                            c,
+                            s["mean_width"][j],
+                            s["bias_sd"][j],
+                            sc["class_docs"][j],
+                        )
+            else:
+                yield sc["k"], name, None, s["coverage"], s["mean_width"], s["bias_sd"], sc["n"]
+
+
+def ext_criteria(rows: dict[int, dict], method: str) -> dict:
+    """The extension's pre-registered criteria for one method (docs/calibration.md)."""
+    cells = list(ext_cells(rows, method))
+    if not cells:
+        return {}
+    reps = next(iter(rows.values()))["reps"]
+    floor = FLOOR - 2.0 * float(np.sqrt(FLOOR * (1 - FLOOR) / reps))
+    scal = [c for c in cells if c[2] is None]
+    pc = [c for c in cells if c[2] is not None]
+    bca = {c[:3]: c[4] for c in ext_cells(rows, "bca")}
+    ratio = [c[4] / bca[c[:3]] for c in cells if c[:3] in bca and bca[c[:3]] > 0]
+    return {
+        "scalar_cells": len(scal),
+        "scalar_mean": float(np.mean([c[3] for c in scal])) if scal else float("nan"),
+        "scalar_min": float(np.min([c[3] for c in scal])) if scal else float("nan"),
+        "floor": floor,
+        "floor_breaches": [
+            [c[0], c[1], c[2], round(c[3], 3)] for c in cells if c[6] >= 10 and c[3] < floor
+        ],
+        "per_class_cells": len(pc),
+        "per_class_below_0.90": int(sum(c[3] < FLOOR for c in pc)),
+        "per_class_below_0.90_docs_ge_10": int(sum(c[3] < FLOOR for c in pc if c[6] >= 10)),
+        "per_class_mean": float(np.mean([c[3] for c in pc])) if pc else float("nan"),
+        "width_vs_bca": float(np.nanmean(ratio)) if ratio else float("nan"),
+        "mean_abs_bias_sd": float(np.nanmean([abs(c[5]) for c in cells])),
+    }
+
+
+def ext_markdown(doc: dict) -> str:
+    meta, crit = doc["meta"], doc["summary"]["criteria"]
+    methods = [k for k in METHODS if crit.get(k)]
+    lines = [
+        "# Calibration study, extension: coverage of 95% intervals of the true metric",
+        "",
+        f"Protocol: `docs/calibration.md` (Extension). {meta['scenarios_done']} of "
+        f"{meta['scenarios_planned']} scenarios; {meta['reps']} test sets each; posterior draws "
+        f"{meta['draws_by_M']} by M (1000 for M <= 10, else 500); seed {meta['seed']}; scenario "
+        f"time {meta['scenario_seconds']:.0f} s on {meta['machine']}.",
+        "",
+        "Scalar metrics: " + ", ".join(EXT_SCALARS) + "; per class: f1, precision, recall "
+        "(boundary truths left out). Floor: below 0.90 by more than 2 binomial SEs "
+        f"({crit[methods[0]]['floor']:.3f}), cells with >= 10 expected documents per class. "
+        "`hierarchical_ref`: the independent reference sampler of the hierarchical prior; "
+        "`hierarchical_j4`: the same with Jeffreys rows for M = 2, 3; `hierarchical`: the "
+        "package's preset. Delta: micro-F1, macro-F1, balanced accuracy only.",
+        "",
+        "| method | scalar mean cov | scalar min | floor breaches | per-class cells < 0.90 "
+        "(all / >= 10 docs) | per-class mean cov | width / BCa | mean abs bias (SD) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for k in methods:
+        c = crit[k]
+        br = "; ".join(
+            f"#{b[0]} {b[1]}{'' if b[2] is None else f'[{b[2]}]'} {b[3]:.3f}"
+            for b in c["floor_breaches"]
+        )
+        lines.append(
+            f"| {k} | {c['scalar_mean']:.3f} | {c['scalar_min']:.3f} | "
+            f"{len(c['floor_breaches'])}{': ' + br if br else ''} | "
+            f"{c['per_class_below_0.90']} / {c['per_class_below_0.90_docs_ge_10']} of "
+            f"{c['per_class_cells']} | {_f(c['per_class_mean'])} | {_f(c['width_vs_bca'])} | "
+            f"{_f(c['mean_abs_bias_sd'], 2)} |"
+        )
+    lines += [
+        "",
+        "## Every scenario: coverage [bias in SD units] (per-class: mean / min over classes)",
+        "",
+        "| k | scenario | M | N | metric | " + " | ".join(methods) + " |",
+        "|" + "---|" * (5 + len(methods)),
+    ]
+    for r in doc["rows"]:
+        sc = r["scenario"]
+        for name in EXT_METRICS:
+            cells = []
+            for k in methods:
+                s = r["results"].get(k, {}).get(name)
+                if s is None:
+                    cells.append("-")
+                elif name in PER_CLASS:
+                    cells.append(
+                        f"{s['coverage_mean']:.3f}/{s['coverage_min']:.2f} "
+                        f"[{_f(s['bias_sd_mean'], 2)}]"
+                    )
+                else:
+                    cells.append(f"{s['coverage']:.3f} [{_f(s['bias_sd'], 2)}]")
+            lines.append(
+                f"| {sc['k']} | {sc['name']} | {sc['M']} | {sc['N']} | {name} | "
+                + " | ".join(cells)
+                + " |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def ext_figure(doc: dict) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    panels = (*EXT_SCALARS, "recall", "f1")
+    fig, axes = plt.subplots(2, 4, figsize=(22, 9), sharey=True)
+    for ax, name in zip(axes.ravel(), panels, strict=True):
+        ax.axhspan(*BAND, color="#2ca02c", alpha=0.12, lw=0)
+        ax.axhline(LEVEL, color="black", lw=1, ls=":")
+        ax.axhline(FLOOR, color="#d62728", lw=0.8, ls="--")
+        shown = [k for k in EXT_FIGURE_METHODS if k in doc["summary"]["criteria"]]
+        for off, method in enumerate(shown):
+            xs, ys = [], []
+            for r in doc["rows"]:
+                s = r["results"].get(method, {}).get(name)
+                if s is not None:
+                    xs.append(r["scenario"]["k"] + 0.1 * (off - 2))
+                    if name in PER_CLASS:  # the minimum over the non-boundary classes
+                        keep = ~_boundary(r["truth"][name])
+                        cov = float(np.min(np.asarray(s["coverage"])[keep]))
+                    else:
+                        cov = s["coverage"]
+                    ys.append(max(cov, 0.605))  # below 0.6: drawn on the bottom edge
+            if xs:
+                color, marker, _, _ = STYLES[method]
+                ax.plot(xs, ys, ls="", marker=marker, color=color, ms=6, label=method)
+        title = TITLES.get(name, name.replace("_", " "))
+        ax.set_title(title + (" (min over classes)" if name in PER_CLASS else ""))
+        ax.set_xticks(range(len(extended_scenarios())))
+        ax.set_xlabel("extension scenario k")
+        ax.set_ylim(0.6, 1.01)
+        ax.grid(alpha=0.3)
+    axes[0, 0].set_ylabel("coverage of the true value")
+    axes[1, 0].set_ylabel("coverage of the true value")
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=11, frameon=False)
+    fig.suptitle(
+        f"Extension: coverage of nominal 95% intervals ({doc['meta']['reps']} test sets a "
+        "scenario); band 0.93-0.97, dashed: 0.90; points below 0.6 drawn at 0.6",
+        fontsize=13,
+    )
+    fig.tight_layout(rect=(0, 0.05, 1, 0.96))
+    path = IMG / "calibration_extended.png"
+    fig.savefig(path, dpi=80)
+    plt.close(fig)
+    return path
+
+
 # --- driver -----------------------------------------------------------------------------------
 
 
 def report(rows: dict[int, dict], meta: dict, tag: str) -> dict:
+    if tag == "_extended":
+        crit = {k: ext_criteria(rows, k) for k in METHODS}
+        doc = {
+            "meta": meta,
+            "summary": {"criteria": {k: v for k, v in crit.items() if v}},
+            "rows": [rows[i] for i in sorted(rows)],
+        }
+        RESULTS.mkdir(parents=True, exist_ok=True)
+        text = json.dumps(doc, separators=(",", ":"), allow_nan=True)
+        (RESULTS / "calibration_extended.json").write_text(text)
+        (RESULTS / "calibration_extended.md").write_text(ext_markdown(doc))
+        ext_figure(doc)
+        return doc
     doc = {"meta": meta, "summary": summary(rows), "rows": [rows[i] for i in sorted(rows)]}
     RESULTS.mkdir(parents=True, exist_ok=True)
     # compact: the full study's rows carry per-class lists for 440 scenarios x 8 methods
@@ -906,6 +1387,11 @@ def main(argv: list[str] | None = None) -> int:
         "--quick",
         action="store_true",
         help="the protocol's quick subset (24 scenarios, 100 test sets)",
+    )
+    parser.add_argument(
+        "--extended",
+        action="store_true",
+        help="the extension's 17 scenarios (docs/calibration.md, 'Extension')",
     )
     parser.add_argument("--seed", type=int, default=20150917)
     parser.add_argument("--reps", type=int, help="test sets per scenario (300; quick 100)")
@@ -936,18 +1422,33 @@ def main(argv: list[str] | None = None) -> int:
         return legacy_mechanism_main(args.seed)
     grid = scenarios()
     if args.list:
-        for i, sc in enumerate(grid):
+        listing = (
+            [
+                (EXT_OFFSET + k, {x: v for x, v in sc.items() if x != "theta"})
+                for k, sc in enumerate(extended_scenarios())
+            ]
+            if args.extended
+            else enumerate(grid)
+        )
+        for i, sc in listing:
             print(i, json.dumps(sc))
         return 0
-    tag = "_quick" if args.quick else ""
+    tag = "_quick" if args.quick else "_extended" if args.extended else ""
     reps = args.reps or (100 if args.quick else 300)
-    methods = METHODS
+    methods = tuple(k for k in METHODS if k not in PACKAGE_PRIORS or k in PRIOR_PRESETS)
+    if args.extended and not args.only_methods:
+        methods = tuple(k for k in methods if k not in ("paper", "jeffreys", "perks", "aligned"))
     if args.only_methods:
         methods = tuple(s.strip() for s in args.only_methods.split(",") if s.strip())
         bad = [s for s in methods if s not in METHODS]
         if bad:
             parser.error(f"--only-methods: unknown {bad}; choose from {', '.join(METHODS)}")
-    planned = quick_indices() if args.quick else list(range(len(grid)))
+    if args.quick:
+        planned = quick_indices()
+    elif args.extended:
+        planned = [EXT_OFFSET + k for k in range(len(extended_scenarios()))]
+    else:
+        planned = list(range(len(grid)))
     todo = planned
     if args.scenarios:
         todo = []
@@ -955,10 +1456,13 @@ def main(argv: list[str] | None = None) -> int:
             a, _, b = part.strip().partition("-")
             if a:
                 todo += list(range(int(a), int(b) + 1)) if b else [int(a)]
-        bad = [i for i in todo if not 0 <= i < len(grid)]
+        if args.extended:
+            todo = [EXT_OFFSET + i if i < EXT_OFFSET else i for i in todo]
+        bad = [i for i in todo if i not in planned and not (0 <= i < len(grid))]
         if bad:
             parser.error(f"--scenarios: indices must be in 0..{len(grid) - 1}; got {bad}")
-    key = {"seed": args.seed, "reps": reps, "level": LEVEL, "protocol": "docs/calibration.md v1"}
+    protocol = "docs/calibration.md extension v1" if args.extended else "docs/calibration.md v1"
+    key = {"seed": args.seed, "reps": reps, "level": LEVEL, "protocol": protocol}
     rows_path = RESULTS / f"calibration{tag}_rows.jsonl"
     done = load_rows(rows_path, key)
     if args.resume:
@@ -977,7 +1481,9 @@ def main(argv: list[str] | None = None) -> int:
             )
         # M <= 20 first (360 scenarios, under an hour), slowest first within each block for
         # load balancing; then the 80 scenarios of M = 50 (most of the cost)
-        todo = sorted(todo, key=lambda i: (grid[i]["M"] >= 50, -expected_cost(grid[i])))
+        todo = sorted(
+            todo, key=lambda i: (scenario_at(i)["M"] >= 50, -expected_cost(scenario_at(i)))
+        )
         jobs = [(i, args.seed, reps, methods) for i in todo]
         RESULTS.mkdir(parents=True, exist_ok=True)
         print(
@@ -994,9 +1500,13 @@ def main(argv: list[str] | None = None) -> int:
             with rows_path.open("a") as fh:
                 fh.write(json.dumps(rec, allow_nan=True) + "\n")
             sc = rec["scenario"]
+            what = (
+                sc["name"]
+                if "name" in sc
+                else f"{sc['prevalence']:8s} {sc['classifier']:12s} {sc['errors']:9s}"
+            )
             print(
-                f"[{k:3d}/{len(jobs)}] #{rec['index']:3d} M={sc['M']:2d} n={sc['n']:4d} "
-                f"{sc['prevalence']:8s} {sc['classifier']:12s} {sc['errors']:9s} "
+                f"[{k:3d}/{len(jobs)}] #{rec['index']:3d} M={sc['M']:2d} n={sc['n']:4} {what} "
                 f"{rec['seconds']:6.1f} s  (elapsed {el:6.0f} s)",
                 flush=True,
             )
@@ -1018,7 +1528,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     out_json = RESULTS / f"calibration{tag}.json"
     meta = {
-        "mode": "quick" if args.quick else "full",
+        "mode": "quick" if args.quick else "extended" if args.extended else "full",
         "protocol": "docs/calibration.md (pre-registered)",
         "seed": args.seed,
         "reps": reps,
@@ -1045,9 +1555,17 @@ def main(argv: list[str] | None = None) -> int:
         "provenance_now": provenance(),
     }
     doc = report(rows, meta, tag)
-    for method in PREREGISTERED:
-        c = doc["summary"]["criteria"][method]["all"]
-        if c:
+    for method, c in doc["summary"]["criteria"].items():
+        if args.extended:
+            print(
+                f"{method:17s} scalar mean {c['scalar_mean']:.3f} min {c['scalar_min']:.3f}  "
+                f"floor breaches {len(c['floor_breaches'])}  per-class <0.90 "
+                f"{c['per_class_below_0.90']}/{c['per_class_cells']}  width/BCa "
+                f"{c['width_vs_bca']:.2f}"
+            )
+            continue
+        c = c["all"]
+        if c and method in PREREGISTERED:
             print(
                 f"{method:10s} in band {c['in_band']:.3f}  misses {c['below_band_by_2se']:4d}/"
                 f"{c['cells_n_ge_10']}  min {c['min_coverage_n_ge_10']:.3f}  "
