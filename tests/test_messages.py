@@ -201,3 +201,23 @@ def test_the_test_configuration_turns_runtime_warnings_into_errors():
     text = (ROOT / "pyproject.toml").read_text()
     section = text.split("[tool.pytest.ini_options]", 1)[1].split("\n[", 1)[0]
     assert re.search(r'^filterwarnings = \[.*"error::RuntimeWarning".*\]$', section, re.M)
+
+
+@pytest.mark.parametrize("command", ["summarize", "compare"])
+def test_too_few_draws_name_the_flag(tmp_path, capsys, command):
+    f = tmp_path / "m.json"
+    f.write_text(json.dumps(CM))
+    files = [str(f)] if command == "summarize" else [str(f), str(f)]
+    with pytest.raises(SystemExit) as exc:
+        main([command, *files, "--draws", "1"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --draws: expected an integer >= 2; got '1'" in err
+
+
+def test_the_gate_still_raises_too_few_draws(tmp_path, capsys):
+    f = tmp_path / "m.json"
+    f.write_text(json.dumps(CM))
+    code = main(["gate", str(f), "--metric", "micro_f1", "--min", "0.1", "--draws", "1"])
+    assert code == 0  # raised to the gate's minimum, not refused (negative control)
+    assert "--draws" not in capsys.readouterr().err

@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from .._core.limits import MIN_SUMMARY_DRAWS
 from .._core.priors import DEFAULT_PRIOR, PRIOR_HELP, PRIOR_PRESETS, prior_preset
 from .._core.signals import (
     clear_stop,
@@ -68,6 +69,10 @@ def number_type(
 probability = number_type(float, lambda v: 0.0 < v < 1.0, "a number in (0, 1)", "probability")
 #: An integer >= 1.
 positive_int = number_type(int, lambda v: v >= 1, "an integer >= 1", "positive_int")
+#: Posterior draws of a summary: an integer >= 2 (its spread is estimated from the draws).
+summary_draws = number_type(
+    int, lambda v: v >= MIN_SUMMARY_DRAWS, f"an integer >= {MIN_SUMMARY_DRAWS}", "summary_draws"
+)
 #: A non-negative integer seed.
 seed = number_type(int, lambda v: v >= 0, "a non-negative integer", "seed")
 #: A number in the closed interval [0, 1].
@@ -83,7 +88,7 @@ positive_number = number_type(
 def add_sampling_arguments(p: argparse.ArgumentParser, draws: int = 50_000) -> None:
     """--draws, --seed, --prior, --ci-prob."""
     p.add_argument(
-        "--draws", type=positive_int, default=draws, help=f"posterior draws (default {draws:,})"
+        "--draws", type=summary_draws, default=draws, help=f"posterior draws (default {draws:,})"
     )
     p.add_argument(
         "--seed", type=seed, default=DEFAULT_SEED, help=f"random seed (default {DEFAULT_SEED})"

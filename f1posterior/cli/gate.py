@@ -169,6 +169,7 @@ def register(sub: Any) -> None:
     )
     add_input_arguments(p)
     add_sampling_arguments(p)
+    p._option_string_actions["--draws"].type = positive_int  # fewer than MIN_DRAWS are raised
     p._option_string_actions["--draws"].help = (
         f"posterior draws of the first round (default 50,000; values below {MIN_DRAWS:,} are "
         f"raised to {MIN_DRAWS:,}); a sampled probability within {NOISE_SIGMAS:g} Monte Carlo "
