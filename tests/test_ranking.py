@@ -148,7 +148,7 @@ def test_each_marginal_is_evaluates_posterior(prior):
     kw = {} if prior == "paired" else {"alpha": "paper", "beta": "paper"}
     r = rank_predictions(y, preds, metric="macro_f1", draws=n, rng=4, **kw)
     tables = [confusion_matrix(y, p, labels=list(range(m))).counts for p in preds.values()]
-    if prior == "paired":  # the paired default's marginal; beta adaptive = 1/M
+    if prior == "paired":  # the paired default's marginal; beta = 1/M
         alpha, beta = paired_alpha(m), np.full(m, 1.0 / m)
     else:
         alpha, beta = np.ones((m, m)), np.ones(m)

@@ -257,7 +257,7 @@ def compare_predictions(
     prob: float = 0.95,
     draws: int = 50_000,
     alpha: Any = PAIRED_PRIOR,
-    beta: Any = "adaptive",
+    beta: Any = "hierarchical",
     labels: Sequence[Any] | None = None,
     ci_prob: float = 0.95,
     rng: Any = None,
@@ -284,7 +284,7 @@ def compare_predictions(
         :mod:`f1posterior.analysis.comparison`), which gives each classifier
         exactly this marginal and puts symmetric mass on disagreements. An
         (M, M^2) array is a prior per joint cell, taken as given.
-    beta : prior, default "adaptive"
+    beta : prior, default "hierarchical" (its prevalence prior, 1/M)
         Dirichlet prior on class prevalences, as in :func:`f1posterior.evaluate`;
         "aligned" sets ``beta_t`` to the total prior of class ``t``'s cells
         (one Dirichlet over all cells).

@@ -309,7 +309,7 @@ def rank_predictions(
     metric: MetricSpec = "macro_f1",
     draws: int = 50_000,
     alpha: Any = PAIRED_PRIOR,
-    beta: Any = "adaptive",
+    beta: Any = "hierarchical",
     labels: Sequence[Any] | None = None,
     ci_prob: float = 0.95,
     rng: Any = None,

@@ -236,6 +236,8 @@ def shared_error_tuples(a: np.ndarray, k: int, agree: float = 1.0) -> tuple[np.n
 
 
 def _beta_text(beta: Any) -> str:
+    if beta in ("hierarchical", "adaptive", "perks"):  # each preset's prevalence prior
+        return "1/M"
     return beta if isinstance(beta, str) else f"as given ({describe(beta)})"
 
 
