@@ -107,6 +107,8 @@ REFERENCE_PRIORS: dict[str, Any] = {
     "hierarchical_j4": {"pooled_from": 4},
     "hierarchical_s": {"strengths": (1.0, 0.25, 0.0625)},  # decision (b) variants
     "hierarchical_w3": {"own_weight": 0.3},
+    "hierarchical_w2": {"own_weight": 0.2, "pooled_from": 4},  # decision (c) variants
+    "hierarchical_w3j4": {"own_weight": 0.3, "pooled_from": 4},
     "joint_rows": "joint",  # the rejected pure-Dirichlet-row design (illustration, extension only)
 }
 PRIORS = (*PACKAGE_PRIORS, *REFERENCE_PRIORS)
