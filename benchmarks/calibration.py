@@ -109,6 +109,7 @@ REFERENCE_PRIORS: dict[str, Any] = {
     "hierarchical_w3": {"own_weight": 0.3},
     "hierarchical_w2": {"own_weight": 0.2, "pooled_from": 4},  # decision (c) variants
     "hierarchical_w3j4": {"own_weight": 0.3, "pooled_from": 4},
+    "hierarchical_2c": {"centres": 2, "pooled_from": 4},  # decision (d)
     "joint_rows": "joint",  # the rejected pure-Dirichlet-row design (illustration, extension only)
 }
 PRIORS = (*PACKAGE_PRIORS, *REFERENCE_PRIORS)
@@ -1380,6 +1381,8 @@ def report(rows: dict[int, dict], meta: dict, tag: str) -> dict:
 #: Decision (c) (docs/calibration.md): baseline, variants, the grid set G and the margins.
 DECISION_C_BASELINE = "hierarchical_j4"
 DECISION_C_VARIANTS = ("hierarchical_w2", "hierarchical_w3j4")
+#: Decision (d): the two-centre pooled component, under decision (c)'s rule and baseline.
+DECISION_D_VARIANTS = ("hierarchical_2c",)
 #: For M >= 4 ``hierarchical_w3j4`` is ``hierarchical_w3`` draw for draw (same seeds, the
 #: option that differs acts only below four classes): its grid rows stand in where missing.
 DECISION_C_ALIAS = {"hierarchical_w3j4": "hierarchical_w3"}
@@ -1448,16 +1451,20 @@ def _ext_counts(rows: dict[int, dict], method: str) -> dict:
     }
 
 
-def decision_c(grid_rows: dict[int, dict], ext_rows: dict[int, dict]) -> dict:
+def decision_c(
+    grid_rows: dict[int, dict],
+    ext_rows: dict[int, dict],
+    variants: tuple[str, ...] = DECISION_C_VARIANTS,
+) -> dict:
     """Apply decision (c)'s registered rule (docs/calibration.md) to the rows."""
     g_idx = set(decision_c_grid(scenarios()))
     g_rows = _with_alias({i: r for i, r in grid_rows.items() if i in g_idx})
-    methods = (DECISION_C_BASELINE, *DECISION_C_VARIANTS, "bca")
+    methods = (DECISION_C_BASELINE, *variants, "bca")
     g = {m: _grid_counts(g_rows, m) for m in methods}
     e = {m: _ext_counts(ext_rows, m) for m in methods}
     base_g, base_e = g[DECISION_C_BASELINE], e[DECISION_C_BASELINE]
     out: dict[str, Any] = {"grid_scenarios": len(g_rows), "methods": {}}
-    for m in (DECISION_C_BASELINE, *DECISION_C_VARIANTS):
+    for m in (DECISION_C_BASELINE, *variants):
         worse = [
             [str(k), round(v, 3), round(base[k], 3)]
             for cur, base in (
@@ -1504,8 +1511,8 @@ def decision_c(grid_rows: dict[int, dict], ext_rows: dict[int, dict]) -> dict:
         "ext_per_class_below_0.90": e["bca"]["per_class_below_0.90"],
         "grid_per_class_below_0.90": g["bca"]["per_class_below_0.90"],
     }
-    passing = [m for m in DECISION_C_VARIANTS if out["methods"][m]["passes"]]
-    passing.sort(key=lambda m: (out["methods"][m]["breaches"], DECISION_C_VARIANTS.index(m)))
+    passing = [m for m in variants if out["methods"][m]["passes"]]
+    passing.sort(key=lambda m: (out["methods"][m]["breaches"], variants.index(m)))
     out["winner"] = passing[0] if passing else None
     return out
 
@@ -1728,8 +1735,18 @@ def decide_main(seed: int) -> int:
         RESULTS / "calibration_extended_rows.jsonl",
         {**key, "protocol": "docs/calibration.md extension v1"},
     )
-    out = decision_c(grid_rows, ext_rows)
-    (RESULTS / "calibration_variants.json").write_text(json.dumps(out, indent=1))
+    both = {
+        "c": decision_c(grid_rows, ext_rows),
+        "d": decision_c(grid_rows, ext_rows, DECISION_D_VARIANTS),
+    }
+    (RESULTS / "calibration_variants.json").write_text(json.dumps(both, indent=1))
+    for tag, out in both.items():
+        print(f"decision ({tag})")
+        _print_decision(out)
+    return 0
+
+
+def _print_decision(out: dict) -> None:
     for m, v in out["methods"].items():
         print(
             f"{m:18s} scalar E {v['ext_scalar_mean']:.3f} G {v['grid_scalar_mean']:.3f}  "
@@ -1739,7 +1756,6 @@ def decide_main(seed: int) -> int:
         )
     print(f"bca per-class<0.90 {out['bca']}; G scenarios {out['grid_scenarios']}")
     print(f"winner: {out['winner']}")
-    return 0
 
 
 # --- the older mechanism check (kept so calibration_mechanism.* stays reproducible) -----------
