@@ -53,6 +53,7 @@ Usage::
     python benchmarks/calibration.py --resume --scenarios 0-359   # only M <= 20
     python benchmarks/calibration.py --scenarios 17,230 --only-methods adaptive,bca
     python benchmarks/calibration.py --report         # tables and figures from the rows only
+    python benchmarks/calibration.py --decide         # decisions (c), (d): the variants' rule
     python benchmarks/calibration.py --mechanism      # the older bias-vs-spread check (M = 20)
 """
 
