@@ -53,6 +53,7 @@ Usage::
     python benchmarks/calibration.py --resume --scenarios 0-359   # only M <= 20
     python benchmarks/calibration.py --scenarios 17,230 --only-methods adaptive,bca
     python benchmarks/calibration.py --report         # tables and figures from the rows only
+    python benchmarks/calibration.py --decide         # decisions (c), (d): the variants' rule
     python benchmarks/calibration.py --mechanism      # the older bias-vs-spread check (M = 20)
 """
 
@@ -107,6 +108,9 @@ REFERENCE_PRIORS: dict[str, Any] = {
     "hierarchical_j4": {"pooled_from": 4},
     "hierarchical_s": {"strengths": (1.0, 0.25, 0.0625)},  # decision (b) variants
     "hierarchical_w3": {"own_weight": 0.3},
+    "hierarchical_w2": {"own_weight": 0.2, "pooled_from": 4},  # decision (c) variants
+    "hierarchical_w3j4": {"own_weight": 0.3, "pooled_from": 4},
+    "hierarchical_2c": {"centres": 2, "pooled_from": 4},  # decision (d)
     "joint_rows": "joint",  # the rejected pure-Dirichlet-row design (illustration, extension only)
 }
 PRIORS = (*PACKAGE_PRIORS, *REFERENCE_PRIORS)
@@ -1375,6 +1379,145 @@ def report(rows: dict[int, dict], meta: dict, tag: str) -> dict:
     return doc
 
 
+#: Decision (c) (docs/calibration.md): baseline, variants, the grid set G and the margins.
+DECISION_C_BASELINE = "hierarchical_j4"
+DECISION_C_VARIANTS = ("hierarchical_w2", "hierarchical_w3j4")
+#: Decision (d): the two-centre pooled component, under decision (c)'s rule and baseline.
+DECISION_D_VARIANTS = ("hierarchical_2c",)
+#: For M >= 4 ``hierarchical_w3j4`` is ``hierarchical_w3`` draw for draw (same seeds, the
+#: option that differs acts only below four classes): its grid rows stand in where missing.
+DECISION_C_ALIAS = {"hierarchical_w3j4": "hierarchical_w3"}
+SCALAR_WORSE = 0.036  # two SEs of the difference of two 0.95 coverages at 300 test sets
+
+
+def decision_c_grid(grid: list[dict]) -> list[int]:
+    """G: near-perfect classifiers with M = 5, 10, 20, and every M = 20 scenario."""
+    return [
+        i
+        for i, sc in enumerate(grid)
+        if (sc["classifier"] == "near-perfect" and sc["M"] in (5, 10, 20)) or sc["M"] == 20
+    ]
+
+
+def _with_alias(rows: dict[int, dict]) -> dict[int, dict]:
+    out = {}
+    for i, r in rows.items():
+        res = dict(r["results"])
+        for name, alias in DECISION_C_ALIAS.items():
+            if name not in res and alias in res and r["scenario"]["M"] >= 4:
+                res[name] = res[alias]
+        out[i] = {**r, "results": res}
+    return out
+
+
+def _floor(reps: int) -> float:
+    return FLOOR - 2.0 * float(np.sqrt(FLOOR * (1 - FLOOR) / reps))
+
+
+def _grid_counts(rows: dict[int, dict], method: str) -> dict:
+    """G's figures for one method: scalar mean, breaches, per-class cells below 0.90, misses."""
+    scal = {
+        (name, *k): c for name in DELTA_METRICS for k, c, _ in _cells(rows, method, name, min_n=10)
+    }
+    breaches = [
+        (name, *k)
+        for name in METRIC_NAMES
+        for k, c, reps in _cells(rows, method, name, min_n=10)
+        if c < _floor(reps)
+    ]
+    below = sum(c < FLOOR for name in PER_CLASS for _, c, _ in _cells(rows, method, name))
+    crit = criteria(rows, method)
+    return {
+        "scalar": scal,
+        "scalar_mean": float(np.mean(list(scal.values()))) if scal else float("nan"),
+        "breaches": breaches,
+        "per_class_below_0.90": int(below),
+        "misses": crit.get("below_band_by_2se", 0),
+        "cells": crit.get("cells_n_ge_10", 0),
+    }
+
+
+def _ext_counts(rows: dict[int, dict], method: str) -> dict:
+    crit = ext_criteria(rows, method)
+    scal = {
+        (k, name): c
+        for k, name, j, c, _, _, docs in ext_cells(rows, method)
+        if j is None and docs >= 10
+    }
+    return {
+        "scalar": scal,
+        "scalar_mean": crit["scalar_mean"],
+        "breaches": [tuple(b[:3]) for b in crit["floor_breaches"]],  # (k, metric, class)
+        "per_class_below_0.90": crit["per_class_below_0.90"],
+    }
+
+
+def decision_c(
+    grid_rows: dict[int, dict],
+    ext_rows: dict[int, dict],
+    variants: tuple[str, ...] = DECISION_C_VARIANTS,
+) -> dict:
+    """Apply decision (c)'s registered rule (docs/calibration.md) to the rows."""
+    g_idx = set(decision_c_grid(scenarios()))
+    g_rows = _with_alias({i: r for i, r in grid_rows.items() if i in g_idx})
+    methods = (DECISION_C_BASELINE, *variants, "bca")
+    g = {m: _grid_counts(g_rows, m) for m in methods}
+    e = {m: _ext_counts(ext_rows, m) for m in methods}
+    base_g, base_e = g[DECISION_C_BASELINE], e[DECISION_C_BASELINE]
+    out: dict[str, Any] = {"grid_scenarios": len(g_rows), "methods": {}}
+    for m in (DECISION_C_BASELINE, *variants):
+        worse = [
+            [str(k), round(v, 3), round(base[k], 3)]
+            for cur, base in (
+                (g[m]["scalar"], base_g["scalar"]),
+                (e[m]["scalar"], base_e["scalar"]),
+            )
+            for k, v in cur.items()
+            if k in base and v < base[k] - SCALAR_WORSE
+        ]
+        new_scalar_breach = [
+            str(b)
+            for cur, base in ((g[m], base_g), (e[m], base_e))
+            for b in cur["breaches"]
+            if (b[0] in DELTA_METRICS or b[1] in EXT_SCALARS) and b not in base["breaches"]
+        ]
+        breaches = len(g[m]["breaches"]) + len(e[m]["breaches"])
+        base_breaches = len(base_g["breaches"]) + len(base_e["breaches"])
+        rule = {
+            "1_scalar_mean": e[m]["scalar_mean"] >= 0.94 and g[m]["scalar_mean"] >= 0.94,
+            "2_fewer_breaches": breaches < base_breaches,
+            "3_per_class_vs_bca": (
+                e[m]["per_class_below_0.90"] < e["bca"]["per_class_below_0.90"]
+                and g[m]["per_class_below_0.90"] < g["bca"]["per_class_below_0.90"]
+            ),
+            "4_no_scalar_worse": not worse and not new_scalar_breach,
+            "5_misses": g[m]["misses"] - base_g["misses"] <= 0.02 * max(base_g["cells"], 1),
+        }
+        out["methods"][m] = {
+            "ext_scalar_mean": e[m]["scalar_mean"],
+            "grid_scalar_mean": g[m]["scalar_mean"],
+            "ext_breaches": [list(b) for b in e[m]["breaches"]],
+            "grid_breaches": [list(b) for b in g[m]["breaches"]],
+            "breaches": breaches,
+            "ext_per_class_below_0.90": e[m]["per_class_below_0.90"],
+            "grid_per_class_below_0.90": g[m]["per_class_below_0.90"],
+            "grid_misses": g[m]["misses"],
+            "grid_cells_n_ge_10": g[m]["cells"],
+            "scalar_worse": worse,
+            "new_scalar_breaches": new_scalar_breach,
+            "rule": rule if m != DECISION_C_BASELINE else None,
+            "passes": all(rule.values()) if m != DECISION_C_BASELINE else None,
+        }
+    out["bca"] = {
+        "ext_per_class_below_0.90": e["bca"]["per_class_below_0.90"],
+        "grid_per_class_below_0.90": g["bca"]["per_class_below_0.90"],
+    }
+    passing = [m for m in variants if out["methods"][m]["passes"]]
+    passing.sort(key=lambda m: (out["methods"][m]["breaches"], variants.index(m)))
+    out["winner"] = passing[0] if passing else None
+    return out
+
+
 def expected_cost(sc: dict) -> float:
     """Rough relative cost, to start the slowest scenarios first (load balancing)."""
     m = sc["M"]
@@ -1412,6 +1555,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--list", action="store_true", help="print the scenario grid and exit")
     parser.add_argument(
+        "--decide",
+        action="store_true",
+        help="apply decision (c)'s registered rule to the rows (calibration_variants.json)",
+    )
+    parser.add_argument(
         "--mechanism",
         action="store_true",
         help="the older bias-vs-spread check at M = 20 (calibration_mechanism.*)",
@@ -1420,6 +1568,8 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.mechanism:
         return legacy_mechanism_main(args.seed)
+    if args.decide:
+        return decide_main(args.seed)
     grid = scenarios()
     if args.list:
         listing = (
@@ -1576,6 +1726,37 @@ def main(argv: list[str] | None = None) -> int:
         f"results {out_json}, figures {IMG}/calibration{tag}*.png"
     )
     return 0
+
+
+def decide_main(seed: int) -> int:
+    """Decision (c): print and write ``calibration_variants.json`` from both rows files."""
+    key = {"seed": seed, "reps": 300, "level": LEVEL, "protocol": "docs/calibration.md v1"}
+    grid_rows = load_rows(RESULTS / "calibration_rows.jsonl", key)
+    ext_rows = load_rows(
+        RESULTS / "calibration_extended_rows.jsonl",
+        {**key, "protocol": "docs/calibration.md extension v1"},
+    )
+    both = {
+        "c": decision_c(grid_rows, ext_rows),
+        "d": decision_c(grid_rows, ext_rows, DECISION_D_VARIANTS),
+    }
+    (RESULTS / "calibration_variants.json").write_text(json.dumps(both, indent=1))
+    for tag, out in both.items():
+        print(f"decision ({tag})")
+        _print_decision(out)
+    return 0
+
+
+def _print_decision(out: dict) -> None:
+    for m, v in out["methods"].items():
+        print(
+            f"{m:18s} scalar E {v['ext_scalar_mean']:.3f} G {v['grid_scalar_mean']:.3f}  "
+            f"breaches E {len(v['ext_breaches'])} G {len(v['grid_breaches'])}  per-class<0.90 "
+            f"E {v['ext_per_class_below_0.90']} G {v['grid_per_class_below_0.90']}  misses G "
+            f"{v['grid_misses']}/{v['grid_cells_n_ge_10']}  rule {v['rule']}"
+        )
+    print(f"bca per-class<0.90 {out['bca']}; G scenarios {out['grid_scenarios']}")
+    print(f"winner: {out['winner']}")
 
 
 # --- the older mechanism check (kept so calibration_mechanism.* stays reproducible) -----------

@@ -31,11 +31,15 @@ posteriors, so the posterior mean of each recall is exact (:func:`recall_mean`).
 
 Options used by the calibration study to compare variants (defaults = the prototype):
 ``pooled_from`` (rows get only the Jeffreys "own" component when ``M < pooled_from``: the
-old default's Jeffreys rows for M = 2, 3 are ``pooled_from=4``), ``own_weight`` (0.1).
+old default's Jeffreys rows for M = 2, 3 are ``pooled_from=4``), ``own_weight`` (0.1),
+``strengths`` (per-row strength factors of the pooled component) and ``centres`` (2: the
+two-centre variant, a 41 x 41 grid of pairs of centres and, per row, the pooled weight split
+evenly over the two centres' Betas).
 
 API
 ---
 ``grid()`` -> (centres (81,), log prior weights (81,))
+``grid_points(centres)`` -> ([centres per pooled centre, each (G,)], log prior weights (G,))
 ``grid_weights(counts, ...)`` -> posterior weights of the grid points (81,), summing to 1
 ``component_probs(counts, ...)`` -> P(row j pooled | grid point g, C), shape (81, M)
 ``recall_mixture(counts, j, ...)`` -> (weights, a, b): the exact posterior of recall j as a
@@ -54,6 +58,7 @@ GRID_SIZE = 81
 LOGIT_RANGE = 7.0
 OWN_WEIGHT = 0.1
 JEFFREYS = 0.5
+TWO_CENTRE_SIZE = 41  # points per centre of the two-centre variant's grid (41 x 41 pairs)
 
 
 def grid() -> tuple[np.ndarray, np.ndarray]:
@@ -62,6 +67,22 @@ def grid() -> tuple[np.ndarray, np.ndarray]:
     m = 1.0 / (1.0 + np.exp(-logit))
     logw = np.log(m) + np.log1p(-m)
     return m, logw - logsumexp(logw)
+
+
+def grid_points(centres: int = 1) -> tuple[list[np.ndarray], np.ndarray]:
+    """The grid of centres: one array of centres per pooled centre (each of length G) and the
+    log prior weights (G,). One centre: the 81-point grid; two: every pair of a 41-point grid
+    (``TWO_CENTRE_SIZE``), the centres independent and uniform."""
+    if centres == 1:
+        m, logw = grid()
+        return [m], logw
+    if centres != 2:
+        raise ValueError(f"centres must be 1 or 2; got {centres}")
+    logit = np.linspace(-LOGIT_RANGE, LOGIT_RANGE, TWO_CENTRE_SIZE)
+    m = 1.0 / (1.0 + np.exp(-logit))
+    m1, m2 = (x.ravel() for x in np.meshgrid(m, m, indexing="ij"))
+    logw = np.log(m1) + np.log1p(-m1) + np.log(m2) + np.log1p(-m2)
+    return [m1, m2], logw - logsumexp(logw)
 
 
 def pooled_beta(m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -78,27 +99,28 @@ def _rows(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return d, c.sum(axis=1) - d
 
 
-def _components(pooled_from: int, m: int, strengths: tuple[float, ...]):
-    """Every row's prior components per grid point: (weights (K,), a (81, K), b (81, K)).
+def _components(pooled_from: int, m: int, strengths: tuple[float, ...], centres: int = 1):
+    """Every row's prior components per grid point: (pooled count, a (G, K), b (G, K)).
 
-    The pooled component (weight 1 - own_weight, split evenly over the strength factors f:
-    Beta(f s m, f s (1 - m))) and the Jeffreys "own" component last; Jeffreys only when
-    ``M < pooled_from``.
+    The pooled components (weight 1 - own_weight, split evenly over the centres and the
+    strength factors f: Beta(f s m, f s (1 - m)) for each centre m) and the Jeffreys "own"
+    component last; Jeffreys only when ``M < pooled_from``.
     """
-    centres, _ = grid()
-    a0, b0 = pooled_beta(centres)
+    ms, _ = grid_points(centres)
+    size = ms[0].size
     if m < pooled_from:
-        return None, np.full((GRID_SIZE, 1), JEFFREYS), np.full((GRID_SIZE, 1), JEFFREYS)
-    a = np.column_stack([f * a0 for f in strengths] + [np.full(GRID_SIZE, JEFFREYS)])
-    b = np.column_stack([f * b0 for f in strengths] + [np.full(GRID_SIZE, JEFFREYS)])
-    return len(strengths), a, b
+        return None, np.full((size, 1), JEFFREYS), np.full((size, 1), JEFFREYS)
+    pairs = [pooled_beta(c) for c in ms]
+    a = np.column_stack([f * a0 for a0, _ in pairs for f in strengths] + [np.full(size, JEFFREYS)])
+    b = np.column_stack([f * b0 for _, b0 in pairs for f in strengths] + [np.full(size, JEFFREYS)])
+    return len(strengths) * len(ms), a, b
 
 
-def _log_joint(counts, pooled_from: int, own_weight: float, strengths: tuple[float, ...]):
+def _log_joint(counts, pooled_from: int, own_weight: float, strengths, centres: int = 1):
     """log(component weight x Beta-binomial marginal) per grid point, row and component,
-    shape (81, M, K); and the component Beta parameters a, b, each (81, K)."""
+    shape (G, M, K); and the component Beta parameters a, b, each (G, K)."""
     d, e = _rows(counts)
-    k_pooled, a, b = _components(pooled_from, d.size, strengths)
+    k_pooled, a, b = _components(pooled_from, d.size, tuple(strengths), centres)
     if k_pooled is None:
         logw = np.zeros(1)
     else:
@@ -111,63 +133,69 @@ def _log_joint(counts, pooled_from: int, own_weight: float, strengths: tuple[flo
 
 
 def grid_weights(
-    counts, pooled_from: int = 2, own_weight: float = OWN_WEIGHT, strengths=(1.0,)
+    counts, pooled_from: int = 2, own_weight: float = OWN_WEIGHT, strengths=(1.0,), centres=1
 ) -> np.ndarray:
-    """Posterior weights of the 81 grid points given one table (they sum to 1)."""
-    lj, _, _ = _log_joint(counts, pooled_from, own_weight, tuple(strengths))
-    _, logprior = grid()
+    """Posterior weights of the grid points given one table (they sum to 1)."""
+    lj, _, _ = _log_joint(counts, pooled_from, own_weight, tuple(strengths), centres)
+    _, logprior = grid_points(centres)
     logpost = logprior + logsumexp(lj, axis=2).sum(axis=1)
     return np.exp(logpost - logsumexp(logpost))
 
 
-def _posterior_components(counts, pooled_from, own_weight, strengths) -> np.ndarray:
-    """P(row j's recall is from component k | grid point g, C), shape (81, M, K)."""
-    lj, _, _ = _log_joint(counts, pooled_from, own_weight, tuple(strengths))
+def _posterior_components(counts, pooled_from, own_weight, strengths, centres=1) -> np.ndarray:
+    """P(row j's recall is from component k | grid point g, C), shape (G, M, K)."""
+    lj, _, _ = _log_joint(counts, pooled_from, own_weight, tuple(strengths), centres)
     return np.exp(lj - logsumexp(lj, axis=2, keepdims=True))
 
 
 def component_probs(
-    counts, pooled_from: int = 2, own_weight: float = OWN_WEIGHT, strengths=(1.0,)
+    counts, pooled_from: int = 2, own_weight: float = OWN_WEIGHT, strengths=(1.0,), centres=1
 ) -> np.ndarray:
-    """P(row j's recall is from the pooled component | grid point g, C), shape (81, M)."""
+    """P(row j's recall is from a pooled component | grid point g, C), shape (G, M)."""
     m = np.asarray(counts).shape[0]
     if m < pooled_from:
-        return np.zeros((GRID_SIZE, m))
-    return _posterior_components(counts, pooled_from, own_weight, strengths)[:, :, :-1].sum(2)
+        return np.zeros((grid_points(centres)[1].size, m))
+    q = _posterior_components(counts, pooled_from, own_weight, strengths, centres)
+    return q[:, :, :-1].sum(2)
 
 
 def recall_mixture(
-    counts, j: int, pooled_from: int = 2, own_weight: float = OWN_WEIGHT, strengths=(1.0,)
+    counts,
+    j: int,
+    pooled_from: int = 2,
+    own_weight: float = OWN_WEIGHT,
+    strengths=(1.0,),
+    centres=1,
 ):
-    """The exact posterior of recall ``j``: mixture weights and Beta parameters (81 K each)."""
+    """The exact posterior of recall ``j``: mixture weights and Beta parameters (G K each)."""
     d, e = _rows(counts)
-    w = grid_weights(counts, pooled_from, own_weight, strengths)
-    q = _posterior_components(counts, pooled_from, own_weight, strengths)[:, j, :]  # (81, K)
-    _, a, b = _log_joint(counts, pooled_from, own_weight, tuple(strengths))
+    w = grid_weights(counts, pooled_from, own_weight, strengths, centres)
+    q = _posterior_components(counts, pooled_from, own_weight, strengths, centres)[:, j, :]
+    _, a, b = _log_joint(counts, pooled_from, own_weight, tuple(strengths), centres)
     return (w[:, None] * q).ravel(), (a + d[j]).ravel(), (b + e[j]).ravel()
 
 
 def recall_mean(
-    counts, pooled_from: int = 2, own_weight: float = OWN_WEIGHT, strengths=(1.0,)
+    counts, pooled_from: int = 2, own_weight: float = OWN_WEIGHT, strengths=(1.0,), centres=1
 ) -> np.ndarray:
     """Exact posterior mean of every recall ``theta_jj``, shape (M,)."""
     m = np.asarray(counts).shape[0]
     out = np.empty(m)
     for j in range(m):
-        w, a, b = recall_mixture(counts, j, pooled_from, own_weight, strengths)
+        w, a, b = recall_mixture(counts, j, pooled_from, own_weight, strengths, centres)
         out[j] = np.sum(w * a / (a + b))
     return out
 
 
 def micro_f1_mean(
-    counts, pooled_from: int = 2, own_weight: float = OWN_WEIGHT, strengths=(1.0,)
+    counts, pooled_from: int = 2, own_weight: float = OWN_WEIGHT, strengths=(1.0,), centres=1
 ) -> float:
     """Exact posterior mean of micro-F1 = sum_j E[mu_j] E[theta_jj] (mu independent of theta)."""
     c = np.asarray(counts, dtype=float)
     m = c.shape[0]
     n = c.sum(axis=1)
     mu_mean = (1.0 / m + n) / (1.0 + n.sum())
-    return float(np.sum(mu_mean * recall_mean(c, pooled_from, own_weight, strengths)))
+    return float(np.sum(mu_mean * recall_mean(c, pooled_from, own_weight, strengths, centres)))
 
 
 def sample_p(
@@ -177,6 +205,7 @@ def sample_p(
     pooled_from: int = 2,
     own_weight: float = OWN_WEIGHT,
     strengths=(1.0,),
+    centres: int = 1,
 ) -> np.ndarray:
     """Posterior draws of ``p[u, v] = mu_u theta_uv``, shape (draws, M, M).
 
@@ -187,10 +216,12 @@ def sample_p(
     c = np.asarray(counts, dtype=float)
     m = c.shape[0]
     d, e = _rows(c)
-    w = grid_weights(c, pooled_from, own_weight, strengths)
-    q = _posterior_components(c, pooled_from, own_weight, strengths)  # (81, M, K)
-    _, a_comp, b_comp = _log_joint(c, pooled_from, own_weight, tuple(strengths))
-    g = rng.choice(GRID_SIZE, size=draws, p=w)  # one grid point per draw
+    lj, a_comp, b_comp = _log_joint(c, pooled_from, own_weight, tuple(strengths), centres)
+    _, logprior = grid_points(centres)
+    logpost = logprior + logsumexp(lj, axis=2).sum(axis=1)
+    w = np.exp(logpost - logsumexp(logpost))
+    q = np.exp(lj - logsumexp(lj, axis=2, keepdims=True))  # (G, M, K)
+    g = rng.choice(w.size, size=draws, p=w)  # one grid point per draw
     u = rng.random((draws, m, 1))
     k = (u > np.cumsum(q[g], axis=2)).sum(axis=2)  # one component per row and draw
     k = np.minimum(k, q.shape[2] - 1)  # rounding of the cumulative sum

@@ -191,3 +191,104 @@ def test_package_recall_means_match_the_reference():
     )
     zold = (np.asarray(old["recall"].mean) - exact) / np.asarray(res["recall"].mc_error)
     assert np.max(np.abs(zold)) > 8.0, zold
+
+
+def test_reference_two_centre_variant_matches_quadrature():
+    # the two-centre variant of the study's decision (d): grid weights of pairs of centres and
+    # the exact recall mean, against brute-force quadrature of the mixture prior
+    table = np.array([[40, 1, 1, 0], [2, 30, 0, 1], [3, 2, 12, 1], [0, 1, 0, 9]])
+    (m1, m2), logw = ref.grid_points(2)
+    d = np.diag(table)
+    e = table.sum(axis=1) - d
+    picks = np.random.default_rng(0).choice(m1.size, size=12, replace=False)
+
+    def integral(g, j, power):
+        (a1, a2), (b1, b2) = ref.pooled_beta(np.array([m1[g], m2[g]]))
+
+        def f(r):
+            dens = (
+                0.45 * stats.beta.pdf(r, a1, b1)
+                + 0.45 * stats.beta.pdf(r, a2, b2)
+                + 0.1 * stats.beta.pdf(r, 0.5, 0.5)
+            )
+            return r**power * dens * r ** d[j] * (1 - r) ** e[j]
+
+        return integrate.quad(f, 0, 1, limit=200, points=[d[j] / (d[j] + e[j])])[0]
+
+    z = np.array([[integral(g, j, 0) for j in range(4)] for g in picks])
+    brute = np.exp(logw[picks]) * z.prod(axis=1)
+    w = ref.grid_weights(table, pooled_from=4, centres=2)[picks]
+    np.testing.assert_allclose(w / w.sum(), brute / brute.sum(), rtol=1e-6)
+    # the recall mean given a grid point, through the exact mixture, against quadrature
+    g = picks[0]
+    q = ref._posterior_components(table, 4, 0.1, (1.0,), 2)[g, 2]
+    _, a, b = ref._log_joint(table, 4, 0.1, (1.0,), 2)
+    mean_g = np.sum(q * (a[g] + d[2]) / (a[g] + b[g] + d[2] + e[2]))
+    assert mean_g == pytest.approx(integral(g, 2, 1) / z[0, 2], rel=1e-7)
+    # negative control: the one-centre prior's recall mean of the odd class differs
+    one, two = ref.recall_mean(table, 4), ref.recall_mean(table, 4, centres=2)
+    assert abs(one[2] - two[2]) > 1e-3, (one, two)
+
+
+def _study():
+    """benchmarks/calibration.py as a module (the study's decision rule is tested here)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "calibration.py"
+    spec = importlib.util.spec_from_file_location("calibration_study", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _synthetic_rows(study, methods: dict[str, float], macro: dict[str, float]):
+    """Grid and extension rows with the same coverage everywhere, per method; macro-F1 of one
+    grid cell (scenario 300, M = 20, n = 10) set apart."""
+    grid = {}
+    for i in study.decision_c_grid(study.scenarios())[:6] + [300]:
+        sc = study.scenarios()[i]
+        res = {}
+        for m, c in methods.items():
+            per = [c] * sc["M"]
+            res[m] = {name: {"coverage": c} for name in ("micro_f1", "macro_f1")}
+            res[m].update({name: {"coverage": per} for name in study.PER_CLASS})
+            if i == 300:
+                res[m]["macro_f1"] = {"coverage": macro.get(m, c)}
+        grid[i] = {"scenario": sc, "results": res, "reps": 300}
+    sc = {"k": 0, "M": 3, "n": 30, "class_docs": [30, 30, 30]}
+    cell = {"mean_width": 0.1, "bias_sd": 0.0}
+    ext = {
+        1000: {
+            "scenario": sc,
+            "truth": {name: [0.5] * 3 for name in study.PER_CLASS},
+            "reps": 300,
+            "results": {
+                m: {
+                    "micro_f1": {"coverage": c, **cell},
+                    **{
+                        name: {"coverage": [c] * 3, "mean_width": [0.1] * 3, "bias_sd": [0.0] * 3}
+                        for name in study.PER_CLASS
+                    },
+                }
+                for m, c in methods.items()
+            },
+        }
+    }
+    return grid, ext
+
+
+def test_decision_rule_of_the_variant_study():
+    study = _study()
+    base, better = study.DECISION_C_BASELINE, study.DECISION_C_VARIANTS[0]
+    worse = study.DECISION_C_VARIANTS[1]
+    # the baseline breaches the floor in every per-class cell (0.86 < 0.865), a variant not
+    coverages = {base: 0.86, better: 0.95, worse: 0.95, "bca": 0.80}
+    grid, ext = _synthetic_rows(study, coverages, {})
+    out = study.decision_c(grid, ext)
+    assert out["methods"][better]["passes"] and out["winner"] == better  # tie: the first
+    # negative control: one scalar cell below the floor the baseline does not breach there
+    grid, ext = _synthetic_rows(study, coverages, {base: 0.95, better: 0.95, worse: 0.86})
+    out = study.decision_c(grid, ext)
+    assert out["methods"][worse]["rule"]["4_no_scalar_worse"] is False
+    assert not out["methods"][worse]["passes"] and out["winner"] == better
