@@ -34,9 +34,9 @@ WEAK = np.array(  # a weak classifier with uniform errors (centres below 1/2 mat
     [[12, 9, 10, 9, 8], [10, 11, 9, 10, 8], [9, 10, 13, 8, 9], [8, 9, 10, 12, 9],
      [10, 9, 8, 9, 11]], dtype=float,
 )  # fmt: skip
-SPARSE8 = np.diag([40.0, 30, 25, 20, 15, 10, 5, 3])  # zero off-diagonals: log-space cells
+SPARSE8 = np.diag([40.0, 30, 25, 20, 15, 10, 5, 3])  # zero off-diagonals: small cells
 SPARSE8[7, 0] = 2.0
-WEAK8 = np.diag(np.full(8, 4.0))  # weak and sparse: centres below 1/2 and log-space cells
+WEAK8 = np.diag(np.full(8, 4.0))  # weak and sparse: centres below 1/2 and small cells
 WEAK8[1:, 0] = 10.0
 TABLES = {
     "imbalanced": IMBALANCED,
@@ -354,12 +354,52 @@ def test_a_matrix_draws_do_not_depend_on_the_batch_chunking_or_threads():
     assert not np.array_equal(ref["macro_f1"].mean, other_seed["macro_f1"].mean)
 
 
-def test_log_space_and_draw_chunks_are_bit_identical():
-    # M = 8 with empty cells: the log-space route; a small budget splits one matrix's draws
+def test_only_a_row_of_small_concentrations_takes_the_log_space_route():
+    from f1posterior._core.blocks import LOG_SPACE_BELOW, log_space_tables
+    from f1posterior._core.sampling import concentrations
+
+    def route(c):
+        r = resolve("hierarchical", "hierarchical", c)
+        conc = concentrations(c, r.alpha, r.beta)[None]
+        return log_space_tables(conc, [bool((conc < LOG_SPACE_BELOW).any())])[0]
+
+    # small off-diagonal cells (1/14) beside a diagonal of shape >= 1/2: drawn directly
+    assert not route(SPARSE8) and not route(WEAK8)
+    # an empty 12-class table: the prevalences' row is all 1/12
+    assert route(np.zeros((12, 12)))
+
+
+def test_small_cells_and_draw_chunks_are_bit_identical():
+    # small cells drawn directly; a small budget splits one matrix's draws
     big = evaluate(SPARSE8, metrics=("macro_f1",), draws=40_000, rng=4, keep_draws=True)
     small = evaluate(SPARSE8, metrics=("macro_f1",), draws=40_000, rng=4, keep_draws=True,
                      max_memory=8 << 20, workers=2)  # fmt: skip
     np.testing.assert_array_equal(big.metric_draws["macro_f1"], small.metric_draws["macro_f1"])
+
+
+def test_the_log_space_route_of_the_mixture_is_chunk_invariant():
+    # only an empty table reaches it (the public entry points refuse one): the engine's
+    # own chunks, with and without the route's rescaled extra Gammas
+    from f1posterior._core.hierarchical import RecallMixture
+    from f1posterior._core.sampling import concentrations, iter_cell_chunks
+
+    c = np.zeros((2, 12, 12))
+    c[1] = np.diag(np.arange(1.0, 13.0)) + 1.0  # a weak table in the same chunk
+    r = resolve("hierarchical", "hierarchical", c)
+    conc = concentrations(c, r.alpha, r.beta)
+    root = np.random.SeedSequence(5)
+
+    def cells(budget):
+        out = np.empty((2, 3_000, 12, 12))
+        for mats, drs, p in iter_cell_chunks(conc, 3_000, root, np.dtype(np.float64),
+                                             budget, mixture=RecallMixture.of(c)):  # fmt: skip
+            out[mats, drs] = p
+        return out
+
+    whole, split = cells(1 << 22), cells(40_000)
+    np.testing.assert_array_equal(whole, split)
+    assert np.isfinite(whole).all() and (whole > 0).all()
+    np.testing.assert_allclose(whole.sum(axis=(-2, -1)), 1.0, rtol=1e-12)
 
 
 def test_a_metric_does_not_depend_on_the_other_metrics():

@@ -74,6 +74,24 @@ def _rescale_log_rows(tmp: np.ndarray) -> np.ndarray:
     return top[:, 0]
 
 
+def log_space_tables(conc: np.ndarray, small_any: list[bool]) -> list[bool]:
+    """Which tables of a mixture chunk ``conc`` (n, M + 1, M) are drawn in log space.
+
+    Only those with a row whose every concentration is below ``LOG_SPACE_BELOW``: the
+    log-space route keeps such a row from normalising 0/0. Under the hierarchical
+    prior every row of ``theta`` has a diagonal shape of at least 1/2 (``Gamma(1/2)``
+    is below float64's smallest normal with probability about 1e-154, float32's about
+    1e-19), so only the prevalences of a table without documents (and ``M > 10``) can
+    be such a row; a small off-diagonal cell drawn directly, as under a Dirichlet
+    prior without small cells, underflows only where its cell is below float range
+    in the table anyway (``f1posterior._core.sampling``, "Small concentrations").
+    """
+    if not any(small_any):
+        return small_any
+    whole = (conc.max(axis=-1) < LOG_SPACE_BELOW).any(axis=-1)
+    return [bool(s and w) for s, w in zip(small_any, whole.tolist(), strict=True)]
+
+
 def fill_mixture_chunk(
     gens: list[np.random.Generator],
     conc: np.ndarray,
@@ -98,10 +116,11 @@ def fill_mixture_chunk(
     for gen, (i, a, b) in zip(gens, spans, strict=True):
         u[i, :, a:b] = gen.random((m1, b - a))
     shapes, extra = mixture_shapes(u, weights, np.diagonal(conc, axis1=-2, axis2=-1), buf.dtype)
-    top = np.zeros((n, m1, d)) if extra is not None and any(small_any) else None
+    logs = log_space_tables(conc, small_any)
+    top = np.zeros((n, m1, d)) if extra is not None and any(logs) else None
     rows = conc.tolist()
     for gen, (i, a, b) in zip(gens, spans, strict=True):
-        small = conc[i] < LOG_SPACE_BELOW if small_any[i] else None
+        small = conc[i] < LOG_SPACE_BELOW if logs[i] else None
         t = _fill_cells(gen, rows[i], conc[i], small, buf[i, :, :, a:b], shapes[i, :, a:b])
         if top is not None and t is not None:
             top[i, :, a:b] = t

@@ -52,6 +52,13 @@ Where any concentration of a matrix is below ``LOG_SPACE_BELOW`` that
 matrix's blocks are drawn in log space, ``log Gamma(a) = log Gamma(a + 1) +
 log(U) / a``, and rescaled by the row maximum before exponentiating, so no
 row normalises 0/0 (every row of ``theta`` and ``mu`` has an entry >= 1/M).
+Under the hierarchical prior only a table with a row whose every concentration
+is below that takes this route (:func:`f1posterior._core.blocks.log_space_tables`):
+each row of ``theta`` there has a diagonal shape of at least 1/2, so its small
+cells are drawn directly, as any Dirichlet row's cells of shape ``>= 0.1``
+(such a cell below ``tiny`` then has ``theta_uv``'s absolute error at most
+``tiny / S_u``, ``S_u`` the row's sum of Gammas, of shape at least 1, instead
+of the bound below: values far below float range in the table either way).
 A product ``mu_u * theta_uv`` can still fall below the smallest normal float
 ``tiny``; two floors keep the table exact wherever a float table can be:
 
