@@ -447,3 +447,22 @@ def test_micro_f1_mean_is_the_exact_mixture_mean():
     want = np.sum((0.25 + n) / (1 + n.sum()) * [exact_recall_mean(c, j) for j in range(4)])
     s = evaluate(c, metrics=("micro_f1",), draws=100_000, rng=3)["micro_f1"]
     assert abs(s.mean - want) < 4 * s.mc_error
+
+
+def test_off_diagonal_sums_gathered_or_reduced_are_the_same_bits(monkeypatch):
+    # shrink_diagonal sums a row's off-diagonal Gammas by a gather (few extra Gammas in
+    # the chunk) or a reduction (many): which one runs depends on the chunk, so they
+    # must agree bit for bit or a matrix's draws would depend on its neighbours
+    import f1posterior._core.hierarchical as hier
+
+    kw = dict(metrics=("macro_f1",), draws=600, rng=8, keep_draws=True)
+    batch = np.stack([WEAK, WEAK.T, WEAK + np.eye(5) * 30])
+    got = {}
+    for limit in (0.0, 1.0):
+        monkeypatch.setattr(hier, "_GATHER_BELOW", limit)
+        got[limit] = evaluate(batch, **kw).metric_draws["macro_f1"]
+    np.testing.assert_array_equal(got[0.0], got[1.0])
+    # negative control: another seed differs
+    assert not np.array_equal(
+        got[1.0], evaluate(batch, **{**kw, "rng": 9}).metric_draws["macro_f1"]
+    )
