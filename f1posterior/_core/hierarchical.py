@@ -323,11 +323,12 @@ class ExtraGammas:
     shape: np.ndarray
     value: np.ndarray
     bounds: np.ndarray  # entries of table i: bounds[i]:bounds[i + 1]
+    draws: int  # the chunk's draws per table
 
     def entries(self, i: int, a: int, b: int) -> slice | np.ndarray:
         """The entries of table ``i``'s block of draws ``a:b``, in row-major order."""
         lo, hi = int(self.bounds[i]), int(self.bounds[i + 1])
-        if lo == hi:
+        if lo == hi or (a == 0 and b == self.draws):
             return slice(lo, hi)
         j = self.draw_at[lo:hi]
         if j.min() < a or j.max() >= b:  # several blocks of this table in the chunk
@@ -379,7 +380,7 @@ def mixture_shapes(
     shape += np.take(off.ravel(), table * m + row)
     bounds = np.searchsorted(table, np.arange(n + 1))
     value = np.zeros(table.size, dtype=dtype)
-    return shapes, ExtraGammas(table, row, draw_at, shape, value, bounds)
+    return shapes, ExtraGammas(table, row, draw_at, shape, value, bounds, d)
 
 
 #: Off-diagonal sums are gathered cell by cell while at most this fraction of a
