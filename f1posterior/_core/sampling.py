@@ -31,9 +31,13 @@ block the stream is consumed cell by cell (row-major over the ``(M + 1, M)``
 concentrations), all the block's draws of a cell at a time. Under the
 hierarchical prior (:mod:`f1posterior._core.hierarchical`, from ``POOLED_FROM``
 classes on) the block's ``(M + 1) nb`` uniforms come first (each draw's grid
-point, then each row's component), then the cells (the diagonal ones with
-their draws' shapes), then the extra Gammas of the rows whose centre is below
-1/2 (:func:`f1posterior._core.blocks.fill_mixture_chunk`). Block size
+point, then each row's component); then, in a block of at least 128 draws not
+in log space, the cells off the diagonal (row-major, all the block's draws of
+a cell at a time), then the diagonal cells' draws (row by row, with their
+draws' shapes) and the extra Gammas of the rows whose centre is below 1/2, in
+one call; in any other block, the cells as above (the diagonal ones with their
+draws' shapes), then the extra Gammas
+(:func:`f1posterior._core.blocks.fill_mixture_chunk`). Block size
 depends on ``M`` only. So the draws of matrix ``b`` depend on the seed, ``b``,
 ``M``, the number of draws and its own concentrations, never on the other
 matrices in the batch, on how work is chunked, or on how many threads run it.
