@@ -246,12 +246,36 @@ def test_independent_sampler_rejects_a_shifted_table():
     assert stats.ks_2samp(recalls(mine)[:, 3], recalls(theirs)[:, 3]).pvalue < 1e-6
 
 
-@pytest.mark.parametrize("name", ["weak", "weak8"])  # weak8: log space and extra Gammas
+@pytest.mark.parametrize("name", ["weak", "weak8"])  # weak8: small cells and extra Gammas
 def test_float32_draws_follow_the_mixture(name):
     c = TABLES[name]
     r = recalls(sample_posterior(c, draws=20_000, rng=8, dtype=np.float32).astype(float))
     for j in (0, c.shape[0] - 1):
         assert stats.kstest(r[:, j], mixture_cdf(c, j)).pvalue > 1e-3
+
+
+def test_blocks_of_few_draws_follow_the_mixture():
+    # 50 classes: blocks of 102 draws, each drawn with one array of shapes and its
+    # extra Gammas after it (the other tables' blocks: scalar shapes off the diagonal)
+    m = 50
+    c = np.diag(np.full(m, 6.0))
+    for j in range(m):
+        c[j, [(j + k) % m for k in range(1, 6)]] = 2.0  # recall 0.375: centre below 1/2
+    assert grid_weights(c).probs[GRID_M < 0.5].sum() > 0.99
+    mine = sample_posterior(c, draws=10_000, rng=21)
+    r = recalls(mine)
+    for j in (0, m - 1):
+        assert stats.kstest(r[:, j], mixture_cdf(c, j)).pvalue > 1e-3
+    theirs = independent_draws(c, 10_000, seed=22)
+    split = lambda p: p[:, 0, 1] / (p[:, 0].sum(axis=-1) - p[:, 0, 0])  # noqa: E731
+    for fn in (macro_f1, split):  # the split of row 0's errors: Dirichlet, kept
+        assert stats.ks_2samp(fn(mine), fn(theirs)).pvalue > 1e-3
+    # negative control: one error moved is detected
+    shifted = c.copy()
+    shifted[0, 0] -= 3
+    shifted[0, 1] += 3
+    assert stats.kstest(recalls(sample_posterior(shifted, draws=10_000, rng=21))[:, 0],
+                        mixture_cdf(c, 0)).pvalue < 1e-6  # fmt: skip
 
 
 # ----------------------------------------------------------------- the imbalanced example
