@@ -285,15 +285,17 @@ def grid_points(u: np.ndarray, cdf: np.ndarray, guide: np.ndarray) -> np.ndarray
     """
     n, d = u.shape
     flat_u, flat_cdf = u.ravel(), cdf.ravel()
-    rows = np.repeat(np.arange(n) * GRID_SIZE, d)
-    bucket = (flat_u * GUIDE).astype(np.intp)
-    bucket += np.repeat(np.arange(n) * GUIDE, d)
-    f = np.take(guide.ravel(), bucket) + rows
+    rows = (np.arange(n) * GRID_SIZE)[:, None]
+    bucket = (u * GUIDE).astype(np.intp)
+    bucket += (np.arange(n) * GUIDE)[:, None]
+    f2 = np.take(guide.ravel(), bucket)
+    f2 += rows
+    f = f2.reshape(-1)
     todo = np.flatnonzero(np.take(flat_cdf, f) <= flat_u)
     f[todo] += 1
     todo = todo[np.take(flat_cdf, f[todo]) <= flat_u[todo]]
     if todo.size:  # cdf[lo] <= u < cdf[hi]
-        lo, hi, x = f[todo], rows[todo] + (GRID_SIZE - 1), flat_u[todo]
+        lo, hi, x = f[todo], (todo // d) * GRID_SIZE + (GRID_SIZE - 1), flat_u[todo]
         while True:
             wide = hi - lo > 1
             if not wide.any():
@@ -303,34 +305,49 @@ def grid_points(u: np.ndarray, cdf: np.ndarray, guide: np.ndarray) -> np.ndarray
             lo = np.where(wide & below, mid, lo)
             hi = np.where(wide & ~below, mid, hi)
         f[todo] = hi
-    f -= rows
-    return f.reshape(n, d)
+    f2 -= rows
+    return f2
 
 
 @dataclass
 class ExtraGammas:
     """The extra Gammas ``T`` of a chunk: one per row and draw that uses the pooled
-    component at a centre below 1/2, as flat lists in C order of ``(table, row, draw)``.
+    component at a centre below 1/2, at ``flat``, their flat indices into the chunk's
+    ``(table, row, draw)`` array, ``(n, M, d)``, in C order.
 
     ``T ~ Gamma(b_g + e_j)``: ``shape`` is ``GRID_EXTRA[g]`` plus the row's
     off-diagonal concentrations (``1/2 + e_j``). ``value`` is filled block by block
     (:meth:`entries` says which entries a block of draws holds).
     """
 
-    table: np.ndarray
-    row: np.ndarray
-    draw_at: np.ndarray
+    flat: np.ndarray
+    m: int  # classes
+    draws: int  # the chunk's draws per table, d
     shape: np.ndarray
     value: np.ndarray
     bounds: np.ndarray  # entries of table i: bounds[i]:bounds[i + 1]
-    draws: int  # the chunk's draws per table
+
+    @property
+    def table(self) -> np.ndarray:
+        """Each entry's table."""
+        return self.flat // (self.m * self.draws)
+
+    @property
+    def row(self) -> np.ndarray:
+        """Each entry's row."""
+        return (self.flat // self.draws) % self.m
+
+    @property
+    def draw_at(self) -> np.ndarray:
+        """Each entry's draw, within the chunk."""
+        return self.flat % self.draws
 
     def entries(self, i: int, a: int, b: int) -> slice | np.ndarray:
         """The entries of table ``i``'s block of draws ``a:b``, in row-major order."""
         lo, hi = int(self.bounds[i]), int(self.bounds[i + 1])
         if lo == hi or (a == 0 and b == self.draws):
             return slice(lo, hi)
-        j = self.draw_at[lo:hi]
+        j = self.flat[lo:hi] % self.draws
         if j.min() < a or j.max() >= b:  # several blocks of this table in the chunk
             return np.flatnonzero((j >= a) & (j < b)) + lo
         return slice(lo, hi)
@@ -374,13 +391,11 @@ def mixture_shapes(
     flat = np.flatnonzero(use)  # C order of (table, row, draw)
     if not flat.size:
         return shapes, None
-    table, rest = np.divmod(flat, m * d)
-    row, draw_at = np.divmod(rest, d)
-    shape = np.take(GRID_EXTRA, np.take(g.ravel(), table * d + draw_at))
-    shape += np.take(off.ravel(), table * m + row)
-    bounds = np.searchsorted(table, np.arange(n + 1))
-    value = np.zeros(table.size, dtype=dtype)
-    return shapes, ExtraGammas(table, row, draw_at, shape, value, bounds, d)
+    full = np.take(GRID_EXTRA, g)[:, None, :] + off[:, :, None]  # (n, M, d)
+    shape = np.take(full.reshape(-1), flat)
+    bounds = np.searchsorted(flat, np.arange(n + 1) * (m * d))
+    value = np.zeros(flat.size, dtype=dtype)
+    return shapes, ExtraGammas(flat, m, d, shape, value, bounds)
 
 
 #: Off-diagonal sums are gathered cell by cell while at most this fraction of a
@@ -403,13 +418,15 @@ def shrink_diagonal(x: np.ndarray, extra: ExtraGammas, log_max: np.ndarray | Non
     diagonal set to 0 meanwhile): the same sums, bit for bit.
     """
     n, m1, m, d = x.shape
-    i, r, j, ev = extra.table, extra.row, extra.draw_at, extra.value
-    if log_max is not None:
-        ev = ev * np.exp(-log_max[i, r, j]).astype(ev.dtype)
-    start = (i * m1 + r) * (m * d) + j  # flat x[i, r, 0, j]; cell k is at + k d
+    f, ev = extra.flat, extra.value
+    if log_max is not None:  # log_max[i, r, j] is at f + i d
+        ev = ev * np.exp(-np.take(log_max.reshape(-1), f + extra.table * d)).astype(ev.dtype)
+    tr = f // d  # i M + r
+    at = f + tr * (m * d)  # flat x[i, r, r, j]
     flat = x.reshape(-1)
-    at = start + r * d
     if len(ev) <= _GATHER_BELOW * n * m * d:
+        r = tr % m
+        start = at - r * d  # flat x[i, r, 0, j]; cell k is at + k d
         s = np.zeros(len(ev), dtype=x.dtype)
         for k in range(m):
             s += np.where(r == k, 0.0, flat[start + k * d])
@@ -420,5 +437,5 @@ def shrink_diagonal(x: np.ndarray, extra: ExtraGammas, log_max: np.ndarray | Non
         rows[:, idx, idx] = 0.0
         sums = np.add.reduce(rows, axis=-2)  # (n, M, d): k in order, as the gather
         rows[:, idx, idx] = keep
-        s = np.take(sums.reshape(-1), (i * m + r) * d + j)
+        s = np.take(sums.reshape(-1), f)
     flat[at] *= s / ev
