@@ -490,3 +490,19 @@ def test_off_diagonal_sums_gathered_or_reduced_are_the_same_bits(monkeypatch):
     assert not np.array_equal(
         got[1.0], evaluate(batch, **{**kw, "rng": 9}).metric_draws["macro_f1"]
     )
+
+
+@pytest.mark.parametrize("few", [0, 32, 10**9])  # bisection, mixed, one search each
+def test_grid_points_are_numpys_searchsorted(few, monkeypatch):
+    import f1posterior._core.hierarchical as hier
+
+    monkeypatch.setattr(hier, "_FEW", few)
+    rng = np.random.default_rng(0)
+    c = rng.integers(0, 30, size=(40, 6, 6)) + np.eye(6, dtype=int) * rng.integers(
+        0, 90, (40, 1, 1)
+    )
+    w = grid_weights(c)
+    u = rng.random((40, 3_000))
+    u[:, :3] = [0.0, np.nextafter(1.0, 0.0), 0.5]  # the ends, and a power of two
+    want = np.array([np.searchsorted(w.cdf[i], u[i], side="right") for i in range(40)])
+    np.testing.assert_array_equal(hier.grid_points(u, w.cdf, w.guide), want)

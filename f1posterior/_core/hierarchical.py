@@ -275,12 +275,17 @@ class RecallMixture:
         return weights_from_rows(self.hits[b0:b1], self.rows[b0:b1])
 
 
+#: At most this many uniforms left after the guide's two steps are searched one by one.
+_FEW = 32
+
+
 def grid_points(u: np.ndarray, cdf: np.ndarray, guide: np.ndarray) -> np.ndarray:
     """``searchsorted(cdf[i], u[i, j], side="right")`` for every table ``i``, (n, d).
 
     ``u`` (n, d) uniforms, ``cdf`` (n, G), ``guide`` (n, GUIDE). Starts at the guide
     table's bucket of each ``u`` and steps up once where ``cdf[g] <= u``; the few left
-    (a bucket holding several points) finish by bisection, never past the last point
+    (a bucket holding several points) finish by ``searchsorted`` one at a time, or, when
+    there are more than ``_FEW``, by bisection, never past the last point
     (``cdf[-1] = 1 > u``). Flat indices throughout (``np.take`` is the fast gather).
     """
     n, d = u.shape
@@ -294,7 +299,11 @@ def grid_points(u: np.ndarray, cdf: np.ndarray, guide: np.ndarray) -> np.ndarray
     todo = np.flatnonzero(np.take(flat_cdf, f) <= flat_u)
     f[todo] += 1
     todo = todo[np.take(flat_cdf, f[todo]) <= flat_u[todo]]
-    if todo.size:  # cdf[lo] <= u < cdf[hi]
+    if 0 < todo.size <= _FEW:  # one search each (a call costs less than a bisection pass)
+        for t in todo.tolist():
+            i = t // d
+            f[t] = i * GRID_SIZE + cdf[i].searchsorted(flat_u[t], side="right")
+    elif todo.size:  # cdf[lo] <= u < cdf[hi]
         lo, hi, x = f[todo], (todo // d) * GRID_SIZE + (GRID_SIZE - 1), flat_u[todo]
         while True:
             wide = hi - lo > 1
