@@ -160,8 +160,16 @@ def _fill_per_cell(
             if c != r:
                 gamma(a, None, dt, out_r[c])
     m, nb = diag.shape
-    shape = diag.reshape(-1)
     at = None if extra is None else extra.entries(*span)
+    first = diag[:, 0]
+    if (diag == first[:, None]).all():  # one shape a row (every centre below 1/2, say)
+        # the same stream as one call: numpy draws an array of shapes element by element
+        for r, a in enumerate(first.tolist()):
+            gamma(a, None, dt, out[r, r])
+        if extra is not None and at is not None and extra.shape[at].size:
+            extra.value[at] = gamma(extra.shape[at], None, dt)
+        return
+    shape = diag.reshape(-1)
     if extra is not None and at is not None and extra.shape[at].size:
         shape = np.concatenate([shape, extra.shape[at]])
     values = gamma(shape, None, dt)
