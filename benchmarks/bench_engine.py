@@ -20,7 +20,8 @@ Run from the repository root::
     python benchmarks/bench_engine.py --quick    # smaller batches
 
 Writes ``benchmarks/results/engine.json`` and ``engine.md`` (``engine_quick.*``
-with ``--quick``).
+with ``--quick``); with ``--engine-only``, the engine cases alone (both priors) to
+the first free ``engine_priors.*``, ``engine_priors_2.*``, ...
 """
 
 from __future__ import annotations
@@ -237,7 +238,8 @@ def selection_case(rows: int, n: int, rounds: int) -> dict[str, Any]:
     return {"rows": rows, "draws": n, **{k: v["cpu_s"] / base for k, v in t.items()}}
 
 
-def markdown(result: dict[str, Any]) -> str:
+def engine_markdown(result: dict[str, Any]) -> list[str]:
+    """The engine cases' table (both priors)."""
     m = result["machine"]
     lines = [
         "# Engine against numpy's Gamma floor",
@@ -260,6 +262,11 @@ def markdown(result: dict[str, Any]) -> str:
             f"| {r['evaluate_vs_adaptive_cpu']:.2f}x "
             f"| {r['sample_posterior_vs_adaptive_cpu']:.2f}x |"
         )
+    return lines
+
+
+def markdown(result: dict[str, Any]) -> str:
+    lines = engine_markdown(result)
     one = result["engine"][0]
     lines += [
         "",
@@ -293,10 +300,32 @@ def markdown(result: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def write_priors(info: dict[str, Any], engine: list[dict[str, Any]], quick: bool) -> int:
+    """Write the engine cases alone to the first free ``engine_priors[_k].json/.md``."""
+    info["load_average_after"] = os.getloadavg()
+    result = {"machine": info, "argv": sys.argv[1:], "engine": engine}
+    RESULTS.mkdir(exist_ok=True)
+    stem, k = "engine_priors_quick" if quick else "engine_priors", 1
+    path = RESULTS / stem
+    while path.with_suffix(".json").exists():
+        k += 1
+        path = RESULTS / f"{stem}_{k}"
+    path.with_suffix(".json").write_text(json.dumps(result, indent=2) + "\n")
+    text = "\n".join(engine_markdown(result)) + "\n"
+    path.with_suffix(".md").write_text(text)
+    print(text)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="smaller batches, fewer rounds")
     ap.add_argument("--repeat", type=int, default=None, help="interleaved rounds")
+    ap.add_argument(
+        "--engine-only",
+        action="store_true",
+        help="only the engine cases (both priors), written to engine_priors*.json/.md",
+    )
     args = ap.parse_args(argv)
     q = args.quick
     rounds = args.repeat or (2 if q else 3)
@@ -327,6 +356,8 @@ def main(argv: list[str] | None = None) -> int:
             f"{row['sample_posterior_vs_adaptive_cpu']:.2f}x",
             flush=True,
         )
+    if args.engine_only:
+        return write_priors(info, engine, q)
     scaling = []
     for name, c, draws in [
         ("4x4 x 4,000, 1,000 draws", stack(500 if q else 4000, 4), 1000),

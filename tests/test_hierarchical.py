@@ -34,9 +34,9 @@ WEAK = np.array(  # a weak classifier with uniform errors (centres below 1/2 mat
     [[12, 9, 10, 9, 8], [10, 11, 9, 10, 8], [9, 10, 13, 8, 9], [8, 9, 10, 12, 9],
      [10, 9, 8, 9, 11]], dtype=float,
 )  # fmt: skip
-SPARSE8 = np.diag([40.0, 30, 25, 20, 15, 10, 5, 3])  # zero off-diagonals: log-space cells
+SPARSE8 = np.diag([40.0, 30, 25, 20, 15, 10, 5, 3])  # zero off-diagonals: small cells
 SPARSE8[7, 0] = 2.0
-WEAK8 = np.diag(np.full(8, 4.0))  # weak and sparse: centres below 1/2 and log-space cells
+WEAK8 = np.diag(np.full(8, 4.0))  # weak and sparse: centres below 1/2 and small cells
 WEAK8[1:, 0] = 10.0
 TABLES = {
     "imbalanced": IMBALANCED,
@@ -246,12 +246,36 @@ def test_independent_sampler_rejects_a_shifted_table():
     assert stats.ks_2samp(recalls(mine)[:, 3], recalls(theirs)[:, 3]).pvalue < 1e-6
 
 
-@pytest.mark.parametrize("name", ["weak", "weak8"])  # weak8: log space and extra Gammas
+@pytest.mark.parametrize("name", ["weak", "weak8"])  # weak8: small cells and extra Gammas
 def test_float32_draws_follow_the_mixture(name):
     c = TABLES[name]
     r = recalls(sample_posterior(c, draws=20_000, rng=8, dtype=np.float32).astype(float))
     for j in (0, c.shape[0] - 1):
         assert stats.kstest(r[:, j], mixture_cdf(c, j)).pvalue > 1e-3
+
+
+def test_blocks_of_few_draws_follow_the_mixture():
+    # 50 classes: blocks of 102 draws, each drawn with one array of shapes and its
+    # extra Gammas after it (the other tables' blocks: scalar shapes off the diagonal)
+    m = 50
+    c = np.diag(np.full(m, 6.0))
+    for j in range(m):
+        c[j, [(j + k) % m for k in range(1, 6)]] = 2.0  # recall 0.375: centre below 1/2
+    assert grid_weights(c).probs[GRID_M < 0.5].sum() > 0.99
+    mine = sample_posterior(c, draws=10_000, rng=21)
+    r = recalls(mine)
+    for j in (0, m - 1):
+        assert stats.kstest(r[:, j], mixture_cdf(c, j)).pvalue > 1e-3
+    theirs = independent_draws(c, 10_000, seed=22)
+    split = lambda p: p[:, 0, 1] / (p[:, 0].sum(axis=-1) - p[:, 0, 0])  # noqa: E731
+    for fn in (macro_f1, split):  # the split of row 0's errors: Dirichlet, kept
+        assert stats.ks_2samp(fn(mine), fn(theirs)).pvalue > 1e-3
+    # negative control: one error moved is detected
+    shifted = c.copy()
+    shifted[0, 0] -= 3
+    shifted[0, 1] += 3
+    assert stats.kstest(recalls(sample_posterior(shifted, draws=10_000, rng=21))[:, 0],
+                        mixture_cdf(c, 0)).pvalue < 1e-6  # fmt: skip
 
 
 # ----------------------------------------------------------------- the imbalanced example
@@ -354,12 +378,52 @@ def test_a_matrix_draws_do_not_depend_on_the_batch_chunking_or_threads():
     assert not np.array_equal(ref["macro_f1"].mean, other_seed["macro_f1"].mean)
 
 
-def test_log_space_and_draw_chunks_are_bit_identical():
-    # M = 8 with empty cells: the log-space route; a small budget splits one matrix's draws
+def test_only_a_row_of_small_concentrations_takes_the_log_space_route():
+    from f1posterior._core.blocks import LOG_SPACE_BELOW, log_space_tables
+    from f1posterior._core.sampling import concentrations
+
+    def route(c):
+        r = resolve("hierarchical", "hierarchical", c)
+        conc = concentrations(c, r.alpha, r.beta)[None]
+        return log_space_tables(conc, [bool((conc < LOG_SPACE_BELOW).any())])[0]
+
+    # small off-diagonal cells (1/14) beside a diagonal of shape >= 1/2: drawn directly
+    assert not route(SPARSE8) and not route(WEAK8)
+    # an empty 12-class table: the prevalences' row is all 1/12
+    assert route(np.zeros((12, 12)))
+
+
+def test_small_cells_and_draw_chunks_are_bit_identical():
+    # small cells drawn directly; a small budget splits one matrix's draws
     big = evaluate(SPARSE8, metrics=("macro_f1",), draws=40_000, rng=4, keep_draws=True)
     small = evaluate(SPARSE8, metrics=("macro_f1",), draws=40_000, rng=4, keep_draws=True,
                      max_memory=8 << 20, workers=2)  # fmt: skip
     np.testing.assert_array_equal(big.metric_draws["macro_f1"], small.metric_draws["macro_f1"])
+
+
+def test_the_log_space_route_of_the_mixture_is_chunk_invariant():
+    # only an empty table reaches it (the public entry points refuse one): the engine's
+    # own chunks, with and without the route's rescaled extra Gammas
+    from f1posterior._core.hierarchical import RecallMixture
+    from f1posterior._core.sampling import concentrations, iter_cell_chunks
+
+    c = np.zeros((2, 12, 12))
+    c[1] = np.diag(np.arange(1.0, 13.0)) + 1.0  # a weak table in the same chunk
+    r = resolve("hierarchical", "hierarchical", c)
+    conc = concentrations(c, r.alpha, r.beta)
+    root = np.random.SeedSequence(5)
+
+    def cells(budget):
+        out = np.empty((2, 3_000, 12, 12))
+        for mats, drs, p in iter_cell_chunks(conc, 3_000, root, np.dtype(np.float64),
+                                             budget, mixture=RecallMixture.of(c)):  # fmt: skip
+            out[mats, drs] = p
+        return out
+
+    whole, split = cells(1 << 22), cells(40_000)
+    np.testing.assert_array_equal(whole, split)
+    assert np.isfinite(whole).all() and (whole > 0).all()
+    np.testing.assert_allclose(whole.sum(axis=(-2, -1)), 1.0, rtol=1e-12)
 
 
 def test_a_metric_does_not_depend_on_the_other_metrics():
@@ -407,3 +471,38 @@ def test_micro_f1_mean_is_the_exact_mixture_mean():
     want = np.sum((0.25 + n) / (1 + n.sum()) * [exact_recall_mean(c, j) for j in range(4)])
     s = evaluate(c, metrics=("micro_f1",), draws=100_000, rng=3)["micro_f1"]
     assert abs(s.mean - want) < 4 * s.mc_error
+
+
+def test_off_diagonal_sums_gathered_or_reduced_are_the_same_bits(monkeypatch):
+    # shrink_diagonal sums a row's off-diagonal Gammas by a gather (few extra Gammas in
+    # the chunk) or a reduction (many): which one runs depends on the chunk, so they
+    # must agree bit for bit or a matrix's draws would depend on its neighbours
+    import f1posterior._core.hierarchical as hier
+
+    kw = dict(metrics=("macro_f1",), draws=600, rng=8, keep_draws=True)
+    batch = np.stack([WEAK, WEAK.T, WEAK + np.eye(5) * 30])
+    got = {}
+    for limit in (0.0, 1.0):
+        monkeypatch.setattr(hier, "_GATHER_BELOW", limit)
+        got[limit] = evaluate(batch, **kw).metric_draws["macro_f1"]
+    np.testing.assert_array_equal(got[0.0], got[1.0])
+    # negative control: another seed differs
+    assert not np.array_equal(
+        got[1.0], evaluate(batch, **{**kw, "rng": 9}).metric_draws["macro_f1"]
+    )
+
+
+@pytest.mark.parametrize("few", [0, 32, 10**9])  # bisection, mixed, one search each
+def test_grid_points_are_numpys_searchsorted(few, monkeypatch):
+    import f1posterior._core.hierarchical as hier
+
+    monkeypatch.setattr(hier, "_FEW", few)
+    rng = np.random.default_rng(0)
+    c = rng.integers(0, 30, size=(40, 6, 6)) + np.eye(6, dtype=int) * rng.integers(
+        0, 90, (40, 1, 1)
+    )
+    w = grid_weights(c)
+    u = rng.random((40, 3_000))
+    u[:, :3] = [0.0, np.nextafter(1.0, 0.0), 0.5]  # the ends, and a power of two
+    want = np.array([np.searchsorted(w.cdf[i], u[i], side="right") for i in range(40)])
+    np.testing.assert_array_equal(hier.grid_points(u, w.cdf, w.guide), want)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .hierarchical import GridWeights, mixture_shapes, shrink_diagonal
+from .hierarchical import ExtraGammas, GridWeights, mixture_shapes, shrink_diagonal
 
 __all__ = ["LOG_SPACE_BELOW", "fill_block", "fill_mixture_chunk"]
 
@@ -74,6 +74,24 @@ def _rescale_log_rows(tmp: np.ndarray) -> np.ndarray:
     return top[:, 0]
 
 
+def log_space_tables(conc: np.ndarray, small_any: list[bool]) -> list[bool]:
+    """Which tables of a mixture chunk ``conc`` (n, M + 1, M) are drawn in log space.
+
+    Only those with a row whose every concentration is below ``LOG_SPACE_BELOW``: the
+    log-space route keeps such a row from normalising 0/0. Under the hierarchical
+    prior every row of ``theta`` has a diagonal shape of at least 1/2 (``Gamma(1/2)``
+    is below float64's smallest normal with probability about 1e-154, float32's about
+    1e-19), so only the prevalences of a table without documents (and ``M > 10``) can
+    be such a row; a small off-diagonal cell drawn directly, as under a Dirichlet
+    prior without small cells, underflows only where its cell is below float range
+    in the table anyway (``f1posterior._core.sampling``, "Small concentrations").
+    """
+    if not any(small_any):
+        return small_any
+    whole = (conc.max(axis=-1) < LOG_SPACE_BELOW).any(axis=-1)
+    return [bool(s and w) for s, w in zip(small_any, whole.tolist(), strict=True)]
+
+
 def fill_mixture_chunk(
     gens: list[np.random.Generator],
     conc: np.ndarray,
@@ -88,27 +106,78 @@ def fill_mixture_chunk(
     component's), ``(n, M + 1, M)``; ``spans`` the random-stream blocks ``(i, a, b)``
     (matrix ``i``, draws ``a:b`` of the chunk) in the order of ``gens``, one stream
     each. Each stream is consumed in this order: ``(M + 1) nb`` uniforms (the grid
-    point, then each row's component), the cells as :func:`fill_block` (the diagonal
-    cells with their per-draw shapes; log space as there), the extra Gammas. Streams
-    are independent, so the uniforms of every block are drawn first and the choices
-    made for the whole chunk at once; so is the extra Gammas' correction.
+    point, then each row's component); then, in a block of at least
+    ``_PER_CELL_MIN_DRAWS`` draws not in log space, the cells off the diagonal
+    row-major (a scalar shape each), then the diagonal cells' per-draw shapes and
+    the extra Gammas in one call; otherwise the cells as :func:`fill_block` (the
+    diagonal cells with their per-draw shapes; log space as there), then the extra
+    Gammas. Streams are independent, so the uniforms of every block are drawn first
+    and the choices made for the whole chunk at once; so is the extra Gammas'
+    correction (:func:`f1posterior._core.hierarchical.shrink_diagonal`).
     """
     n, m1, m, d = buf.shape
     u = np.empty((n, m1, d))
     for gen, (i, a, b) in zip(gens, spans, strict=True):
         u[i, :, a:b] = gen.random((m1, b - a))
-    shapes, extra = mixture_shapes(u, weights, np.diagonal(conc, axis1=-2, axis2=-1), buf.dtype)
-    top = np.zeros((n, m1, d)) if extra is not None and any(small_any) else None
+    diag = np.diagonal(conc, axis1=-2, axis2=-1)
+    off = conc[:, :m].sum(axis=-1) - diag
+    shapes, extra = mixture_shapes(u, weights, diag, off, buf.dtype)
+    logs = log_space_tables(conc, small_any)
+    top = np.zeros((n, m1, d)) if extra is not None and any(logs) else None
     rows = conc.tolist()
     for gen, (i, a, b) in zip(gens, spans, strict=True):
-        small = conc[i] < LOG_SPACE_BELOW if small_any[i] else None
-        t = _fill_cells(gen, rows[i], conc[i], small, buf[i, :, :, a:b], shapes[i, :, a:b])
+        out = buf[i, :, :, a:b]
+        if not logs[i] and b - a >= _PER_CELL_MIN_DRAWS:
+            _fill_per_cell(gen, rows[i], out, shapes[i, :, a:b], extra, (i, a, b))
+            continue
+        small = conc[i] < LOG_SPACE_BELOW if logs[i] else None
+        t = _fill_cells(gen, rows[i], conc[i], small, out, shapes[i, :, a:b])
         if top is not None and t is not None:
             top[i, :, a:b] = t
         if extra is not None:
             extra.draw(gen, i, a, b)
     if extra is not None:
         shrink_diagonal(buf, extra, top)
+
+
+def _fill_per_cell(
+    gen: np.random.Generator,
+    rows: list[list[float]],
+    out: np.ndarray,
+    diag: np.ndarray,
+    extra: ExtraGammas | None,
+    span: tuple[int, int, int],
+) -> None:
+    """One block ``out`` (M + 1, M, nb): the cells off the diagonal one at a time (a
+    scalar shape: numpy's cheaper path), then one call for the diagonal cells' per-draw
+    shapes ``diag`` (M, nb) followed by the block's extra Gammas (numpy checks an array
+    of shapes at every call, about 5 us)."""
+    dt = out.dtype
+    gamma = gen.standard_gamma
+    for r, row in enumerate(rows):
+        out_r = out[r]
+        for c, a in enumerate(row):
+            if c != r:
+                gamma(a, None, dt, out_r[c])
+    m, nb = diag.shape
+    at = None if extra is None else extra.entries(*span)
+    first = diag[:, 0]
+    if (diag == first[:, None]).all():  # one shape a row (every centre below 1/2, say)
+        # the same stream as one call: numpy draws an array of shapes element by element
+        for r, a in enumerate(first.tolist()):
+            gamma(a, None, dt, out[r, r])
+        if extra is not None and at is not None and extra.shape[at].size:
+            extra.value[at] = gamma(extra.shape[at], None, dt)
+        return
+    shape = diag.reshape(-1)
+    if extra is not None and at is not None and extra.shape[at].size:
+        shape = np.concatenate([shape, extra.shape[at]])
+    values = gamma(shape, None, dt)
+    if len(values) > m * nb:
+        assert extra is not None and at is not None
+        extra.value[at] = values[m * nb :]
+    idx = np.arange(m)
+    out[idx, idx] = values[: m * nb].reshape(m, nb)
 
 
 def _fill_cells(

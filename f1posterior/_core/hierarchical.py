@@ -27,9 +27,10 @@ Sampling with Gamma variates (:func:`f1posterior._core.blocks.fill_mixture_chunk
 concentrations are those of the own component (``alpha_jj = 1/2``), and a draw that
 uses the pooled component adds ``GRID_SHIFT[g] = a_g - 1/2`` to the diagonal cell's
 shape. When ``m_g < 1/2`` its recall needs ``Beta(1/2 + c_jj, b_g + e_j)``: one extra
-``E ~ Gamma(b_g - 1/2)`` (``GRID_EXTRA``) and the diagonal Gamma multiplied by
-``S / (S + E)`` (``S`` the sum of the row's off-diagonal Gammas): then the recall is
-``G_jj / (G_jj + S + E)`` and the split ``G_jk / S`` stays Dirichlet and independent
+``T ~ Gamma(b_g + e_j)`` (shape ``GRID_EXTRA[g]`` plus the row's off-diagonal
+concentrations, ``1/2 + e_j``) and the diagonal Gamma ``G_jj`` multiplied by ``S / T``
+(``S`` the sum of the row's off-diagonal Gammas): then the recall is
+``G_jj / (G_jj + T)`` and the split ``G_jk / S`` stays Dirichlet and independent
 of it (Lukacs).
 """
 
@@ -73,7 +74,8 @@ _A = np.where(_HIGH, GRID_M / (2.0 * (1.0 - GRID_M)), 0.5)  # pooled Beta(a_g, b
 _B = np.where(_HIGH, 0.5, (1.0 - GRID_M) / (2.0 * GRID_M))
 #: Added to the diagonal cell's shape by a draw of the pooled component at ``g``.
 GRID_SHIFT = _A - 0.5
-#: Shape of the extra Gamma ``E`` of a draw of the pooled component at ``g`` (0: none).
+#: The extra Gamma of a draw of the pooled component at ``g`` (0: none) has this shape
+#: plus the row's off-diagonal concentrations (:class:`ExtraGammas`).
 GRID_EXTRA = _B - 0.5
 _LOG_PRIOR = np.log(GRID_M * (1.0 - GRID_M))
 # log B(1/2, 1/2) - log B(a_g, b_g), once per grid point (the table-independent part)
@@ -273,25 +275,36 @@ class RecallMixture:
         return weights_from_rows(self.hits[b0:b1], self.rows[b0:b1])
 
 
+#: At most this many uniforms left after the guide's two steps are searched one by one.
+_FEW = 32
+
+
 def grid_points(u: np.ndarray, cdf: np.ndarray, guide: np.ndarray) -> np.ndarray:
     """``searchsorted(cdf[i], u[i, j], side="right")`` for every table ``i``, (n, d).
 
     ``u`` (n, d) uniforms, ``cdf`` (n, G), ``guide`` (n, GUIDE). Starts at the guide
     table's bucket of each ``u`` and steps up once where ``cdf[g] <= u``; the few left
-    (a bucket holding several points) finish by bisection, never past the last point
+    (a bucket holding several points) finish by ``searchsorted`` one at a time, or, when
+    there are more than ``_FEW``, by bisection, never past the last point
     (``cdf[-1] = 1 > u``). Flat indices throughout (``np.take`` is the fast gather).
     """
     n, d = u.shape
     flat_u, flat_cdf = u.ravel(), cdf.ravel()
-    rows = np.repeat(np.arange(n) * GRID_SIZE, d)
-    bucket = (flat_u * GUIDE).astype(np.intp)
-    bucket += np.repeat(np.arange(n) * GUIDE, d)
-    f = np.take(guide.ravel(), bucket) + rows
+    rows = (np.arange(n) * GRID_SIZE)[:, None]
+    bucket = (u * GUIDE).astype(np.intp)
+    bucket += (np.arange(n) * GUIDE)[:, None]
+    f2 = np.take(guide.ravel(), bucket)
+    f2 += rows
+    f = f2.reshape(-1)
     todo = np.flatnonzero(np.take(flat_cdf, f) <= flat_u)
     f[todo] += 1
     todo = todo[np.take(flat_cdf, f[todo]) <= flat_u[todo]]
-    if todo.size:  # cdf[lo] <= u < cdf[hi]
-        lo, hi, x = f[todo], rows[todo] + (GRID_SIZE - 1), flat_u[todo]
+    if 0 < todo.size <= _FEW:  # one search each (a call costs less than a bisection pass)
+        for t in todo.tolist():
+            i = t // d
+            f[t] = i * GRID_SIZE + cdf[i].searchsorted(flat_u[t], side="right")
+    elif todo.size:  # cdf[lo] <= u < cdf[hi]
+        lo, hi, x = f[todo], (todo // d) * GRID_SIZE + (GRID_SIZE - 1), flat_u[todo]
         while True:
             wide = hi - lo > 1
             if not wide.any():
@@ -301,46 +314,69 @@ def grid_points(u: np.ndarray, cdf: np.ndarray, guide: np.ndarray) -> np.ndarray
             lo = np.where(wide & below, mid, lo)
             hi = np.where(wide & ~below, mid, hi)
         f[todo] = hi
-    f -= rows
-    return f.reshape(n, d)
+    f2 -= rows
+    return f2
 
 
 @dataclass
 class ExtraGammas:
-    """The extra Gammas of a chunk: one per row and draw that uses the pooled component
-    at a centre below 1/2, as flat lists in C order of ``(table, row, draw)``.
+    """The extra Gammas ``T`` of a chunk: one per row and draw that uses the pooled
+    component at a centre below 1/2, at ``flat``, their flat indices into the chunk's
+    ``(table, row, draw)`` array, ``(n, M, d)``, in C order.
 
-    ``value`` is filled block by block (:meth:`draw`), each block's in row-major order.
+    ``T ~ Gamma(b_g + e_j)``: ``shape`` is ``GRID_EXTRA[g]`` plus the row's
+    off-diagonal concentrations (``1/2 + e_j``). ``value`` is filled block by block
+    (:meth:`entries` says which entries a block of draws holds).
     """
 
-    table: np.ndarray
-    row: np.ndarray
-    draw_at: np.ndarray
+    flat: np.ndarray
+    m: int  # classes
+    draws: int  # the chunk's draws per table, d
     shape: np.ndarray
     value: np.ndarray
     bounds: np.ndarray  # entries of table i: bounds[i]:bounds[i + 1]
 
+    @property
+    def table(self) -> np.ndarray:
+        """Each entry's table."""
+        return self.flat // (self.m * self.draws)
+
+    @property
+    def row(self) -> np.ndarray:
+        """Each entry's row."""
+        return (self.flat // self.draws) % self.m
+
+    @property
+    def draw_at(self) -> np.ndarray:
+        """Each entry's draw, within the chunk."""
+        return self.flat % self.draws
+
+    def entries(self, i: int, a: int, b: int) -> slice | np.ndarray:
+        """The entries of table ``i``'s block of draws ``a:b``, in row-major order."""
+        lo, hi = int(self.bounds[i]), int(self.bounds[i + 1])
+        if lo == hi or (a == 0 and b == self.draws):
+            return slice(lo, hi)
+        j = self.flat[lo:hi] % self.draws
+        if j.min() < a or j.max() >= b:  # several blocks of this table in the chunk
+            return np.flatnonzero((j >= a) & (j < b)) + lo
+        return slice(lo, hi)
+
     def draw(self, gen: np.random.Generator, i: int, a: int, b: int) -> None:
         """Draw the extra Gammas of table ``i``'s block of draws ``a:b`` from ``gen``."""
-        lo, hi = int(self.bounds[i]), int(self.bounds[i + 1])
-        if lo == hi:
-            return
-        j = self.draw_at[lo:hi]
-        if j[0] < a or j.max() >= b:  # several blocks of this table in the chunk
-            sub = np.flatnonzero((j >= a) & (j < b)) + lo
-            if sub.size:
-                self.value[sub] = gen.standard_gamma(self.shape[sub], dtype=self.value.dtype)
-            return
-        self.value[lo:hi] = gen.standard_gamma(self.shape[lo:hi], dtype=self.value.dtype)
+        at = self.entries(i, a, b)
+        shape = self.shape[at]
+        if shape.size:
+            self.value[at] = gen.standard_gamma(shape, dtype=self.value.dtype)
 
 
 def mixture_shapes(
-    u: np.ndarray, w: GridWeights, diag: np.ndarray, dtype: Any = np.float64
+    u: np.ndarray, w: GridWeights, diag: np.ndarray, off: np.ndarray, dtype: Any = np.float64
 ) -> tuple[np.ndarray, ExtraGammas | None]:
     """Each draw's grid point and row components, and the diagonal cells' shapes.
 
     ``u`` (n, M + 1, d): per table and draw, the grid point's uniform, then each
-    row's; ``diag`` (n, M): the diagonal concentrations of the own component.
+    row's; ``diag`` (n, M): the diagonal concentrations of the own component;
+    ``off`` (n, M): the sum of each row's off-diagonal concentrations.
 
     Returns
     -------
@@ -351,8 +387,9 @@ def mixture_shapes(
         its shape; None if none.
     """
     n, m1, d = u.shape
+    m = m1 - 1
     g = grid_points(u[:, 0], w.cdf, w.guide)
-    at = (np.arange(n * (m1 - 1)) * GRID_SIZE).reshape(n, m1 - 1, 1) + g[:, None, :]
+    at = (np.arange(n * m) * GRID_SIZE).reshape(n, m, 1) + g[:, None, :]
     use = u[:, 1:] < np.take(w.by_row.ravel(), at)
     shapes = use * np.take(GRID_SHIFT, g)[:, None, :]
     shapes += diag[:, :, None]
@@ -360,33 +397,54 @@ def mixture_shapes(
     if not low.any():
         return shapes, None
     use &= low[:, None, :]
-    table, row, draw_at = np.nonzero(use)
-    if not table.size:
+    flat = np.flatnonzero(use)  # C order of (table, row, draw)
+    if not flat.size:
         return shapes, None
-    shape = np.take(GRID_EXTRA, g[table, draw_at])
-    bounds = np.searchsorted(table, np.arange(n + 1))
-    value = np.zeros(table.size, dtype=dtype)
-    return shapes, ExtraGammas(table, row, draw_at, shape, value, bounds)
+    full = np.take(GRID_EXTRA, g)[:, None, :] + off[:, :, None]  # (n, M, d)
+    shape = np.take(full.reshape(-1), flat)
+    bounds = np.searchsorted(flat, np.arange(n + 1) * (m * d))
+    value = np.zeros(flat.size, dtype=dtype)
+    return shapes, ExtraGammas(flat, m, d, shape, value, bounds)
+
+
+#: Off-diagonal sums are gathered cell by cell while at most this fraction of a
+#: chunk's rows and draws has an extra Gamma; above it, whole rows are reduced.
+_GATHER_BELOW = 0.125
 
 
 def shrink_diagonal(x: np.ndarray, extra: ExtraGammas, log_max: np.ndarray | None = None) -> None:
-    """Multiply each diagonal Gamma with an extra Gamma ``E`` by ``S / (S + E)``.
+    """Multiply each diagonal Gamma ``G`` with an extra Gamma ``T`` by ``S / T``.
 
-    ``x`` holds a chunk's Gammas ``(n, M + 1, M, d)``. Where ``log_max`` (n, M + 1, d)
-    is given (the log-space route), row ``r`` was rescaled by ``exp(-log_max[r])`` per
-    draw (0 for tables not on it), and ``E`` is rescaled alike. ``S``, the sum of a
-    row's off-diagonal Gammas, has shape ``1/2 + e_j`` however small its cells' are,
-    so it is a normal number whenever it matters (and ``E`` too). Only the rows and
-    draws with an ``E`` are read (flat gathers, cell by cell).
+    ``x`` holds a chunk's Gammas ``(n, M + 1, M, d)``; ``S`` is the sum of the row's
+    off-diagonal Gammas. The row then normalises to recall ``G / (G + T)``, a
+    ``Beta(1/2 + c_jj, b_g + e_j)``, and the split ``G_jk / S`` stays the Dirichlet it
+    was, independent of it (Lukacs). Where ``log_max`` (n, M + 1, d) is given (the
+    log-space route), row ``r`` was rescaled by ``exp(-log_max[r])`` per draw (0 for
+    tables not on it), and ``T`` is rescaled alike. ``S`` has shape ``1/2 + e_j``
+    however small its cells' are, so it is a normal number whenever it matters (and
+    ``T`` too). ``S`` is summed over the columns in order either way (a gather of the
+    rows with a ``T``, or, when there are many, a reduction of every row with its
+    diagonal set to 0 meanwhile): the same sums, bit for bit.
     """
     n, m1, m, d = x.shape
-    i, r, j, ev = extra.table, extra.row, extra.draw_at, extra.value
-    if log_max is not None:
-        ev = ev * np.exp(-log_max[i, r, j]).astype(ev.dtype)
-    start = (i * m1 + r) * (m * d) + j  # flat x[i, r, 0, j]; cell k is at + k d
+    f, ev = extra.flat, extra.value
+    if log_max is not None:  # log_max[i, r, j] is at f + i d
+        ev = ev * np.exp(-np.take(log_max.reshape(-1), f + extra.table * d)).astype(ev.dtype)
+    tr = f // d  # i M + r
+    at = f + tr * (m * d)  # flat x[i, r, r, j]
     flat = x.reshape(-1)
-    s = np.zeros(len(ev), dtype=x.dtype)
-    for k in range(m):
-        s += np.where(r == k, 0.0, flat[start + k * d])
-    at = start + r * d
-    flat[at] *= s / (s + ev)
+    if len(ev) <= _GATHER_BELOW * n * m * d:
+        r = tr % m
+        start = at - r * d  # flat x[i, r, 0, j]; cell k is at + k d
+        s = np.zeros(len(ev), dtype=x.dtype)
+        for k in range(m):
+            s += np.where(r == k, 0.0, flat[start + k * d])
+    else:
+        idx = np.arange(m)
+        rows = x[:, :m]
+        keep = rows[:, idx, idx].copy()  # (n, M, d)
+        rows[:, idx, idx] = 0.0
+        sums = np.add.reduce(rows, axis=-2)  # (n, M, d): k in order, as the gather
+        rows[:, idx, idx] = keep
+        s = np.take(sums.reshape(-1), f)
+    flat[at] *= s / ev

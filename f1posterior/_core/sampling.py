@@ -31,9 +31,13 @@ block the stream is consumed cell by cell (row-major over the ``(M + 1, M)``
 concentrations), all the block's draws of a cell at a time. Under the
 hierarchical prior (:mod:`f1posterior._core.hierarchical`, from ``POOLED_FROM``
 classes on) the block's ``(M + 1) nb`` uniforms come first (each draw's grid
-point, then each row's component), then the cells (the diagonal ones with
-their draws' shapes), then the extra Gammas of the rows whose centre is below
-1/2 (:func:`f1posterior._core.blocks.fill_mixture_chunk`). Block size
+point, then each row's component); then, in a block of at least 128 draws not
+in log space, the cells off the diagonal (row-major, all the block's draws of
+a cell at a time), then the diagonal cells' draws (row by row, with their
+draws' shapes) and the extra Gammas of the rows whose centre is below 1/2, in
+one call; in any other block, the cells as above (the diagonal ones with their
+draws' shapes), then the extra Gammas
+(:func:`f1posterior._core.blocks.fill_mixture_chunk`). Block size
 depends on ``M`` only. So the draws of matrix ``b`` depend on the seed, ``b``,
 ``M``, the number of draws and its own concentrations, never on the other
 matrices in the batch, on how work is chunked, or on how many threads run it.
@@ -52,6 +56,13 @@ Where any concentration of a matrix is below ``LOG_SPACE_BELOW`` that
 matrix's blocks are drawn in log space, ``log Gamma(a) = log Gamma(a + 1) +
 log(U) / a``, and rescaled by the row maximum before exponentiating, so no
 row normalises 0/0 (every row of ``theta`` and ``mu`` has an entry >= 1/M).
+Under the hierarchical prior only a table with a row whose every concentration
+is below that takes this route (:func:`f1posterior._core.blocks.log_space_tables`):
+each row of ``theta`` there has a diagonal shape of at least 1/2, so its small
+cells are drawn directly, as any Dirichlet row's cells of shape ``>= 0.1``
+(such a cell below ``tiny`` then has ``theta_uv``'s absolute error at most
+``tiny / S_u``, ``S_u`` the row's sum of Gammas, of shape at least 1, instead
+of the bound below: values far below float range in the table either way).
 A product ``mu_u * theta_uv`` can still fall below the smallest normal float
 ``tiny``; two floors keep the table exact wherever a float table can be:
 

@@ -120,9 +120,11 @@ class _Plan:
 
 def _mixture_bytes_per_draw(m: int, itemsize: int) -> int:
     """Working bytes per matrix-draw of the hierarchical prior's mixture in a cell chunk:
-    uniforms, diagonal shapes, extra shapes, components (float64, bool), extra Gammas
-    and the log-space maxima (:func:`f1posterior._core.blocks.fill_mixture_chunk`)."""
-    return 8 * (m + 1) * 2 + 8 * m * 3 + m + itemsize * m
+    uniforms, diagonal shapes, extra shapes (and every row's, before the choice),
+    components (float64, bool), their flat indices, extra Gammas, the rows'
+    off-diagonal sums (and their diagonals, kept meanwhile) and the log-space maxima
+    (:func:`f1posterior._core.blocks.fill_mixture_chunk`)."""
+    return 8 * (m + 1) * 2 + 8 * m * 5 + m + itemsize * m * 3
 
 
 def plan(
