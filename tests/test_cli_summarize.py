@@ -77,7 +77,7 @@ def test_seed_is_deterministic(tmp_path, capsys):
         ("[[1, -2], [3, 4]]", [], "counts must be non-negative"),
         ("[[0.5, 0.5], [0.2, 0.8]]", [], "looks normalised"),
         ("{broken", [], "broken JSON at line 1"),
-        ("[[1, 2], [3, 4]]", ["--draws", "0"], "expected an integer >= 1; got '0'"),
+        ("[[1, 2], [3, 4]]", ["--draws", "0"], "expected an integer >= 2; got '0'"),
         ("[[1, 2], [3, 4]]", ["--ci-prob", "1.5"], r"expected a number in \(0, 1\); got '1.5'"),
         ("[[1, 2], [3, 4]]", ["--metric", "f7"], "invalid choice: 'f7'"),
     ],

@@ -204,7 +204,11 @@ def test_scales_that_fit_stay_inside_the_metric_range(metric, scale):
 def test_summarize_refuses_a_single_draw(tmp_path, capsys):
     path = tmp_path / "m.json"
     path.write_text(json.dumps(TABLE))
-    _one_line_error(capsys, ["summarize", str(path), "--draws", "1"], "draws must be at least 2")
+    _one_line_error(
+        capsys,
+        ["summarize", str(path), "--draws", "1"],
+        "argument --draws: expected an integer >= 2; got '1'",
+    )
 
 
 def test_evaluate_needs_two_draws_for_a_summary():
