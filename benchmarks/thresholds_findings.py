@@ -4,7 +4,7 @@ f1posterior.analysis.thresholds.
 Run: ``python benchmarks/thresholds_findings.py [--quick]``. Writes
 ``benchmarks/results/thresholds_findings.json`` and two figures,
 ``thresholds_winners_curse.png`` and ``thresholds_macro_micro.png``, in
-``benchmarks/results/``; prints a summary. Seeds are fixed, so a rerun gives
+``docs/img/``; prints a summary. Seeds are fixed, so a rerun gives
 the same numbers.
 
 1. Theorem 4.3: an uninformative calibrated classifier (every probability = b)
@@ -39,6 +39,7 @@ from f1posterior.analysis.thresholds import (
 
 RESULTS = Path(__file__).resolve().parent / "results"
 OUT = RESULTS / "thresholds_findings.json"
+FIGURES = Path(__file__).resolve().parent.parent / "docs" / "img"
 
 
 # 1. Theorem 4.3 ---------------------------------------------------------------------------
@@ -316,8 +317,8 @@ def main() -> None:
     curse = winners_curse(n_curse, runs, rates, gen)
     honest = curse_honest(gen, 2000 if quick else 20_000)
     mm = macro_micro(2000 if quick else 10_000, 200, gen)
-    plot_curse(curse, n_curse, RESULTS / "thresholds_winners_curse.png")
-    plot_macro_micro(mm, RESULTS / "thresholds_macro_micro.png")
+    plot_curse(curse, n_curse, FIGURES / "thresholds_winners_curse.png")
+    plot_macro_micro(mm, FIGURES / "thresholds_macro_micro.png")
 
     curse_json = {
         str(b): {
