@@ -16,7 +16,7 @@ of the per-round new/old ratios. A case counts as slower only when its ratio of
 minima exceeds 1 by more than that noise.
 
 The old package spells the interval probability ``hdi_prob=``, the new one
-``ci_prob=`` (``hdi_prob=`` still works there, with a FutureWarning); each child uses
+``ci_prob=``; each child uses
 its own spelling. Both children also return a checksum of the result (posterior
 means, interval ends, standard deviations), so the two do the same work: the
 largest relative difference of those numbers is reported with each ratio.

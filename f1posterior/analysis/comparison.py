@@ -70,7 +70,6 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._core.deprecation import renamed_keywords
 from .._core.priors import PriorArg
 from .._core.results import value_equality
 from .._core.validation import (
@@ -370,7 +369,6 @@ def _check_compare(
     )
 
 
-@renamed_keywords(hdi_prob="ci_prob")
 def compare(
     counts_a: ArrayLike,
     counts_b: ArrayLike,

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._core.deprecation import renamed_keywords
 from .._core.describe import describe
 from .._core.validation import check_choice, check_counts, check_flag, check_prob
 from ..metrics.multiclass import METRICS
@@ -113,7 +112,6 @@ def _check_delta(counts, metric, confidence_level, pos_label, clip):
     return c, name, lev, int(pos), flag
 
 
-@renamed_keywords(level="confidence_level")
 def delta_interval(
     counts: ArrayLike,
     metric: str,

@@ -57,7 +57,6 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._core.deprecation import renamed_attribute, renamed_keywords
 from .._core.results import value_equality
 from .._core.validation import (
     check_choice,
@@ -133,8 +132,6 @@ class FrequentistInterval:
     n: Any
     resamples: int | None = None
     clipped: bool = False
-
-    level = renamed_attribute("level", "confidence_level")
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dictionary (arrays become nested lists, NaN stays float NaN)."""
@@ -247,7 +244,6 @@ def _check_bootstrap(counts, metric, confidence_level, resamples, method):
     return c, name, fn, lev, r, meth
 
 
-@renamed_keywords(level="confidence_level")
 def bootstrap_interval(
     counts: ArrayLike,
     metric: str | Callable[[np.ndarray], Any],

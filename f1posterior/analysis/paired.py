@@ -10,7 +10,6 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._core.deprecation import renamed_keywords
 from .._core.describe import describe
 from .._core.sampling import RaggedGammas, prevalence_floor
 from .._core.validation import check_nonnegative, check_prob, check_rng, check_summary_draws
@@ -246,7 +245,6 @@ def _metric_values(fn: Callable[[np.ndarray], Any], table: np.ndarray) -> np.nda
 
 
 # Same keywords as compare() and rank_predictions(): spelled out for users.
-@renamed_keywords(hdi_prob="ci_prob")
 def compare_predictions(
     y_true: ArrayLike,
     pred_a: ArrayLike,

@@ -10,7 +10,6 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._core.deprecation import renamed_keywords
 from .._core.describe import describe
 from .._core.priors import PriorArg
 from .._core.results import value_equality
@@ -236,7 +235,6 @@ def _check_names(names: Any, k: int) -> list[str]:
 
 
 # Same keywords as compare() and rank_predictions(): spelled out for users.
-@renamed_keywords(hdi_prob="ci_prob")
 def rank_classifiers(
     counts: ArrayLike,
     *,
@@ -301,7 +299,6 @@ def rank_classifiers(
 
 
 # Same keywords as compare_predictions() and rank_classifiers(): spelled out for users.
-@renamed_keywords(hdi_prob="ci_prob")
 def rank_predictions(
     y_true: ArrayLike,
     predictions: Mapping[str, ArrayLike] | Sequence[ArrayLike],

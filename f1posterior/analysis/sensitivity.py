@@ -34,7 +34,6 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._core.deprecation import renamed_keywords
 from .._core.describe import describe
 from .._core.priors import PRIOR_PRESETS, describe_prior, prior_preset
 from .._core.results import value_equality
@@ -206,7 +205,6 @@ def _check_threshold(value: Any) -> float:
     return float(value)
 
 
-@renamed_keywords(hdi_prob="ci_prob")
 def prior_sensitivity(
     counts: ArrayLike,
     *,

@@ -96,11 +96,9 @@ def add_sampling_arguments(p: argparse.ArgumentParser, draws: int = 50_000) -> N
     add_prior_argument(p)
     p.add_argument(
         "--ci-prob",
-        "--hdi-prob",
         type=probability,
         default=0.95,
-        help="probability of the posterior intervals, HDI and ETI (default 0.95; "
-        "--hdi-prob is its old name)",
+        help="probability of the posterior intervals, HDI and ETI (default 0.95)",
     )
 
 

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._core.deprecation import warn_renamed
 from .._core.describe import describe
 from .._core.priors import PRIOR_PRESETS
 from .._core.results import value_equality
@@ -39,8 +38,6 @@ _TOP_KEYS = (
     "id_col",
     "check",
 )
-#: Old names of top-level keys, still read (with a FutureWarning) under their new name.
-_RENAMED_KEYS = {"hdi_prob": "ci_prob"}
 _CHECK_KEYS = ("metric", "min", "baseline", "max_drop", "min_support", "joint")
 
 
@@ -133,10 +130,13 @@ def parse_config(data: Mapping[str, Any], where: str, folder: str | Path) -> Gat
         As :func:`load_config`.
     """
     cfg = GateConfig(path=where, settings={}, checks=())
-    data = _renamed(cfg, data)
     unknown = [k for k in data if k not in _TOP_KEYS]
     if unknown:
-        raise cfg.error(str(unknown[0]), f"unknown key (allowed: {', '.join(sorted(_TOP_KEYS))})")
+        raise cfg.error(
+            str(unknown[0]),
+            f"unknown key (allowed: {', '.join(sorted(_TOP_KEYS))})"
+            + did_you_mean(unknown[0], _TOP_KEYS),
+        )
     base = Path(folder)
     settings: dict[str, Any] = {}
     for key, value in data.items():
@@ -150,19 +150,6 @@ def parse_config(data: Mapping[str, Any], where: str, folder: str | Path) -> Gat
         )
     checks = tuple(_check(cfg, i, c, base) for i, c in enumerate(raw_checks, 1))
     return GateConfig(path=where, settings=settings, checks=checks)
-
-
-def _renamed(cfg: GateConfig, data: Mapping[str, Any]) -> dict[str, Any]:
-    """``data`` with old key names replaced by their new names, each with a FutureWarning."""
-    out = dict(data)
-    for old, new in _RENAMED_KEYS.items():
-        if old not in out:
-            continue
-        if new in out:
-            raise cfg.error(old, f"is the old name of {new!r}; give only {new!r}")
-        warn_renamed(f"{cfg.path}: ", repr(old), repr(new))
-        out[new] = out.pop(old)
-    return out
 
 
 def _number(cfg: GateConfig, key: str, value: Any, low: float, high: float, open_: bool) -> float:

@@ -48,7 +48,6 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._core.deprecation import renamed_keywords
 from .._core.describe import describe
 from .._core.labelled import labelled_counts
 from .._core.priors import DEFAULT_PRIOR, PriorArg, resolve
@@ -110,7 +109,6 @@ ADAPT_KEY = 0x61647074
 # --- probabilities --------------------------------------------------------------------
 
 
-@renamed_keywords(hdi_prob="ci_prob")
 def gate(
     counts: ArrayLike | None = None,
     *,

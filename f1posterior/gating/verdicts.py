@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._core.deprecation import renamed_attribute
 from .._core.results import value_equality
 from .._core.text import escape_markdown, escape_text
 from ..posterior.seeds import seed_json
@@ -117,8 +116,6 @@ class Check:
     reason: str = ""
     support: int | None = None
     prior_dominated: bool = False
-
-    hdi_prob = renamed_attribute("hdi_prob", "ci_prob")
 
     @property
     def passed(self) -> bool:

@@ -32,7 +32,6 @@ from typing import Any
 import numpy as np
 from numpy.typing import DTypeLike
 
-from .._core.deprecation import renamed_keywords
 from .._core.describe import describe
 from .._core.priors import DEFAULT_PRIOR, PriorArg
 from .._core.validation import check_sampling_args
@@ -94,7 +93,6 @@ def _unknown(v: Any) -> bool:
     return isinstance(v, float) and v != v
 
 
-@renamed_keywords(hdi_prob="ci_prob")
 def evaluate(
     counts: Any,
     *,

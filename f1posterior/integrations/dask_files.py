@@ -21,7 +21,6 @@ from typing import Any
 import numpy as np
 from numpy.typing import DTypeLike
 
-from .._core.deprecation import renamed_keywords
 from .._core.describe import describe
 from .._core.priors import DEFAULT_PRIOR, PriorArg
 from .._core.validation import check_choice, check_sampling_args
@@ -215,7 +214,6 @@ def _check_paths(paths: Any, out_dir: Any, fmt: str) -> tuple[list[str], list[st
     return items, targets
 
 
-@renamed_keywords(hdi_prob="ci_prob")
 def evaluate_files(
     paths: Sequence[str | os.PathLike[str]],
     out_dir: str | os.PathLike[str],

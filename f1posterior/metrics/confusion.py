@@ -21,7 +21,6 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._core.confusion import ConfusionMatrix
-from .._core.deprecation import renamed_keywords
 from .._core.describe import describe
 from .._core.validation import check_indicator
 
@@ -233,7 +232,6 @@ def confusion_matrix(
     return ConfusionMatrix(counts=flat.reshape(m, m).astype(np.int64), labels=lab)
 
 
-@renamed_keywords(Y_true="y_true", Y_pred="y_pred")
 def multilabel_confusion_matrix(y_true: ArrayLike, y_pred: ArrayLike) -> np.ndarray:
     """Per-label 2 x 2 confusion tables of multi-label indicator matrices.
 

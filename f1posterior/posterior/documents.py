@@ -70,7 +70,6 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._core.deprecation import renamed_keywords
 from .._core.describe import describe
 from .._core.validation import (
     check_indicator,
@@ -243,7 +242,6 @@ def _values(
     return {n: out[n] for n in names}
 
 
-@renamed_keywords(Y_true="y_true", Y_pred="y_pred")
 def document_scores(
     y_true: ArrayLike,
     y_pred: ArrayLike | None = None,
@@ -295,7 +293,6 @@ def document_scores(
     return _values(t, p, s, names, b2, zd)
 
 
-@renamed_keywords(hdi_prob="ci_prob", Y_true="y_true", Y_pred="y_pred")
 def evaluate_documents(
     y_true: ArrayLike,
     y_pred: ArrayLike | None = None,

@@ -17,7 +17,6 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
-from .._core.deprecation import renamed_attribute, renamed_keywords
 from .._core.describe import describe
 from .._core.priors import DEFAULT_PRIOR, PriorArg, describe_prior, resolve
 from .._core.results import value_equality
@@ -104,8 +103,6 @@ class Evaluation(Mapping[str, MetricSummary]):
     names: list[str] | None = field(default=None)
     prevalence: TargetPrevalence | None = None
     chance: bool = False
-
-    hdi_prob = renamed_attribute("hdi_prob", "ci_prob")
 
     def prior_warning(self) -> str | None:
         """One line naming the metrics (and classes) whose posterior the prior dominates, or None.
@@ -266,7 +263,6 @@ def metric_values(fn: Callable[[np.ndarray], Any], table: np.ndarray, name: str)
     return out
 
 
-@renamed_keywords(hdi_prob="ci_prob")
 def evaluate(
     counts: ArrayLike,
     *,

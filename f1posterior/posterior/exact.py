@@ -48,7 +48,6 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._core.deprecation import renamed_keywords
 from .._core.priors import PriorArg, describe_prior, resolve
 from .._core.results import value_equality
 from .._core.validation import check_choice, check_counts, check_prob, check_ref
@@ -236,13 +235,11 @@ class BetaPosterior:
         return np.asarray(np.sqrt(self.a * self.b / (s * s * (s + 1.0))))
 
     # -- intervals -----------------------------------------------------------------
-    @renamed_keywords(prob="ci_prob")
     def eti(self, ci_prob: float = 0.95) -> np.ndarray:
         """Equal-tailed interval, shape ``(..., 2)``."""
         p = check_prob(ci_prob, "ci_prob")
         return np.stack([self.ppf((1 - p) / 2), self.ppf((1 + p) / 2)], axis=-1)
 
-    @renamed_keywords(prob="ci_prob")
     def hdi(self, ci_prob: float = 0.95) -> np.ndarray:
         """Highest-density interval of X, shape ``(..., 2)``.
 
@@ -288,7 +285,6 @@ class BetaPosterior:
         q = np.where(fq < best_w, q, best_q)[..., 0]
         return np.stack([sub.ppf(q[..., None])[..., 0], sub.ppf(q[..., None] + p)[..., 0]], -1)
 
-    @renamed_keywords(hdi_prob="ci_prob")
     def summary(
         self, *, score: ArrayLike, ci_prob: float = 0.95, ref: float | None = None
     ) -> MetricSummary:
@@ -396,7 +392,6 @@ def exact_posterior(
     return posterior_from_concentration(conc, metric)
 
 
-@renamed_keywords(hdi_prob="ci_prob")
 def exact_summary(
     counts: ArrayLike,
     metric: str,

@@ -48,7 +48,6 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
-from .._core.deprecation import renamed_keywords
 from .._core.describe import describe
 from .._core.priors import DEFAULT_PRIOR, PriorArg, describe_prior, resolve
 from .._core.sampling import concentrations, iter_cell_chunks
@@ -221,7 +220,6 @@ def _scores(c: np.ndarray, names: list[str], b2: float) -> dict[str, np.ndarray]
     }
 
 
-@renamed_keywords(hdi_prob="ci_prob")
 def evaluate_multilabel(
     tables: ArrayLike,
     *,

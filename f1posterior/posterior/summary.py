@@ -14,7 +14,6 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._core.deprecation import renamed_attribute, renamed_keywords
 from .._core.describe import describe
 from .._core.results import value_equality
 from .._core.validation import check_prob, check_ref
@@ -38,7 +37,6 @@ def _draws_last(x: ArrayLike, axis: int, name: str = "x") -> np.ndarray:
     return arr
 
 
-@renamed_keywords(prob="ci_prob")
 def hdi(x: ArrayLike, ci_prob: float = 0.95, axis: int = -1) -> np.ndarray:
     """Highest-density interval: the shortest interval holding ``ci_prob`` of the draws.
 
@@ -149,7 +147,6 @@ def _shortest(lows: np.ndarray, highs: np.ndarray) -> np.ndarray:
     return out.reshape((*lead, 2))
 
 
-@renamed_keywords(prob="ci_prob")
 def eti(x: ArrayLike, ci_prob: float = 0.95, axis: int = -1) -> np.ndarray:
     """Equal-tailed interval: the ``(1 - ci_prob)/2`` and ``(1 + ci_prob)/2`` quantiles.
 
@@ -266,8 +263,6 @@ class MetricSummary:
         skip = _CHANCE_FIELDS if self.p_above_chance is None else ()
         return {k: plain(getattr(self, k)) for k in self.__dataclass_fields__ if k not in skip}
 
-    hdi_prob = renamed_attribute("hdi_prob", "ci_prob")
-
     def __getitem__(self, index: Any) -> MetricSummary:
         """The summary of some matrices of a batch: ``index`` selects leading (batch) axes.
 
@@ -328,7 +323,6 @@ _ARRAY_FIELDS = (
 )  # fmt: skip
 
 
-@renamed_keywords(hdi_prob="ci_prob")
 def summarize_draws(
     x: ArrayLike,
     *,

@@ -9,7 +9,6 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._core.deprecation import renamed_attribute, renamed_keywords
 from ..._core.describe import describe
 from ..._core.priors import DEFAULT_PRIOR, PRIOR_PRESETS, prior_preset, resolve
 from ..._core.results import value_equality
@@ -93,8 +92,6 @@ class ThresholdEvaluation:
     prior: tuple[Any, Any]
     seed: Any = None
 
-    beta = renamed_attribute("beta", "f_beta")
-
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dictionary of the fields."""
 
@@ -131,7 +128,6 @@ def _check_prior(prior: Any) -> tuple[Any, Any]:
     )
 
 
-@renamed_keywords(hdi_prob="ci_prob", beta="f_beta")
 def evaluate_threshold(
     scores: ArrayLike,
     y_true: ArrayLike,

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._core.deprecation import renamed_keywords
 from ..._core.describe import describe
 from ..._core.validation import check_prob, check_ref
 from ...posterior.summary import summarize_draws
@@ -31,7 +30,6 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["plot_posterior"]
 
 
-@renamed_keywords(hdi_prob="ci_prob")
 def plot_posterior(
     result: Evaluation | ArrayLike,
     metric: str | None = None,
