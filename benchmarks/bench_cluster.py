@@ -10,7 +10,7 @@ Measures, best of ``--repeat`` runs each, on the same stack and seed:
 * ``evaluate(..., workers=1)`` and ``workers=2`` (threads) in this process;
 * ``f1posterior.integrations.dask.evaluate`` on ``LocalCluster(processes=True, n_workers=2,
   threads_per_worker=1)`` with 8 blocks (cluster start-up timed apart);
-* ``f1posterior.integrations.dask.evaluate_files`` on the same cluster, 4 JSON-lines files
+* ``f1posterior.integrations.dask_files.evaluate_files`` on the same cluster, 4 JSON-lines files
   to 4 CSV files (reading and writing included), against ``evaluate`` of the
   in-memory stack.
 
@@ -32,6 +32,7 @@ from _common import best_of, machine
 
 from f1posterior import evaluate
 from f1posterior.integrations import dask as f1dask
+from f1posterior.integrations import dask_files
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -76,7 +77,7 @@ def main() -> None:
                 p.write_text("".join(json.dumps(mat.tolist()) + "\n" for mat in part))
                 paths.append(p)
             t["evaluate_files_cluster_2_processes"] = best_of(
-                lambda: f1dask.evaluate_files(paths, d, **kw), args.repeat
+                lambda: dask_files.evaluate_files(paths, d, **kw), args.repeat
             )
     t1 = t["evaluate_workers_1"]
     out["speedup_vs_workers_1"] = {k: t1 / v for k, v in t.items() if k != "cluster_start"}

@@ -13,7 +13,7 @@ import pytest
 from f1posterior import __version__, evaluate
 from f1posterior.cli import main
 from f1posterior.cli import stream as stream_mod
-from f1posterior.io import writers
+from f1posterior.io import rowmeta, writers
 
 pd = pytest.importorskip("pandas")
 
@@ -28,7 +28,7 @@ TRUTH = [True, False, True, False]  # macro_f1's flag per row, from the construc
 
 
 def read_metadata(path):
-    return writers.read_metadata(path)  # looked up per test: each fails alone without it
+    return rowmeta.read_metadata(path)  # looked up per test: each fails alone without it
 
 
 def _jsonl(tmp_path):

@@ -21,6 +21,7 @@ from distributed import Client, LocalCluster
 
 from f1posterior import evaluate
 from f1posterior.integrations import dask as f1dask
+from f1posterior.integrations import dask_files
 
 FIELDS = ("score", "mean", "median", "std", "mc_error", "hdi", "eti", "p_below", "p_above")
 KW = dict(metrics=("micro_f1", "macro_f1", "f1"), draws=1500, ref=0.6, rng=20260901)
@@ -84,7 +85,7 @@ def test_files_as_partitions_equal_one_evaluate(client, tmp_path, sizes):
         _write_jsonl(p, c[start : start + n], names[start : start + n])
         paths.append(p)
         start += n
-    outs = f1dask.evaluate_files(paths, tmp_path, chunk=5, labels=["x", "y", "z"], **KW)
+    outs = dask_files.evaluate_files(paths, tmp_path, chunk=5, labels=["x", "y", "z"], **KW)
     assert [o.name for o in outs] == [f"part{k}.csv" for k in range(len(sizes))]
     got = pd.concat(
         [pd.read_csv(o, dtype={"name": str}, comment="#") for o in outs], ignore_index=True
@@ -99,7 +100,7 @@ def test_parquet_in_and_out_on_the_cluster(client, tmp_path):
     names = [f"row-{i}" for i in range(17)]
     _write_parquet(tmp_path / "a.parquet", c[:10], names[:10])
     _write_jsonl(tmp_path / "b.jsonl", c[10:], names[10:])
-    outs = f1dask.evaluate_files(
+    outs = dask_files.evaluate_files(
         [tmp_path / "a.parquet", tmp_path / "b.jsonl"], tmp_path / ".", fmt="parquet", **KW
     )
     got = pd.concat([pd.read_parquet(o) for o in outs], ignore_index=True)
@@ -119,26 +120,26 @@ def test_evaluate_files_errors(tmp_path):
         dask.config.set(scheduler="synchronous"),
         pytest.raises(ValueError, match=r"would both be written to"),
     ):
-        f1dask.evaluate_files([good, other], tmp_path)
+        dask_files.evaluate_files([good, other], tmp_path)
     with pytest.raises(ValueError, match=r"paths must be files ending in .*got '.*x\.csv'"):
-        f1dask.evaluate_files([tmp_path / "x.csv"], tmp_path)
+        dask_files.evaluate_files([tmp_path / "x.csv"], tmp_path)
     with pytest.raises(ValueError, match="paths must name at least one file; got an empty"):
-        f1dask.evaluate_files([], tmp_path)
+        dask_files.evaluate_files([], tmp_path)
     with pytest.raises(ValueError, match="out_dir must be an existing folder; got"):
-        f1dask.evaluate_files([good], tmp_path / "missing")
+        dask_files.evaluate_files([good], tmp_path / "missing")
     with pytest.raises(ValueError, match="fmt must be one of 'csv', 'parquet'; got 'xlsx'"):
-        f1dask.evaluate_files([good], tmp_path, fmt="xlsx")
+        dask_files.evaluate_files([good], tmp_path, fmt="xlsx")
     with pytest.raises(ValueError, match="chunk must be a positive int; got 0"):
-        f1dask.evaluate_files([good], tmp_path, chunk=0)
+        dask_files.evaluate_files([good], tmp_path, chunk=0)
     with pytest.raises(ValueError, match="draws must be an integer >= 1; got 0"):
-        f1dask.evaluate_files([good], tmp_path, draws=0)
+        dask_files.evaluate_files([good], tmp_path, draws=0)
 
 
 def test_evaluate_files_bad_content_names_the_file_and_writes_nothing(tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"matrix": [[5, 1], [2, 7]]}\n{"matrix": [[5, 1], [2, -7]]}\n')
     with dask.config.set(scheduler="synchronous"), pytest.raises(ValueError, match="bad.jsonl"):
-        f1dask.evaluate_files([bad], tmp_path, draws=100)
+        dask_files.evaluate_files([bad], tmp_path, draws=100)
     assert not (tmp_path / "bad.csv").exists()
     assert not [p for p in os.listdir(tmp_path) if p.endswith(".part")]
     no_matrix = tmp_path / "n.parquet"
@@ -147,7 +148,7 @@ def test_evaluate_files_bad_content_names_the_file_and_writes_nothing(tmp_path):
         dask.config.set(scheduler="synchronous"),
         pytest.raises(ValueError, match=r"n\.parquet: a Parquet batch needs a 'matrix' column"),
     ):
-        f1dask.evaluate_files([no_matrix], tmp_path, draws=100)
+        dask_files.evaluate_files([no_matrix], tmp_path, draws=100)
     ragged = tmp_path / "r.parquet"
     pq.write_table(
         pa.table({"matrix": [[[1, 2], [3, 4]], [[1, 2, 3], [3, 4, 5], [1, 1, 1]]]}), ragged
@@ -156,4 +157,4 @@ def test_evaluate_files_bad_content_names_the_file_and_writes_nothing(tmp_path):
         dask.config.set(scheduler="synchronous"),
         pytest.raises(ValueError, match=r"r\.parquet, row 1: not a 2 x 2 matrix like row 0"),
     ):
-        f1dask.evaluate_files([ragged], tmp_path, draws=100)
+        dask_files.evaluate_files([ragged], tmp_path, draws=100)

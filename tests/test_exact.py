@@ -8,7 +8,7 @@ from scipy import integrate, stats
 
 from f1posterior import evaluate, sample_posterior
 from f1posterior._core.priors import adaptive_alpha, resolve_prior
-from f1posterior.metrics.multiclass import METRICS
+from f1posterior.metrics.registry import METRICS
 from f1posterior.posterior.exact import (
     BetaPosterior,
     exact_posterior,

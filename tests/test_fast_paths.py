@@ -16,6 +16,8 @@ from f1posterior._core import sampling, streams
 from f1posterior._core.priors import adaptive_alpha
 from f1posterior._core.sampling import block_draws, concentrations
 from f1posterior.metrics import multiclass as mt
+from f1posterior.metrics import registry, sums
+from f1posterior.metrics.divide import UndefinedMetricWarning
 from f1posterior.posterior.batch import summarize_rows
 
 ROOTS = [
@@ -103,24 +105,24 @@ def _cells(n=5, m=3, d=400, seed=0):
 
 def test_shared_class_sums_leave_every_metric_unchanged():
     t = _cells()
-    plain = {name: fn(t) for name, fn in mt.METRICS.items()}
-    with mt.shared_class_sums(t):
-        shared = {name: fn(t) for name, fn in mt.METRICS.items()}
-        first, again = mt._class_sums(t, None), mt._class_sums(t, None)
+    plain = {name: fn(t) for name, fn in registry.METRICS.items()}
+    with sums.shared_class_sums(t):
+        shared = {name: fn(t) for name, fn in registry.METRICS.items()}
+        first, again = sums.class_sums(t, None), sums.class_sums(t, None)
         assert all(a is b for a, b in zip(first, again, strict=True))  # computed once
         other = t.copy()  # another table is not served from the cache
-        assert mt._class_sums(other, None)[1] is not first[1]
-        with mt.shared_class_sums(other):
-            assert mt._class_sums(t, None)[1] is not first[1]
-        assert mt._class_sums(t, None)[1] is first[1]  # the outer block is back
-    assert mt._class_sums(t, None)[1] is not first[1]  # nothing cached outside
-    for name in mt.METRICS:
+        assert sums.class_sums(other, None)[1] is not first[1]
+        with sums.shared_class_sums(other):
+            assert sums.class_sums(t, None)[1] is not first[1]
+        assert sums.class_sums(t, None)[1] is first[1]  # the outer block is back
+    assert sums.class_sums(t, None)[1] is not first[1]  # nothing cached outside
+    for name in registry.METRICS:
         np.testing.assert_array_equal(shared[name], plain[name], err_msg=name)
 
 
 def test_metric_helpers_keep_zero_division_and_nan_rules():
     # a 0/0 class: the cheap "all denominators positive" check must not skip it
-    with pytest.warns(mt.UndefinedMetricWarning):
+    with pytest.warns(UndefinedMetricWarning):
         assert mt.f1_score([[5, 0, 0], [1, 4, 0], [0, 0, 0]], average=None)[2] == 0.0
     table = np.array([[5, 0, 0], [1, 4, 0], [0, 0, 0]])
     assert mt.f1_score(table, average="macro", zero_division=np.nan) == pytest.approx(

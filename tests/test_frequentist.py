@@ -21,7 +21,7 @@ import f1posterior
 from f1posterior.analysis import frequentist as fq
 from f1posterior.analysis.delta import delta_interval
 from f1posterior.analysis.frequentist import DegenerateIntervalWarning, bootstrap_interval
-from f1posterior.metrics.multiclass import METRICS
+from f1posterior.metrics.registry import METRICS
 
 PAPER = np.array([[3, 0, 0], [0, 8, 0], [2, 1, 6]])
 Z95 = 1.959963984540054

@@ -18,7 +18,8 @@ from f1posterior import (
     precision_score,
     recall_score,
 )
-from f1posterior.metrics.multiclass import METRICS, UndefinedMetricWarning
+from f1posterior.metrics.divide import UndefinedMetricWarning
+from f1posterior.metrics.registry import METRICS
 
 
 def predictions_from_table(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

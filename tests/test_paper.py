@@ -19,7 +19,7 @@ import scipy.stats as ss
 
 from f1posterior import evaluate
 from f1posterior.io.data import FIGURE3_MATRIX, TABLE1
-from f1posterior.metrics.multiclass import METRICS
+from f1posterior.metrics.registry import METRICS
 
 PAPER_ESS = 1000
 DRAWS = 200_000

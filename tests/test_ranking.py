@@ -37,7 +37,7 @@ from f1posterior.analysis.tuples import (  # noqa: E402
     shared_error_tuples,
 )
 from f1posterior.metrics.confusion import confusion_matrix  # noqa: E402
-from f1posterior.metrics.multiclass import METRICS  # noqa: E402
+from f1posterior.metrics.registry import METRICS  # noqa: E402
 from f1posterior.report.plots import plot_ranking  # noqa: E402
 
 K = 5.0

@@ -14,13 +14,8 @@ import numpy as np
 import pytest
 
 from f1posterior import aggregate, evaluate, gate
-from f1posterior._core.validation import (
-    MAX_EXACT_TOTAL,
-    MIN_CONCENTRATION,
-    MIN_PRIOR_CHECK_DRAWS,
-    MIN_SUMMARY_DRAWS,
-    check_counts,
-)
+from f1posterior._core.limits import MAX_EXACT_TOTAL, MIN_CONCENTRATION, MIN_PRIOR_CHECK_DRAWS
+from f1posterior._core.validation import MIN_SUMMARY_DRAWS, check_counts
 from f1posterior.analysis.aggregate import MAX_TAU_SCALE
 from f1posterior.cli import main
 

@@ -32,8 +32,8 @@ from f1posterior.analysis.thresholds import best_threshold
 from f1posterior.gating.gate import gate
 from f1posterior.gating.planning import plan
 from f1posterior.io.data import figure3
+from f1posterior.metrics.divide import UndefinedMetricWarning
 from f1posterior.metrics.multiclass import (
-    UndefinedMetricWarning,
     f1_score,
     fbeta_score,
     precision_score,

@@ -12,7 +12,6 @@ import pytest
 
 from f1posterior import evaluate, evaluate_documents, evaluate_multilabel
 from f1posterior._core.validation import SamplingArgs, check_sampling_args
-from f1posterior.gating import config, config_schema
 from f1posterior.integrations import dask_files
 
 C = np.array([[30, 4], [6, 25]])
@@ -39,7 +38,7 @@ ENTRY_POINTS = {
     "evaluate_multilabel": lambda tmp_path, **kw: evaluate_multilabel(TABLES, **kw),
     "evaluate_documents": lambda tmp_path, **kw: evaluate_documents(Y, Y, **kw),
     "dask.evaluate": lambda tmp_path, **kw: _dask_evaluate(**kw),
-    "dask.evaluate_files": _dask_files,
+    "dask_files.evaluate_files": _dask_files,
 }
 NO_DTYPE = {"evaluate_documents"}  # the Bayesian bootstrap draws weights: no dtype argument
 
@@ -102,12 +101,3 @@ def test_as_keywords_repeats_the_run():
     # negative control: another seed gives another result
     b = check_sampling_args(2000, 0.9, 0.8, 12, np.float32)
     assert evaluate(C, **b.as_keywords()) != direct
-
-
-def test_split_modules_keep_their_old_import_paths():
-    from f1posterior.integrations import dask as f1dask
-
-    assert f1dask.evaluate_files is dask_files.evaluate_files
-    assert f1dask.FILE_SUFFIXES is dask_files.FILE_SUFFIXES
-    for name in ("GateConfig", "GateConfigError", "CheckSpec", "parse_config"):
-        assert getattr(config, name) is getattr(config_schema, name)

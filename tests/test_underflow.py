@@ -28,7 +28,7 @@ from f1posterior._core.sampling import (
     gamma_chunk,
     prevalence_floor,
 )
-from f1posterior.metrics.multiclass import METRIC_RANGES, METRICS
+from f1posterior.metrics.registry import METRIC_RANGES, METRICS
 
 KS_PASS = 1e-3  # a correct sampler fails this at a fixed seed with probability <= 0.001
 KS_REJECT = 1e-6  # a negative control must be rejected at least this strongly

@@ -18,12 +18,7 @@ import numpy as np
 from .describe import _as_numeric_array, describe
 from .labelled import labelled_counts
 from .limits import (
-    MAX_CONCENTRATION,
-    MAX_EXACT_TOTAL,
-    MIN_CONCENTRATION,
-    MIN_PRIOR_CHECK_DRAWS,
     MIN_SUMMARY_DRAWS,
-    check_concentrations,
     check_exact_totals,
 )
 
@@ -54,12 +49,7 @@ __all__ = [
     "check_workers",
     "check_max_memory",
     "check_index_offset",
-    "check_concentrations",
-    "MAX_EXACT_TOTAL",
-    "MIN_CONCENTRATION",
-    "MAX_CONCENTRATION",
     "MIN_SUMMARY_DRAWS",
-    "MIN_PRIOR_CHECK_DRAWS",
     "describe",
 ]
 

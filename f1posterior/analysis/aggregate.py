@@ -45,7 +45,7 @@ from .._core.validation import (
     check_rng,
     child_seed,
 )
-from ..metrics.multiclass import METRIC_RANGES, PER_CLASS_METRICS, resolve_metric
+from ..metrics.registry import METRIC_RANGES, PER_CLASS_METRICS, resolve_metric
 from ..posterior.evaluation import evaluate
 from ..posterior.seeds import run_seed
 from ..posterior.summary import summarize_draws

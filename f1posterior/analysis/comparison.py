@@ -80,7 +80,7 @@ from .._core.validation import (
     check_rng,
     child_seed,
 )
-from ..metrics.multiclass import PER_CLASS_METRICS, resolve_metric
+from ..metrics.registry import PER_CLASS_METRICS, resolve_metric
 from ..posterior.evaluation import evaluate
 from ..posterior.seeds import run_seed, seed_json
 from ..posterior.summary import MetricSummary, summarize_draws
@@ -394,7 +394,7 @@ def compare(
         Confusion matrices (rows = true class) of A and B; batch shapes
         broadcast against each other, M must agree.
     metric : str or callable, default "macro_f1"
-        A single-number metric of :data:`f1posterior.metrics.multiclass.METRICS` (not a
+        A single-number metric of :data:`f1posterior.metrics.registry.METRICS` (not a
         per-class one) or a callable mapping (..., M, M) to (...).
     rope : float, default 0.0
         Half-width of the region of practical equivalence, >= 0.

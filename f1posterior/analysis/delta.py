@@ -7,7 +7,7 @@ from numpy.typing import ArrayLike
 
 from .._core.describe import describe
 from .._core.validation import check_choice, check_counts, check_flag, check_prob
-from ..metrics.multiclass import METRICS
+from ..metrics.registry import METRICS
 from .frequentist import FrequentistInterval, _safe_divide, _scalar, _z
 
 #: Metrics with an analytic delta-method gradient.

@@ -22,7 +22,7 @@ Multinomial bootstrap
 
 Degenerate tables (the rules, documented in ``docs/frequentist.md``)
     * The estimate is always the registry metric on the counts
-      (:data:`f1posterior.metrics.multiclass.METRICS`, scikit-learn's convention with
+      (:data:`f1posterior.metrics.registry.METRICS`, scikit-learn's convention with
       ``zero_division=0`` and all ``M`` classes): a per-class score whose
       denominator is 0 (a class never predicted, never present, ...) counts as
       0.
@@ -67,7 +67,7 @@ from .._core.validation import (
     child_seed,
 )
 from ..metrics.divide import safe_divide
-from ..metrics.multiclass import resolve_metric
+from ..metrics.registry import resolve_metric
 from ..posterior.evaluation import metric_values
 
 __all__ = ["FrequentistInterval", "DegenerateIntervalWarning", "bootstrap_interval"]
@@ -267,7 +267,7 @@ def bootstrap_interval(
     counts : array_like, shape (*batch, M, M)
         Confusion matrices of whole-number counts; rows are true classes.
     metric : str or callable
-        A name from :data:`f1posterior.metrics.multiclass.METRICS` or a callable mapping
+        A name from :data:`f1posterior.metrics.registry.METRICS` or a callable mapping
         a float table ``(..., M, M)`` to ``(...)`` or ``(..., K)``.
     confidence_level : float, default 0.95
         Confidence level, in (0, 1).

@@ -38,7 +38,7 @@ from .._core.describe import describe
 from .._core.priors import PRIOR_PRESETS, describe_prior, prior_preset
 from .._core.results import value_equality
 from .._core.validation import check_counts, check_draws, check_prob, check_rng
-from ..metrics.multiclass import resolve_metric
+from ..metrics.registry import resolve_metric
 from ..posterior.evaluation import evaluate
 from ..posterior.summary import MetricSummary
 

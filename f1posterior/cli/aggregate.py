@@ -24,7 +24,7 @@ from ..analysis.aggregate import MAX_TAU_SCALE, METHODS, Aggregate, aggregate
 from ..analysis.random_effects import SCALES
 from ..io.readers import read_input
 from ..io.sources import INPUT_FORMATS, is_stdin
-from ..metrics.multiclass import METRICS, PER_CLASS_METRICS
+from ..metrics.registry import METRICS, PER_CLASS_METRICS
 from .common import add_sampling_arguments, prior_from_args, save_figure
 from .figures import PLOT_SUFFIXES
 from .input_args import INPUT_FORMAT_HELP, check_stdin_inputs

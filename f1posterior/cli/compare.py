@@ -38,7 +38,7 @@ from ..io.predictions import is_predictions_table
 from ..io.readers import read_input
 from ..io.sources import INPUT_FORMATS, is_stdin, source_name
 from ..io.writers import write_output
-from ..metrics.multiclass import METRICS, PER_CLASS_METRICS
+from ..metrics.registry import METRICS, PER_CLASS_METRICS
 from .common import add_sampling_arguments, probability, save_figure
 from .figures import add_output_arguments
 from .input_args import ID_COL_HELP, INPUT_FORMAT_HELP, check_stdin_inputs

@@ -24,7 +24,7 @@ from ..gating.verdicts import GateResult
 from ..io.multilabel import read_multilabel
 from ..io.sources import MatrixInput
 from ..io.writers import append_output, write_output
-from ..metrics.multiclass import METRIC_RANGES, METRICS
+from ..metrics.registry import METRIC_RANGES, METRICS
 from ..posterior.multilabel import MULTILABEL_METRICS
 from .common import (
     SINGLE_LABEL_WHY,
@@ -195,7 +195,7 @@ def register(sub: Any) -> None:
 def _check_metric_names(args: argparse.Namespace, metrics: list[str]) -> None:
     """One-line errors for a metric of the other mode (single-label vs --multilabel)."""
     if not args.multilabel:
-        check_metric_names(metrics, METRICS, SINGLE_LABEL_WHY)
+        check_metric_names(metrics, list(METRICS), SINGLE_LABEL_WHY)
         if args.f_beta != 1.0:
             raise ValueError(
                 f"--f-beta {args.f_beta:g} applies to the multi-label F-beta metrics; add "

@@ -17,13 +17,13 @@ from typing import Any
 
 from .._core.priors import DEFAULT_PRIOR
 from ..gating.config import (
-    CheckSpec,
     GateConfig,
     GateConfigError,
     check_groups,
     find_pyproject_config,
     load_config,
 )
+from ..gating.config_schema import CheckSpec
 from ..gating.gate import DEFAULT_MAX_DRAWS
 from ..gating.verdicts import GateResult
 from ..io.sources import is_stdin

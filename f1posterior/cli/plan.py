@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 from ..gating.planning import DEFAULT_MAX_DOCUMENTS, MAX_DOCUMENTS_LIMIT, plan
-from ..metrics.multiclass import METRICS
+from ..metrics.registry import METRICS
 from .common import (
     DEFAULT_SEED,
     add_prior_argument,

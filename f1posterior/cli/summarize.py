@@ -17,7 +17,7 @@ from ..io.data import FIGURE3_LABELS, TABLE1, figure3
 from ..io.documents import read_documents
 from ..io.multilabel import read_multilabel
 from ..io.sources import MatrixInput
-from ..metrics.multiclass import METRICS
+from ..metrics.registry import METRICS
 from ..posterior.documents import (
     BINARY_METRICS,
     DOCUMENT_METRICS,
@@ -307,7 +307,7 @@ def _print_result(
 
 
 def _check_single_label(metrics: list[str]) -> None:
-    check_metric_names(metrics, METRICS, SINGLE_LABEL_WHY)
+    check_metric_names(metrics, list(METRICS), SINGLE_LABEL_WHY)
 
 
 def _check_row_options(args: argparse.Namespace) -> None:

@@ -12,7 +12,7 @@ import numpy as np
 
 from .._core.describe import describe
 from .._core.validation import check_counts, check_prob, did_you_mean
-from ..metrics.multiclass import METRIC_RANGES, METRICS
+from ..metrics.registry import METRIC_RANGES, METRICS
 from ..posterior.multilabel import MULTILABEL_METRICS, check_tables
 from ..posterior.summary import MetricSummary
 from ..posterior.summary import hdi as sample_hdi

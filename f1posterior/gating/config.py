@@ -70,14 +70,13 @@ from pathlib import Path
 from typing import Any
 
 from .._core.describe import describe
-from ..metrics.multiclass import PER_CLASS_METRICS
+from ..metrics.registry import PER_CLASS_METRICS
 from ..posterior.multilabel import PER_LABEL_METRICS
 from .checks import LOWER_IS_BETTER
-from .config_schema import CheckSpec, GateConfig, GateConfigError, parse_config
+from .config_schema import GateConfig, GateConfigError, parse_config
 
 __all__ = [
     "CheckGroup",
-    "CheckSpec",
     "GateConfig",
     "GateConfigError",
     "PYPROJECT_TABLE",

@@ -15,7 +15,7 @@ from .._core.describe import describe
 from .._core.priors import PRIOR_PRESETS
 from .._core.results import value_equality
 from .._core.validation import did_you_mean
-from ..metrics.multiclass import METRIC_RANGES, METRICS, PER_CLASS_METRICS
+from ..metrics.registry import METRIC_RANGES, METRICS, PER_CLASS_METRICS
 from ..posterior.multilabel import MULTILABEL_METRICS, PER_LABEL_METRICS
 from .checks import LOWER_IS_BETTER
 

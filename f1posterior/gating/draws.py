@@ -11,7 +11,7 @@ import numpy as np
 
 from .._core.describe import describe
 from .._core.validation import child_seed
-from ..metrics.multiclass import METRICS, PER_CLASS_METRICS
+from ..metrics.registry import METRICS, PER_CLASS_METRICS
 from ..posterior.evaluation import Evaluation
 from .verdicts import Check, _fmt_draws, _verdict
 

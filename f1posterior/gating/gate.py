@@ -52,12 +52,11 @@ from .._core.describe import describe
 from .._core.labelled import labelled_counts
 from .._core.priors import DEFAULT_PRIOR, PriorArg, resolve
 from .._core.validation import check_draws, check_positive, check_prob, check_rng, child_seed
-from ..metrics.multiclass import PER_CLASS_METRICS
+from ..metrics.registry import PER_CLASS_METRICS
 from ..posterior.evaluation import Evaluation, evaluate
 from ..posterior.multilabel import PER_LABEL_METRICS
 from ..posterior.seeds import run_seed
 from .checks import (
-    GATE_MULTILABEL_METRICS,
     LOWER_IS_BETTER,
     _baseline_checks,
     _check_gate_args,
@@ -67,8 +66,6 @@ from .checks import (
     dominated,
 )
 from .draws import (
-    NOISE_SIGMAS,
-    SETTLE_SIGMAS,
     _difference_draws,
     _noisy,
     _paired_difference,
@@ -81,10 +78,7 @@ from .verdicts import Check, GateResult
 __all__ = [
     "DEFAULT_MAX_DRAWS",
     "DEFAULT_SEED",
-    "GATE_MULTILABEL_METRICS",
     "MIN_DRAWS",
-    "NOISE_SIGMAS",
-    "SETTLE_SIGMAS",
     "Check",
     "GateResult",
     "gate",
@@ -163,7 +157,7 @@ def gate(
         (values below :data:`MIN_DRAWS` are raised to it).
     max_draws : int, default 1_000_000
         Adaptive draws: while a sampled probability lies within
-        :data:`NOISE_SIGMAS` Monte Carlo standard errors of ``prob`` or of
+        :data:`f1posterior.gating.draws.NOISE_SIGMAS` Monte Carlo standard errors of ``prob`` or of
         ``1 - prob``, the gate draws again (doubling the total each round,
         from fresh streams derived from the seed, all rounds pooled) up to
         ``max_draws`` in all; a check still within noise then is
@@ -192,7 +186,7 @@ def gate(
         ``counts`` (and ``baseline``) are per-label 2 x 2 tables of shape
         ``(*batch, L, 2, 2)``, ``[[tn, fp], [fn, tp]]`` per label, evaluated
         with :func:`f1posterior.evaluate_multilabel`; metric names from
-        :data:`GATE_MULTILABEL_METRICS`, per-label metrics (``f1``,
+        :data:`f1posterior.gating.checks.GATE_MULTILABEL_METRICS`, per-label metrics (``f1``,
         ``fbeta``, ``precision``, ``recall``, ``jaccard``) are floors for every
         label, ``labels`` names the labels. With ``beta="aligned"`` the
         per-label floors are exact (``fbeta`` only when ``f_beta`` is 1).

@@ -7,7 +7,7 @@ from typing import Any
 
 from .._core.results import value_equality
 from .._core.text import escape_text
-from ..metrics.multiclass import PER_CLASS_METRICS
+from ..metrics.registry import PER_CLASS_METRICS
 from ..posterior.seeds import seed_json
 
 #: The settings of a :class:`PlanResult`, as its JSON's ``settings``.

@@ -44,7 +44,7 @@ from numpy.typing import ArrayLike
 from .._core.priors import DEFAULT_PRIOR, PriorArg, resolve
 from .._core.sampling import sample_posterior
 from .._core.validation import check_choice, check_draws, check_prob, check_rng, child_seed
-from ..metrics.multiclass import PER_CLASS_METRICS
+from ..metrics.registry import PER_CLASS_METRICS
 from ..posterior.evaluation import evaluate
 from ..posterior.seeds import run_seed
 from .checks import _check_gate_args, _check_metric_name
@@ -165,7 +165,7 @@ def plan(
     counts : array_like, shape (M, M)
         One confusion matrix (rows = true class) of the model under test.
     metric : str
-        A metric of :data:`f1posterior.metrics.multiclass.METRICS`, as in the gate.
+        A metric of :data:`f1posterior.metrics.registry.METRICS`, as in the gate.
     min : float, optional
         Floor ``T``: the gate's check ``P(metric >= T) >= prob``.
     baseline : array_like, shape (M, M), optional

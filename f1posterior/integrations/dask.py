@@ -8,8 +8,7 @@ processes, or a distributed cluster). Each block passes its global offset as
 in-memory call: the summaries equal ``f1posterior.evaluate(x.compute(), ...)``
 bit for bit, whatever the chunking.
 
-``f1posterior.integrations.dask.evaluate_files(paths, out_dir)``
-(:mod:`f1posterior.integrations.dask_files`) evaluates many batch files
+``f1posterior.integrations.dask_files.evaluate_files(paths, out_dir)`` evaluates many batch files
 (JSON lines, or Parquet with the ``parquet`` extra) as partitions, one Dask task
 per file, and writes one result file per input file (one row per matrix, the
 columns of the command line's CSV output). Matrix ``i`` of the concatenation of
@@ -38,9 +37,8 @@ from .._core.validation import check_sampling_args
 from ..posterior.evaluation import Evaluation, MetricSpec
 from ..posterior.evaluation import evaluate as evaluate_in_memory
 from ..posterior.summary import MetricSummary
-from .dask_files import FILE_SUFFIXES, evaluate_files
 
-__all__ = ["evaluate", "evaluate_files", "FILE_SUFFIXES"]
+__all__ = ["evaluate"]
 
 _SCALARS = ("score", "mean", "median", "std", "mc_error")
 _INTERVALS = ("hdi", "eti")

@@ -17,21 +17,16 @@ from typing import Any
 import numpy as np
 
 from .._core.validation import check_counts
-from .documents import DocumentInput, read_documents
-from .multilabel import read_multilabel
 from .predictions import (
     _csv_header,
     _read_predictions,
     csv_delimiter,
     predictions_hint,
-    read_predictions,
 )
 from .sources import (
     _FORMAT_OF_SUFFIX,
-    INPUT_FORMATS,
     MATRIX_FILE_TYPES,
     MATRIX_SUFFIXES,
-    STDIN,
     MatrixInput,
     _label_list,
     _load_json,
@@ -48,14 +43,8 @@ from .sources import (
 __all__ = [
     "MatrixInput",
     "read_matrix",
-    "read_predictions",
     "read_input",
-    "read_multilabel",
-    "read_documents",
-    "DocumentInput",
     "MATRIX_SUFFIXES",
-    "INPUT_FORMATS",
-    "STDIN",
 ]
 
 
@@ -383,9 +372,10 @@ def read_input(
     """Read a confusion matrix, a batch, or a predictions CSV (the command line's reader).
 
     ``predictions=None`` treats a ``.csv``/``.tsv`` file whose header has both
-    ``true_col`` and ``pred_col`` as predictions (:func:`read_predictions`)
-    and anything else as a matrix (:func:`read_matrix`); True or False forces
-    the choice. ``transpose`` applies to matrices only.
+    ``true_col`` and ``pred_col`` as predictions
+    (:func:`f1posterior.io.predictions.read_predictions`) and anything else as a
+    matrix (:func:`read_matrix`); True or False forces the choice. ``transpose``
+    applies to matrices only.
 
     ``path`` ``-`` reads standard input (read once; reading ``-`` again gives
     the same bytes), named ``<stdin>`` in messages. Its format is

@@ -18,9 +18,10 @@ matrix, metric and class: ``name, metric, class``, the stats and the flag.
 Metadata (:func:`run_metadata`: the tool version, prior, draws, seed, interval
 probability, reference value and labels, plus what the caller adds) is
 written once: in CSV and TSV as a leading comment line ``# f1posterior:
-{JSON}`` (``pandas.read_csv(..., comment="#")`` skips it; :func:`read_metadata`
-reads it), in NDJSON as a first line ``{"meta": {...}}``, in JSON beside
-``rows``, and in Parquet as the schema metadata key ``f1posterior``.
+{JSON}`` (``pandas.read_csv(..., comment="#")`` skips it;
+:func:`f1posterior.io.rowmeta.read_metadata` reads it), in NDJSON as a first line
+``{"meta": {...}}``, in JSON beside ``rows``, and in Parquet as the schema metadata key
+``f1posterior``.
 
 Formats: ``csv``, ``tsv``, ``ndjson`` (one JSON object a line), ``json`` (an
 object with the settings and a ``rows`` list, streamed), ``markdown`` and
@@ -49,7 +50,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import numpy as np
 
 from .._core.text import escape_csv, escape_markdown, escape_text
-from .rowmeta import META_PREFIX, HashQuoting, read_metadata, run_metadata
+from .rowmeta import META_PREFIX, HashQuoting, run_metadata
 from .sources import file_kind
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -64,7 +65,6 @@ __all__ = [
     "append_output",
     "atomic_output",
     "output_target",
-    "read_metadata",
     "run_metadata",
     "write_output",
 ]

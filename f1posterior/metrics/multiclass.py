@@ -15,14 +15,14 @@ scikit-learn's on the predictions the table summarises, with
 ``labels=range(M)``. Every score is a ratio of the per-class sums of
 :mod:`.sums`, divided by the one :func:`.divide.safe_divide` and averaged by
 :func:`.divide.finish_average`; the named metrics are in :mod:`.registry`
-(``METRICS``, also importable from here).
+(``METRICS``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import partial
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -35,11 +35,10 @@ from .._core.validation import (
     check_table,
     check_zero_division,
 )
-from .divide import Average, UndefinedMetricWarning, ZeroDivision, finish_average, safe_divide
-from .sums import class_sums, shared_class_sums
+from .divide import Average, ZeroDivision, finish_average, safe_divide
+from .sums import class_sums
 
 __all__ = [
-    "UndefinedMetricWarning",
     "fbeta_score",
     "f1_score",
     "precision_score",
@@ -49,19 +48,6 @@ __all__ = [
 ]
 
 _AVERAGES = ("micro", "macro", "weighted", "binary", None)
-#: The registry lives in :mod:`.registry`; these names stay importable from here (lazily:
-#: the registry imports this module).
-_REGISTRY_NAMES = ("METRICS", "PER_CLASS_METRICS", "METRIC_RANGES", "resolve_metric")
-_class_sums = class_sums  # the former private name, kept for callers
-_ = shared_class_sums  # re-exported: the batch engine imports it from here
-
-
-def __getattr__(name: str) -> Any:
-    if name in _REGISTRY_NAMES:
-        from . import registry
-
-        return getattr(registry, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _check_common(table, average, labels, pos_label, zero_division, averages=_AVERAGES):

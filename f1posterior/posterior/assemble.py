@@ -36,7 +36,7 @@ def check_prior_dominance(
     is measured from the observed score, at no cost, and a metric that no
     document informs (zero denominators) is flagged outright.
     """
-    from ..metrics.multiclass import METRICS
+    from ..metrics.registry import METRICS
 
     rows, cols = counts.sum(axis=-1), counts.sum(axis=-2)
     out = {}
@@ -81,7 +81,7 @@ def exact_summaries(
     otherwise (numpy is the only runtime dependency, and recall is then drawn with the
     whole table, whose theta_jj has that Beta marginal); each summary's ``exact`` says which.
     """
-    from ..metrics.multiclass import METRICS
+    from ..metrics.registry import METRICS
     from . import exact
 
     if prior.mixture is not None:

@@ -47,13 +47,13 @@ from .._core.signals import (
     stop_processes,
 )
 from .._core.streams import block_keys, block_streams
-from .._core.validation import DEFAULT_MAX_MEMORY, SamplingArgs
-from ..metrics.multiclass import shared_class_sums
+from .._core.validation import SamplingArgs
+from ..metrics.sums import shared_class_sums
 from .chance import chance_floor_inplace, chance_table, with_chance
 from .prevalence import PrevalenceDraws
 from .summary import MetricSummary, summarize_rows
 
-__all__ = ["DEFAULT_MAX_MEMORY", "RunSettings", "summarize_rows", "plan", "run", "check_fits"]
+__all__ = ["RunSettings", "summarize_rows", "plan", "run", "check_fits"]
 
 #: Streams of a group are made in one bulk call when there are at most this many.
 _BULK_STREAMS = 4096

@@ -18,11 +18,11 @@ import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
 from .._core.describe import describe
+from .._core.limits import MIN_PRIOR_CHECK_DRAWS
 from .._core.priors import DEFAULT_PRIOR, PriorArg, describe_prior, resolve
 from .._core.results import value_equality
 from .._core.sampling import concentrations
 from .._core.validation import (
-    MIN_PRIOR_CHECK_DRAWS,
     as_counts,
     check_batch_names,
     check_class_names,
@@ -32,7 +32,7 @@ from .._core.validation import (
     check_sampling_args,
     check_workers,
 )
-from ..metrics.multiclass import PER_CLASS_METRICS, resolve_metric
+from ..metrics.registry import PER_CLASS_METRICS, resolve_metric
 from .assemble import check_prior_dominance, exact_summaries
 from .batch import RunSettings, check_fits
 from .batch import run as run_batch
@@ -296,7 +296,7 @@ def evaluate(
         labels, and columns are matched to rows by label
         (:func:`f1posterior._core.labelled.labelled_counts`).
     metrics : str, callable or sequence of them, default ("micro_f1", "macro_f1")
-        Names from :data:`f1posterior.metrics.multiclass.METRICS` (``micro_f1``,
+        Names from :data:`f1posterior.metrics.registry.METRICS` (``micro_f1``,
         ``macro_f1``, ``weighted_f1``, ``macro_f1_star``, ``accuracy``,
         ``macro_precision``, ``macro_recall``, ``weighted_precision``,
         ``weighted_recall``, and per-class ``f1``, ``precision``, ``recall``),

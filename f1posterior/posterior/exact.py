@@ -415,7 +415,7 @@ def exact_summary(
     >>> round(s.mean, 4), round(s.p_below, 4), s.exact
     (0.8365, 0.1559, True)
     """
-    from ..metrics.multiclass import METRICS
+    from ..metrics.registry import METRICS
 
     c, conc = _check_exact(counts, metric, alpha, beta)
     score = METRICS[metric](c)

@@ -31,7 +31,7 @@ import numpy as np
 
 from .._core.describe import describe
 from .._core.validation import check_choice
-from ..metrics.multiclass import PER_CLASS_METRICS
+from ..metrics.registry import PER_CLASS_METRICS
 
 if TYPE_CHECKING:  # pragma: no cover
     from .evaluation import Evaluation
