@@ -1,5 +1,4 @@
-"""Batch files as Dask partitions: :func:`evaluate_files` (also importable from
-:mod:`f1posterior.integrations.dask`).
+"""Batch files as Dask partitions: :func:`evaluate_files`.
 
 ``evaluate_files(paths, out_dir)`` evaluates many batch files (JSON lines, or
 Parquet with the ``parquet`` extra) as partitions, one Dask task per file, and
