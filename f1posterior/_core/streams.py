@@ -12,6 +12,13 @@ from numpy.random.bit_generator import ISeedSequence
 
 from .validation import child_seed
 
+__all__ = ["DEFAULT_DRAWS", "DEFAULT_SEED", "block_keys", "block_stream", "block_streams"]
+
+#: Default seed of every command and of the gate: a verdict never changes run to run.
+DEFAULT_SEED = 20150927
+#: Default number of posterior draws per matrix.
+DEFAULT_DRAWS = 50_000
+
 
 def _stream_seed(root: np.random.SeedSequence, b: int, k: int) -> np.random.SeedSequence:
     return child_seed(root, b, k)  # the one derivation (validation.child_seed)

@@ -34,6 +34,7 @@ from numpy.typing import ArrayLike
 
 from .._core.labelled import labelled_counts
 from .._core.priors import PriorArg, describe_prior
+from .._core.streams import DEFAULT_DRAWS
 from .._core.validation import (
     check_batch_names,
     check_choice,
@@ -165,7 +166,7 @@ def aggregate(
     *,
     metric: str | Callable[[np.ndarray], Any] = "macro_f1",
     method: str = "random_effects",
-    draws: int = 50_000,
+    draws: int = DEFAULT_DRAWS,
     alpha: PriorArg = "hierarchical",
     beta: PriorArg = "hierarchical",
     ci_prob: float = 0.95,

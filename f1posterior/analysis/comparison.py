@@ -73,6 +73,7 @@ from numpy.typing import ArrayLike
 from .._core.deprecation import renamed_keywords
 from .._core.priors import PriorArg
 from .._core.results import value_equality
+from .._core.streams import DEFAULT_DRAWS
 from .._core.validation import (
     as_counts,
     check_draws,
@@ -378,7 +379,7 @@ def compare(
     metric: MetricSpec = "macro_f1",
     rope: float = 0.0,
     prob: float = 0.95,
-    draws: int = 50_000,
+    draws: int = DEFAULT_DRAWS,
     alpha: PriorArg = "hierarchical",
     beta: PriorArg = "hierarchical",
     ci_prob: float = 0.95,

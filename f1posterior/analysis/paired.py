@@ -13,6 +13,7 @@ from numpy.typing import ArrayLike
 from .._core.deprecation import renamed_keywords
 from .._core.describe import describe
 from .._core.sampling import RaggedGammas, prevalence_floor
+from .._core.streams import DEFAULT_DRAWS
 from .._core.validation import check_nonnegative, check_prob, check_rng, check_summary_draws
 from ..metrics.confusion import label_array as _predictions_label_array
 from ..metrics.confusion import label_codes
@@ -255,7 +256,7 @@ def compare_predictions(
     metric: MetricSpec = "macro_f1",
     rope: float = 0.0,
     prob: float = 0.95,
-    draws: int = 50_000,
+    draws: int = DEFAULT_DRAWS,
     alpha: Any = PAIRED_PRIOR,
     beta: Any = "hierarchical",
     labels: Sequence[Any] | None = None,

@@ -14,6 +14,7 @@ from .._core.deprecation import renamed_keywords
 from .._core.describe import describe
 from .._core.priors import PriorArg
 from .._core.results import value_equality
+from .._core.streams import DEFAULT_DRAWS
 from .._core.text import escape_text
 from .._core.validation import check_counts, check_prob, check_rng, check_summary_draws
 from ..posterior.evaluation import evaluate
@@ -242,7 +243,7 @@ def rank_classifiers(
     *,
     metric: MetricSpec = "macro_f1",
     names: Sequence[str] | None = None,
-    draws: int = 50_000,
+    draws: int = DEFAULT_DRAWS,
     alpha: PriorArg = "hierarchical",
     beta: PriorArg = "hierarchical",
     ci_prob: float = 0.95,
@@ -307,7 +308,7 @@ def rank_predictions(
     predictions: Mapping[str, ArrayLike] | Sequence[ArrayLike],
     *,
     metric: MetricSpec = "macro_f1",
-    draws: int = 50_000,
+    draws: int = DEFAULT_DRAWS,
     alpha: Any = PAIRED_PRIOR,
     beta: Any = "hierarchical",
     labels: Sequence[Any] | None = None,

@@ -38,6 +38,7 @@ from .._core.deprecation import renamed_keywords
 from .._core.describe import describe
 from .._core.priors import PRIOR_PRESETS, describe_prior, prior_preset
 from .._core.results import value_equality
+from .._core.streams import DEFAULT_DRAWS
 from .._core.validation import check_counts, check_draws, check_prob, check_rng
 from ..metrics.multiclass import resolve_metric
 from ..posterior.evaluation import evaluate
@@ -212,7 +213,7 @@ def prior_sensitivity(
     *,
     metric: str = "macro_f1",
     priors: Sequence[str] | Mapping[str, tuple[Any, Any]] = DEFAULT_PRIORS,
-    draws: int = 50_000,
+    draws: int = DEFAULT_DRAWS,
     ci_prob: float = 0.95,
     threshold: float = DEFAULT_THRESHOLD,
     rng: Any = None,

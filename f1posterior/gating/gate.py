@@ -52,6 +52,7 @@ from .._core.deprecation import renamed_keywords
 from .._core.describe import describe
 from .._core.labelled import labelled_counts
 from .._core.priors import DEFAULT_PRIOR, PriorArg, resolve
+from .._core.streams import DEFAULT_DRAWS, DEFAULT_SEED
 from .._core.validation import check_draws, check_positive, check_prob, check_rng, child_seed
 from ..metrics.multiclass import PER_CLASS_METRICS
 from ..posterior.evaluation import Evaluation, evaluate
@@ -81,7 +82,6 @@ from .verdicts import Check, GateResult
 
 __all__ = [
     "DEFAULT_MAX_DRAWS",
-    "DEFAULT_SEED",
     "GATE_MULTILABEL_METRICS",
     "MIN_DRAWS",
     "NOISE_SIGMAS",
@@ -92,8 +92,6 @@ __all__ = [
     "assert_gate",
 ]
 
-#: Default seed of a gate (the same as the command line's): verdicts never change run to run.
-DEFAULT_SEED = 20150927
 #: Fewer draws than this are raised to it: there is never a verdict from a handful of draws.
 MIN_DRAWS = 1_000
 #: Default ceiling of the adaptive draws (``max_draws``, ``--max-draws``).
@@ -119,7 +117,7 @@ def gate(
     compare: str | Sequence[str] | None = None,
     max_drop: float = 0.0,
     prob: float = 0.95,
-    draws: int = 50_000,
+    draws: int = DEFAULT_DRAWS,
     alpha: PriorArg = DEFAULT_PRIOR,
     beta: PriorArg = DEFAULT_PRIOR,
     rng: Any = DEFAULT_SEED,

@@ -35,6 +35,7 @@ from numpy.typing import DTypeLike
 from .._core.deprecation import renamed_keywords
 from .._core.describe import describe
 from .._core.priors import DEFAULT_PRIOR, PriorArg
+from .._core.streams import DEFAULT_DRAWS
 from .._core.validation import check_sampling_args
 from ..posterior.evaluation import Evaluation, MetricSpec
 from ..posterior.evaluation import evaluate as evaluate_in_memory
@@ -100,7 +101,7 @@ def evaluate(
     *,
     # the keywords of f1posterior.evaluate, spelled out (not **kw) for users, docs and mypy
     metrics: MetricSpec | Sequence[MetricSpec] = ("micro_f1", "macro_f1"),
-    draws: int = 50_000,
+    draws: int = DEFAULT_DRAWS,
     alpha: PriorArg = DEFAULT_PRIOR,
     beta: PriorArg = DEFAULT_PRIOR,
     ref: float | None = None,

@@ -72,6 +72,7 @@ from numpy.typing import ArrayLike
 
 from .._core.deprecation import renamed_keywords
 from .._core.describe import describe
+from .._core.streams import DEFAULT_DRAWS
 from .._core.validation import (
     check_indicator,
     check_metric_names,
@@ -305,7 +306,7 @@ def evaluate_documents(
     metrics: str | Sequence[str] | None = None,
     f_beta: float = 1.0,
     zero_division: float = 0,
-    draws: int = 50_000,
+    draws: int = DEFAULT_DRAWS,
     ref: float | None = None,
     ci_prob: float = 0.95,
     rng: Any = None,

@@ -22,6 +22,7 @@ from .._core.describe import describe
 from .._core.priors import DEFAULT_PRIOR, PriorArg, describe_prior, resolve
 from .._core.results import value_equality
 from .._core.sampling import concentrations
+from .._core.streams import DEFAULT_DRAWS
 from .._core.validation import (
     MIN_PRIOR_CHECK_DRAWS,
     as_counts,
@@ -271,7 +272,7 @@ def evaluate(
     counts: ArrayLike,
     *,
     metrics: MetricSpec | Sequence[MetricSpec] = ("micro_f1", "macro_f1"),
-    draws: int = 50_000,
+    draws: int = DEFAULT_DRAWS,
     alpha: PriorArg = DEFAULT_PRIOR,
     beta: PriorArg = DEFAULT_PRIOR,
     ref: float | None = None,

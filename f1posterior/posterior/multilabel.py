@@ -52,6 +52,7 @@ from .._core.deprecation import renamed_keywords
 from .._core.describe import describe
 from .._core.priors import DEFAULT_PRIOR, PriorArg, describe_prior, resolve
 from .._core.sampling import concentrations, iter_cell_chunks
+from .._core.streams import DEFAULT_DRAWS
 from .._core.validation import (
     check_counts,
     check_metric_names,
@@ -228,7 +229,7 @@ def evaluate_multilabel(
     # the keywords of f1posterior.evaluate, spelled out (not **kw) for users, docs and mypy
     metrics: str | Sequence[str] = ("micro_f1", "macro_f1"),
     f_beta: float = 1.0,
-    draws: int = 50_000,
+    draws: int = DEFAULT_DRAWS,
     alpha: PriorArg = DEFAULT_PRIOR,
     beta: PriorArg = DEFAULT_PRIOR,
     ref: float | None = None,
