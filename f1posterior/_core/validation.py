@@ -11,7 +11,7 @@ from __future__ import annotations
 import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 
@@ -38,6 +38,7 @@ __all__ = [
     "check_ref",
     "check_dtype",
     "check_rng",
+    "SeedLike",
     "check_sampling_args",
     "SamplingArgs",
     "check_choice",
@@ -218,6 +219,11 @@ def check_dtype(dtype: Any, name: str = "dtype") -> np.dtype:
     if dt not in (np.dtype(np.float64), np.dtype(np.float32)):
         raise ValueError(f"{name} must be numpy.float64 or numpy.float32; got {dt}")
     return dt
+
+
+#: What ``rng`` accepts (:func:`check_rng`): None, a non-negative int seed, a SeedSequence
+#: (never consumed) or a Generator (advanced: four words drawn from it seed the run).
+SeedLike: TypeAlias = int | np.integer[Any] | np.random.SeedSequence | np.random.Generator | None
 
 
 def check_rng(rng: Any, name: str = "rng") -> np.random.SeedSequence:

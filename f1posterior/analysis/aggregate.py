@@ -36,6 +36,7 @@ from .._core.labelled import labelled_counts
 from .._core.priors import PriorArg, describe_prior
 from .._core.streams import DEFAULT_DRAWS
 from .._core.validation import (
+    SeedLike,
     check_batch_names,
     check_choice,
     check_counts,
@@ -171,7 +172,7 @@ def aggregate(
     beta: PriorArg = "hierarchical",
     ci_prob: float = 0.95,
     ref: float | None = None,
-    rng: Any = None,
+    rng: SeedLike = None,
     names: Sequence[str] | None = None,
     scale: str = "auto",
     tau_scale: float = 0.5,

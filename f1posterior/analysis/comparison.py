@@ -75,6 +75,7 @@ from .._core.priors import PriorArg
 from .._core.results import value_equality
 from .._core.streams import DEFAULT_DRAWS
 from .._core.validation import (
+    SeedLike,
     as_counts,
     check_draws,
     check_nonnegative,
@@ -383,7 +384,7 @@ def compare(
     alpha: PriorArg = "hierarchical",
     beta: PriorArg = "hierarchical",
     ci_prob: float = 0.95,
-    rng: Any = None,
+    rng: SeedLike = None,
 ) -> Comparison:
     """Compare two classifiers evaluated on independent test sets.
 

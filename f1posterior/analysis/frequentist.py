@@ -60,6 +60,7 @@ from numpy.typing import ArrayLike
 from .._core.deprecation import renamed_attribute, renamed_keywords
 from .._core.results import value_equality
 from .._core.validation import (
+    SeedLike,
     check_choice,
     check_counts,
     check_draws,
@@ -255,7 +256,7 @@ def bootstrap_interval(
     confidence_level: float = 0.95,
     resamples: int = 2000,
     method: Literal["percentile", "bca"] = "percentile",
-    rng: Any = None,
+    rng: SeedLike = None,
 ) -> FrequentistInterval:
     """Multinomial-bootstrap confidence interval of a metric of confusion matrices.
 

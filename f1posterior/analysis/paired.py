@@ -14,7 +14,13 @@ from .._core.deprecation import renamed_keywords
 from .._core.describe import describe
 from .._core.sampling import RaggedGammas, prevalence_floor
 from .._core.streams import DEFAULT_DRAWS
-from .._core.validation import check_nonnegative, check_prob, check_rng, check_summary_draws
+from .._core.validation import (
+    SeedLike,
+    check_nonnegative,
+    check_prob,
+    check_rng,
+    check_summary_draws,
+)
 from ..metrics.confusion import label_array as _predictions_label_array
 from ..metrics.confusion import label_codes
 from ..metrics.confusion import label_kind as _label_kind
@@ -261,7 +267,7 @@ def compare_predictions(
     beta: Any = "hierarchical",
     labels: Sequence[Any] | None = None,
     ci_prob: float = 0.95,
-    rng: Any = None,
+    rng: SeedLike = None,
 ) -> Comparison:
     """Compare two classifiers on the same documents (the paired model).
 
@@ -327,7 +333,7 @@ def _compare_predictions(
     beta: Any,
     labels: Any,
     ci_prob: Any,
-    rng: Any,
+    rng: SeedLike,
 ) -> Comparison:
     name, fn = _check_metric(metric)
     rp = check_nonnegative(rope, "rope")
@@ -371,7 +377,7 @@ def paired_fit(
     beta: Any,
     labels: Any,
     draws: int,
-    rng: Any,
+    rng: SeedLike,
 ) -> PairedFit:
     """Encode, count the tuples, resolve the prior and draw (shared by compare and rank)."""
     codes_t, codes, classes = _encode(y_true, preds, labels)

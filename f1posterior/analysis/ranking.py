@@ -16,7 +16,7 @@ from .._core.priors import PriorArg
 from .._core.results import value_equality
 from .._core.streams import DEFAULT_DRAWS
 from .._core.text import escape_text
-from .._core.validation import check_counts, check_prob, check_rng, check_summary_draws
+from .._core.validation import SeedLike, check_counts, check_prob, check_rng, check_summary_draws
 from ..posterior.evaluation import evaluate
 from ..posterior.seeds import run_seed, seed_json
 from ..posterior.summary import MetricSummary, summarize_draws
@@ -247,7 +247,7 @@ def rank_classifiers(
     alpha: PriorArg = "hierarchical",
     beta: PriorArg = "hierarchical",
     ci_prob: float = 0.95,
-    rng: Any = None,
+    rng: SeedLike = None,
 ) -> Ranking:
     """Rank k classifiers evaluated on independent test sets.
 
@@ -313,7 +313,7 @@ def rank_predictions(
     beta: Any = "hierarchical",
     labels: Sequence[Any] | None = None,
     ci_prob: float = 0.95,
-    rng: Any = None,
+    rng: SeedLike = None,
 ) -> Ranking:
     """Rank k classifiers that predicted the same documents (the paired model).
 

@@ -39,7 +39,7 @@ from .._core.describe import describe
 from .._core.priors import PRIOR_PRESETS, describe_prior, prior_preset
 from .._core.results import value_equality
 from .._core.streams import DEFAULT_DRAWS
-from .._core.validation import check_counts, check_draws, check_prob, check_rng
+from .._core.validation import SeedLike, check_counts, check_draws, check_prob, check_rng
 from ..metrics.multiclass import resolve_metric
 from ..posterior.evaluation import evaluate
 from ..posterior.summary import MetricSummary
@@ -216,7 +216,7 @@ def prior_sensitivity(
     draws: int = DEFAULT_DRAWS,
     ci_prob: float = 0.95,
     threshold: float = DEFAULT_THRESHOLD,
-    rng: Any = None,
+    rng: SeedLike = None,
 ) -> PriorSensitivity:
     """Posterior mean and HDI of a metric under several priors, and a sensitivity flag.
 

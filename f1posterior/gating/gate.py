@@ -53,7 +53,14 @@ from .._core.describe import describe
 from .._core.labelled import labelled_counts
 from .._core.priors import DEFAULT_PRIOR, PriorArg, resolve
 from .._core.streams import DEFAULT_DRAWS, DEFAULT_SEED
-from .._core.validation import check_draws, check_positive, check_prob, check_rng, child_seed
+from .._core.validation import (
+    SeedLike,
+    check_draws,
+    check_positive,
+    check_prob,
+    check_rng,
+    child_seed,
+)
 from ..metrics.multiclass import PER_CLASS_METRICS
 from ..posterior.evaluation import Evaluation, evaluate
 from ..posterior.multilabel import PER_LABEL_METRICS
@@ -120,7 +127,7 @@ def gate(
     draws: int = DEFAULT_DRAWS,
     alpha: PriorArg = DEFAULT_PRIOR,
     beta: PriorArg = DEFAULT_PRIOR,
-    rng: Any = DEFAULT_SEED,
+    rng: SeedLike = DEFAULT_SEED,
     ci_prob: float = 0.95,
     labels: Sequence[Any] | None = None,
     names: Sequence[str] | None = None,

@@ -44,7 +44,14 @@ from numpy.typing import ArrayLike
 from .._core.priors import DEFAULT_PRIOR, PriorArg, resolve
 from .._core.sampling import sample_posterior
 from .._core.streams import DEFAULT_SEED
-from .._core.validation import check_choice, check_draws, check_prob, check_rng, child_seed
+from .._core.validation import (
+    SeedLike,
+    check_choice,
+    check_draws,
+    check_prob,
+    check_rng,
+    child_seed,
+)
 from ..metrics.multiclass import PER_CLASS_METRICS
 from ..posterior.evaluation import evaluate
 from ..posterior.seeds import run_seed
@@ -153,7 +160,7 @@ def plan(
     max_documents: int = DEFAULT_MAX_DOCUMENTS,
     alpha: PriorArg = DEFAULT_PRIOR,
     beta: PriorArg = DEFAULT_PRIOR,
-    rng: Any = DEFAULT_SEED,
+    rng: SeedLike = DEFAULT_SEED,
     source: str | None = None,
 ) -> PlanResult:
     """How many more test documents make the gate's verdict conclusive, with probability A.

@@ -36,7 +36,7 @@ from .._core.deprecation import renamed_keywords
 from .._core.describe import describe
 from .._core.priors import DEFAULT_PRIOR, PriorArg
 from .._core.streams import DEFAULT_DRAWS
-from .._core.validation import check_sampling_args
+from .._core.validation import SeedLike, check_sampling_args
 from ..posterior.evaluation import Evaluation, MetricSpec
 from ..posterior.evaluation import evaluate as evaluate_in_memory
 from ..posterior.summary import MetricSummary
@@ -106,7 +106,7 @@ def evaluate(
     beta: PriorArg = DEFAULT_PRIOR,
     ref: float | None = None,
     ci_prob: float = 0.95,
-    rng: Any = None,
+    rng: SeedLike = None,
     dtype: DTypeLike = np.float64,
     labels: Sequence[Any] | None = None,
     workers: int | None = 1,

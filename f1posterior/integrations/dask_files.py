@@ -25,7 +25,7 @@ from .._core.deprecation import renamed_keywords
 from .._core.describe import describe
 from .._core.priors import DEFAULT_PRIOR, PriorArg
 from .._core.streams import DEFAULT_DRAWS
-from .._core.validation import check_choice, check_sampling_args
+from .._core.validation import SeedLike, check_choice, check_sampling_args
 from ..posterior.evaluation import Evaluation, MetricSpec
 from ..posterior.evaluation import evaluate as evaluate_in_memory
 
@@ -228,7 +228,7 @@ def evaluate_files(
     beta: PriorArg = DEFAULT_PRIOR,
     ref: float | None = None,
     ci_prob: float = 0.95,
-    rng: Any = None,
+    rng: SeedLike = None,
     dtype: DTypeLike = np.float64,
     labels: Sequence[Any] | None = None,
     fmt: str = "csv",

@@ -74,6 +74,7 @@ from .._core.deprecation import renamed_keywords
 from .._core.describe import describe
 from .._core.streams import DEFAULT_DRAWS
 from .._core.validation import (
+    SeedLike,
     check_indicator,
     check_metric_names,
     check_positive,
@@ -309,7 +310,7 @@ def evaluate_documents(
     draws: int = DEFAULT_DRAWS,
     ref: float | None = None,
     ci_prob: float = 0.95,
-    rng: Any = None,
+    rng: SeedLike = None,
     keep_draws: bool = False,
 ) -> Evaluation:
     """Bayesian-bootstrap posteriors of document-level multi-label metrics.

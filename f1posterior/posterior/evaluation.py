@@ -25,6 +25,7 @@ from .._core.sampling import concentrations
 from .._core.streams import DEFAULT_DRAWS
 from .._core.validation import (
     MIN_PRIOR_CHECK_DRAWS,
+    SeedLike,
     as_counts,
     check_batch_names,
     check_class_names,
@@ -277,7 +278,7 @@ def evaluate(
     beta: PriorArg = DEFAULT_PRIOR,
     ref: float | None = None,
     ci_prob: float = 0.95,
-    rng: Any = None,
+    rng: SeedLike = None,
     dtype: DTypeLike = np.float64,
     labels: Sequence[Any] | None = None,
     names: Sequence[str] | None = None,

@@ -54,6 +54,7 @@ from .._core.priors import DEFAULT_PRIOR, PriorArg, describe_prior, resolve
 from .._core.sampling import concentrations, iter_cell_chunks
 from .._core.streams import DEFAULT_DRAWS
 from .._core.validation import (
+    SeedLike,
     check_counts,
     check_metric_names,
     check_positive,
@@ -234,7 +235,7 @@ def evaluate_multilabel(
     beta: PriorArg = DEFAULT_PRIOR,
     ref: float | None = None,
     ci_prob: float = 0.95,
-    rng: Any = None,
+    rng: SeedLike = None,
     dtype: DTypeLike = np.float64,
     labels: Sequence[Any] | None = None,
     keep_draws: bool = False,

@@ -15,6 +15,7 @@ from ..._core.priors import DEFAULT_PRIOR, PRIOR_PRESETS, prior_preset, resolve
 from ..._core.results import value_equality
 from ..._core.sampling import concentrations, iter_cell_chunks
 from ..._core.validation import (
+    SeedLike,
     check_choice,
     check_positive,
     check_prob,
@@ -142,7 +143,7 @@ def evaluate_threshold(
     draws: int = 20_000,
     prior: Any = DEFAULT_PRIOR,
     ci_prob: float = 0.95,
-    rng: Any = None,
+    rng: SeedLike = None,
 ) -> ThresholdEvaluation:
     """Choose F-beta thresholds on part of the data and score them on the rest.
 
