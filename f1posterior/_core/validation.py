@@ -287,18 +287,6 @@ def check_sampling_args(
     return SamplingArgs(draws=n, ci_prob=prob, ref=r, root=check_rng(rng), dtype=dt)
 
 
-def child_seed(root: np.random.SeedSequence, *key: int) -> np.random.SeedSequence:
-    """The stream ``SeedSequence(root.entropy, spawn_key=root.spawn_key + key)``.
-
-    Derived from the root's entropy and spawn key only, so ``root`` is never
-    consumed (``root.spawn`` would advance it, and a second call with the same
-    root would get other children); the same root and key give the same stream.
-    """
-    return np.random.SeedSequence(
-        root.entropy, spawn_key=(*root.spawn_key, *key), pool_size=root.pool_size
-    )
-
-
 def check_choice(value: Any, name: str, allowed: Sequence[Any]) -> Any:
     """One of a fixed set of options."""
     if value not in allowed or isinstance(value, bool) and True not in allowed:

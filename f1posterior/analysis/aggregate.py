@@ -34,7 +34,7 @@ from numpy.typing import ArrayLike
 
 from .._core.labelled import labelled_counts
 from .._core.priors import PriorArg, describe_prior
-from .._core.streams import DEFAULT_DRAWS
+from .._core.streams import DEFAULT_DRAWS, child_seed, run_seed
 from .._core.validation import (
     SeedLike,
     check_batch_names,
@@ -45,11 +45,9 @@ from .._core.validation import (
     check_prob,
     check_ref,
     check_rng,
-    child_seed,
 )
 from ..metrics.multiclass import METRIC_RANGES, PER_CLASS_METRICS, resolve_metric
 from ..posterior.evaluation import evaluate
-from ..posterior.seeds import run_seed
 from ..posterior.summary import summarize_draws
 from . import random_effects as re_model
 from .aggregate_result import Aggregate, Heterogeneity

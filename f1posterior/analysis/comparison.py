@@ -73,7 +73,7 @@ from numpy.typing import ArrayLike
 from .._core.deprecation import renamed_keywords
 from .._core.priors import PriorArg
 from .._core.results import value_equality
-from .._core.streams import DEFAULT_DRAWS
+from .._core.streams import DEFAULT_DRAWS, child_seed, run_seed, seed_json
 from .._core.validation import (
     SeedLike,
     as_counts,
@@ -81,11 +81,9 @@ from .._core.validation import (
     check_nonnegative,
     check_prob,
     check_rng,
-    child_seed,
 )
 from ..metrics.multiclass import PER_CLASS_METRICS, resolve_metric
 from ..posterior.evaluation import evaluate
-from ..posterior.seeds import run_seed, seed_json
 from ..posterior.summary import MetricSummary, summarize_draws
 
 __all__ = ["Comparison", "compare", "DECISIONS"]

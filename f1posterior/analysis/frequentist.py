@@ -59,6 +59,7 @@ from numpy.typing import ArrayLike
 
 from .._core.deprecation import renamed_attribute, renamed_keywords
 from .._core.results import value_equality
+from .._core.streams import child_seed
 from .._core.validation import (
     SeedLike,
     check_choice,
@@ -66,7 +67,6 @@ from .._core.validation import (
     check_draws,
     check_prob,
     check_rng,
-    child_seed,
 )
 from ..metrics.divide import safe_divide
 from ..metrics.multiclass import resolve_metric

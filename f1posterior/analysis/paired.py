@@ -13,7 +13,7 @@ from numpy.typing import ArrayLike
 from .._core.deprecation import renamed_keywords
 from .._core.describe import describe
 from .._core.sampling import RaggedGammas, prevalence_floor
-from .._core.streams import DEFAULT_DRAWS
+from .._core.streams import DEFAULT_DRAWS, run_seed
 from .._core.validation import (
     SeedLike,
     check_nonnegative,
@@ -24,7 +24,6 @@ from .._core.validation import (
 from ..metrics.confusion import label_array as _predictions_label_array
 from ..metrics.confusion import label_codes
 from ..metrics.confusion import label_kind as _label_kind
-from ..posterior.seeds import run_seed
 from .comparison import Comparison, MetricSpec, _check_decision_prob, _check_metric, _comparison
 from .tuples import PAIRED_PRIOR, count_tuples, joint_prior, marginal_counts, posterior_tuples
 
@@ -131,7 +130,7 @@ def tuple_metric_draws(
         Number of draws.
     root : SeedSequence
         Root of the random streams: block ``i`` of draws uses the stream keyed
-        ``(0, i)`` below ``root`` (:func:`f1posterior._core.validation.child_seed`),
+        ``(0, i)`` below ``root`` (:func:`f1posterior._core.streams.child_seed`),
         so results do not depend on chunking.
 
     Notes

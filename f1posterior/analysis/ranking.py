@@ -14,11 +14,10 @@ from .._core.deprecation import renamed_keywords
 from .._core.describe import describe
 from .._core.priors import PriorArg
 from .._core.results import value_equality
-from .._core.streams import DEFAULT_DRAWS
+from .._core.streams import DEFAULT_DRAWS, run_seed, seed_json
 from .._core.text import escape_text
 from .._core.validation import SeedLike, check_counts, check_prob, check_rng, check_summary_draws
 from ..posterior.evaluation import evaluate
-from ..posterior.seeds import run_seed, seed_json
 from ..posterior.summary import MetricSummary, summarize_draws
 from .comparison import MetricSpec, _check_metric, _plain
 from .paired import paired_fit

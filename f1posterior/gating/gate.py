@@ -52,19 +52,17 @@ from .._core.deprecation import renamed_keywords
 from .._core.describe import describe
 from .._core.labelled import labelled_counts
 from .._core.priors import DEFAULT_PRIOR, PriorArg, resolve
-from .._core.streams import DEFAULT_DRAWS, DEFAULT_SEED
+from .._core.streams import DEFAULT_DRAWS, DEFAULT_SEED, child_seed, run_seed
 from .._core.validation import (
     SeedLike,
     check_draws,
     check_positive,
     check_prob,
     check_rng,
-    child_seed,
 )
 from ..metrics.multiclass import PER_CLASS_METRICS
 from ..posterior.evaluation import Evaluation, evaluate
 from ..posterior.multilabel import PER_LABEL_METRICS
-from ..posterior.seeds import run_seed
 from .checks import (
     GATE_MULTILABEL_METRICS,
     LOWER_IS_BETTER,

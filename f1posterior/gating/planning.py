@@ -43,18 +43,16 @@ from numpy.typing import ArrayLike
 
 from .._core.priors import DEFAULT_PRIOR, PriorArg, resolve
 from .._core.sampling import sample_posterior
-from .._core.streams import DEFAULT_SEED
+from .._core.streams import DEFAULT_SEED, child_seed, run_seed
 from .._core.validation import (
     SeedLike,
     check_choice,
     check_draws,
     check_prob,
     check_rng,
-    child_seed,
 )
 from ..metrics.multiclass import PER_CLASS_METRICS
 from ..posterior.evaluation import evaluate
-from ..posterior.seeds import run_seed
 from .checks import _check_gate_args, _check_metric_name
 from .draws import NOISE_SIGMAS
 from .gate import gate

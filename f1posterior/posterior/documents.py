@@ -72,7 +72,7 @@ from numpy.typing import ArrayLike
 
 from .._core.deprecation import renamed_keywords
 from .._core.describe import describe
-from .._core.streams import DEFAULT_DRAWS
+from .._core.streams import DEFAULT_DRAWS, child_seed, run_seed
 from .._core.validation import (
     SeedLike,
     check_indicator,
@@ -80,11 +80,9 @@ from .._core.validation import (
     check_positive,
     check_sampling_args,
     check_scores,
-    child_seed,
 )
 from ..metrics.divide import safe_divide
 from .evaluation import Evaluation
-from .seeds import run_seed
 from .summary import MetricSummary, summarize_draws
 
 __all__ = ["evaluate_documents", "document_scores", "BINARY_METRICS", "RANKING_METRICS"]

@@ -22,7 +22,7 @@ from .._core.describe import describe
 from .._core.priors import DEFAULT_PRIOR, PriorArg, describe_prior, resolve
 from .._core.results import value_equality
 from .._core.sampling import concentrations
-from .._core.streams import DEFAULT_DRAWS
+from .._core.streams import DEFAULT_DRAWS, RunSeed, run_seed
 from .._core.validation import (
     MIN_PRIOR_CHECK_DRAWS,
     SeedLike,
@@ -41,7 +41,6 @@ from .batch import RunSettings, check_fits
 from .batch import run as run_batch
 from .chance import chance_table
 from .prevalence import TargetPrevalence, check_prevalence, reweight
-from .seeds import RunSeed, run_seed
 from .summary import MetricSummary
 
 __all__ = [

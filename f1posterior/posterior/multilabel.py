@@ -52,7 +52,7 @@ from .._core.deprecation import renamed_keywords
 from .._core.describe import describe
 from .._core.priors import DEFAULT_PRIOR, PriorArg, describe_prior, resolve
 from .._core.sampling import concentrations, iter_cell_chunks
-from .._core.streams import DEFAULT_DRAWS
+from .._core.streams import DEFAULT_DRAWS, run_seed
 from .._core.validation import (
     SeedLike,
     check_counts,
@@ -69,7 +69,6 @@ from ..metrics.multilabel import (
 )
 from .evaluation import Evaluation
 from .exact import BetaPosterior, is_aligned, posterior_from_concentration, scipy_available
-from .seeds import run_seed
 from .summary import MetricSummary, summarize_draws
 
 __all__ = [

@@ -33,7 +33,8 @@ from .._core.describe import describe
 from .._core.labelled import labelled_vector
 from .._core.results import value_equality
 from .._core.sampling import LOG_SPACE_BELOW, prevalence_floor
-from .._core.validation import check_concentrations, child_seed
+from .._core.streams import child_seed
+from .._core.validation import check_concentrations
 
 __all__ = ["PREVALENCE_KEY", "TargetPrevalence", "check_prevalence", "reweight"]
 

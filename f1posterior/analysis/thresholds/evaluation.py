@@ -14,6 +14,7 @@ from ..._core.describe import describe
 from ..._core.priors import DEFAULT_PRIOR, PRIOR_PRESETS, prior_preset, resolve
 from ..._core.results import value_equality
 from ..._core.sampling import concentrations, iter_cell_chunks
+from ..._core.streams import child_seed, run_seed
 from ..._core.validation import (
     SeedLike,
     check_choice,
@@ -22,10 +23,8 @@ from ..._core.validation import (
     check_rng,
     check_scores,
     check_summary_draws,
-    child_seed,
 )
 from ...metrics.multiclass import fbeta_values
-from ...posterior.seeds import run_seed
 from ...posterior.summary import MetricSummary, summarize_draws
 from .best import best_threshold
 from .common import (
