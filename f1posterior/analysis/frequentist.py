@@ -239,7 +239,9 @@ def _bca_quantile_levels(
     return np.where(ok, _ndtr(arg), np.nan)
 
 
-def _check_bootstrap(counts, metric, confidence_level, resamples, method):
+def _check_bootstrap(
+    counts: Any, metric: Any, confidence_level: Any, resamples: Any, method: Any
+) -> tuple[np.ndarray, str, Callable[[np.ndarray], Any], float, int, str]:
     c = check_counts(counts)
     name, fn = resolve_metric(metric, "metric")
     lev = check_prob(confidence_level, "confidence_level")
