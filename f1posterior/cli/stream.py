@@ -16,6 +16,7 @@ import re
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -214,7 +215,9 @@ def _count_lines(path: str) -> int | None:
     return n + (prev != b"\n")
 
 
-def run_stream(args: argparse.Namespace, metrics: list[str], ref: float | None, prior: dict) -> int:
+def run_stream(
+    args: argparse.Namespace, metrics: list[str], ref: float | None, prior: dict[str, Any]
+) -> int:
     """Evaluate a batch file chunk by chunk and write one row per matrix."""
     from ..posterior.evaluation import evaluate
 

@@ -30,7 +30,7 @@ posterior draws every cell is positive and the values are finite but unbounded a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
@@ -59,7 +59,8 @@ __all__ = [
 ]
 
 #: ``(numerator, denominator)`` of each one-vs-rest rate, from ``(tp, fp, fn, tn)``.
-_RATES = {
+_Cells = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+_RATES: dict[str, tuple[_Cells, _Cells]] = {
     "specificity": (lambda tp, fp, fn, tn: tn, lambda tp, fp, fn, tn: tn + fp),
     "npv": (lambda tp, fp, fn, tn: tn, lambda tp, fp, fn, tn: tn + fn),
     "fpr": (lambda tp, fp, fn, tn: fp, lambda tp, fp, fn, tn: fp + tn),
