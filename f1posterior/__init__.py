@@ -16,6 +16,7 @@ _guard_startup()  # first: in the f1posterior command only, Ctrl-C while it star
 from ._core.confusion import ConfusionMatrix
 from ._core.priors import PRIOR_PRESETS, prior_preset
 from ._core.sampling import sample_posterior
+from ._core.validation import SeedLike
 from ._core.version import __version__
 from .analysis import thresholds
 from .analysis.aggregate import Aggregate, aggregate
@@ -74,6 +75,7 @@ __all__ = [
     "PriorSensitivity",
     "PRIOR_PRESETS",
     "prior_preset",
+    "SeedLike",
     "exact_posterior",
     "exact_summary",
     "BetaPosterior",

@@ -23,7 +23,7 @@ from scipy import integrate, stats
 
 from f1posterior import ConfusionMatrix, aggregate, evaluate
 from f1posterior._core.results import values_equal
-from f1posterior._core.validation import child_seed
+from f1posterior._core.streams import child_seed
 from f1posterior.analysis import random_effects as rem
 from f1posterior.analysis.aggregate import Aggregate, default_scale
 

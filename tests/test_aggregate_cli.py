@@ -12,8 +12,8 @@ import pytest
 
 from f1posterior import aggregate
 from f1posterior._core.results import values_equal
+from f1posterior._core.streams import DEFAULT_SEED
 from f1posterior.cli import main
-from f1posterior.cli.common import DEFAULT_SEED
 
 FOLDS = [
     [[40, 10], [5, 45]],

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from sklearn import metrics as skm
 
+from f1posterior._core.streams import DEFAULT_SEED
 from f1posterior.cli import main
-from f1posterior.cli.common import DEFAULT_SEED
 from f1posterior.io.documents import read_documents
 from f1posterior.posterior.documents import evaluate_documents
 

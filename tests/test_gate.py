@@ -7,8 +7,9 @@ import pytest
 from scipy import integrate, stats
 
 from f1posterior._core.priors import adaptive_alpha
+from f1posterior._core.streams import DEFAULT_SEED
 from f1posterior.gating.draws import _noise
-from f1posterior.gating.gate import DEFAULT_SEED, assert_gate, gate
+from f1posterior.gating.gate import assert_gate, gate
 
 NEW = np.array([[40, 10], [5, 45]])
 BASE = np.array([[38, 12], [6, 44]])
@@ -37,10 +38,16 @@ def _near_aligned(counts: np.ndarray, alpha: float | str) -> dict:
     return dict(alpha=a, beta=a.sum(axis=-1) * (1 + 1e-9))
 
 
-def test_default_seed_matches_cli() -> None:
-    from f1posterior.cli.common import DEFAULT_SEED as CLI_SEED
+def test_default_seed_is_the_gates_and_the_clis() -> None:
+    import inspect
 
-    assert DEFAULT_SEED == CLI_SEED
+    from f1posterior.cli import build_parser
+    from f1posterior.cli.gate_config import CONFIG_DEFAULTS
+
+    assert inspect.signature(gate).parameters["rng"].default == DEFAULT_SEED == 20150927
+    assert CONFIG_DEFAULTS["seed"] == DEFAULT_SEED
+    for argv in (["summarize", "x.csv"], ["plan", "x.csv", "--metric", "macro_f1"]):
+        assert build_parser().parse_known_args(argv)[0].seed == DEFAULT_SEED, argv
 
 
 @pytest.mark.parametrize(

@@ -118,7 +118,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
-from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
@@ -127,7 +126,7 @@ from .blocks import LOG_SPACE_BELOW, fill_block, fill_mixture_chunk
 from .hierarchical import GridWeights, RecallMixture
 from .priors import DEFAULT_PRIOR, PriorArg, resolve
 from .streams import block_keys, block_stream, block_streams
-from .validation import check_counts, check_draws, check_dtype, check_rng
+from .validation import SeedLike, check_counts, check_draws, check_dtype, check_rng
 
 __all__ = [
     "sample_posterior",
@@ -413,7 +412,7 @@ def sample_posterior(
     draws: int,
     alpha: PriorArg = DEFAULT_PRIOR,
     beta: PriorArg = DEFAULT_PRIOR,
-    rng: Any = None,
+    rng: SeedLike = None,
     dtype: DTypeLike = np.float64,
 ) -> np.ndarray:
     """Exact posterior draws of the cell probabilities ``p = mu_u * theta_uv``.

@@ -1,6 +1,12 @@
-"""Random streams of the sampler: one Generator per (matrix, block of draws), seeded by
-`validation.child_seed` one by one or, for many keys at once, by the same SeedSequence
-algorithm vectorised over uint32 words."""
+"""Random streams: the defaults, the one derivation and the seed a result records.
+
+Every stream of a run is derived from its root :class:`numpy.random.SeedSequence`
+(:func:`f1posterior._core.validation.check_rng`) by :func:`child_seed`: the
+sampler's one Generator per (matrix, block of draws), one by one
+(:func:`block_stream`) or, for many keys at once, by the same SeedSequence
+algorithm vectorised over uint32 words (:func:`block_streams`); and every
+keyed sub-stream of the analyses. :class:`RunSeed` is the root a result records.
+"""
 
 from __future__ import annotations
 
@@ -10,15 +16,39 @@ from typing import Any, cast
 import numpy as np
 from numpy.random.bit_generator import ISeedSequence
 
-from .validation import child_seed
+__all__ = [
+    "DEFAULT_DRAWS",
+    "DEFAULT_SEED",
+    "RunSeed",
+    "block_keys",
+    "block_stream",
+    "block_streams",
+    "child_seed",
+    "run_seed",
+    "seed_json",
+]
+
+#: Default seed of every command and of the gate: a verdict never changes run to run.
+DEFAULT_SEED = 20150927
+#: Default number of posterior draws per matrix.
+DEFAULT_DRAWS = 50_000
 
 
-def _stream_seed(root: np.random.SeedSequence, b: int, k: int) -> np.random.SeedSequence:
-    return child_seed(root, b, k)  # the one derivation (validation.child_seed)
+def child_seed(root: np.random.SeedSequence, *key: int) -> np.random.SeedSequence:
+    """The stream ``SeedSequence(root.entropy, spawn_key=root.spawn_key + key)``.
+
+    Derived from the root's entropy and spawn key only, so ``root`` is never
+    consumed (``root.spawn`` would advance it, and a second call with the same
+    root would get other children); the same root and key give the same stream.
+    """
+    return np.random.SeedSequence(
+        root.entropy, spawn_key=(*root.spawn_key, *key), pool_size=root.pool_size
+    )
 
 
 def block_stream(root: np.random.SeedSequence, b: int, k: int) -> np.random.Generator:
-    return np.random.Generator(np.random.PCG64(_stream_seed(root, b, k)))
+    """The sampler's stream of matrix ``b`` and block of draws ``k``."""
+    return np.random.Generator(np.random.PCG64(child_seed(root, b, k)))
 
 
 # --- the same streams in bulk ---------------------------------------------------------
@@ -156,7 +186,7 @@ def _checked_prefix(root: np.random.SeedSequence) -> tuple[list[int], int] | Non
     prefix: tuple[list[int], int] | None = computed
     bs, ks = np.array([0, 1, 2**32 - 1]), np.array([2**32 - 1, 1, 0])
     for b, k, words in zip(bs.tolist(), ks.tolist(), _seed_words(computed, bs, ks), strict=True):
-        if not np.array_equal(_stream_seed(root, b, k).generate_state(4, np.uint64), words):
+        if not np.array_equal(child_seed(root, b, k).generate_state(4, np.uint64), words):
             prefix = None  # numpy's algorithm differs from ours: seed each stream by numpy
             break
     if len(_PREFIXES) > 64:
@@ -187,3 +217,80 @@ def block_keys(b0: int, b1: int, k0: int, k1: int) -> tuple[np.ndarray, np.ndarr
         np.repeat(np.arange(b0, b1, dtype=np.int64), k1 - k0),
         np.tile(np.arange(k0, k1, dtype=np.int64), b1 - b0),
     )
+
+
+# --- the seed a result records -------------------------------------------------------
+# The entropy alone does not reproduce a run started from a child SeedSequence (one
+# with a spawn key) or from a Generator (whose four drawn words are the entropy), as
+# every stream is derived by entropy *and* spawn key. RunSeed is that root itself, as a
+# SeedSequence subclass, so it is accepted back as ``rng=``, and it compares and hashes
+# by value, so equal results stay equal.
+class RunSeed(np.random.SeedSequence):
+    """The root SeedSequence of a run: pass it back as ``rng=`` to repeat the run.
+
+    Equal, by value, to a SeedSequence with the same entropy, spawn key and pool
+    size, and to the int ``entropy`` when it has no spawn key (the seed of
+    ``rng=int``). Printed as that int, or as ``entropy/spawn_key``.
+
+    Examples
+    --------
+    >>> s = run_seed(np.random.SeedSequence(7))
+    >>> s == 7, str(s), s.to_json()
+    (True, '7', 7)
+    >>> c = run_seed(np.random.SeedSequence(7, spawn_key=(3,)))
+    >>> str(c), c.to_json()
+    ('7/3', {'entropy': 7, 'spawn_key': [3]})
+    """
+
+    def _key(self) -> tuple[Any, ...]:
+        ent = self.entropy
+        ent = tuple(ent) if isinstance(ent, list | tuple) else ent
+        return (ent, self.spawn_key, self.pool_size)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, np.random.SeedSequence):
+            return self._key() == RunSeed._key(other)  # type: ignore[arg-type]
+        if isinstance(other, int) and not isinstance(other, bool):
+            return not self.spawn_key and self.entropy == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.entropy if self._plain() else self._key())
+
+    def _plain(self) -> bool:
+        return not self.spawn_key and isinstance(self.entropy, int)
+
+    def __str__(self) -> str:
+        if self._plain():
+            return str(self.entropy)
+        ent = self.entropy
+        text = "-".join(map(str, ent)) if isinstance(ent, list | tuple) else str(ent)
+        return "/".join([text, *map(str, self.spawn_key)])
+
+    def __repr__(self) -> str:
+        return f"RunSeed(entropy={self.entropy!r}, spawn_key={self.spawn_key!r})"
+
+    def to_json(self) -> Any:
+        """The int entropy when there is no spawn key, else ``{"entropy", "spawn_key"}``.
+
+        ``numpy.random.SeedSequence(**d)`` of the dictionary form rebuilds the seed.
+        """
+        if self._plain():
+            return self.entropy
+        ent = self.entropy
+        return {
+            "entropy": list(ent) if isinstance(ent, list | tuple) else ent,
+            "spawn_key": list(self.spawn_key),
+        }
+
+
+def run_seed(root: np.random.SeedSequence) -> RunSeed:
+    """The :class:`RunSeed` of a root SeedSequence (same entropy, spawn key, pool size)."""
+    if isinstance(root, RunSeed):
+        return root
+    return RunSeed(root.entropy, spawn_key=root.spawn_key, pool_size=root.pool_size)
+
+
+def seed_json(seed: Any) -> Any:
+    """The JSON form of a result's ``seed``: :meth:`RunSeed.to_json`, else ``seed`` itself."""
+    return seed.to_json() if isinstance(seed, RunSeed) else seed

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 
@@ -33,6 +33,7 @@ __all__ = [
     "check_ref",
     "check_dtype",
     "check_rng",
+    "SeedLike",
     "check_sampling_args",
     "SamplingArgs",
     "check_choice",
@@ -210,6 +211,11 @@ def check_dtype(dtype: Any, name: str = "dtype") -> np.dtype:
     return dt
 
 
+#: What ``rng`` accepts (:func:`check_rng`): None, a non-negative int seed, a SeedSequence
+#: (never consumed) or a Generator (advanced: four words drawn from it seed the run).
+SeedLike: TypeAlias = int | np.integer[Any] | np.random.SeedSequence | np.random.Generator | None
+
+
 def check_rng(rng: Any, name: str = "rng") -> np.random.SeedSequence:
     """Turn ``rng`` into the root :class:`numpy.random.SeedSequence` of a computation.
 
@@ -269,18 +275,6 @@ def check_sampling_args(
     r = check_ref(ref)
     dt = check_dtype(dtype)
     return SamplingArgs(draws=n, ci_prob=prob, ref=r, root=check_rng(rng), dtype=dt)
-
-
-def child_seed(root: np.random.SeedSequence, *key: int) -> np.random.SeedSequence:
-    """The stream ``SeedSequence(root.entropy, spawn_key=root.spawn_key + key)``.
-
-    Derived from the root's entropy and spawn key only, so ``root`` is never
-    consumed (``root.spawn`` would advance it, and a second call with the same
-    root would get other children); the same root and key give the same stream.
-    """
-    return np.random.SeedSequence(
-        root.entropy, spawn_key=(*root.spawn_key, *key), pool_size=root.pool_size
-    )
 
 
 def check_choice(value: Any, name: str, allowed: Sequence[Any]) -> Any:

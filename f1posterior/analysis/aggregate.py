@@ -34,7 +34,9 @@ from numpy.typing import ArrayLike
 
 from .._core.labelled import labelled_counts
 from .._core.priors import PriorArg, describe_prior
+from .._core.streams import DEFAULT_DRAWS, child_seed, run_seed
 from .._core.validation import (
+    SeedLike,
     check_batch_names,
     check_choice,
     check_counts,
@@ -43,11 +45,9 @@ from .._core.validation import (
     check_prob,
     check_ref,
     check_rng,
-    child_seed,
 )
 from ..metrics.registry import METRIC_RANGES, PER_CLASS_METRICS, resolve_metric
 from ..posterior.evaluation import evaluate
-from ..posterior.seeds import run_seed
 from ..posterior.summary import summarize_draws
 from . import random_effects as re_model
 from .aggregate_result import Aggregate, Heterogeneity
@@ -165,12 +165,12 @@ def aggregate(
     *,
     metric: str | Callable[[np.ndarray], Any] = "macro_f1",
     method: str = "random_effects",
-    draws: int = 50_000,
+    draws: int = DEFAULT_DRAWS,
     alpha: PriorArg = "hierarchical",
     beta: PriorArg = "hierarchical",
     ci_prob: float = 0.95,
     ref: float | None = None,
-    rng: Any = None,
+    rng: SeedLike = None,
     names: Sequence[str] | None = None,
     scale: str = "auto",
     tau_scale: float = 0.5,

@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 
 from .._core.results import value_equality
+from .._core.streams import seed_json
 from .._core.text import escape_text
-from ..posterior.seeds import seed_json
 from ..posterior.summary import MetricSummary
 
 __all__ = ["Aggregate", "Heterogeneity"]

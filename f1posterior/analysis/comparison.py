@@ -72,17 +72,17 @@ from numpy.typing import ArrayLike
 
 from .._core.priors import PriorArg
 from .._core.results import value_equality
+from .._core.streams import DEFAULT_DRAWS, child_seed, run_seed, seed_json
 from .._core.validation import (
+    SeedLike,
     as_counts,
     check_draws,
     check_nonnegative,
     check_prob,
     check_rng,
-    child_seed,
 )
 from ..metrics.registry import PER_CLASS_METRICS, resolve_metric
 from ..posterior.evaluation import evaluate
-from ..posterior.seeds import run_seed, seed_json
 from ..posterior.summary import MetricSummary, summarize_draws
 
 __all__ = ["Comparison", "compare", "DECISIONS"]
@@ -376,11 +376,11 @@ def compare(
     metric: MetricSpec = "macro_f1",
     rope: float = 0.0,
     prob: float = 0.95,
-    draws: int = 50_000,
+    draws: int = DEFAULT_DRAWS,
     alpha: PriorArg = "hierarchical",
     beta: PriorArg = "hierarchical",
     ci_prob: float = 0.95,
-    rng: Any = None,
+    rng: SeedLike = None,
 ) -> Comparison:
     """Compare two classifiers evaluated on independent test sets.
 

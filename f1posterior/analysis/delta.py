@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -82,7 +84,9 @@ def _delta_variance(p: np.ndarray, g: np.ndarray, n: np.ndarray) -> np.ndarray:
     return np.maximum(var, 0.0)  # rounding can leave -1e-18 where the variance is 0
 
 
-def _check_delta(counts, metric, confidence_level, pos_label, clip):
+def _check_delta(
+    counts: Any, metric: Any, confidence_level: Any, pos_label: Any, clip: Any
+) -> tuple[np.ndarray, str, float, int, bool]:
     c = check_counts(counts)
     if not isinstance(metric, str):
         raise TypeError(

@@ -58,13 +58,14 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._core.results import value_equality
+from .._core.streams import child_seed
 from .._core.validation import (
+    SeedLike,
     check_choice,
     check_counts,
     check_draws,
     check_prob,
     check_rng,
-    child_seed,
 )
 from ..metrics.divide import safe_divide
 from ..metrics.registry import resolve_metric
@@ -235,7 +236,9 @@ def _bca_quantile_levels(
     return np.where(ok, _ndtr(arg), np.nan)
 
 
-def _check_bootstrap(counts, metric, confidence_level, resamples, method):
+def _check_bootstrap(
+    counts: Any, metric: Any, confidence_level: Any, resamples: Any, method: Any
+) -> tuple[np.ndarray, str, Callable[[np.ndarray], Any], float, int, str]:
     c = check_counts(counts)
     name, fn = resolve_metric(metric, "metric")
     lev = check_prob(confidence_level, "confidence_level")
@@ -251,7 +254,7 @@ def bootstrap_interval(
     confidence_level: float = 0.95,
     resamples: int = 2000,
     method: Literal["percentile", "bca"] = "percentile",
-    rng: Any = None,
+    rng: SeedLike = None,
 ) -> FrequentistInterval:
     """Multinomial-bootstrap confidence interval of a metric of confusion matrices.
 

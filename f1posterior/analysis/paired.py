@@ -12,11 +12,17 @@ from numpy.typing import ArrayLike
 
 from .._core.describe import describe
 from .._core.sampling import RaggedGammas, prevalence_floor
-from .._core.validation import check_nonnegative, check_prob, check_rng, check_summary_draws
+from .._core.streams import DEFAULT_DRAWS, run_seed
+from .._core.validation import (
+    SeedLike,
+    check_nonnegative,
+    check_prob,
+    check_rng,
+    check_summary_draws,
+)
 from ..metrics.confusion import label_array as _predictions_label_array
 from ..metrics.confusion import label_codes
 from ..metrics.confusion import label_kind as _label_kind
-from ..posterior.seeds import run_seed
 from .comparison import Comparison, MetricSpec, _check_decision_prob, _check_metric, _comparison
 from .tuples import PAIRED_PRIOR, count_tuples, joint_prior, marginal_counts, posterior_tuples
 
@@ -123,7 +129,7 @@ def tuple_metric_draws(
         Number of draws.
     root : SeedSequence
         Root of the random streams: block ``i`` of draws uses the stream keyed
-        ``(0, i)`` below ``root`` (:func:`f1posterior._core.validation.child_seed`),
+        ``(0, i)`` below ``root`` (:func:`f1posterior._core.streams.child_seed`),
         so results do not depend on chunking.
 
     Notes
@@ -253,12 +259,12 @@ def compare_predictions(
     metric: MetricSpec = "macro_f1",
     rope: float = 0.0,
     prob: float = 0.95,
-    draws: int = 50_000,
+    draws: int = DEFAULT_DRAWS,
     alpha: Any = PAIRED_PRIOR,
     beta: Any = "hierarchical",
     labels: Sequence[Any] | None = None,
     ci_prob: float = 0.95,
-    rng: Any = None,
+    rng: SeedLike = None,
 ) -> Comparison:
     """Compare two classifiers on the same documents (the paired model).
 
@@ -324,7 +330,7 @@ def _compare_predictions(
     beta: Any,
     labels: Any,
     ci_prob: Any,
-    rng: Any,
+    rng: SeedLike,
 ) -> Comparison:
     name, fn = _check_metric(metric)
     rp = check_nonnegative(rope, "rope")
@@ -368,7 +374,7 @@ def paired_fit(
     beta: Any,
     labels: Any,
     draws: int,
-    rng: Any,
+    rng: SeedLike,
 ) -> PairedFit:
     """Encode, count the tuples, resolve the prior and draw (shared by compare and rank)."""
     codes_t, codes, classes = _encode(y_true, preds, labels)

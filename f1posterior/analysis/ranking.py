@@ -13,10 +13,10 @@ from numpy.typing import ArrayLike
 from .._core.describe import describe
 from .._core.priors import PriorArg
 from .._core.results import value_equality
+from .._core.streams import DEFAULT_DRAWS, run_seed, seed_json
 from .._core.text import escape_text
-from .._core.validation import check_counts, check_prob, check_rng, check_summary_draws
+from .._core.validation import SeedLike, check_counts, check_prob, check_rng, check_summary_draws
 from ..posterior.evaluation import evaluate
-from ..posterior.seeds import run_seed, seed_json
 from ..posterior.summary import MetricSummary, summarize_draws
 from .comparison import MetricSpec, _check_metric, _plain
 from .paired import paired_fit
@@ -240,11 +240,11 @@ def rank_classifiers(
     *,
     metric: MetricSpec = "macro_f1",
     names: Sequence[str] | None = None,
-    draws: int = 50_000,
+    draws: int = DEFAULT_DRAWS,
     alpha: PriorArg = "hierarchical",
     beta: PriorArg = "hierarchical",
     ci_prob: float = 0.95,
-    rng: Any = None,
+    rng: SeedLike = None,
 ) -> Ranking:
     """Rank k classifiers evaluated on independent test sets.
 
@@ -304,12 +304,12 @@ def rank_predictions(
     predictions: Mapping[str, ArrayLike] | Sequence[ArrayLike],
     *,
     metric: MetricSpec = "macro_f1",
-    draws: int = 50_000,
+    draws: int = DEFAULT_DRAWS,
     alpha: Any = PAIRED_PRIOR,
     beta: Any = "hierarchical",
     labels: Sequence[Any] | None = None,
     ci_prob: float = 0.95,
-    rng: Any = None,
+    rng: SeedLike = None,
 ) -> Ranking:
     """Rank k classifiers that predicted the same documents (the paired model).
 

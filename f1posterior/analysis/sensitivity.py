@@ -37,7 +37,8 @@ from numpy.typing import ArrayLike
 from .._core.describe import describe
 from .._core.priors import PRIOR_PRESETS, describe_prior, prior_preset
 from .._core.results import value_equality
-from .._core.validation import check_counts, check_draws, check_prob, check_rng
+from .._core.streams import DEFAULT_DRAWS
+from .._core.validation import SeedLike, check_counts, check_draws, check_prob, check_rng
 from ..metrics.registry import resolve_metric
 from ..posterior.evaluation import evaluate
 from ..posterior.summary import MetricSummary
@@ -210,10 +211,10 @@ def prior_sensitivity(
     *,
     metric: str = "macro_f1",
     priors: Sequence[str] | Mapping[str, tuple[Any, Any]] = DEFAULT_PRIORS,
-    draws: int = 50_000,
+    draws: int = DEFAULT_DRAWS,
     ci_prob: float = 0.95,
     threshold: float = DEFAULT_THRESHOLD,
-    rng: Any = None,
+    rng: SeedLike = None,
 ) -> PriorSensitivity:
     """Posterior mean and HDI of a metric under several priors, and a sensitivity flag.
 

@@ -19,10 +19,10 @@ from .._core.signals import (
     request_stop,
     stop_requested,
 )
+from .._core.streams import DEFAULT_DRAWS, DEFAULT_SEED
 from .._core.validation import did_you_mean
 
 __all__ = [
-    "DEFAULT_SEED",
     "add_sampling_arguments",
     "check_interrupt",
     "interrupt_seen",
@@ -39,9 +39,6 @@ __all__ = [
     "save_figure",
     "warn_prior",
 ]
-
-#: Default seed of the command line: runs are deterministic unless --seed says otherwise.
-DEFAULT_SEED = 20150927
 
 
 def number_type(
@@ -85,7 +82,7 @@ positive_number = number_type(
 )
 
 
-def add_sampling_arguments(p: argparse.ArgumentParser, draws: int = 50_000) -> None:
+def add_sampling_arguments(p: argparse.ArgumentParser, draws: int = DEFAULT_DRAWS) -> None:
     """--draws, --seed, --prior, --ci-prob."""
     p.add_argument(
         "--draws", type=summary_draws, default=draws, help=f"posterior draws (default {draws:,})"

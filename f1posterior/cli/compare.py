@@ -177,7 +177,7 @@ def _align_labels(inputs: list[Any], files: list[str]) -> list[np.ndarray]:
 
 
 def _compare_paired(
-    y_true: list[str], preds: dict[str, list[str]], args: argparse.Namespace, common: dict
+    y_true: list[str], preds: dict[str, list[str]], args: argparse.Namespace, common: dict[str, Any]
 ) -> Comparison | Ranking:
     """The paired model on predictions of the same documents (two compared, more ranked)."""
     prior = paired_prior(args.prior)

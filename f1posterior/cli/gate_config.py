@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .._core.priors import DEFAULT_PRIOR
+from .._core.streams import DEFAULT_DRAWS, DEFAULT_SEED
 from ..gating.config import (
     GateConfig,
     GateConfigError,
@@ -27,7 +28,7 @@ from ..gating.config_schema import CheckSpec
 from ..gating.gate import DEFAULT_MAX_DRAWS
 from ..gating.verdicts import GateResult
 from ..io.sources import is_stdin
-from .common import DEFAULT_SEED, positive_int
+from .common import positive_int
 
 __all__ = [
     "CONFIG_DEFAULTS",
@@ -40,7 +41,7 @@ __all__ = [
 #: Settings a configuration can give, by argparse ``dest``, with their defaults.
 CONFIG_DEFAULTS: dict[str, Any] = {
     "prob": 0.95,
-    "draws": 50_000,
+    "draws": DEFAULT_DRAWS,
     "max_draws": DEFAULT_MAX_DRAWS,
     "seed": DEFAULT_SEED,
     "prior": DEFAULT_PRIOR,

@@ -12,10 +12,10 @@ import argparse
 import json
 from typing import Any
 
+from .._core.streams import DEFAULT_SEED
 from ..gating.planning import DEFAULT_MAX_DOCUMENTS, MAX_DOCUMENTS_LIMIT, plan
 from ..metrics.registry import METRICS
 from .common import (
-    DEFAULT_SEED,
     add_prior_argument,
     positive_int,
     prior_from_args,

@@ -16,9 +16,11 @@ import re
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from .._core.streams import DEFAULT_DRAWS
 from .._core.validation import check_rng
 from ..io.sources import npy_ndim
 from ..io.streaming import DEFAULT_CHUNK, BatchChunk, BatchReader, open_batch
@@ -28,8 +30,6 @@ from .progress import progress_reporter
 
 __all__ = ["add_stream_arguments", "is_batch_run", "run_stream", "memory_size", "batch_draws"]
 
-#: Posterior draws per matrix when ``--draws`` is not given and the batch is small.
-DEFAULT_DRAWS = 50_000
 #: The batch default's floor: the Monte Carlo error of a mean stays within 2.2% of the
 #: posterior standard deviation (``1 / sqrt(2000)``).
 BATCH_MIN_DRAWS = 2_000
@@ -215,7 +215,9 @@ def _count_lines(path: str) -> int | None:
     return n + (prev != b"\n")
 
 
-def run_stream(args: argparse.Namespace, metrics: list[str], ref: float | None, prior: dict) -> int:
+def run_stream(
+    args: argparse.Namespace, metrics: list[str], ref: float | None, prior: dict[str, Any]
+) -> int:
     """Evaluate a batch file chunk by chunk and write one row per matrix."""
     from ..posterior.evaluation import evaluate
 

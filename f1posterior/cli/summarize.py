@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from .._core.priors import DEFAULT_PRIOR
+from .._core.streams import DEFAULT_DRAWS
 from ..analysis.sensitivity import (
     DEFAULT_PRIORS,
     DEFAULT_THRESHOLD,
@@ -39,7 +40,6 @@ from .input_args import FILE_HELP, add_input_arguments, load_input
 from .progress import terminal_progress
 from .stream import (
     BATCH_MIN_DRAWS,
-    DEFAULT_DRAWS,
     add_stream_arguments,
     is_batch_run,
     run_stream,

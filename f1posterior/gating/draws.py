@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from .._core.describe import describe
-from .._core.validation import child_seed
+from .._core.streams import child_seed
 from ..metrics.registry import METRICS, PER_CLASS_METRICS
 from ..posterior.evaluation import Evaluation
 from .verdicts import Check, _fmt_draws, _verdict

@@ -51,11 +51,17 @@ from numpy.typing import ArrayLike
 from .._core.describe import describe
 from .._core.labelled import labelled_counts
 from .._core.priors import DEFAULT_PRIOR, PriorArg, resolve
-from .._core.validation import check_draws, check_positive, check_prob, check_rng, child_seed
+from .._core.streams import DEFAULT_DRAWS, DEFAULT_SEED, child_seed, run_seed
+from .._core.validation import (
+    SeedLike,
+    check_draws,
+    check_positive,
+    check_prob,
+    check_rng,
+)
 from ..metrics.registry import PER_CLASS_METRICS
 from ..posterior.evaluation import Evaluation, evaluate
 from ..posterior.multilabel import PER_LABEL_METRICS
-from ..posterior.seeds import run_seed
 from .checks import (
     LOWER_IS_BETTER,
     _baseline_checks,
@@ -77,7 +83,6 @@ from .verdicts import Check, GateResult
 
 __all__ = [
     "DEFAULT_MAX_DRAWS",
-    "DEFAULT_SEED",
     "MIN_DRAWS",
     "Check",
     "GateResult",
@@ -85,8 +90,6 @@ __all__ = [
     "assert_gate",
 ]
 
-#: Default seed of a gate (the same as the command line's): verdicts never change run to run.
-DEFAULT_SEED = 20150927
 #: Fewer draws than this are raised to it: there is never a verdict from a handful of draws.
 MIN_DRAWS = 1_000
 #: Default ceiling of the adaptive draws (``max_draws``, ``--max-draws``).
@@ -111,10 +114,10 @@ def gate(
     compare: str | Sequence[str] | None = None,
     max_drop: float = 0.0,
     prob: float = 0.95,
-    draws: int = 50_000,
+    draws: int = DEFAULT_DRAWS,
     alpha: PriorArg = DEFAULT_PRIOR,
     beta: PriorArg = DEFAULT_PRIOR,
-    rng: Any = DEFAULT_SEED,
+    rng: SeedLike = DEFAULT_SEED,
     ci_prob: float = 0.95,
     labels: Sequence[Any] | None = None,
     names: Sequence[str] | None = None,

@@ -7,11 +7,8 @@ from typing import Any
 import numpy as np
 
 from .._core.priors import resolve
-from .._core.validation import (
-    child_seed,
-)
+from .._core.streams import child_seed, run_seed
 from ..posterior.multilabel import PER_LABEL_METRICS
-from ..posterior.seeds import run_seed
 from .checks import (
     _baseline_checks,
     _floor_checks,

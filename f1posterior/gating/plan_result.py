@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._core.results import value_equality
+from .._core.streams import seed_json
 from .._core.text import escape_text
 from ..metrics.registry import PER_CLASS_METRICS
-from ..posterior.seeds import seed_json
 
 #: The settings of a :class:`PlanResult`, as its JSON's ``settings``.
 _SETTINGS = (

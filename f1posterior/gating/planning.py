@@ -43,13 +43,19 @@ from numpy.typing import ArrayLike
 
 from .._core.priors import DEFAULT_PRIOR, PriorArg, resolve
 from .._core.sampling import sample_posterior
-from .._core.validation import check_choice, check_draws, check_prob, check_rng, child_seed
+from .._core.streams import DEFAULT_SEED, child_seed, run_seed
+from .._core.validation import (
+    SeedLike,
+    check_choice,
+    check_draws,
+    check_prob,
+    check_rng,
+)
 from ..metrics.registry import PER_CLASS_METRICS
 from ..posterior.evaluation import evaluate
-from ..posterior.seeds import run_seed
 from .checks import _check_gate_args, _check_metric_name
 from .draws import NOISE_SIGMAS
-from .gate import DEFAULT_SEED, gate
+from .gate import gate
 from .plan_result import CurvePoint, PlanResult
 
 __all__ = [
@@ -152,7 +158,7 @@ def plan(
     max_documents: int = DEFAULT_MAX_DOCUMENTS,
     alpha: PriorArg = DEFAULT_PRIOR,
     beta: PriorArg = DEFAULT_PRIOR,
-    rng: Any = DEFAULT_SEED,
+    rng: SeedLike = DEFAULT_SEED,
     source: str | None = None,
 ) -> PlanResult:
     """How many more test documents make the gate's verdict conclusive, with probability A.

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._core.results import value_equality
+from .._core.streams import seed_json
 from .._core.text import escape_markdown, escape_text
-from ..posterior.seeds import seed_json
 
 _MD_VERDICT = {
     "pass": "✅ PASS",

@@ -22,7 +22,8 @@ from numpy.typing import DTypeLike
 
 from .._core.describe import describe
 from .._core.priors import DEFAULT_PRIOR, PriorArg
-from .._core.validation import check_choice, check_sampling_args
+from .._core.streams import DEFAULT_DRAWS
+from .._core.validation import SeedLike, check_choice, check_sampling_args
 from ..posterior.evaluation import Evaluation, MetricSpec
 from ..posterior.evaluation import evaluate as evaluate_in_memory
 
@@ -219,12 +220,12 @@ def evaluate_files(
     *,
     # the keywords of f1posterior.evaluate, spelled out (not **kw) for users, docs and mypy
     metrics: MetricSpec | Sequence[MetricSpec] = ("micro_f1", "macro_f1"),
-    draws: int = 50_000,
+    draws: int = DEFAULT_DRAWS,
     alpha: PriorArg = DEFAULT_PRIOR,
     beta: PriorArg = DEFAULT_PRIOR,
     ref: float | None = None,
     ci_prob: float = 0.95,
-    rng: Any = None,
+    rng: SeedLike = None,
     dtype: DTypeLike = np.float64,
     labels: Sequence[Any] | None = None,
     fmt: str = "csv",

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import partial
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -50,7 +50,14 @@ __all__ = [
 _AVERAGES = ("micro", "macro", "weighted", "binary", None)
 
 
-def _check_common(table, average, labels, pos_label, zero_division, averages=_AVERAGES):
+def _check_common(
+    table: ArrayLike,
+    average: Any,
+    labels: Any,
+    pos_label: Any,
+    zero_division: Any,
+    averages: Sequence[Any] = _AVERAGES,
+) -> tuple[np.ndarray, np.ndarray | None, ZeroDivision]:
     """Validate the arguments of a ``*_score`` taking ``average``: ``(table, labels, zd)``."""
     t = check_table(table)
     m = t.shape[-1]
@@ -121,7 +128,13 @@ def _make_score(
     return score
 
 
-def fbeta_values(t, beta2, average, labels, zero_division):
+def fbeta_values(
+    t: np.ndarray,
+    beta2: float,
+    average: Average,
+    labels: Any,
+    zero_division: ZeroDivision,
+) -> np.ndarray:
     """F-beta of a validated float table: ``beta2`` = beta squared, ``labels`` indices or None.
 
     The unchecked core of :func:`fbeta_score` (also lent to the threshold analysis).
@@ -134,14 +147,18 @@ def fbeta_values(t, beta2, average, labels, zero_division):
     return finish_average(score, true, average)
 
 
-def _precision(t, average, labels, zero_division):
+def _precision(
+    t: np.ndarray, average: Average, labels: Any, zero_division: ZeroDivision
+) -> np.ndarray:
     tp, pred, true = class_sums(t, labels)
     if average == "micro":
         tp, pred = tp.sum(-1), pred.sum(-1)
     return finish_average(safe_divide(tp, pred, zero_division, "Precision"), true, average)
 
 
-def _recall(t, average, labels, zero_division):
+def _recall(
+    t: np.ndarray, average: Average, labels: Any, zero_division: ZeroDivision
+) -> np.ndarray:
     tp, _, true = class_sums(t, labels)
     if average == "micro":
         tp, true = tp.sum(-1), true.sum(-1)
@@ -283,7 +300,7 @@ def macro_f1_star_score(
     return _f1_star(t, lab, zd)
 
 
-def _f1_star(t, labels, zero_division):
+def _f1_star(t: np.ndarray, labels: Any, zero_division: ZeroDivision) -> np.ndarray:
     p = _precision(t, "macro", labels, zero_division)
     r = _recall(t, "macro", labels, zero_division)
     return safe_divide(2.0 * p * r, p + r, zero_division, "Macro-F1*")

@@ -30,8 +30,9 @@ posterior draws every cell is positive and the values are finite but unbounded a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -58,7 +59,8 @@ __all__ = [
 ]
 
 #: ``(numerator, denominator)`` of each one-vs-rest rate, from ``(tp, fp, fn, tn)``.
-_RATES = {
+_Cells = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+_RATES: dict[str, tuple[_Cells, _Cells]] = {
     "specificity": (lambda tp, fp, fn, tn: tn, lambda tp, fp, fn, tn: tn + fp),
     "npv": (lambda tp, fp, fn, tn: tn, lambda tp, fp, fn, tn: tn + fn),
     "fpr": (lambda tp, fp, fn, tn: fp, lambda tp, fp, fn, tn: fp + tn),
@@ -76,7 +78,13 @@ _TITLES = {
 }
 
 
-def _rate(t, name, average, labels, zero_division):
+def _rate(
+    t: np.ndarray,
+    name: str,
+    average: Any,
+    labels: Any,
+    zero_division: ZeroDivision,
+) -> np.ndarray:
     """A one-vs-rest rate of a validated table: the metric path of every rate."""
     cells = one_vs_rest(t, labels)
     num_of, den_of = _RATES[name]
@@ -88,7 +96,13 @@ def _rate(t, name, average, labels, zero_division):
     return finish_average(score, support, average)
 
 
-def _composite(t, name, average, labels, zero_division):
+def _composite(
+    t: np.ndarray,
+    name: str,
+    average: Any,
+    labels: Any,
+    zero_division: ZeroDivision,
+) -> np.ndarray:
     """P4, informedness or markedness (no micro form: they are not ratios of sums)."""
     tp, fp, fn, tn = cells = one_vs_rest(t, labels)
     if name == "p4":
@@ -279,7 +293,9 @@ def _balanced_accuracy(t: np.ndarray, adjusted: bool = False) -> np.ndarray:
     return safe_divide(score - chance, 1.0 - chance, np.nan)
 
 
-def _ratios(t, labels, zero_division):
+def _ratios(
+    t: np.ndarray, labels: Any, zero_division: ZeroDivision
+) -> tuple[np.ndarray, np.ndarray]:
     tp, fp, fn, tn = one_vs_rest(t, labels)
     tpr = safe_divide(tp, tp + fn, zero_division, "True-positive rate")
     fpr = safe_divide(fp, fp + tn, zero_division, "False-positive rate")
@@ -290,7 +306,9 @@ def _ratios(t, labels, zero_division):
     return lr_pos, lr_neg
 
 
-def _check_ratio_args(table, average, labels, pos_label, zero_division):
+def _check_ratio_args(
+    table: ArrayLike, average: Any, labels: Any, pos_label: Any, zero_division: Any
+) -> tuple[np.ndarray, np.ndarray | None, ZeroDivision]:
     return _check_common(table, average, labels, pos_label, zero_division, (None, "binary"))
 
 
@@ -390,7 +408,7 @@ def diagnostic_odds_ratio(
     return finish_average(_dor(t, lab, zd, log), None, average)
 
 
-def _dor(t, labels, zero_division, log=False):
+def _dor(t: np.ndarray, labels: Any, zero_division: ZeroDivision, log: bool = False) -> np.ndarray:
     tp, fp, fn, tn = one_vs_rest(t, labels)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if log:

@@ -383,7 +383,7 @@ def run(
             out[name] = out[name][:size].reshape(shape)
         return out
 
-    def finish(md: dict[str, np.ndarray], g0: int, g1: int) -> tuple[list, list]:
+    def finish(md: dict[str, np.ndarray], g0: int, g1: int) -> tuple[list[Any], list[Any]]:
         summaries, kept = [], []
         for name, _ in metrics:
             x = np.moveaxis(md[name], 1, -1)
@@ -400,7 +400,7 @@ def run(
             kept.append(x if keep_draws else None)
         return summaries, kept
 
-    def whole_group(g: tuple[int, int]) -> tuple[list, list]:
+    def whole_group(g: tuple[int, int]) -> tuple[list[Any], list[Any]]:
         g0, g1 = g
         md = new_draws(g1 - g0)
         gens = group_streams(g0, g1)
@@ -432,7 +432,7 @@ def run(
             _FORKED = None
         return parts, kept
 
-    def split_group(g: tuple[int, int], pool: Executor) -> tuple[list, list]:
+    def split_group(g: tuple[int, int], pool: Executor) -> tuple[list[Any], list[Any]]:
         g0, g1 = g
         md = new_draws(g1 - g0)
         pieces = _chunks(g1 - g0, draws, bd, chunk_draws, workers)
@@ -446,7 +446,7 @@ def run(
 
 
 Group = tuple[int, int]
-GroupResult = tuple[list, list]
+GroupResult = tuple[list[Any], list[Any]]
 
 
 def run_forked(
@@ -482,14 +482,14 @@ def run_forked(
 
 def collector(
     names: Sequence[str], keep_draws: bool, n_mat: int, progress: Progress | None
-) -> tuple[dict[str, list], dict[str, list], Callable[[Group, GroupResult], None]]:
+) -> tuple[dict[str, list[Any]], dict[str, list[Any]], Callable[[Group, GroupResult], None]]:
     """Per-metric lists of group summaries (and kept draws), and the ``collect`` that fills them.
 
     ``collect(group, (summaries, draws))`` appends one group's results in metric order
     and reports progress; groups must be collected in order.
     """
-    parts: dict[str, list] = {name: [] for name in names}
-    kept: dict[str, list] = {name: [] for name in names}
+    parts: dict[str, list[Any]] = {name: [] for name in names}
+    kept: dict[str, list[Any]] = {name: [] for name in names}
     done = 0
 
     def collect(g: Group, result: GroupResult) -> None:

@@ -71,17 +71,17 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._core.describe import describe
+from .._core.streams import DEFAULT_DRAWS, child_seed, run_seed
 from .._core.validation import (
+    SeedLike,
     check_indicator,
     check_metric_names,
     check_positive,
     check_sampling_args,
     check_scores,
-    child_seed,
 )
 from ..metrics.divide import safe_divide
 from .evaluation import Evaluation
-from .seeds import run_seed
 from .summary import MetricSummary, summarize_draws
 
 __all__ = ["evaluate_documents", "document_scores", "BINARY_METRICS", "RANKING_METRICS"]
@@ -302,10 +302,10 @@ def evaluate_documents(
     metrics: str | Sequence[str] | None = None,
     f_beta: float = 1.0,
     zero_division: float = 0,
-    draws: int = 50_000,
+    draws: int = DEFAULT_DRAWS,
     ref: float | None = None,
     ci_prob: float = 0.95,
-    rng: Any = None,
+    rng: SeedLike = None,
     keep_draws: bool = False,
 ) -> Evaluation:
     """Bayesian-bootstrap posteriors of document-level multi-label metrics.

@@ -22,7 +22,9 @@ from .._core.limits import MIN_PRIOR_CHECK_DRAWS
 from .._core.priors import DEFAULT_PRIOR, PriorArg, describe_prior, resolve
 from .._core.results import value_equality
 from .._core.sampling import concentrations
+from .._core.streams import DEFAULT_DRAWS, RunSeed, run_seed
 from .._core.validation import (
+    SeedLike,
     as_counts,
     check_batch_names,
     check_class_names,
@@ -38,7 +40,6 @@ from .batch import RunSettings, check_fits
 from .batch import run as run_batch
 from .chance import chance_table
 from .prevalence import TargetPrevalence, check_prevalence, reweight
-from .seeds import RunSeed, run_seed
 from .summary import MetricSummary
 
 __all__ = [
@@ -267,12 +268,12 @@ def evaluate(
     counts: ArrayLike,
     *,
     metrics: MetricSpec | Sequence[MetricSpec] = ("micro_f1", "macro_f1"),
-    draws: int = 50_000,
+    draws: int = DEFAULT_DRAWS,
     alpha: PriorArg = DEFAULT_PRIOR,
     beta: PriorArg = DEFAULT_PRIOR,
     ref: float | None = None,
     ci_prob: float = 0.95,
-    rng: Any = None,
+    rng: SeedLike = None,
     dtype: DTypeLike = np.float64,
     labels: Sequence[Any] | None = None,
     names: Sequence[str] | None = None,

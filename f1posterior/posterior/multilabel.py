@@ -51,7 +51,9 @@ from numpy.typing import ArrayLike, DTypeLike
 from .._core.describe import describe
 from .._core.priors import DEFAULT_PRIOR, PriorArg, describe_prior, resolve
 from .._core.sampling import concentrations, iter_cell_chunks
+from .._core.streams import DEFAULT_DRAWS, run_seed
 from .._core.validation import (
+    SeedLike,
     check_counts,
     check_metric_names,
     check_positive,
@@ -66,7 +68,6 @@ from ..metrics.multilabel import (
 )
 from .evaluation import Evaluation
 from .exact import BetaPosterior, is_aligned, posterior_from_concentration, scipy_available
-from .seeds import run_seed
 from .summary import MetricSummary, summarize_draws
 
 __all__ = [
@@ -226,12 +227,12 @@ def evaluate_multilabel(
     # the keywords of f1posterior.evaluate, spelled out (not **kw) for users, docs and mypy
     metrics: str | Sequence[str] = ("micro_f1", "macro_f1"),
     f_beta: float = 1.0,
-    draws: int = 50_000,
+    draws: int = DEFAULT_DRAWS,
     alpha: PriorArg = DEFAULT_PRIOR,
     beta: PriorArg = DEFAULT_PRIOR,
     ref: float | None = None,
     ci_prob: float = 0.95,
-    rng: Any = None,
+    rng: SeedLike = None,
     dtype: DTypeLike = np.float64,
     labels: Sequence[Any] | None = None,
     keep_draws: bool = False,

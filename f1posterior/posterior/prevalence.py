@@ -34,7 +34,7 @@ from .._core.labelled import labelled_vector
 from .._core.limits import check_concentrations
 from .._core.results import value_equality
 from .._core.sampling import LOG_SPACE_BELOW, prevalence_floor
-from .._core.validation import child_seed
+from .._core.streams import child_seed
 
 __all__ = ["PREVALENCE_KEY", "TargetPrevalence", "check_prevalence", "reweight"]
 

@@ -69,7 +69,9 @@ class ThresholdResult:
         return np.asarray(s >= self.threshold)
 
 
-def _sweep(s: np.ndarray, y: np.ndarray, beta2: float, zd: float):
+def _sweep(
+    s: np.ndarray, y: np.ndarray, beta2: float, zd: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Best cut per column of (n, L) scores: (threshold, score, tp, k, positives), each (L,).
 
     Works on the transposed, contiguous (L, n) arrays so that every sort and

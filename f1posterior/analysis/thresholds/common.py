@@ -26,7 +26,9 @@ _PIVOTS = ("document", "label")
 _TIE = 1e-12
 
 
-def _check_truth(y: Any, shape: tuple[int, ...], name: str = "y_true", other: str = "scores"):
+def _check_truth(
+    y: Any, shape: tuple[int, ...], name: str = "y_true", other: str = "scores"
+) -> np.ndarray:
     """0/1 labels of the given shape, as bool."""
     return check_indicator(y, name, shape=shape, like=other)
 

@@ -13,17 +13,17 @@ from ..._core.describe import describe
 from ..._core.priors import DEFAULT_PRIOR, PRIOR_PRESETS, prior_preset, resolve
 from ..._core.results import value_equality
 from ..._core.sampling import concentrations, iter_cell_chunks
+from ..._core.streams import child_seed, run_seed
 from ..._core.validation import (
+    SeedLike,
     check_choice,
     check_positive,
     check_prob,
     check_rng,
     check_scores,
     check_summary_draws,
-    child_seed,
 )
 from ...metrics.multiclass import fbeta_values
-from ...posterior.seeds import run_seed
 from ...posterior.summary import MetricSummary, summarize_draws
 from .best import best_threshold
 from .common import (
@@ -138,7 +138,7 @@ def evaluate_threshold(
     draws: int = 20_000,
     prior: Any = DEFAULT_PRIOR,
     ci_prob: float = 0.95,
-    rng: Any = None,
+    rng: SeedLike = None,
 ) -> ThresholdEvaluation:
     """Choose F-beta thresholds on part of the data and score them on the rest.
 
