@@ -22,10 +22,11 @@ from .analysis import thresholds
 from .analysis.aggregate import Aggregate, aggregate
 from .analysis.comparison import Comparison, compare
 from .analysis.delta import delta_interval
-from .analysis.frequentist import FrequentistInterval, bootstrap_interval
+from .analysis.frequentist import DegenerateIntervalWarning, FrequentistInterval, bootstrap_interval
 from .analysis.paired import compare_predictions
 from .analysis.ranking import Ranking, rank_classifiers, rank_predictions
 from .analysis.sensitivity import PriorSensitivity, prior_sensitivity
+from .gating.config_schema import GateConfigError
 from .gating.gate import assert_gate, gate
 from .gating.plan_result import PlanResult
 from .gating.planning import plan
@@ -33,6 +34,7 @@ from .gating.verdicts import Check, GateResult
 from .io.readers import read_input
 from .io.sources import MatrixInput
 from .metrics.confusion import confusion_matrix, multilabel_confusion_matrix
+from .metrics.divide import UndefinedMetricWarning
 from .metrics.multiclass import (
     accuracy_score,
     f1_score,
@@ -97,4 +99,7 @@ __all__ = [
     "__version__",
     "aggregate",
     "Aggregate",
+    "UndefinedMetricWarning",
+    "DegenerateIntervalWarning",
+    "GateConfigError",
 ]

@@ -34,3 +34,21 @@ class ConfusionMatrix:
     def __iter__(self) -> Iterator[Any]:
         yield self.counts
         yield self.labels
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        """The counts as an array, so ``np.asarray(cm)`` and numpy functions take the matrix.
+
+        Examples
+        --------
+        >>> cm = ConfusionMatrix(np.array([[3, 1], [0, 2]]), ["a", "b"])
+        >>> np.asarray(cm).sum(), np.trace(cm)
+        (np.int64(6), np.int64(5))
+        """
+        if copy is False and dtype is not None and np.dtype(dtype) != self.counts.dtype:
+            raise ValueError("copy=False: the counts cannot be converted without a copy")
+        out = self.counts if dtype is None else self.counts.astype(dtype, copy=False)
+        if copy:
+            return out.copy()
+        view = out.view()
+        view.flags.writeable = False  # the matrix is frozen: no write through the array
+        return view
