@@ -17,8 +17,8 @@ import pytest
 from f1posterior import evaluate, hdi, summarize_draws
 from f1posterior._core import streams
 from f1posterior.posterior import batch
-from f1posterior.posterior.batch import plan, summarize_rows
-from f1posterior.posterior.summary import _SORT_ROW, _SORT_TOTAL
+from f1posterior.posterior.batch import plan
+from f1posterior.posterior.summary import _SORT_ROW, _SORT_TOTAL, summarize_rows
 
 
 def reference(x: np.ndarray, prob: float, ref: float | None = None) -> dict[str, np.ndarray]:

@@ -18,7 +18,7 @@ from f1posterior._core.sampling import block_draws, concentrations
 from f1posterior.metrics import multiclass as mt
 from f1posterior.metrics import registry, sums
 from f1posterior.metrics.divide import UndefinedMetricWarning
-from f1posterior.posterior.batch import summarize_rows
+from f1posterior.posterior.summary import summarize_rows
 
 ROOTS = [
     np.random.SeedSequence(0),

@@ -223,6 +223,9 @@ def _run_multilabel(args: argparse.Namespace) -> int:
         rng=args.seed,
         labels=data.labels,
         keep_draws=wants_draws(args),
+        workers=args.workers,
+        max_memory=args.max_memory,
+        progress=terminal_progress(),
         **prior_from_args(args),
     )
     if write_outputs(args, result, source=data.source, names=data.names):
@@ -394,6 +397,8 @@ def run(args: argparse.Namespace) -> int:
         rng=args.seed,
         labels=data.labels,
         keep_draws=wants_draws(args),
+        workers=args.workers,
+        max_memory=args.max_memory,
         progress=terminal_progress(),
         **common,
         **prior_from_args(args),

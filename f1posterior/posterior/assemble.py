@@ -1,18 +1,94 @@
-"""Assembling :func:`f1posterior.evaluate`'s summaries: closed forms, group joins, prior check."""
+"""Assembling :func:`f1posterior.evaluate`'s summaries: its measure, closed forms, prior check."""
 
 from __future__ import annotations
 
 import dataclasses
+import math
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from .._core.priors import ResolvedPrior
-from .summary import MetricSummary
+from .._core.validation import SamplingArgs
+from ..metrics.sums import shared_class_sums
+from .batch import Chunk, GroupResult, MetricFn, Scratch
+from .chance import chance_floor_inplace, chance_table, with_chance
+from .summary import MetricSummary, summarize_rows
 
-__all__ = ["check_prior_dominance", "exact_summaries"]
+__all__ = ["TableMetrics", "check_prior_dominance", "exact_summaries"]
+
+#: Key prefix of the chance-level draws of a metric (``chance=True``).
+_CH = "\0chance "
+
+
+class TableMetrics:
+    """:func:`f1posterior.evaluate`'s measure: metric functions of each table (one unit).
+
+    ``values(fn, table, name)`` gives float64 metric values with shape checks;
+    ``scores[name]``, shape ``(B,)`` or ``(B, K)``, the observed scores, whose
+    trailing shape is the metric's; with ``chance``, also the metrics of each draw's
+    chance table (:mod:`f1posterior.posterior.chance`).
+    """
+
+    span = 1
+
+    def __init__(
+        self,
+        metrics: Sequence[tuple[str, MetricFn]],
+        scores: dict[str, np.ndarray],
+        values: Callable[[MetricFn, np.ndarray, str], np.ndarray],
+        sampling: SamplingArgs,
+        batch: tuple[int, ...],
+        chance: bool = False,
+    ) -> None:
+        self.metrics, self.scores, self.values, self.a = list(metrics), scores, values, sampling
+        self.names = [name for name, _ in metrics]
+        self.extra = {name: scores[name].shape[1:] for name in self.names}
+        self.shapes = {name: batch for name in self.names}
+        self.widths = [float(math.prod(self.extra[n])) for n in self.names] * (1 + chance)
+        self.chance = chance
+        self.keys = self.names + [_CH + n for n in self.names if chance]
+
+    def open(self, g0: int, g1: int, fresh: bool, scratch: Scratch) -> dict[str, np.ndarray]:
+        out = {}
+        for key in self.keys:
+            shape = (g1 - g0, self.a.draws, *self.extra[key.removeprefix(_CH)])
+            if fresh:  # handed back to the caller
+                out[key] = np.empty(shape)
+            else:
+                size = math.prod(shape)
+                out[key] = scratch.get("md_" + key, size, np.float64)[:size].reshape(shape)
+        return out
+
+    def add(self, held: dict[str, np.ndarray], cells: np.ndarray, g0: int, c: Chunk) -> None:
+        i0, i1, d0, d1 = c
+        with shared_class_sums(cells):  # the metrics share one diagonal, row and column sums
+            for name, fn in self.metrics:
+                held[name][i0:i1, d0:d1] = self.values(fn, cells, name)
+        if self.chance:
+            table = chance_floor_inplace(chance_table(cells))
+            with shared_class_sums(table):
+                for name, fn in self.metrics:
+                    held[_CH + name][i0:i1, d0:d1] = self.values(fn, table, name)
+
+    def close(self, held: dict[str, np.ndarray], g0: int, g1: int, scratch: Scratch) -> GroupResult:
+        summaries, kept = [], []
+        size = (g1 - g0) * self.a.draws * int(max(self.widths))
+        for name in self.names:
+            x = np.moveaxis(held[name], 1, -1)
+            if not np.isfinite(x).all():
+                raise ValueError(f"metric {name!r} returned non-finite values on posterior draws")
+            x = np.ascontiguousarray(x)
+            work = scratch.get("summary", max(x.size, size), np.float64)
+            score = self.scores[name][g0:g1]
+            s = summarize_rows(x, score=score, ci_prob=self.a.ci_prob, ref=self.a.ref, work=work)
+            if self.chance:
+                s = with_chance(s, x, np.moveaxis(held[_CH + name], 1, -1), name)
+            summaries.append(s)
+            kept.append(x)
+        return summaries, kept
 
 
 #: Per-class metrics and the count margins that inform them (rows = true class).

@@ -35,9 +35,8 @@ from .._core.validation import (
     check_workers,
 )
 from ..metrics.registry import PER_CLASS_METRICS, resolve_metric
-from .assemble import check_prior_dominance, exact_summaries
-from .batch import RunSettings, check_fits
-from .batch import run as run_batch
+from .assemble import TableMetrics, check_prior_dominance, exact_summaries
+from .batch import Engine, RunSettings, check_fits, check_progress
 from .chance import chance_table
 from .prevalence import TargetPrevalence, check_prevalence, reweight
 from .summary import MetricSummary
@@ -405,14 +404,11 @@ def evaluate(
     keep_draws = check_flag(keep_draws, "keep_draws")
     matrix_names = check_batch_names(names, c.shape[:-2])
     settings = RunSettings(
-        sa, keep_draws, check_workers(workers), budget, check_index_offset(index_offset), progress
-    )
+        sa, keep_draws, check_workers(workers), budget, check_index_offset(index_offset),
+        check_progress(progress),
+    )  # fmt: skip
     if not isinstance(prior_check, bool):
         raise TypeError(f"prior_check must be True or False; got {describe(prior_check)}")
-    if progress is not None and not callable(progress):
-        raise TypeError(
-            f"progress must be a callable(done, total) or None; got {describe(progress)}"
-        )
     target = check_prevalence(prevalence, c.shape[-1], c.shape[:-2], labels=labels)
     chance = check_flag(chance, "chance")
     prior = resolve(alpha, beta, c)
@@ -435,17 +431,15 @@ def evaluate(
     if exact and not keep_draws and not chance:
         resolved = [(n, fn) for n, fn in resolved if n not in exact]
         scores = {n: scores[n] for n, _ in resolved}
-    parts: dict[str, list[MetricSummary]] = {}
-    kept: dict[str, list[np.ndarray]] = {}
+    sampled: dict[str, MetricSummary] = {}
+    kept = None
     if scores:  # the batch engine: groups, chunks and threads (f1posterior.posterior.batch)
         # every sampled metric comes from the one whole-table draw, so a metric's draws
         # never depend on which other metrics (or chance=True) are requested
         prev = None if target is None else target.sampler(tuple(batch), sa.root, sa.dtype)
-        parts, kept = run_batch(
-            flat_conc, resolved, scores, metric_values, settings, prevalence=prev, chance=chance,
-            mixture=mixture,
-        )  # fmt: skip
-    sampled = {n: MetricSummary.concat(parts[n], batch) for n in parts}
+        measure = TableMetrics(resolved, scores, metric_values, sa, tuple(batch), chance)
+        engine = Engine(flat_conc, measure, settings, prevalence=prev, mixture=mixture)
+        sampled, kept = engine.run()
     summaries = {n: _exact_first(exact.get(n), sampled.get(n)) for n in requested}
     if chance:
         summaries = _chance_scores(summaries, resolved_all, observed, tuple(batch))
@@ -461,11 +455,7 @@ def evaluate(
         batch_shape=tuple(batch),
         labels=None if labels is None else [str(x) for x in labels],
         names=matrix_names,
-        metric_draws=(
-            {n: np.concatenate(kept[n]).reshape(batch + kept[n][0].shape[1:]) for n in kept}
-            if keep_draws
-            else None
-        ),
+        metric_draws=kept,
         prevalence=target,
         chance=chance,
     )

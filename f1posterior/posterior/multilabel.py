@@ -42,7 +42,7 @@ metrics across labels are still sampled.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -50,14 +50,18 @@ from numpy.typing import ArrayLike, DTypeLike
 
 from .._core.describe import describe
 from .._core.priors import DEFAULT_PRIOR, PriorArg, describe_prior, resolve
-from .._core.sampling import concentrations, iter_cell_chunks
+from .._core.sampling import concentrations
 from .._core.streams import DEFAULT_DRAWS, run_seed
 from .._core.validation import (
+    SamplingArgs,
     SeedLike,
     check_counts,
+    check_flag,
+    check_max_memory,
     check_metric_names,
     check_positive,
     check_sampling_args,
+    check_workers,
 )
 from ..metrics.multilabel import (
     AGGREGATE_METRICS,
@@ -66,9 +70,10 @@ from ..metrics.multilabel import (
     aggregate,
     term_names,
 )
+from .batch import Engine, RunSettings, check_progress
 from .evaluation import Evaluation
 from .exact import BetaPosterior, is_aligned, posterior_from_concentration, scipy_available
-from .summary import MetricSummary, summarize_draws
+from .summary import MetricSummary, summarize_rows
 
 __all__ = [
     "evaluate_multilabel",
@@ -83,13 +88,6 @@ MULTILABEL_METRICS = AGGREGATE_METRICS + PER_LABEL_METRICS
 #: Per-label metrics with a closed-form posterior under the aligned prior (``fbeta`` too
 #: when ``f_beta`` is 1).
 EXACT_LABEL_METRICS = ("f1", "precision", "recall", "jaccard")
-
-#: Bytes of per-label metric draws held at once.
-_LABEL_BUDGET = 64 << 20
-#: Bytes of running sums across labels held at once.
-_SUM_BUDGET = 64 << 20
-#: Gamma variates held at once in one chunk of cell draws.
-_CELL_VARIATES = 1 << 21
 
 
 def label_posterior(conc: np.ndarray, name: str) -> BetaPosterior:
@@ -207,13 +205,8 @@ def multilabel_scores(
     return _scores(c, names, b * b)
 
 
-def _label_terms(t: np.ndarray, b2: float) -> LabelTerms:
-    """The per-label terms of count-scale tables (computed when first used)."""
-    return LabelTerms(t, b2)
-
-
 def _scores(c: np.ndarray, names: list[str], b2: float) -> dict[str, np.ndarray]:
-    terms = _label_terms(c, b2)
+    terms = LabelTerms(c, b2)
     sums = {k: terms[k].sum(axis=-1) for k in term_names(names)}
     n_labels = c.shape[-3]
     return {
@@ -236,15 +229,18 @@ def evaluate_multilabel(
     dtype: DTypeLike = np.float64,
     labels: Sequence[Any] | None = None,
     keep_draws: bool = False,
+    workers: int | None = None,
+    max_memory: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Evaluation:
     """Posterior summaries of multi-label metrics from per-label 2 x 2 tables.
 
     Each label gets the core model with ``M = 2`` (independent Beta
     posteriors of prevalence, recall and false-positive rate; see the module
     docstring), and metrics across labels are computed draw by draw from the
-    labels' expected counts. Memory is bounded whatever ``L``: the labels'
-    cell draws are produced in chunks, only metric draws are kept, and
-    per-label summaries are made a block of labels at a time.
+    labels' expected counts. Memory stays within ``max_memory`` whatever ``L``:
+    the labels' cell draws are produced in chunks, only metric draws are kept,
+    and per-label summaries are made a group of labels at a time.
 
     Parameters
     ----------
@@ -288,6 +284,15 @@ def evaluate_multilabel(
     keep_draws : bool, default False
         Keep the metric draws in ``result.metric_draws``: ``(*batch, draws)``
         or ``(*batch, L, draws)`` per label (large for large ``L``).
+    workers : int, optional
+        Threads to run on, as in :func:`f1posterior.evaluate`; default every
+        core. Results are bit-identical whatever the number.
+    max_memory : int, optional
+        Byte budget of the working arrays, as in :func:`f1posterior.evaluate`
+        (default 256 MiB); results are bit-identical whatever the budget.
+    progress : callable, optional
+        Called as ``progress(done, total)`` (labels' tables, over the whole
+        batch) from the calling thread as groups of tables finish.
 
     Returns
     -------
@@ -311,15 +316,18 @@ def evaluate_multilabel(
     fb = check_positive(f_beta, "f_beta")
     b2 = fb * fb
     sa = check_sampling_args(draws, ci_prob, ref, rng, dtype)
-    n_draws, prob, r, dt, root = sa.draws, sa.ci_prob, sa.ref, sa.dtype, sa.root
+    prob, r = sa.ci_prob, sa.ref
+    keep_draws = check_flag(keep_draws, "keep_draws")
+    settings = RunSettings(
+        sa, keep_draws, check_workers(workers), check_max_memory(max_memory), 0,
+        check_progress(progress),
+    )  # fmt: skip
     batch, n_labels = c.shape[:-3], c.shape[-3]
     label_names = _check_label_names(labels, n_labels)
     prior = resolve(alpha, beta, c)
     a, b = prior.alpha, prior.beta
     conc = concentrations(c, a, b).reshape((-1, 3, 2))  # flat (batch * L, M + 1, M)
     mixture = None if prior.mixture is None else prior.mixture.flat()
-    n_flat = len(conc)
-    n_sets = n_flat // n_labels
     sizes = np.broadcast_to(c.sum(axis=(-2, -1)), (*batch, n_labels)).reshape(-1)
     scores = _scores(c, names, b2)
     # Closed forms under the aligned prior: exact per-label summaries, and these metrics are
@@ -327,121 +335,93 @@ def evaluate_multilabel(
     exact = _exact_summaries(c, a, b, names, fb, scores, prob, r)
     sampled = [n for n in names if keep_draws or n not in exact]
 
-    per_label = [n for n in sampled if n in PER_LABEL_METRICS]
-    across = [n for n in sampled if n not in PER_LABEL_METRICS]
-    keys = term_names(across) if across else []  # the sums over labels they need
-    sets_per_group = max(1, _SUM_BUDGET // (8 * len(keys) * n_draws)) if across else n_sets
-    labels_per_block = (
-        max(1, _LABEL_BUDGET // (8 * n_draws * len(per_label))) if per_label else n_flat
-    )
-
-    label_parts: dict[str, list[MetricSummary]] = {n: [] for n in per_label}
-    agg_parts: dict[str, list[MetricSummary]] = {n: [] for n in across}
-    kept: dict[str, list[np.ndarray]] = {n: [] for n in names}
-    for s0 in range(0, n_sets if sampled else 0, sets_per_group):
-        s1 = min(n_sets, s0 + sets_per_group)
-        sums = {k: np.zeros((s1 - s0, n_draws)) for k in keys}
-        for f0 in range(s0 * n_labels, s1 * n_labels, labels_per_block):
-            f1 = min(s1 * n_labels, f0 + labels_per_block)
-            buf = {n: np.empty((f1 - f0, n_draws)) for n in per_label}
-            mix = None if mixture is None else mixture.take(f0, f1)
-            chunks = iter_cell_chunks(
-                conc[f0:f1], n_draws, root, dt, _CELL_VARIATES, index_offset=f0, mixture=mix
-            )
-            for mats, rows, cells in chunks:
-                expected = cells * sizes[f0 + mats.start : f0 + mats.stop, None, None, None]
-                terms = _label_terms(expected, b2)
-                for n in per_label:
-                    buf[n][mats, rows] = terms[n]
-                if across:
-                    _add_sums(sums, terms, f0 + mats.start, f0 + mats.stop, rows, n_labels, s0)
-            for n in per_label:
-                _finish_part(n, buf[n], scores[n].reshape(-1)[f0:f1], prob, r, label_parts[n])
-                if keep_draws:
-                    kept[n].append(buf[n])
-        for n in across:
-            x = aggregate(n, sums, n_labels, b2)
-            _finish_part(n, x, scores[n].reshape(-1)[s0:s1], prob, r, agg_parts[n])
-            if keep_draws:
-                kept[n].append(x)
-
     summaries: dict[str, MetricSummary] = {}
-    for n in names:
-        if n in exact:
-            summaries[n] = exact[n]
-            continue
-        shape = (*batch, n_labels) if n in PER_LABEL_METRICS else tuple(batch)
-        parts = label_parts[n] if n in PER_LABEL_METRICS else agg_parts[n]
-        summaries[n] = _join(parts, shape)
+    kept = None
+    if sampled:  # the batch engine, on the flat stack of labels' tables
+        measure = _LabelMetrics(sampled, sizes, b2, n_labels, tuple(batch), scores, sa)
+        summaries, kept = Engine(conc, measure, settings, mixture=mixture).run()
+    summaries = {n: exact[n] if n in exact else summaries[n] for n in names}
     return Evaluation(
         summaries=summaries,
         prior=describe_prior(alpha, beta) + " per label (M = 2 model)",
-        draws=n_draws,
+        draws=sa.draws,
         ci_prob=prob,
         ref=r,
-        seed=run_seed(root),
+        seed=run_seed(sa.root),
         batch_shape=tuple(batch),
         labels=label_names,
-        metric_draws=(
-            {
-                n: np.concatenate(kept[n]).reshape(
-                    (*batch, n_labels, n_draws) if n in PER_LABEL_METRICS else (*batch, n_draws)
-                )
-                for n in names
-            }
-            if keep_draws
-            else None
-        ),
+        metric_draws=kept,
     )
 
 
-def _add_sums(
-    sums: dict[str, np.ndarray],
-    terms: LabelTerms,
-    start: int,
-    stop: int,
-    rows: slice,
-    n_labels: int,
-    s0: int,
-) -> None:
-    """Add per-label terms of flat labels [start, stop) into their sets' running sums."""
-    first, last = start // n_labels, (stop - 1) // n_labels
-    cuts = np.array([start, *range((first + 1) * n_labels, last * n_labels + 1, n_labels)])
-    sets = cuts // n_labels - s0
-    for k in sums:
-        sums[k][sets, rows] += np.add.reduceat(terms[k], cuts - start, axis=0)
+class _LabelMetrics:
+    """:func:`evaluate_multilabel`'s measure (:class:`~f1posterior.posterior.batch.Measure`).
 
+    A unit is one set of ``L`` labels' tables. Each chunk's cells are scaled to
+    expected counts (by each label's documents); per-label metrics are held per
+    table, and the terms of the metrics across labels are added into running sums
+    per set, one label at a time in label order (so the sums are the same bit for
+    bit however the tables are chunked). A set whose tables run in several groups
+    carries its sums from one group to the next (the engine runs them in order).
+    """
 
-def _finish_part(
-    name: str,
-    x: np.ndarray,
-    score: np.ndarray,
-    prob: float,
-    ref: float | None,
-    out: list[MetricSummary],
-) -> None:
-    if not np.isfinite(x).all():
-        raise ValueError(f"metric {name!r} returned non-finite values on posterior draws")
-    out.append(summarize_draws(x, score=score, ci_prob=prob, ref=ref))
+    def __init__(
+        self,
+        names: list[str],
+        sizes: np.ndarray,
+        b2: float,
+        n_labels: int,
+        batch: tuple[int, ...],
+        scores: dict[str, np.ndarray],
+        sampling: SamplingArgs,
+    ) -> None:
+        self.per_label = [n for n in names if n in PER_LABEL_METRICS]
+        self.across = [n for n in names if n not in PER_LABEL_METRICS]
+        self.names = self.per_label + self.across
+        self.terms = term_names(self.across) if self.across else []
+        self.span, self.sizes, self.b2, self.a = n_labels, sizes, b2, sampling
+        self.scores = {n: v.reshape(-1) for n, v in scores.items()}
+        self.shapes = {n: (*batch, n_labels) if n in self.per_label else batch for n in names}
+        self.widths = [1.0] * len(self.per_label)
+        if self.across:  # the sums and metric draws of a set, shared by its labels
+            self.widths.append((len(self.terms) + len(self.across)) / n_labels)
+        self.carry: dict[str, np.ndarray] | None = None
 
+    def open(self, g0: int, g1: int, fresh: bool, scratch: Any) -> Any:
+        per = {n: np.empty((g1 - g0, self.a.draws)) for n in self.per_label}
+        sets = -(-g1 // self.span) - g0 // self.span
+        if g0 % self.span and self.carry is not None:  # the rest of a set begun before
+            return per, self.carry
+        return per, {k: np.zeros((sets, self.a.draws)) for k in self.terms}
 
-def _join(parts: list[MetricSummary], shape: tuple[int, ...]) -> MetricSummary:
-    """Concatenate summaries of consecutive flat blocks and restore ``shape``."""
-    fields: dict[str, Any] = {}
-    for key in ("score", "mean", "median", "std", "mc_error", "hdi", "eti", "p_below", "p_above"):
-        vals = [getattr(p, key) for p in parts]
-        if vals[0] is None:
-            fields[key] = None
-            continue
-        arr = np.concatenate([np.atleast_1d(np.asarray(v)) for v in vals], axis=0)
-        if key in ("hdi", "eti"):
-            arr = arr.reshape((*shape, 2))
-        else:
-            arr = arr.reshape(shape)
-            fields[key] = float(arr) if arr.ndim == 0 else arr
-            continue
-        fields[key] = arr
-    first = parts[0]
-    return MetricSummary(
-        **fields, ci_prob=first.ci_prob, ref=first.ref, draws=first.draws, exact=False
-    )
+    def add(self, held: Any, cells: np.ndarray, g0: int, c: tuple[int, int, int, int]) -> None:
+        per, sums = held
+        i0, i1, d0, d1 = c
+        t0, first = g0 + i0, g0 // self.span
+        terms = LabelTerms(cells * self.sizes[t0 : g0 + i1, None, None, None], self.b2)
+        for n in self.per_label:
+            per[n][i0:i1, d0:d1] = terms[n]
+        for k in self.terms:
+            for t, row in enumerate(terms[k], start=t0):  # label by label, in order
+                sums[k][t // self.span - first, d0:d1] += row
+
+    def close(self, held: Any, g0: int, g1: int, scratch: Any) -> tuple[list[Any], list[Any]]:
+        per, sums = held
+        xs: list[Any] = list(per.values())
+        out = [self._summary(n, per[n], g0, g1, scratch) for n in self.per_label]
+        if g1 % self.span:  # the set goes on in the next group
+            self.carry = sums
+            return out + [None] * len(self.across), xs + [None] * len(self.across)
+        self.carry = None
+        s0, s1 = g0 // self.span, g1 // self.span
+        for n in self.across:
+            xs.append(aggregate(n, sums, self.span, self.b2))
+            out.append(self._summary(n, xs[-1], s0, s1, scratch))
+        return out, xs
+
+    def _summary(self, name: str, x: np.ndarray, i0: int, i1: int, scratch: Any) -> MetricSummary:
+        if not np.isfinite(x).all():
+            raise ValueError(f"metric {name!r} returned non-finite values on posterior draws")
+        a, work = self.a, scratch.get("summary", x.size, np.float64)
+        return summarize_rows(x, score=self.scores[name][i0:i1], ci_prob=a.ci_prob, ref=a.ref,
+                              work=work)  # fmt: skip

@@ -275,8 +275,11 @@ class MetricSummary:
         if np.ndim(self.mean) == 0:
             raise IndexError("a summary of one matrix (scalar fields) cannot be indexed")
 
-        def take(v: Any) -> Any:
-            return v if v is None or np.ndim(v) == 0 else _scalar(np.asarray(v)[index])
+        def take(v: Any) -> Any:  # a single value as a Python float (or bool)
+            if v is None or np.ndim(v) == 0:
+                return v
+            a = np.asarray(v)[index]
+            return a.item() if a.ndim == 0 else a
 
         fields = {k: getattr(self, k) for k in self.__dataclass_fields__}
         fields.update({k: take(fields[k]) for k in _ARRAY_FIELDS})

@@ -127,33 +127,8 @@ def _select(
     draws = np.asarray(result.metric_draws[name])
     lead = draws.shape[:-1]
     idx = _check_index(index, lead, name)
-    return name, idx, draws[idx], _pick_summary(result[name], idx)
-
-
-def _pick_summary(s: MetricSummary, idx: tuple[int, ...]) -> MetricSummary:
-    """The summary of one item (matrix and/or class) of a batched summary."""
-
-    def pick(v: Any) -> Any:
-        if v is None:
-            return None
-        a = np.asarray(v)
-        return a[idx] if idx else a
-
-    return MetricSummary(
-        score=float(pick(s.score)),
-        mean=float(pick(s.mean)),
-        median=float(pick(s.median)),
-        std=float(pick(s.std)),
-        mc_error=float(pick(s.mc_error)),
-        hdi=np.asarray(pick(s.hdi), dtype=float),
-        eti=np.asarray(pick(s.eti), dtype=float),
-        p_below=None if s.p_below is None else float(pick(s.p_below)),
-        p_above=None if s.p_above is None else float(pick(s.p_above)),
-        ci_prob=s.ci_prob,
-        ref=s.ref,
-        draws=s.draws,
-        exact=s.exact,
-    )
+    summary = result[name]
+    return name, idx, draws[idx], summary[idx] if idx else summary
 
 
 def _check_metric_name(result: Any, metric: Any) -> str:

@@ -14,7 +14,6 @@ from .common import (
     _draw_density,
     _legend_below,
     _new_axes,
-    _pick_summary,
     metric_label,
 )
 
@@ -67,7 +66,7 @@ def plot_comparison(
     x_all = np.asarray(comparison.draws, dtype=float)
     idx = _check_index(index, x_all.shape[:-1], "difference")
     x = x_all[idx]
-    s = _pick_summary(comparison.difference, idx)
+    s = comparison.difference[idx] if idx else comparison.difference
 
     def at(v: Any) -> float:
         a = np.asarray(v)
