@@ -12,7 +12,8 @@ import dask  # noqa: E402
 
 from f1posterior.integrations import dask as f1dask  # noqa: E402
 
-FIELDS = ("score", "mean", "median", "std", "mc_error", "hdi", "eti", "p_below", "p_above")
+FIELDS = ("score", "mean", "median", "std", "mc_error", "hdi", "eti", "p_below", "p_above",
+          "prior_shift", "prior_dominated", "chance", "chance_score", "p_above_chance")  # fmt: skip
 
 
 def _stack(b, m, seed=0):

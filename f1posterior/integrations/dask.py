@@ -1,9 +1,10 @@
 """Posterior summaries of Dask arrays of confusion matrices, block by block.
 
 ``f1posterior.integrations.dask.evaluate(x)`` takes a ``(B, M, M)`` Dask array chunked along
-``B`` and runs :func:`f1posterior.evaluate` on every block with
-:func:`dask.array.map_blocks`, on whatever scheduler is active (local threads,
-processes, or a distributed cluster). Each block passes its global offset as
+``B`` and runs :func:`f1posterior.evaluate` on every block as a
+:func:`dask.delayed` task, on whatever scheduler is active (local threads,
+processes, or a distributed cluster), then joins the blocks' summaries with
+:meth:`~f1posterior.MetricSummary.concat`. Each block passes its global offset as
 ``index_offset``, so every matrix reads the same random streams as in one
 in-memory call: the summaries equal ``f1posterior.evaluate(x.compute(), ...)``
 bit for bit, whatever the chunking.
@@ -40,29 +41,6 @@ from ..posterior.evaluation import evaluate as evaluate_in_memory
 from ..posterior.summary import MetricSummary
 
 __all__ = ["evaluate"]
-
-_SCALARS = ("score", "mean", "median", "std", "mc_error")
-_INTERVALS = ("hdi", "eti")
-_REF = ("p_below", "p_above")
-_CHANCE = ("chance", "chance_score", "p_above_chance")
-
-
-def _fields(ref: float | None, chance: bool = False) -> list[tuple[str, int]]:
-    """Packed fields and their number of values per class."""
-    out = [(f, 1) for f in _SCALARS] + [(f, 2) for f in _INTERVALS]
-    out += [(f, 1) for f in _REF] if ref is not None else []
-    return out + ([(f, 1) for f in _CHANCE] if chance else [])
-
-
-def _pack(res: Evaluation, widths: dict[str, int]) -> np.ndarray:
-    """Summaries of a block, (n, total width) float64."""
-    cols = []
-    for name, k in widths.items():
-        s = res[name]
-        for f, w in _fields(res.ref, res.chance):
-            v = np.asarray(getattr(s, f), dtype=np.float64)
-            cols.append(v.reshape(v.shape[0], k * w))
-    return np.concatenate(cols, axis=1)
 
 
 def _check_dask_counts(counts: Any) -> Any:
@@ -148,7 +126,7 @@ def evaluate(
     (4,)
     """
     x = _check_dask_counts(counts)
-    import dask.array as da
+    import dask
 
     sa = check_sampling_args(draws, ci_prob, ref, rng, dtype)  # rng resolved once: the root
     m = int(x.shape[-1])
@@ -178,39 +156,12 @@ def evaluate(
         chance=chance,
         **sa.as_keywords(),
     )
-    # A template run on one all-ones matrix validates every argument up front and
-    # gives the metric names, widths, draws and exactness of the summaries.
-    template = evaluate_in_memory(np.ones((1, m, m)), **{**kw, "draws": 2})
-    widths = {n: int(np.prod(np.shape(s.mean)[1:], dtype=int)) for n, s in template.items()}
-    total = sum(k * w for k in widths.values() for _, w in _fields(template.ref, template.chance))
-
-    def block(c: np.ndarray, block_info: Any = None) -> np.ndarray:
-        offset = block_info[0]["array-location"][0][0] if block_info else 0
-        res = evaluate_in_memory(c, index_offset=int(offset), **kw)
-        return _pack(res, widths)
-
-    packed = np.asarray(
-        da.map_blocks(
-            block, x, drop_axis=2, chunks=(x.chunks[0], (total,)), dtype=np.float64
-        ).compute()
-    )
-    b = packed.shape[0]
-    summaries: dict[str, MetricSummary] = {}
-    col = 0
-    for name, k in widths.items():
-        t = template[name]
-        extra = np.shape(t.mean)[1:]
-        fields: dict[str, Any] = {}
-        for f, w in _fields(template.ref, template.chance):
-            v = packed[:, col : col + k * w]
-            col += k * w
-            fields[f] = v.reshape((b, *extra, 2) if w == 2 else (b, *extra))
-        summaries[name] = MetricSummary(
-            **fields,
-            ci_prob=t.ci_prob,
-            ref=t.ref,
-            draws=t.draws if t.exact else sa.draws,
-            exact=t.exact,
-        )
-    # the template's prior, intervals, seed, labels, prevalence and chance, with the batch's
-    return dataclasses.replace(template, summaries=summaries, draws=sa.draws, batch_shape=(b,))
+    # A template run on one all-ones matrix validates every argument up front.
+    evaluate_in_memory(np.ones((1, m, m)), **{**kw, "draws": 2})
+    starts = np.cumsum((0, *x.chunks[0][:-1])).tolist()
+    run = dask.delayed(evaluate_in_memory)
+    blocks = zip(x.to_delayed().ravel(), starts, strict=True)
+    parts = dask.compute(*[run(blk, index_offset=s, **kw) for blk, s in blocks])
+    b = int(x.shape[0])
+    summaries = {n: MetricSummary.concat([p[n] for p in parts], (b,)) for n in parts[0]}
+    return dataclasses.replace(parts[0], summaries=summaries, batch_shape=(b,))

@@ -291,8 +291,8 @@ class MetricSummary:
     def concat(cls, parts: Sequence[MetricSummary], batch: tuple[int, ...]) -> MetricSummary:
         """Join the summaries of consecutive blocks of a flat batch, then restore ``batch``.
 
-        Each part's array fields have a leading (flat) batch axis; ``ci_prob``, ``ref``
-        and ``draws`` are the first part's (the parts come from one run).
+        Each part's array fields have a leading (flat) batch axis; ``ci_prob``, ``ref``,
+        ``draws`` and ``exact`` are the first part's (the parts come from one run).
 
         Examples
         --------
@@ -315,7 +315,9 @@ class MetricSummary:
             fields[key] = _scalar(arr.reshape(batch + arr.shape[1:]))
         for key in ("hdi", "eti"):
             fields[key] = np.asarray(fields[key])
-        return cls(**fields, ci_prob=first.ci_prob, ref=first.ref, draws=first.draws, exact=False)
+        return cls(
+            **fields, ci_prob=first.ci_prob, ref=first.ref, draws=first.draws, exact=first.exact
+        )
 
 
 _CHANCE_FIELDS = ("chance", "chance_score", "p_above_chance")
