@@ -1,34 +1,25 @@
 """The batch engine behind :func:`f1posterior.evaluate` and :func:`f1posterior.evaluate_multilabel`.
 
 A run is an :class:`Engine` over a flat stack of posterior concentrations (one
-``(M + 1, M)`` table each) and a :class:`Measure`, the metric side: what a group
-of tables holds, what each chunk of cell draws adds to it, and how a group is
-summarised. Work is planned in three levels (:func:`plan`):
+``(M + 1, M)`` table each) and a :class:`Measure`, the metric side. Work is
+planned (:func:`plan`) in **groups** of tables whose metric draws are held and
+summarised together (whole *units*: a matrix, or the ``L`` labels of a
+multi-label set, unless one unit alone is too large: its tables then run as
+consecutive groups, in order), and **chunks** of cell draws inside a group (whole
+tables, or whole random blocks of draws), each sampled into one working buffer
+and passed to the measure. Independent groups run on ``workers`` threads (numpy
+releases the GIL in its Gamma variates, ufuncs, sorts and partitions); with
+fewer units than workers, a group's ranges of draws run in parallel instead;
+large batches run on forked worker processes where forking is safe (two measured
+1.87-1.93x one worker, two threads 1.74-1.84x: the GIL's hand-offs).
 
-* **groups** of tables whose metric draws (``draws`` float64 values per table
-  and metric value) are held at once and summarised together; a group holds
-  whole *units* (the tables a metric needs together: one matrix, or the ``L``
-  labels of a multi-label set) unless one unit alone is too large, whose tables
-  then run as consecutive groups, in order;
-* **chunks** of cell draws inside a group (whole tables, or whole random blocks
-  of draws of one table), each sampled into one working buffer, turned into cell
-  probabilities and passed to the measure;
-* **threads**: independent groups run on ``workers`` threads (numpy releases
-  the GIL while drawing Gamma variates and in its ufuncs, sorts and
-  partitions). When there are fewer units than workers, a group's draws are
-  cut into ranges of whole random blocks that run in parallel instead. Large
-  batches run their groups on forked worker **processes** instead, where
-  forking is safe (no other Python thread running): two of them measured
-  1.87-1.93x one worker, two threads 1.74-1.84x (the GIL's hand-offs).
-
-Every piece of work reads only its own random streams (one per table and
-block of draws, :mod:`f1posterior._core.streams`), and a measure adds the
-tables of one range of draws in table order, so results are bit-identical
-whatever ``workers`` and ``max_memory`` are. The working memory (Gamma
-buffers, metric temporaries, metric draws and the summary's partition) is kept
-within ``max_memory`` bytes in total, except that one matrix's metric draws and
-one random block of its cell draws are always held: a single matrix with an
-enormous number of draws can exceed a small budget.
+Every chunk reads only its own random streams (one per table and block of draws,
+:mod:`f1posterior._core.streams`), and a measure sees the tables of one range of
+draws in order, so results are bit-identical whatever ``workers`` and
+``max_memory`` are. The working memory (Gamma buffers, metric temporaries,
+metric draws and the summary's partition) stays within ``max_memory``, except
+that one matrix's metric draws and one random block of its cell draws are always
+held.
 """
 
 from __future__ import annotations
@@ -286,16 +277,10 @@ class Measure(Protocol):
 
 
 def _prime_allocator(nbytes: int) -> None:
-    """Allocate and free one block of ``nbytes`` (its pages are never touched).
-
-    glibc's malloc raises its mmap threshold to the size of a freed mmap-ed block, and
-    its trim threshold to twice that (up to 32 MiB; mallopt(3), "dynamic mmap
-    threshold"). Afterwards, the temporaries that numpy allocates for every chunk (the
-    metrics' arrays, up to a chunk's size) come from the heap and are reused, instead
-    of fresh pages each time: a first call in a fresh process made 80,000 minor page
-    faults for 5,000 3x3 matrices, and ran 1.6 times slower, without this. With other
-    allocators it is one allocation that is never used.
-    """
+    """Allocate and free one untouched block of ``nbytes``: glibc's malloc then raises its
+    mmap and trim thresholds (mallopt(3)), so numpy's per-chunk temporaries are reused
+    from the heap instead of fresh pages (without it, 5,000 3x3 matrices in a fresh
+    process made 80,000 page faults and ran 1.6 times slower)."""
     block = np.empty(nbytes, dtype=np.uint8)
     del block
 
@@ -303,28 +288,24 @@ def _prime_allocator(nbytes: int) -> None:
 class Engine:
     """One batch run of a :class:`Measure` over a flat stack of tables.
 
+    ``Engine(conc, measure, settings).run()`` gives, per name of the measure, the
+    joined :class:`MetricSummary` and, with ``keep_draws``, the draws (shape
+    ``measure.shapes[name]``, any class axis, then the draws); otherwise None.
+
     Parameters
     ----------
     conc : ndarray, shape (B, M + 1, M)
         Posterior concentrations (:func:`f1posterior._core.sampling.concentrations`).
     measure : Measure
-        The metric side (:class:`f1posterior.posterior.assemble.TableMetrics`, or
-        the multi-label one).
+        The metric side (evaluate's :class:`~f1posterior.posterior.assemble.TableMetrics`,
+        or the multi-label one).
     settings : RunSettings
         Draws, seed, dtype, intervals, workers, memory budget, offset and progress.
     prevalence : PrevalenceDraws, optional
-        A target prevalence (:mod:`f1posterior.posterior.prevalence`): every cell
-        chunk is re-weighted to it before the measure (its Dirichlet's Gamma
-        variates come from their own streams, keyed as the cells').
+        A target prevalence that every chunk of cells is re-weighted to (its
+        Dirichlet's Gamma variates from their own streams, keyed as the cells').
     mixture : RecallMixture, optional
-        The hierarchical prior's data of the same flat tables (None: a Dirichlet
-        prior); each group's grid weights are computed once, before its draws.
-
-    Examples
-    --------
-    ``Engine(conc, measure, settings).run()`` gives ``(summaries, draws)``: per name
-    of the measure, the joined :class:`MetricSummary` and, with ``keep_draws``, the
-    draws, ``measure.shapes[name]`` then any class axis and the draws (None otherwise).
+        The hierarchical prior's data of the same flat tables (None: a Dirichlet prior).
     """
 
     def __init__(

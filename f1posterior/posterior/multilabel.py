@@ -150,10 +150,6 @@ def check_tables(tables: Any, name: str = "tables") -> np.ndarray:
     return check_counts(tables, name)
 
 
-def _check_metric_names(metrics: Any) -> list[str]:
-    return check_metric_names(metrics, MULTILABEL_METRICS)
-
-
 def _check_label_names(labels: Any, n_labels: int) -> list[str] | None:
     if labels is None:
         return None
@@ -200,7 +196,7 @@ def multilabel_scores(
     (0.8, [0.5714, 0.9231], 0.2)
     """
     c = check_tables(tables)
-    names = _check_metric_names(metrics)
+    names = check_metric_names(metrics, MULTILABEL_METRICS)
     b = check_positive(f_beta, "f_beta")
     return _scores(c, names, b * b)
 
@@ -312,7 +308,7 @@ def evaluate_multilabel(
     (True, [0.5318, 0.8592])
     """
     c = check_tables(tables)
-    names = _check_metric_names(metrics)
+    names = check_metric_names(metrics, MULTILABEL_METRICS)
     fb = check_positive(f_beta, "f_beta")
     b2 = fb * fb
     sa = check_sampling_args(draws, ci_prob, ref, rng, dtype)
