@@ -15,7 +15,7 @@ from .._core.validation import SamplingArgs
 from ..metrics.sums import shared_class_sums
 from .batch import Chunk, GroupResult, MetricFn, Scratch
 from .chance import chance_floor_inplace, chance_table, with_chance
-from .summary import MetricSummary, summarize_rows
+from .summary import MetricSummary
 
 __all__ = ["TableMetrics", "check_prior_dominance", "exact_summaries"]
 
@@ -52,15 +52,11 @@ class TableMetrics:
         self.keys = self.names + [_CH + n for n in self.names if chance]
 
     def open(self, g0: int, g1: int, fresh: bool, scratch: Scratch) -> dict[str, np.ndarray]:
-        out = {}
-        for key in self.keys:
-            shape = (g1 - g0, self.a.draws, *self.extra[key.removeprefix(_CH)])
-            if fresh:  # handed back to the caller
-                out[key] = np.empty(shape)
-            else:
-                size = math.prod(shape)
-                out[key] = scratch.get("md_" + key, size, np.float64)[:size].reshape(shape)
-        return out
+        n, draws = g1 - g0, self.a.draws
+        return {
+            k: scratch.array("md_" + k, (n, draws, *self.extra[k.removeprefix(_CH)]), fresh)
+            for k in self.keys
+        }
 
     def add(self, held: dict[str, np.ndarray], cells: np.ndarray, g0: int, c: Chunk) -> None:
         i0, i1, d0, d1 = c
@@ -77,13 +73,8 @@ class TableMetrics:
         summaries, kept = [], []
         size = (g1 - g0) * self.a.draws * int(max(self.widths))
         for name in self.names:
-            x = np.moveaxis(held[name], 1, -1)
-            if not np.isfinite(x).all():
-                raise ValueError(f"metric {name!r} returned non-finite values on posterior draws")
-            x = np.ascontiguousarray(x)
-            work = scratch.get("summary", max(x.size, size), np.float64)
-            score = self.scores[name][g0:g1]
-            s = summarize_rows(x, score=score, ci_prob=self.a.ci_prob, ref=self.a.ref, work=work)
+            x = np.ascontiguousarray(np.moveaxis(held[name], 1, -1))
+            s = scratch.summarize(name, x, self.scores[name][g0:g1], self.a, size)
             if self.chance:
                 s = with_chance(s, x, np.moveaxis(held[_CH + name], 1, -1), name)
             summaries.append(s)

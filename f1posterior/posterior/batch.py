@@ -43,7 +43,7 @@ from .._core.signals import die_with_parent, raise_if_stopped, signals_deferred,
 from .._core.streams import block_keys, block_streams
 from .._core.validation import SamplingArgs
 from .prevalence import PrevalenceDraws
-from .summary import MetricSummary
+from .summary import MetricSummary, summarize_rows
 
 __all__ = ["RunSettings", "Measure", "Engine", "Scratch", "plan", "check_fits", "check_progress"]
 
@@ -246,11 +246,28 @@ class Scratch(threading.local):
     """Working arrays that each thread reuses for every chunk and group: fresh large
     arrays would cost page faults each time (the allocator hands freed memory back)."""
 
+    def __init__(self) -> None:  # run again in each thread that uses it
+        self.arrays: dict[str, np.ndarray] = {}
+
     def get(self, key: str, size: int, dtype: Any) -> np.ndarray:
-        arr = self.__dict__.get(key)
+        arr = self.arrays.get(key)
         if arr is None or arr.size < size:
-            arr = self.__dict__[key] = np.empty(size, dtype=dtype)
+            arr = self.arrays[key] = np.empty(size, dtype=dtype)
         return arr
+
+    def array(self, key: str, shape: tuple[int, ...], fresh: bool) -> np.ndarray:
+        """float64 metric draws of ``shape``: fresh (to hand back) or reused."""
+        size = math.prod(shape)
+        return np.empty(shape) if fresh else self.get(key, size, np.float64)[:size].reshape(shape)
+
+    def summarize(
+        self, name: str, x: np.ndarray, score: Any, a: SamplingArgs, size: int = 0
+    ) -> MetricSummary:
+        """:func:`summarize_rows` of a group's draws ``x`` (a ValueError unless finite)."""
+        if not np.isfinite(x).all():
+            raise ValueError(f"metric {name!r} returned non-finite values on posterior draws")
+        work = self.get("summary", max(x.size, size), np.float64)
+        return summarize_rows(x, score=score, ci_prob=a.ci_prob, ref=a.ref, work=work)
 
 
 class Measure(Protocol):

@@ -70,10 +70,10 @@ from ..metrics.multilabel import (
     aggregate,
     term_names,
 )
-from .batch import Engine, RunSettings, check_progress
+from .batch import Engine, RunSettings, Scratch, check_progress
 from .evaluation import Evaluation
 from .exact import BetaPosterior, is_aligned, posterior_from_concentration, scipy_available
-from .summary import MetricSummary, summarize_rows
+from .summary import MetricSummary
 
 __all__ = [
     "evaluate_multilabel",
@@ -383,8 +383,8 @@ class _LabelMetrics:
             self.widths.append((len(self.terms) + len(self.across)) / n_labels)
         self.carry: dict[str, np.ndarray] | None = None
 
-    def open(self, g0: int, g1: int, fresh: bool, scratch: Any) -> Any:
-        per = {n: np.empty((g1 - g0, self.a.draws)) for n in self.per_label}
+    def open(self, g0: int, g1: int, fresh: bool, scratch: Scratch) -> Any:
+        per = {n: scratch.array("ml_" + n, (g1 - g0, self.a.draws), fresh) for n in self.per_label}
         sets = -(-g1 // self.span) - g0 // self.span
         if g0 % self.span and self.carry is not None:  # the rest of a set begun before
             return per, self.carry
@@ -401,10 +401,10 @@ class _LabelMetrics:
             for t, row in enumerate(terms[k], start=t0):  # label by label, in order
                 sums[k][t // self.span - first, d0:d1] += row
 
-    def close(self, held: Any, g0: int, g1: int, scratch: Any) -> tuple[list[Any], list[Any]]:
+    def close(self, held: Any, g0: int, g1: int, scratch: Scratch) -> tuple[list[Any], list[Any]]:
         per, sums = held
         xs: list[Any] = list(per.values())
-        out = [self._summary(n, per[n], g0, g1, scratch) for n in self.per_label]
+        out = [scratch.summarize(n, per[n], self.scores[n][g0:g1], self.a) for n in self.per_label]
         if g1 % self.span:  # the set goes on in the next group
             self.carry = sums
             return out + [None] * len(self.across), xs + [None] * len(self.across)
@@ -412,12 +412,5 @@ class _LabelMetrics:
         s0, s1 = g0 // self.span, g1 // self.span
         for n in self.across:
             xs.append(aggregate(n, sums, self.span, self.b2))
-            out.append(self._summary(n, xs[-1], s0, s1, scratch))
+            out.append(scratch.summarize(n, xs[-1], self.scores[n][s0:s1], self.a))
         return out, xs
-
-    def _summary(self, name: str, x: np.ndarray, i0: int, i1: int, scratch: Any) -> MetricSummary:
-        if not np.isfinite(x).all():
-            raise ValueError(f"metric {name!r} returned non-finite values on posterior draws")
-        a, work = self.a, scratch.get("summary", x.size, np.float64)
-        return summarize_rows(x, score=self.scores[name][i0:i1], ci_prob=a.ci_prob, ref=a.ref,
-                              work=work)  # fmt: skip
