@@ -123,7 +123,7 @@ def _evaluate_file(
 ) -> int:
     """Evaluate one file chunk by chunk into ``target``; the number of matrices."""
     from ..io.streaming import open_batch
-    from ..io.writers import RowWriter, atomic_output
+    from ..io.writers import ParquetRowWriter, RowWriter, atomic_output
 
     if path.lower().endswith(".parquet"):
         file_labels, chunks = _parquet_chunks(path, chunk, labels)
@@ -146,15 +146,13 @@ def _evaluate_file(
             done += len(c.names)
             yield ev, c.names
 
-    if fmt == "csv":
-        with atomic_output(target) as fh:
-            writer = RowWriter(fh, "csv")
-            for ev, names in evaluated():
-                writer.write(ev, names)
-            writer.close()
-            _check_count(path, done, expected)
-    else:
-        _write_parquet(target, evaluated(), lambda: _check_count(path, done, expected))
+    parquet = fmt == "parquet"
+    with atomic_output(target, binary=parquet) as fh:  # renamed into place on success
+        writer = ParquetRowWriter(fh) if parquet else RowWriter(fh, "csv")
+        for ev, names in evaluated():
+            writer.write(ev, names)
+        writer.close()
+        _check_count(path, done, expected)
     return done
 
 
@@ -164,20 +162,6 @@ def _check_count(path: str, done: int, expected: int) -> None:
             f"{path}: {done} matrices read, but {expected} were counted before the run (was the "
             "file changed?)"
         )
-
-
-def _write_parquet(
-    target: str, evaluated: Iterator[tuple[Evaluation, list[str]]], check: Any
-) -> None:
-    """Rows of every chunk, with the CSV writer's columns, to ``target`` (renamed on success)."""
-    from ..io.writers import ParquetRowWriter, atomic_output
-
-    with atomic_output(target, binary=True) as fh:
-        writer = ParquetRowWriter(fh)
-        for ev, names in evaluated:
-            writer.write(ev, names)
-        writer.close()
-        check()
 
 
 def _check_paths(paths: Any, out_dir: Any, fmt: str) -> tuple[list[str], list[str]]:
