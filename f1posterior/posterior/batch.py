@@ -72,12 +72,8 @@ GroupResult = tuple[list[Any], list[Any]]
 
 
 def _can_fork() -> bool:
-    """Whether worker processes may be forked from here.
-
-    Only where ``fork`` exists, from a process running a single thread (forking
-    copies no other thread, so no lock can be left held), and not from a daemonic
-    process (which may not have children).
-    """
+    """Whether workers may be forked: ``fork`` exists, one thread runs (no other thread's
+    lock can be copied held) and this process is not daemonic (it may have children)."""
     return (
         "fork" in multiprocessing.get_all_start_methods()
         and threading.active_count() == 1
@@ -86,21 +82,15 @@ def _can_fork() -> bool:
 
 
 def _work_bytes_per_draw(m: int, itemsize: int, metric_width: float) -> int:
-    """Upper estimate of working bytes per table-draw of a cell chunk.
-
-    The Gamma buffer ``(M+1) M`` values, row sums and scales, and the metric
-    functions' temporaries (a handful of ``(..., M)`` arrays, cast to float64)
-    plus their outputs.
-    """
+    """Working bytes per table-draw of a cell chunk, at most: the Gamma buffer, row sums
+    and scales, the metrics' temporaries (a few float64 ``(..., M)`` arrays) and outputs."""
     return int(itemsize * (m + 1) * (m + 3) + 8 * (12 * m + 2 * metric_width))
 
 
 def _mixture_bytes_per_draw(m: int, itemsize: int) -> int:
-    """Working bytes per table-draw of the hierarchical prior's mixture in a cell chunk:
-    uniforms, diagonal shapes, extra shapes (and every row's, before the choice),
-    components (float64, bool), their flat indices, extra Gammas, the rows'
-    off-diagonal sums (and their diagonals, kept meanwhile) and the log-space maxima
-    (:func:`f1posterior._core.blocks.fill_mixture_chunk`)."""
+    """Working bytes per table-draw of the hierarchical prior's mixture in a cell chunk
+    (:func:`f1posterior._core.blocks.fill_mixture_chunk`'s uniforms, shapes, components,
+    indices, extra Gammas, row sums and log-space maxima)."""
     return 8 * (m + 1) * 2 + 8 * m * 5 + m + itemsize * m * 3
 
 
@@ -173,14 +163,9 @@ def _size(n: float) -> str:
 
 
 def check_fits(m: int, draws: int, widths: Sequence[int], itemsize: int, budget: int) -> None:
-    """Refuse, before anything is allocated, a request whose one matrix cannot fit ``budget``.
-
-    The engine always holds, for one matrix, its parameter arrays (counts,
-    prior, concentrations and their temporaries: about six ``(M + 1) x M``
-    float64 arrays), one random block of its cell draws, and its metric draws
-    with the summary's temporaries (``draws`` float64 values per metric value,
-    about four times over). Everything else is chunked to the budget.
-    """
+    """Refuse, before anything is allocated, a request whose one matrix cannot fit ``budget``:
+    its parameters (about six ``(M + 1) x M`` float64 arrays), one random block of its cell
+    draws and its metric draws with the summary's temporaries are always held."""
     params = 6 * 8 * (m + 1) * m
     block = min(draws, block_draws(m)) * _work_bytes_per_draw(m, itemsize, sum(widths))
     metric = 8 * draws * (sum(widths) + 3 * max(widths, default=1))
@@ -349,20 +334,13 @@ class Engine:
 
     def run(self) -> tuple[dict[str, MetricSummary], dict[str, np.ndarray] | None]:
         """Summaries (joined) and, with ``keep_draws``, the draws of every name."""
-        s, m = self.settings, self.conc.shape[-1]
-        groups = self.plan.groups()
-        widths = sum(self.measure.widths)
-        _prime_allocator(
-            min(self.plan.chunk_draws * _work_bytes_per_draw(m, s.sampling.dtype.itemsize, widths),
-                _CHUNK_BYTES)
-        )  # fmt: skip
+        m, itemsize = self.conc.shape[-1], self.settings.sampling.dtype.itemsize
+        per_draw = _work_bytes_per_draw(m, itemsize, sum(self.measure.widths))
+        _prime_allocator(min(self.plan.chunk_draws * per_draw, _CHUNK_BYTES))
         self.parts: dict[str, list[Any]] = {name: [] for name in self.measure.names}
         self.kept: dict[str, list[Any]] = {name: [] for name in self.measure.names}
-        self.done = 0
-        if self.use_processes(groups):
-            self.processes(groups)
-        else:
-            self.threads(groups)
+        self.done, groups = 0, self.plan.groups()
+        (self.processes if self.use_processes(groups) else self.threads)(groups)
         return self.join()
 
     def use_processes(self, groups: Sequence[Group]) -> bool:
@@ -402,11 +380,8 @@ class Engine:
         }
 
     def streams(self, g0: int, g1: int) -> list[np.random.Generator] | None:
-        """The random streams of a group's tables and blocks, made in one bulk call.
-
-        None (each chunk makes its own) when there are very many: a few thousand
-        generators at once are enough to make their cost negligible.
-        """
+        """The random streams of a group's tables and blocks, made in one bulk call (None
+        when there are more than a few thousand: each chunk then makes its own)."""
         if (g1 - g0) * self.n_blocks > _BULK_STREAMS:
             return None
         offset = self.settings.index_offset

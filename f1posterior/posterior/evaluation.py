@@ -407,8 +407,7 @@ def evaluate(
         sa, keep_draws, check_workers(workers), budget, check_index_offset(index_offset),
         check_progress(progress),
     )  # fmt: skip
-    if not isinstance(prior_check, bool):
-        raise TypeError(f"prior_check must be True or False; got {describe(prior_check)}")
+    prior_check = check_flag(prior_check, "prior_check")
     target = check_prevalence(prevalence, c.shape[-1], c.shape[:-2], labels=labels)
     chance = check_flag(chance, "chance")
     prior = resolve(alpha, beta, c)

@@ -105,11 +105,6 @@ def label_posterior(conc: np.ndarray, name: str) -> BetaPosterior:
     return BetaPosterior(post.a[..., 1], post.b[..., 1], transform)
 
 
-def exact_label_metrics(names: Sequence[str], f_beta: float) -> list[str]:
-    """The per-label metrics among ``names`` with a closed form (under the aligned prior)."""
-    return [n for n in names if n in EXACT_LABEL_METRICS or (n == "fbeta" and f_beta == 1.0)]
-
-
 def _exact_summaries(
     counts: np.ndarray,
     alpha: np.ndarray,
@@ -121,7 +116,7 @@ def _exact_summaries(
     ref: float | None,
 ) -> dict[str, MetricSummary]:
     """Exact summaries of the per-label metrics with a closed form, when the prior is aligned."""
-    todo = exact_label_metrics(names, f_beta)
+    todo = [n for n in names if n in EXACT_LABEL_METRICS or (n == "fbeta" and f_beta == 1.0)]
     if not todo or not is_aligned(alpha, beta):
         return {}
     if not scipy_available():
