@@ -171,6 +171,7 @@ def test_process_pool_is_bit_identical_to_one_thread(monkeypatch):
     seen: list[tuple[int, int]] = []
     other = evaluate(c, workers=2, progress=lambda d, t: seen.append((d, t)), **kw)
     assert opened == [2]
+    assert batch._ForkedWorker.engine is None  # set in the forked workers only
     assert seen[-1] == (30, 30) and [d for d, _ in seen] == sorted(d for d, _ in seen)
     for name in base:
         for field in ("score", "mean", "median", "std", "hdi", "eti", "p_below", "p_above"):
