@@ -280,3 +280,22 @@ def test_docs_batch_examples_run():
     assert len(blocks) == 3
     for code in blocks:
         exec(compile(code, "docs/batch.md", "exec"), {})
+
+
+def test_cli_summarize_one_matrix_passes_workers_and_max_memory(tmp_path, capsys):
+    """An in-memory ``summarize`` runs the engine with --workers and --max-memory: the same
+    numbers, and a budget one matrix cannot fit is refused on one line (exit 2)."""
+    import json
+
+    from f1posterior.cli import main
+
+    path = tmp_path / "one.json"
+    path.write_text(json.dumps([[40, 3, 1], [2, 30, 5], [0, 4, 25]]))
+    argv = ["summarize", str(path), "--draws", "3000", "--seed", "2", "--format", "json"]
+    assert main(argv) == 0
+    base = json.loads(capsys.readouterr().out)
+    assert main([*argv, "--workers", "2", "--max-memory", "4M"]) == 0
+    assert json.loads(capsys.readouterr().out) == base
+    assert main([*argv[:3], "200000", *argv[4:], "--max-memory", "1M"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "max_memory" in err and "\n" not in err

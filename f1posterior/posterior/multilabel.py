@@ -292,6 +292,12 @@ def evaluate_multilabel(
         fields have shape ``(*batch)`` (floats for one set of tables), with a
         trailing label axis for per-label metrics.
 
+    See Also
+    --------
+    f1posterior.evaluate : The same for single-label confusion matrices.
+    multilabel_scores : The observed (plug-in) scores alone.
+    f1posterior.multilabel_confusion_matrix : Per-label tables from predictions.
+
     Examples
     --------
     >>> t = [[[5, 1], [2, 2]], [[3, 0], [1, 6]]]

@@ -291,8 +291,23 @@ class MetricSummary:
     def concat(cls, parts: Sequence[MetricSummary], batch: tuple[int, ...]) -> MetricSummary:
         """Join the summaries of consecutive blocks of a flat batch, then restore ``batch``.
 
-        Each part's array fields have a leading (flat) batch axis; ``ci_prob``, ``ref``,
-        ``draws`` and ``exact`` are the first part's (the parts come from one run).
+        Parameters
+        ----------
+        parts : sequence of MetricSummary
+            Summaries whose array fields have a leading (flat) batch axis, in order;
+            ``ci_prob``, ``ref``, ``draws`` and ``exact`` are the first part's (the
+            parts come from one run).
+        batch : tuple of int
+            The shape the joined leading axis takes (trailing class axes are kept).
+
+        Returns
+        -------
+        MetricSummary
+            One summary of every part's matrices.
+
+        See Also
+        --------
+        MetricSummary.__getitem__ : The inverse: the summary of some matrices.
 
         Examples
         --------
