@@ -619,3 +619,24 @@ def test_docs_examples_run():
     assert len(blocks) == 5
     for block in blocks:
         exec(compile(block, "docs/multilabel.md", "exec"), {})
+
+
+def test_forked_workers_give_the_same_numbers(monkeypatch):
+    """Large multi-label batches may run on forked processes, as evaluate's: same numbers."""
+    from f1posterior.posterior import batch
+
+    t = np.random.default_rng(6).integers(0, 30, size=(9, 5, 2, 2)).astype(float) + 1
+    kw = dict(metrics=["micro_f1", "macro_f1", "f1"], draws=2000, rng=3, ref=0.5)
+    one = evaluate_multilabel(t, workers=1, **kw)
+    opened = []
+
+    class Recording(batch.ProcessPoolExecutor):
+        def __init__(self, *args, **kwargs):
+            opened.append(kwargs.get("max_workers"))
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(batch, "ProcessPoolExecutor", Recording)
+    monkeypatch.setattr(batch, "_PROCESS_MIN_VARIATES", 0)
+    monkeypatch.setattr(batch, "_can_fork", lambda: True)  # pytest may run helper threads
+    _assert_same(one, evaluate_multilabel(t, workers=2, **kw))
+    assert opened == [2]
