@@ -22,10 +22,10 @@ from .._core.validation import check_choice, check_table, check_zero_division
 from .divide import ZeroDivision, safe_divide
 from .sums import class_sums, one_vs_rest
 
-__all__ = ["matthews_corrcoef", "cohen_kappa_score"]
+__all__ = ["mcc", "cohen_kappa"]
 
 
-def matthews_corrcoef(table: ArrayLike, *, zero_division: ZeroDivision = 0.0) -> np.ndarray:
+def mcc(table: ArrayLike, *, zero_division: ZeroDivision = 0.0) -> np.ndarray:
     """Matthews correlation coefficient of confusion tables, multi-class (Gorodkin's R_K).
 
     ``(n c - sum_k t_k p_k) / sqrt((n^2 - sum_k p_k^2)(n^2 - sum_k t_k^2))`` with ``c``
@@ -46,7 +46,7 @@ def matthews_corrcoef(table: ArrayLike, *, zero_division: ZeroDivision = 0.0) ->
 
     Examples
     --------
-    >>> matthews_corrcoef([[8, 2], [1, 9]])  # (72 - 2) / sqrt(9 * 11 * 10 * 10)
+    >>> mcc([[8, 2], [1, 9]])  # (72 - 2) / sqrt(9 * 11 * 10 * 10)
     array(0.70352647)
     """
     t = check_table(table)
@@ -66,7 +66,7 @@ def _mcc(t: np.ndarray, zero_division: ZeroDivision = 0.0) -> np.ndarray:
 _WEIGHTS = (None, "linear", "quadratic")
 
 
-def cohen_kappa_score(
+def cohen_kappa(
     table: ArrayLike, *, weights: str | None = None, zero_division: ZeroDivision = np.nan
 ) -> np.ndarray:
     """Cohen's kappa of confusion tables: agreement of truth and prediction beyond chance.
@@ -91,7 +91,7 @@ def cohen_kappa_score(
 
     Examples
     --------
-    >>> cohen_kappa_score([[8, 2], [1, 9]])  # (0.85 - 0.5) / (1 - 0.5)
+    >>> cohen_kappa([[8, 2], [1, 9]])  # (0.85 - 0.5) / (1 - 0.5)
     array(0.7)
     """
     t = check_table(table)

@@ -39,12 +39,12 @@ from .divide import Average, ZeroDivision, finish_average, safe_divide
 from .sums import class_sums
 
 __all__ = [
-    "fbeta_score",
-    "f1_score",
-    "precision_score",
-    "recall_score",
-    "accuracy_score",
-    "macro_f1_star_score",
+    "fbeta",
+    "f1",
+    "precision",
+    "recall",
+    "accuracy",
+    "macro_f1_star",
 ]
 
 _AVERAGES = ("micro", "macro", "weighted", "binary", None)
@@ -58,7 +58,7 @@ def _check_common(
     zero_division: Any,
     averages: Sequence[Any] = _AVERAGES,
 ) -> tuple[np.ndarray, np.ndarray | None, ZeroDivision]:
-    """Validate the arguments of a ``*_score`` taking ``average``: ``(table, labels, zd)``."""
+    """Validate the arguments of a metric function taking ``average``: ``(table, labels, zd)``."""
     t = check_table(table)
     m = t.shape[-1]
     check_choice(average, "average", averages)
@@ -102,7 +102,7 @@ def _make_score(
     averages: tuple[str | None, ...] = _AVERAGES,
     module: str = __name__,
 ) -> _Score:
-    """A public ``*_score`` function: validate, then the metric path ``path``.
+    """A public metric function: validate, then the metric path ``path``.
 
     ``path(t, average=, labels=, zero_division=)`` takes the validated table and is
     called directly (a :func:`functools.partial` adds no frame), so the warnings of
@@ -137,7 +137,7 @@ def fbeta_values(
 ) -> np.ndarray:
     """F-beta of a validated float table: ``beta2`` = beta squared, ``labels`` indices or None.
 
-    The unchecked core of :func:`fbeta_score` (also lent to the threshold analysis).
+    The unchecked core of :func:`fbeta` (also lent to the threshold analysis).
     """
     tp, pred, true = class_sums(t, labels)
     if average == "micro":
@@ -166,7 +166,7 @@ def _recall(
     return finish_average(score, true if average != "micro" else None, average)
 
 
-def fbeta_score(
+def fbeta(
     table: ArrayLike,
     *,
     beta: float,
@@ -202,7 +202,7 @@ def fbeta_score(
 
     Examples
     --------
-    >>> fbeta_score([[8, 2], [1, 9]], beta=2.0, average="binary")
+    >>> fbeta([[8, 2], [1, 9]], beta=2.0, average="binary")
     array(0.88235294)
     """
     t, lab, zd = _check_common(table, average, labels, pos_label, zero_division)
@@ -212,50 +212,50 @@ def fbeta_score(
 
 # One call per public function of the common signature, each with its own docstring:
 # the three calls share a shape, not code.
-f1_score = _make_score(
-    "f1_score",
+f1 = _make_score(
+    "f1",
     partial(fbeta_values, beta2=1.0),
     """F1 score of confusion tables (F-beta with beta = 1).
 
-    Parameters and returns as :func:`fbeta_score`.
+    Parameters and returns as :func:`fbeta`.
 
     Examples
     --------
-    >>> f1_score([[8, 2], [1, 9]], average=None)
+    >>> f1([[8, 2], [1, 9]], average=None)
     array([0.84210526, 0.85714286])
-    >>> f1_score([[8, 2], [1, 9]], average="micro")
+    >>> f1([[8, 2], [1, 9]], average="micro")
     array(0.85)
     """,
 )
-precision_score = _make_score(
-    "precision_score",
+precision = _make_score(
+    "precision",
     _precision,
     """Precision ``tp_j / (tp_j + fp_j)`` of confusion tables.
 
-    Parameters and returns as :func:`fbeta_score` (without ``beta``).
+    Parameters and returns as :func:`fbeta` (without ``beta``).
 
     Examples
     --------
-    >>> precision_score([[8, 2], [1, 9]], average="binary")
+    >>> precision([[8, 2], [1, 9]], average="binary")
     array(0.81818182)
     """,
 )
-recall_score = _make_score(
-    "recall_score",
+recall = _make_score(
+    "recall",
     _recall,
     """Recall ``tp_j / (tp_j + fn_j)`` of confusion tables (``theta_jj``).
 
-    Parameters and returns as :func:`fbeta_score` (without ``beta``).
+    Parameters and returns as :func:`fbeta` (without ``beta``).
 
     Examples
     --------
-    >>> recall_score([[8, 2], [1, 9]], average="binary")
+    >>> recall([[8, 2], [1, 9]], average="binary")
     array(0.9)
     """,
 )
 
 
-def accuracy_score(table: ArrayLike) -> np.ndarray:
+def accuracy(table: ArrayLike) -> np.ndarray:
     """Accuracy ``trace / total`` (equal to micro-F1 for single-label tables).
 
     Parameters
@@ -268,7 +268,7 @@ def accuracy_score(table: ArrayLike) -> np.ndarray:
 
     Examples
     --------
-    >>> accuracy_score([[8, 2], [1, 9]])
+    >>> accuracy([[8, 2], [1, 9]])
     array(0.85)
     """
     t = check_table(table)
@@ -279,7 +279,7 @@ def _accuracy(t: np.ndarray) -> np.ndarray:
     return safe_divide(np.trace(t, axis1=-2, axis2=-1), t.sum(axis=(-2, -1)), 0.0, "Accuracy")
 
 
-def macro_f1_star_score(
+def macro_f1_star(
     table: ArrayLike,
     *,
     labels: Sequence[int] | None = None,
@@ -293,7 +293,7 @@ def macro_f1_star_score(
 
     Examples
     --------
-    >>> macro_f1_star_score([[8, 2], [1, 9]])
+    >>> macro_f1_star([[8, 2], [1, 9]])
     array(0.85176401)
     """
     t, lab, zd = _check_common(table, "macro", labels, 1, zero_division)

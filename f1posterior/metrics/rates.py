@@ -25,7 +25,7 @@ ratio (``DOR = LR+ / LR-``) are per class, class ``j`` positive; for a 2 x 2 tab
 1's values are scikit-learn's ``class_likelihood_ratios``. On counts a ratio whose
 denominator is zero is undefined (``zero_division``, NaN by default, as scikit-learn). On
 posterior draws every cell is positive and the values are finite but unbounded above
-(``LR+ <= 1 / tiny``): see :func:`class_likelihood_ratios` for how to summarise them.
+(``LR+ <= 1 / tiny``): see :func:`likelihood_ratios` for how to summarise them.
 """
 
 from __future__ import annotations
@@ -44,17 +44,17 @@ from .multiclass import _check_common, _make_score, _Score
 from .sums import class_sums, one_vs_rest
 
 __all__ = [
-    "specificity_score",
-    "npv_score",
-    "fpr_score",
-    "fnr_score",
-    "fdr_score",
-    "jaccard_score",
-    "p4_score",
-    "informedness_score",
-    "markedness_score",
-    "balanced_accuracy_score",
-    "class_likelihood_ratios",
+    "specificity",
+    "npv",
+    "fpr",
+    "fnr",
+    "fdr",
+    "jaccard",
+    "p4",
+    "informedness",
+    "markedness",
+    "balanced_accuracy",
+    "likelihood_ratios",
     "diagnostic_odds_ratio",
 ]
 
@@ -151,10 +151,10 @@ def _make_rate(name: str, what: str, example: str) -> _Score:
     Examples
     --------
     >>> t = [[5, 1, 0], [2, 3, 1], [0, 0, 4]]
-    >>> {name}_score(t, average=None).round(4)
+    >>> {name}(t, average=None).round(4)
     array({example})
     """
-    return _make_score(f"{name}_score", partial(_rate, name=name), doc, module=__name__)
+    return _make_score(name, partial(_rate, name=name), doc, module=__name__)
 
 
 def _doc_formula(name: str) -> str:
@@ -170,14 +170,14 @@ def _doc_formula(name: str) -> str:
 
 # Examples on [[5, 1, 0], [2, 3, 1], [0, 0, 4]]: tp = (5, 3, 4), fp = (2, 1, 1),
 # fn = (1, 3, 0), tn = (8, 9, 11); e.g. specificity = (8/10, 9/10, 11/12).
-specificity_score = _make_rate(
+specificity = _make_rate(
     "specificity", "Specificity (true-negative rate)", "[0.8   , 0.9   , 0.9167]"
 )
-npv_score = _make_rate("npv", "Negative predictive value", "[0.8889, 0.75  , 1.    ]")
-fpr_score = _make_rate("fpr", "False-positive rate (1 - specificity)", "[0.2   , 0.1   , 0.0833]")
-fnr_score = _make_rate("fnr", "False-negative rate (1 - recall)", "[0.1667, 0.5   , 0.    ]")
-fdr_score = _make_rate("fdr", "False-discovery rate (1 - precision)", "[0.2857, 0.25  , 0.2   ]")
-jaccard_score = _make_rate(
+npv = _make_rate("npv", "Negative predictive value", "[0.8889, 0.75  , 1.    ]")
+fpr = _make_rate("fpr", "False-positive rate (1 - specificity)", "[0.2   , 0.1   , 0.0833]")
+fnr = _make_rate("fnr", "False-negative rate (1 - recall)", "[0.1667, 0.5   , 0.    ]")
+fdr = _make_rate("fdr", "False-discovery rate (1 - precision)", "[0.2857, 0.25  , 0.2   ]")
+jaccard = _make_rate(
     "jaccard", "Jaccard index (intersection over union)", "[0.625 , 0.4286, 0.8   ]"
 )
 
@@ -187,12 +187,10 @@ _COMPOSITE_AVERAGES = ("macro", "weighted", "binary", None)
 
 def _make_composite(name: str, doc: str) -> _Score:
     """P4, informedness or markedness: ``average`` without ``"micro"``."""
-    return _make_score(
-        f"{name}_score", partial(_composite, name=name), doc, _COMPOSITE_AVERAGES, __name__
-    )
+    return _make_score(name, partial(_composite, name=name), doc, _COMPOSITE_AVERAGES, __name__)
 
 
-p4_score = _make_composite(
+p4 = _make_composite(
     "p4",
     """P4 metric (Sitarz, 2022): the harmonic mean of precision, recall, specificity, NPV.
 
@@ -208,7 +206,7 @@ p4_score = _make_composite(
     average : {"macro", "weighted", "binary", None}, default "macro"
         No ``"micro"``: P4 is not a ratio of sums over classes.
     labels, pos_label, zero_division
-        As :func:`specificity_score`; a 0/0 happens only without ``tp``, ``tn`` or
+        As :func:`specificity`; a 0/0 happens only without ``tp``, ``tn`` or
         without any error and a second class.
 
     Returns
@@ -217,11 +215,11 @@ p4_score = _make_composite(
 
     Examples
     --------
-    >>> p4_score([[8, 2], [1, 9]])  # 4 * 9 * 8 / (4 * 72 + 17 * 3)
+    >>> p4([[8, 2], [1, 9]])  # 4 * 9 * 8 / (4 * 72 + 17 * 3)
     array(0.84955752)
     """,
 )
-informedness_score = _make_composite(
+informedness = _make_composite(
     "informedness",
     """Informedness (Youden's J, bookmaker informedness): ``recall + specificity - 1``.
 
@@ -230,32 +228,32 @@ informedness_score = _make_composite(
     have the same value, ``tpr - fpr``, equal to scikit-learn's
     ``balanced_accuracy_score(adjusted=True)`` when both classes occur. In [-1, 1].
 
-    Parameters and returns as :func:`p4_score`.
+    Parameters and returns as :func:`p4`.
 
     Examples
     --------
-    >>> informedness_score([[8, 2], [1, 9]])  # 9/10 + 8/10 - 1
+    >>> informedness([[8, 2], [1, 9]])  # 9/10 + 8/10 - 1
     array(0.7)
     """,
 )
-markedness_score = _make_composite(
+markedness = _make_composite(
     "markedness",
     """Markedness: ``precision + npv - 1`` per class against the rest (Powers, 2011).
 
-    The predicted-side dual of :func:`informedness_score`; for ``M > 2`` the default
+    The predicted-side dual of :func:`informedness`; for ``M > 2`` the default
     is the mean over classes. In [-1, 1].
 
-    Parameters and returns as :func:`p4_score`.
+    Parameters and returns as :func:`p4`.
 
     Examples
     --------
-    >>> markedness_score([[8, 2], [1, 9]])  # 9/11 + 8/9 - 1
+    >>> markedness([[8, 2], [1, 9]])  # 9/11 + 8/9 - 1
     array(0.70707071)
     """,
 )
 
 
-def balanced_accuracy_score(table: ArrayLike, *, adjusted: bool = False) -> np.ndarray:
+def balanced_accuracy(table: ArrayLike, *, adjusted: bool = False) -> np.ndarray:
     """Balanced accuracy: the mean recall over the classes that occur (scikit-learn's).
 
     Classes without true documents are left out, as scikit-learn does; on posterior
@@ -275,7 +273,7 @@ def balanced_accuracy_score(table: ArrayLike, *, adjusted: bool = False) -> np.n
 
     Examples
     --------
-    >>> balanced_accuracy_score([[8, 2, 0], [1, 9, 0], [0, 0, 0]])  # (8/10 + 9/10) / 2
+    >>> balanced_accuracy([[8, 2, 0], [1, 9, 0], [0, 0, 0]])  # (8/10 + 9/10) / 2
     array(0.85)
     """
     t = check_table(table)
@@ -314,7 +312,7 @@ def _check_ratio_args(
 
 # The ratios spell out their signature (not _make_score): other defaults (average=None,
 # zero_division=nan), a pair returned here and ``log`` in diagnostic_odds_ratio.
-def class_likelihood_ratios(
+def likelihood_ratios(
     table: ArrayLike,
     *,
     average: Average = None,
@@ -353,7 +351,7 @@ def class_likelihood_ratios(
 
     Examples
     --------
-    >>> class_likelihood_ratios([[8, 2], [1, 9]], average="binary")  # (9/10)/(2/10), (1/10)/(8/10)
+    >>> likelihood_ratios([[8, 2], [1, 9]], average="binary")  # (9/10)/(2/10), (1/10)/(8/10)
     (array(4.5), array(0.125))
     """
     t, lab, zd = _check_ratio_args(table, average, labels, pos_label, zero_division)
@@ -389,7 +387,7 @@ def diagnostic_odds_ratio(
     ----------
     table : array_like, shape (..., M, M)
     average, labels, pos_label, zero_division
-        As :func:`class_likelihood_ratios`.
+        As :func:`likelihood_ratios`.
     log : bool, default False
         Return the natural log of the odds ratio.
 

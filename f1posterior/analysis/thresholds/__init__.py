@@ -32,7 +32,7 @@ documents and ``L`` labels. A prediction is positive when
 Confusion tables use scikit-learn's ``multilabel_confusion_matrix`` layout
 ``[[tn, fp], [fn, tp]]``: rows are the truth (negative, positive), columns the
 prediction. That is the core's ``(M, M)`` layout with ``M = 2`` and class 1
-positive, so ``fbeta_score(table, beta=b, average="binary")`` gives the score
+positive, so ``fbeta(table, beta=b, average="binary")`` gives the score
 and :func:`f1posterior.evaluate` takes the tables as they are.
 
 A label without any positive document has F-beta ``0/0`` when nothing is

@@ -27,7 +27,7 @@ _TIE = 1e-12
 
 
 def _check_truth(
-    y: Any, shape: tuple[int, ...], name: str = "y_true", other: str = "scores"
+    y: Any, shape: tuple[int, ...], name: str = "y_true", other: str = "y_score"
 ) -> np.ndarray:
     """0/1 labels of the given shape, as bool."""
     return check_indicator(y, name, shape=shape, like=other)

@@ -45,11 +45,11 @@ class RankCutoff:
     pivot: str
 
 
-def _check_matrix(scores: Any) -> np.ndarray:
-    s = check_scores(scores)
+def _check_matrix(y_score: Any) -> np.ndarray:
+    s = check_scores(y_score, "y_score")
     if s.ndim != 2:
         raise ValueError(
-            "scores must be a (D documents, L labels) matrix for rank cut-offs; got shape "
+            "y_score must be a (D documents, L labels) matrix for rank cut-offs; got shape "
             f"{s.shape}"
         )
     return s
@@ -66,12 +66,12 @@ def _top(s: np.ndarray, k: np.ndarray, pivot: str) -> np.ndarray:
     return ranks < (k[:, None] if axis == 1 else k[None, :])
 
 
-def top_k_cutoff(scores: ArrayLike, k: Any, *, pivot: Pivot = "document") -> RankCutoff:
+def top_k_cutoff(y_score: ArrayLike, k: Any, *, pivot: Pivot = "document") -> RankCutoff:
     """Predict the ``k`` best-scored labels of each document (or documents of each label).
 
     Parameters
     ----------
-    scores : array_like, shape (D, L)
+    y_score : array_like, shape (D, L)
     k : int or array_like of int, shape (D,) or (L,)
         How many to predict, ``0 <= k <= L`` (document pivot) or ``<= D``.
     pivot : {"document", "label"}, default "document"
@@ -85,7 +85,7 @@ def top_k_cutoff(scores: ArrayLike, k: Any, *, pivot: Pivot = "document") -> Ran
     >>> top_k_cutoff([[0.1, 0.7, 0.4], [0.5, 0.2, 0.3]], 1).decisions.astype(int).tolist()
     [[0, 1, 0], [1, 0, 0]]
     """
-    s = _check_matrix(scores)
+    s = _check_matrix(y_score)
     check_choice(pivot, "pivot", _PIVOTS)
     size, length = (s.shape[0], s.shape[1]) if pivot == "document" else (s.shape[1], s.shape[0])
     karr = np.asarray(k)
@@ -100,7 +100,7 @@ def top_k_cutoff(scores: ArrayLike, k: Any, *, pivot: Pivot = "document") -> Ran
 
 
 def proportional_cutoff(
-    scores: ArrayLike, y_train: ArrayLike, *, pivot: Pivot = "label"
+    y_train: ArrayLike, y_score: ArrayLike, *, pivot: Pivot = "label"
 ) -> RankCutoff:
     """Cut-offs proportional to the training data (Rubin et al. 2012's "Proportional").
 
@@ -111,9 +111,10 @@ def proportional_cutoff(
 
     Parameters
     ----------
-    scores : array_like, shape (D_test, L)
     y_train : array_like of 0/1, shape (D_train, L)
         Training labels (only their frequencies are used).
+    y_score : array_like, shape (D_test, L)
+        Scores of the test documents.
     pivot : {"label", "document"}, default "label"
 
     Returns
@@ -122,17 +123,17 @@ def proportional_cutoff(
 
     Examples
     --------
-    >>> r = proportional_cutoff([[0.9, 0.1], [0.8, 0.7], [0.2, 0.6], [0.3, 0.4]],
-    ...                         [[1, 0], [1, 1], [0, 0], [1, 0]])
+    >>> r = proportional_cutoff([[1, 0], [1, 1], [0, 0], [1, 0]],
+    ...                         [[0.9, 0.1], [0.8, 0.7], [0.2, 0.6], [0.3, 0.4]])
     >>> r.k.tolist()
     [3, 1]
     """
-    s = _check_matrix(scores)
+    s = _check_matrix(y_score)
     shape = np.shape(y_train) if not isinstance(y_train, (str, bytes)) else ()
     if len(shape) != 2 or shape[0] == 0 or shape[1] != s.shape[1]:
         raise ValueError(
             f"y_train must have shape (D_train, {s.shape[1]}) with D_train >= 1 (one column "
-            f"per label of scores); got shape {shape}"
+            f"per label of y_score); got shape {shape}"
         )
     yb = _check_truth(y_train, shape, "y_train", "itself")
     check_choice(pivot, "pivot", _PIVOTS)
@@ -146,7 +147,7 @@ def proportional_cutoff(
 
 
 def calibrated_cutoff(
-    scores: ArrayLike, y_true: ArrayLike, *, pivot: Pivot = "document"
+    y_true: ArrayLike, y_score: ArrayLike, *, pivot: Pivot = "document"
 ) -> RankCutoff:
     """Predict as many as are truly positive (an oracle cut-off, for analysis).
 
@@ -155,10 +156,10 @@ def calibrated_cutoff(
 
     Examples
     --------
-    >>> calibrated_cutoff([[0.9, 0.5, 0.1]], [[0, 1, 1]]).decisions.astype(int).tolist()
+    >>> calibrated_cutoff([[0, 1, 1]], [[0.9, 0.5, 0.1]]).decisions.astype(int).tolist()
     [[1, 1, 0]]
     """
-    s = _check_matrix(scores)
+    s = _check_matrix(y_score)
     y = _check_truth(y_true, s.shape)
     check_choice(pivot, "pivot", _PIVOTS)
     k = y.sum(1 if pivot == "document" else 0).astype(np.int64)
@@ -166,7 +167,7 @@ def calibrated_cutoff(
 
 
 def break_even_cutoff(
-    scores: ArrayLike, y_true: ArrayLike, *, beta: float = 1.0, pivot: Pivot = "document"
+    y_true: ArrayLike, y_score: ArrayLike, *, beta: float = 1.0, pivot: Pivot = "document"
 ) -> RankCutoff:
     """Per document (or label), the ``k`` whose top-k maximises F-beta (an oracle).
 
@@ -176,11 +177,11 @@ def break_even_cutoff(
 
     Examples
     --------
-    >>> r = break_even_cutoff([[0.9, 0.8, 0.7, 0.1]], [[1, 0, 1, 0]])
+    >>> r = break_even_cutoff([[1, 0, 1, 0]], [[0.9, 0.8, 0.7, 0.1]])
     >>> r.k.tolist()
     [3]
     """
-    s = _check_matrix(scores)
+    s = _check_matrix(y_score)
     y = _check_truth(y_true, s.shape)
     b2 = check_positive(beta, "beta") ** 2
     check_choice(pivot, "pivot", _PIVOTS)
