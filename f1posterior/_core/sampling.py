@@ -449,6 +449,12 @@ def sample_posterior(
         so a metric of these draws equals evaluate's, bit for bit); use
         :func:`numpy.ascontiguousarray` if C order matters.
 
+    See Also
+    --------
+    f1posterior.evaluate : Summaries of metrics of these draws.
+    f1posterior.f1 : A metric function that takes the draws.
+    f1posterior.summarize_draws : Summaries of any draws.
+
     Examples
     --------
     >>> import numpy as np

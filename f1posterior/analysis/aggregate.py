@@ -234,6 +234,12 @@ def aggregate(
         ``summary`` (the aggregate), ``tables`` (each table's summary),
         ``heterogeneity`` (``tau``, ``I^2``), ``predictive`` (random effects).
 
+    See Also
+    --------
+    f1posterior.Aggregate : The result.
+    f1posterior.evaluate : One table at a time.
+    f1posterior.compare : Two classifiers.
+
     Notes
     -----
     Pooling assumes every table measures the same thing; when the tables

@@ -26,7 +26,7 @@ __all__ = ["mcc", "cohen_kappa"]
 
 
 def mcc(table: ArrayLike, *, zero_division: ZeroDivision = 0.0) -> np.ndarray:
-    """Matthews correlation coefficient of confusion tables, multi-class (Gorodkin's R_K).
+    """The Matthews correlation coefficient of confusion tables (Gorodkin's multi-class R_K).
 
     ``(n c - sum_k t_k p_k) / sqrt((n^2 - sum_k p_k^2)(n^2 - sum_k t_k^2))`` with ``c``
     the trace, ``t_k``/``p_k`` the true/predicted totals; equal to scikit-learn's
@@ -43,6 +43,12 @@ def mcc(table: ArrayLike, *, zero_division: ZeroDivision = 0.0) -> np.ndarray:
     Returns
     -------
     ndarray, shape (...)
+        The correlation; a 0-d array for one table.
+
+    See Also
+    --------
+    f1posterior.metrics.cohen_kappa : Agreement beyond chance.
+    f1posterior.evaluate : The posterior of ``mcc`` given the counts.
 
     Examples
     --------
@@ -69,7 +75,7 @@ _WEIGHTS = (None, "linear", "quadratic")
 def cohen_kappa(
     table: ArrayLike, *, weights: str | None = None, zero_division: ZeroDivision = np.nan
 ) -> np.ndarray:
-    """Cohen's kappa of confusion tables: agreement of truth and prediction beyond chance.
+    """Kappa (Cohen, 1960) of confusion tables: agreement of truth and prediction beyond chance.
 
     ``(p_o - p_e) / (1 - p_e)`` with ``p_o`` the accuracy and ``p_e = sum_k t_k p_k /
     n^2`` the agreement of independent truth and predictions with the same totals;
@@ -80,7 +86,9 @@ def cohen_kappa(
     Parameters
     ----------
     table : array_like, shape (..., M, M)
+        Counts or cell probabilities; rows are true classes.
     weights : {None, "linear", "quadratic"}, default None
+        Disagreement weights of ordered classes; None counts every error alike.
     zero_division : {"warn", 0, 1, numpy.nan}, default numpy.nan
         Value when chance agreement is certain (every document and prediction in one
         class) or the table is empty; scikit-learn's ``replace_undefined_by``.
@@ -88,6 +96,12 @@ def cohen_kappa(
     Returns
     -------
     ndarray, shape (...)
+        Kappa; a 0-d array for one table.
+
+    See Also
+    --------
+    f1posterior.metrics.mcc : The Matthews correlation.
+    f1posterior.accuracy : The observed agreement ``p_o``.
 
     Examples
     --------

@@ -95,6 +95,30 @@ class _Score(Protocol):
     ) -> np.ndarray: ...
 
 
+def _parameters(averages: Sequence[str | None]) -> str:
+    """The Parameters and Returns sections of every function :func:`_make_score` builds."""
+    choices = ", ".join("None" if a is None else f'"{a}"' for a in averages)
+    return f"""Parameters
+    ----------
+    table : array_like, shape (..., M, M)
+        Counts or cell probabilities; rows are true classes.
+    average : {{{choices}}}, default "macro"
+        ``None`` returns one value per class on a trailing axis.
+    labels : sequence of int, optional
+        Class indices to include (and their order for ``average=None``).
+    pos_label : int, default 1
+        Positive class for ``average="binary"`` (2 x 2 tables only).
+    zero_division : {{"warn", 0, 1, numpy.nan}}, default "warn"
+        Value of a 0/0 on counts ("warn" gives 0 and warns); NaN classes are left
+        out of averages.
+
+    Returns
+    -------
+    ndarray, shape (...) or (..., K)
+        The value; a 0-d array for one table.
+"""
+
+
 def _make_score(
     name: str,
     path: Callable[..., np.ndarray],
@@ -108,7 +132,8 @@ def _make_score(
     called directly (a :func:`functools.partial` adds no frame), so the warnings of
     :func:`.divide.safe_divide` still point at the caller's line. ``averages`` are the
     allowed values of ``average``; ``module`` is where the function is published (for
-    pickle and documentation tools).
+    pickle and documentation tools). ``doc`` holds ``{parameters}`` where the shared
+    Parameters and Returns sections go.
     """
 
     def score(
@@ -124,7 +149,7 @@ def _make_score(
 
     score.__name__ = score.__qualname__ = name
     score.__module__ = module
-    score.__doc__ = doc
+    score.__doc__ = doc.replace("{parameters}", _parameters(averages))
     return score
 
 
@@ -200,6 +225,12 @@ def fbeta(
     ndarray, shape (...) or (..., K)
         The score; a 0-d array for one table.
 
+    See Also
+    --------
+    f1posterior.f1 : F-beta with beta = 1.
+    f1posterior.precision, f1posterior.recall : The two scores F-beta weighs.
+    f1posterior.evaluate : Their posterior given the counts.
+
     Examples
     --------
     >>> fbeta([[8, 2], [1, 9]], beta=2.0, average="binary")
@@ -217,7 +248,16 @@ f1 = _make_score(
     partial(fbeta_values, beta2=1.0),
     """F1 score of confusion tables (F-beta with beta = 1).
 
-    Parameters and returns as :func:`fbeta`.
+    ``F1_j = 2 tp_j / (2 tp_j + fn_j + fp_j)`` per class, averaged as scikit-learn does;
+    the same function gives the observed score of counts and the posterior draws of
+    sampled cell probabilities.
+
+    {parameters}
+    See Also
+    --------
+    f1posterior.fbeta : Any weight of recall against precision.
+    f1posterior.macro_f1_star : Harmonic mean of macro precision and macro recall.
+    f1posterior.evaluate : Posterior summaries of F1 and other metrics.
 
     Examples
     --------
@@ -232,7 +272,11 @@ precision = _make_score(
     _precision,
     """Precision ``tp_j / (tp_j + fp_j)`` of confusion tables.
 
-    Parameters and returns as :func:`fbeta` (without ``beta``).
+    {parameters}
+    See Also
+    --------
+    f1posterior.recall : The other half of F1.
+    f1posterior.f1 : Their harmonic mean.
 
     Examples
     --------
@@ -245,7 +289,12 @@ recall = _make_score(
     _recall,
     """Recall ``tp_j / (tp_j + fn_j)`` of confusion tables (``theta_jj``).
 
-    Parameters and returns as :func:`fbeta` (without ``beta``).
+    {parameters}
+    See Also
+    --------
+    f1posterior.precision : The other half of F1.
+    f1posterior.f1 : Their harmonic mean.
+    f1posterior.exact_posterior : Recall's exact Beta posterior.
 
     Examples
     --------
@@ -261,10 +310,17 @@ def accuracy(table: ArrayLike) -> np.ndarray:
     Parameters
     ----------
     table : array_like, shape (..., M, M)
+        Counts or cell probabilities; rows are true classes.
 
     Returns
     -------
     ndarray, shape (...)
+        The accuracy; 0 for an empty table.
+
+    See Also
+    --------
+    f1posterior.f1 : ``average="micro"`` gives the same value.
+    f1posterior.metrics.balanced_accuracy : Mean recall over the classes.
 
     Examples
     --------
@@ -290,6 +346,25 @@ def macro_f1_star(
     Not the same as macro-F1 (the mean of per-class F1); Opitz & Burst (2019)
     discuss the difference. ``0/0`` (both macro averages zero) follows
     ``zero_division``.
+
+    Parameters
+    ----------
+    table : array_like, shape (..., M, M)
+        Counts or cell probabilities; rows are true classes.
+    labels : sequence of int, optional
+        Class indices to include in the macro averages.
+    zero_division : {"warn", 0, 1, numpy.nan}, default "warn"
+        Value of a 0/0 on counts ("warn" gives 0 and warns).
+
+    Returns
+    -------
+    ndarray, shape (...)
+        The score; a 0-d array for one table.
+
+    See Also
+    --------
+    f1posterior.f1 : Macro-F1 with ``average="macro"``.
+    f1posterior.precision, f1posterior.recall : The two macro averages.
 
     Examples
     --------

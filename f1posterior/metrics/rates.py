@@ -130,23 +130,11 @@ def _make_rate(name: str, what: str, example: str) -> _Score:
     neither class ``j``'s row nor its column), averaged as scikit-learn averages
     precision: ``"micro"`` on the sums over classes, ``"weighted"`` by support.
 
-    Parameters
-    ----------
-    table : array_like, shape (..., M, M)
-        Counts or cell probabilities; rows are true classes.
-    average : {{"micro", "macro", "weighted", "binary", None}}, default "macro"
-        ``None`` returns one value per class on a trailing axis.
-    labels : sequence of int, optional
-        Class indices to include (and their order for ``average=None``).
-    pos_label : int, default 1
-        Positive class for ``average="binary"`` (2 x 2 tables only).
-    zero_division : {{"warn", 0, 1, numpy.nan}}, default "warn"
-        Value of a 0/0 on counts ("warn" gives 0 and warns); NaN classes are left
-        out of averages.
-
-    Returns
-    -------
-    ndarray, shape (...) or (..., K)
+    {{parameters}}
+    See Also
+    --------
+    f1posterior.precision, f1posterior.recall : The rates of the predicted and true sides.
+    f1posterior.evaluate : Posterior summaries of ``{name}`` and ``macro_{name}``.
 
     Examples
     --------
@@ -200,18 +188,15 @@ p4 = _make_composite(
     2 x 2 table both classes have the same P4, so ``average="macro"`` (the default)
     is the binary P4; for ``M > 2`` it is the mean of the one-vs-rest values.
 
-    Parameters
-    ----------
-    table : array_like, shape (..., M, M)
-    average : {"macro", "weighted", "binary", None}, default "macro"
-        No ``"micro"``: P4 is not a ratio of sums over classes.
-    labels, pos_label, zero_division
-        As :func:`specificity`; a 0/0 happens only without ``tp``, ``tn`` or
-        without any error and a second class.
+    No ``"micro"`` average: P4 is not a ratio of sums over classes. A 0/0 happens
+    only without ``tp``, ``tn`` or without any error and a second class.
 
-    Returns
-    -------
-    ndarray, shape (...) or (..., K)
+    {parameters}
+    See Also
+    --------
+    f1posterior.metrics.informedness, f1posterior.metrics.markedness : The other
+        one-vs-rest composites.
+    f1posterior.metrics.specificity, f1posterior.metrics.npv : Two of its four rates.
 
     Examples
     --------
@@ -228,7 +213,11 @@ informedness = _make_composite(
     have the same value, ``tpr - fpr``, equal to scikit-learn's
     ``balanced_accuracy_score(adjusted=True)`` when both classes occur. In [-1, 1].
 
-    Parameters and returns as :func:`p4`.
+    {parameters}
+    See Also
+    --------
+    f1posterior.metrics.markedness : The predicted-side dual.
+    f1posterior.metrics.balanced_accuracy : Its rescaled form for two classes.
 
     Examples
     --------
@@ -243,7 +232,11 @@ markedness = _make_composite(
     The predicted-side dual of :func:`informedness`; for ``M > 2`` the default
     is the mean over classes. In [-1, 1].
 
-    Parameters and returns as :func:`p4`.
+    {parameters}
+    See Also
+    --------
+    f1posterior.metrics.informedness : The true-side dual.
+    f1posterior.metrics.p4 : Another one-vs-rest composite.
 
     Examples
     --------
@@ -264,12 +257,19 @@ def balanced_accuracy(table: ArrayLike, *, adjusted: bool = False) -> np.ndarray
     Parameters
     ----------
     table : array_like, shape (..., M, M)
+        Counts or cell probabilities; rows are true classes.
     adjusted : bool, default False
+        Rescale so that chance is 0 and perfect is 1.
 
     Returns
     -------
     ndarray, shape (...)
         NaN for a table without documents.
+
+    See Also
+    --------
+    f1posterior.recall : Per-class recall, which this averages.
+    f1posterior.metrics.informedness : Equal to the adjusted form for two classes.
 
     Examples
     --------
@@ -336,6 +336,7 @@ def likelihood_ratios(
     Parameters
     ----------
     table : array_like, shape (..., M, M)
+        Counts or cell probabilities; rows are true classes.
     average : {None, "binary"}, default None
         ``None``: one value per class on a trailing axis; ``"binary"``: ``pos_label``'s.
     labels : sequence of int, optional
@@ -343,11 +344,17 @@ def likelihood_ratios(
     pos_label : int, default 1
         Positive class for ``average="binary"`` (2 x 2 tables only).
     zero_division : {"warn", 0, 1, numpy.nan}, default numpy.nan
+        Value of an undefined ratio on counts.
 
     Returns
     -------
     (ndarray, ndarray)
         ``LR+`` and ``LR-``, shape (..., K), or (...) for ``average="binary"``.
+
+    See Also
+    --------
+    f1posterior.metrics.diagnostic_odds_ratio : Their ratio.
+    f1posterior.recall, f1posterior.metrics.specificity : The rates they compare.
 
     Examples
     --------
@@ -386,14 +393,26 @@ def diagnostic_odds_ratio(
     Parameters
     ----------
     table : array_like, shape (..., M, M)
-    average, labels, pos_label, zero_division
-        As :func:`likelihood_ratios`.
+        Counts or cell probabilities; rows are true classes.
+    average : {None, "binary"}, default None
+        ``None``: one value per class on a trailing axis; ``"binary"``: ``pos_label``'s.
+    labels : sequence of int, optional
+        Class indices to include (and their order).
+    pos_label : int, default 1
+        Positive class for ``average="binary"`` (2 x 2 tables only).
+    zero_division : {"warn", 0, 1, numpy.nan}, default numpy.nan
+        Value where ``fn`` or ``fp`` is 0 on counts.
     log : bool, default False
         Return the natural log of the odds ratio.
 
     Returns
     -------
     ndarray, shape (..., K) or (...)
+        The odds ratio (or its log).
+
+    See Also
+    --------
+    f1posterior.metrics.likelihood_ratios : ``LR+`` and ``LR-``, whose ratio this is.
 
     Examples
     --------

@@ -55,6 +55,16 @@ class ThresholdResult:
         The F-beta weight.
     strategy : str
         ``"per_label"`` or ``"shared"``.
+
+    See Also
+    --------
+    f1posterior.thresholds.best_threshold : The function that returns it.
+
+    Examples
+    --------
+    >>> r = best_threshold([1, 0, 1, 0, 0], [0.9, 0.8, 0.8, 0.3, 0.1])
+    >>> r.threshold, r.predict([0.85, 0.5]).tolist()
+    (0.8, [True, False])
     """
 
     threshold: Any
@@ -132,6 +142,12 @@ def best_threshold(
     -------
     ThresholdResult
         ``threshold``, ``score`` and ``table`` (``[[tn, fp], [fn, tp]]``).
+
+    See Also
+    --------
+    f1posterior.thresholds.evaluate_threshold : An honest score for the chosen threshold.
+    f1posterior.thresholds.expected_fbeta_decisions : The optimum for calibrated probabilities.
+    f1posterior.fbeta : F-beta of the returned tables.
 
     Examples
     --------

@@ -37,6 +37,19 @@ class RankCutoff:
     pivot : str
         ``"document"`` (rank labels within each document) or ``"label"``
         (rank documents within each label).
+
+    See Also
+    --------
+    f1posterior.thresholds.top_k_cutoff, f1posterior.thresholds.proportional_cutoff : Cut-offs
+        without the truth.
+    f1posterior.thresholds.calibrated_cutoff, f1posterior.thresholds.break_even_cutoff : Oracle
+        cut-offs.
+
+    Examples
+    --------
+    >>> r = top_k_cutoff([[0.1, 0.7, 0.4], [0.5, 0.2, 0.3]], 1)
+    >>> r.k.tolist(), r.method, r.pivot
+    ([1, 1], 'top_k', 'document')
     """
 
     decisions: np.ndarray
@@ -80,6 +93,11 @@ def top_k_cutoff(y_score: ArrayLike, k: Any, *, pivot: Pivot = "document") -> Ra
     -------
     RankCutoff
 
+    See Also
+    --------
+    f1posterior.thresholds.proportional_cutoff : ``k`` from training frequencies.
+    f1posterior.thresholds.best_threshold : A score threshold instead of a rank.
+
     Examples
     --------
     >>> top_k_cutoff([[0.1, 0.7, 0.4], [0.5, 0.2, 0.3]], 1).decisions.astype(int).tolist()
@@ -102,7 +120,7 @@ def top_k_cutoff(y_score: ArrayLike, k: Any, *, pivot: Pivot = "document") -> Ra
 def proportional_cutoff(
     y_train: ArrayLike, y_score: ArrayLike, *, pivot: Pivot = "label"
 ) -> RankCutoff:
-    """Cut-offs proportional to the training data (Rubin et al. 2012's "Proportional").
+    """Choose cut-offs proportional to the training data (Rubin et al. 2012's "Proportional").
 
     Label pivot: label ``j`` is given to its ``ceil(D_test / D_train * N_train_j)``
     best-scored test documents, ``N_train_j`` being its training frequency.
@@ -120,6 +138,11 @@ def proportional_cutoff(
     Returns
     -------
     RankCutoff
+
+    See Also
+    --------
+    f1posterior.thresholds.top_k_cutoff : A fixed ``k``.
+    f1posterior.thresholds.calibrated_cutoff : ``k`` from the truth (an oracle).
 
     Examples
     --------
@@ -154,6 +177,25 @@ def calibrated_cutoff(
     With ``k`` equal to the true number of positives, precision equals recall:
     this is also the classical precision-recall break-even point.
 
+    Parameters
+    ----------
+    y_true : array_like of 0/1, shape (D, L)
+        True labels; their count per document (or label) is ``k``.
+    y_score : array_like, shape (D, L)
+        Scores; the ``k`` best-scored are predicted.
+    pivot : {"document", "label"}, default "document"
+        Rank labels within each document, or documents within each label.
+
+    Returns
+    -------
+    RankCutoff
+        The decisions and ``k``.
+
+    See Also
+    --------
+    f1posterior.thresholds.break_even_cutoff : The F-beta-optimal ``k`` (an oracle).
+    f1posterior.thresholds.top_k_cutoff : A fixed ``k``.
+
     Examples
     --------
     >>> calibrated_cutoff([[0, 1, 1]], [[0.9, 0.5, 0.1]]).decisions.astype(int).tolist()
@@ -174,6 +216,27 @@ def break_even_cutoff(
     Rubin et al. (2012)'s "Break-Even-Point" cut-off: ``k`` maximises that
     document's F-beta (the smallest such ``k``; 0 for a document with no
     positive label). Ranks break ties in score by position.
+
+    Parameters
+    ----------
+    y_true : array_like of 0/1, shape (D, L)
+        True labels.
+    y_score : array_like, shape (D, L)
+        Scores; the ``k`` best-scored are predicted.
+    beta : float, default 1.0
+        Weight of recall in F-beta (> 0).
+    pivot : {"document", "label"}, default "document"
+        Rank labels within each document, or documents within each label.
+
+    Returns
+    -------
+    RankCutoff
+        The decisions and each document's (or label's) ``k``.
+
+    See Also
+    --------
+    f1posterior.thresholds.calibrated_cutoff : ``k`` equal to the true count.
+    f1posterior.thresholds.best_threshold : A score threshold instead of a rank.
 
     Examples
     --------

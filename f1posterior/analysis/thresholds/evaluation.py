@@ -74,6 +74,19 @@ class ThresholdEvaluation:
         ``(alpha, beta)`` Dirichlet prior of the posterior.
     seed : int
         The root seed of the run (a SeedSequence): pass it back as ``rng=`` to repeat the run.
+
+    See Also
+    --------
+    f1posterior.thresholds.evaluate_threshold : The function that returns it.
+
+    Examples
+    --------
+    >>> gen = np.random.default_rng(0)
+    >>> y = gen.random(200) < 0.3
+    >>> s = np.where(y, gen.normal(1, 1, 200), gen.normal(0, 1, 200))
+    >>> r = evaluate_threshold(y, s, folds=4, draws=2000, rng=1)
+    >>> r.metric, r.thresholds.shape, int(r.table.sum())
+    ('fbeta', (4,), 200)
     """
 
     metric: str
@@ -173,6 +186,11 @@ def evaluate_threshold(
     Returns
     -------
     ThresholdEvaluation
+
+    See Also
+    --------
+    f1posterior.thresholds.best_threshold : The in-sample threshold.
+    f1posterior.evaluate : The posterior of a fixed table.
 
     Examples
     --------
