@@ -142,6 +142,16 @@ def test_the_rendered_paths_are_public_paths():
         assert name in getattr(_resolve(owner), "__all__", ()), f"{owner}.__all__ lacks {name}"
 
 
+def test_evaluate_lists_every_named_metric():
+    """evaluate's docstring names every metric of the registry (none drifts out of it)."""
+    from f1posterior.metrics.registry import METRICS
+
+    missing = [
+        name for name in METRICS if f"``{name}``" not in (f1posterior.evaluate.__doc__ or "")
+    ]
+    assert not missing, f"add to evaluate's ``metrics`` parameter: {missing}"
+
+
 @pytest.mark.parametrize("path", OBJECTS)
 def test_numpydoc(path):
     errors = _errors(path)
