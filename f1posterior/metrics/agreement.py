@@ -37,7 +37,7 @@ def mcc(table: ArrayLike, *, zero_division: ZeroDivision = 0.0) -> np.ndarray:
     ----------
     table : array_like, shape (..., M, M)
         Counts or cell probabilities; rows are true classes.
-    zero_division : {"warn", 0, 1, numpy.nan}, default 0.0
+    zero_division : {0, "warn", 1, numpy.nan}, default 0
         Value when all truths or all predictions are one class (scikit-learn: 0.0).
 
     Returns
@@ -89,7 +89,7 @@ def cohen_kappa(
         Counts or cell probabilities; rows are true classes.
     weights : {None, "linear", "quadratic"}, default None
         Disagreement weights of ordered classes; None counts every error alike.
-    zero_division : {"warn", 0, 1, numpy.nan}, default numpy.nan
+    zero_division : {numpy.nan, "warn", 0, 1}, default numpy.nan
         Value when chance agreement is certain (every document and prediction in one
         class) or the table is empty; scikit-learn's ``replace_undefined_by``.
 

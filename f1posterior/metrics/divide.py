@@ -51,7 +51,7 @@ def safe_divide(
     num, den : ndarray
         Broadcastable arrays; ``den`` is a sum of non-negative cells (counts or
         probabilities).
-    zero_division : {"warn", float}, default 0.0
+    zero_division : {0.0, "warn"} or float, default 0.0
         Value where ``den == 0``; ``"warn"`` gives 0.0 and an
         :class:`UndefinedMetricWarning` naming ``what``. Any float, ``numpy.nan``
         included, is used as it is, silently.

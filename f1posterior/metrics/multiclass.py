@@ -97,7 +97,8 @@ class _Score(Protocol):
 
 def _parameters(averages: Sequence[str | None]) -> str:
     """The Parameters and Returns sections of every function :func:`_make_score` builds."""
-    choices = ", ".join("None" if a is None else f'"{a}"' for a in averages)
+    first = sorted(averages, key=lambda a: a != "macro")  # numpydoc: the default first
+    choices = ", ".join("None" if a is None else f'"{a}"' for a in first)
     return f"""Parameters
     ----------
     table : array_like, shape (..., M, M)
@@ -211,7 +212,7 @@ def fbeta(
         Counts or cell probabilities; rows are true classes.
     beta : float
         Weight of recall against precision, > 0.
-    average : {"micro", "macro", "weighted", "binary", None}, default "macro"
+    average : {"macro", "micro", "weighted", "binary", None}, default "macro"
         ``None`` returns one score per class on a trailing axis.
     labels : sequence of int, optional
         Class indices to include (and their order for ``average=None``).

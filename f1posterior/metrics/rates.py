@@ -343,7 +343,7 @@ def likelihood_ratios(
         Class indices to include (and their order).
     pos_label : int, default 1
         Positive class for ``average="binary"`` (2 x 2 tables only).
-    zero_division : {"warn", 0, 1, numpy.nan}, default numpy.nan
+    zero_division : {numpy.nan, "warn", 0, 1}, default numpy.nan
         Value of an undefined ratio on counts.
 
     Returns
@@ -400,7 +400,7 @@ def diagnostic_odds_ratio(
         Class indices to include (and their order).
     pos_label : int, default 1
         Positive class for ``average="binary"`` (2 x 2 tables only).
-    zero_division : {"warn", 0, 1, numpy.nan}, default numpy.nan
+    zero_division : {numpy.nan, "warn", 0, 1}, default numpy.nan
         Value where ``fn`` or ``fp`` is 0 on counts.
     log : bool, default False
         Return the natural log of the odds ratio.
