@@ -2,30 +2,13 @@
 informedness, markedness, balanced accuracy and likelihood ratios.
 
 Class ``j`` against the rest has the 2 x 2 table ``[[tn_j, fp_j], [fn_j, tp_j]]``
-(scikit-learn's ``multilabel_confusion_matrix``; :func:`.sums.one_vs_rest`). Per class:
-
-- ``specificity = tn / (tn + fp)`` (true-negative rate), ``npv = tn / (tn + fn)``,
-  ``fpr = fp / (fp + tn)``, ``fnr = fn / (fn + tp)``, ``fdr = fp / (fp + tp)``,
-  ``jaccard = tp / (tp + fp + fn)``;
-- ``p4 = 4 tp tn / (4 tp tn + (tp + tn)(fp + fn))``, the harmonic mean of precision,
-  recall, specificity and NPV (Sitarz, 2022, arXiv:2210.11997);
-- ``informedness = recall + specificity - 1`` (Youden's J, bookmaker informedness) and
-  ``markedness = precision + npv - 1`` (Powers, 2011, J. Mach. Learn. Technol. 2(1)).
-
-Averages follow scikit-learn: ``"micro"`` divides the sums over classes of the numerator
-and the denominator, ``"macro"`` is the mean over classes, ``"weighted"`` weights by
-support (true totals), ``"binary"`` takes ``pos_label``. A multi-class informedness,
-markedness or P4 here is the macro mean of the one-vs-rest values (no micro form). For
-two classes the one-vs-rest values of class 0 and class 1 are equal for these three
-(swapping the classes swaps recall with specificity and precision with NPV), so the macro
-value is the binary one, whichever class is positive.
-
-Likelihood ratios (``LR+ = tpr / fpr``, ``LR- = fnr / tnr``) and the diagnostic odds
-ratio (``DOR = LR+ / LR-``) are per class, class ``j`` positive; for a 2 x 2 table class
-1's values are scikit-learn's ``class_likelihood_ratios``. On counts a ratio whose
-denominator is zero is undefined (``zero_division``, NaN by default, as scikit-learn). On
-posterior draws every cell is positive and the values are finite but unbounded above
-(``LR+ <= 1 / tiny``): see :func:`likelihood_ratios` for how to summarise them.
+(scikit-learn's ``multilabel_confusion_matrix``; :func:`.sums.one_vs_rest`); each rate is
+a ratio of those cells (``_RATES``), averaged as scikit-learn averages precision. P4,
+informedness and markedness are per class with no micro form; for two classes their
+values for class 0 and class 1 are equal, so the macro value is the binary one.
+Likelihood and odds ratios are per class (class 1 of a 2 x 2 table is scikit-learn's
+``class_likelihood_ratios``); on counts a zero denominator is undefined
+(``zero_division``, NaN by default), on draws they are finite but unbounded above.
 """
 
 from __future__ import annotations
@@ -68,13 +51,14 @@ _RATES: dict[str, tuple[_Cells, _Cells]] = {
     "fdr": (lambda tp, fp, fn, tn: fp, lambda tp, fp, fn, tn: fp + tp),
     "jaccard": (lambda tp, fp, fn, tn: tp, lambda tp, fp, fn, tn: tp + fp + fn),
 }
+#: The name of each rate in warnings, and its formula per class ``j`` in docstrings.
 _TITLES = {
-    "specificity": "Specificity",
-    "npv": "NPV",
-    "fpr": "False-positive rate",
-    "fnr": "False-negative rate",
-    "fdr": "False-discovery rate",
-    "jaccard": "Jaccard",
+    "specificity": ("Specificity", "tn_j / (tn_j + fp_j)"),
+    "npv": ("NPV", "tn_j / (tn_j + fn_j)"),
+    "fpr": ("False-positive rate", "fp_j / (fp_j + tn_j)"),
+    "fnr": ("False-negative rate", "fn_j / (fn_j + tp_j)"),
+    "fdr": ("False-discovery rate", "fp_j / (fp_j + tp_j)"),
+    "jaccard": ("Jaccard", "tp_j / (tp_j + fp_j + fn_j)"),
 }
 
 
@@ -91,7 +75,7 @@ def _rate(
     num, den = num_of(*cells), den_of(*cells)
     if average == "micro":
         num, den = num.sum(-1), den.sum(-1)
-    score = safe_divide(num, den, zero_division, _TITLES[name])
+    score = safe_divide(num, den, zero_division, _TITLES[name][0])
     support = cells[0] + cells[2] if average == "weighted" else None  # tp + fn: true totals
     return finish_average(score, support, average)
 
@@ -126,7 +110,7 @@ def _composite(
 def _make_rate(name: str, what: str, example: str) -> _Score:
     doc = f"""{what} of confusion tables, one class against the rest.
 
-    ``{_doc_formula(name)}`` per class ``j`` (``tn_j`` counts the documents of
+    ``{_TITLES[name][1]}`` per class ``j`` (``tn_j`` counts the documents of
     neither class ``j``'s row nor its column), averaged as scikit-learn averages
     precision: ``"micro"`` on the sums over classes, ``"weighted"`` by support.
 
@@ -143,17 +127,6 @@ def _make_rate(name: str, what: str, example: str) -> _Score:
     array({example})
     """
     return _make_score(name, partial(_rate, name=name), doc, module=__name__)
-
-
-def _doc_formula(name: str) -> str:
-    return {
-        "specificity": "tn_j / (tn_j + fp_j)",
-        "npv": "tn_j / (tn_j + fn_j)",
-        "fpr": "fp_j / (fp_j + tn_j)",
-        "fnr": "fn_j / (fn_j + tp_j)",
-        "fdr": "fp_j / (fp_j + tp_j)",
-        "jaccard": "tp_j / (tp_j + fp_j + fn_j)",
-    }[name]
 
 
 # Examples on [[5, 1, 0], [2, 3, 1], [0, 0, 4]]: tp = (5, 3, 4), fp = (2, 1, 1),

@@ -28,12 +28,6 @@ from .common import (
 __all__ = ["ThresholdResult", "best_threshold"]
 
 
-# --- validation ------------------------------------------------------------------------
-
-
-# --- empirical optimal thresholds ------------------------------------------------------
-
-
 @value_equality
 @dataclass(frozen=True)
 class ThresholdResult:
@@ -182,12 +176,3 @@ def best_threshold(
     return ThresholdResult(
         threshold=float(thr1[0]), score=float(score1[0]), table=table, beta=b, strategy=strategy
     )
-
-
-# --- expected F-beta of calibrated, independent probabilities ---------------------------
-
-
-# --- rank-based cut-offs ----------------------------------------------------------------
-
-
-# --- honest evaluation of a chosen threshold ---------------------------------------------

@@ -11,17 +11,9 @@ from ..._core.describe import describe
 from ..._core.validation import check_indicator, check_scores
 
 Strategy = Literal["per_label", "shared"]
-
-
 Pivot = Literal["document", "label"]
-
-
 _STRATEGIES = ("per_label", "shared")
-
-
 _PIVOTS = ("document", "label")
-
-
 #: Relative tolerance under which two F-beta values count as tied (rounding).
 _TIE = 1e-12
 
