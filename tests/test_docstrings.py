@@ -17,7 +17,9 @@ Left out, as matters of style rather than of truth: the capitalisation and full 
 parameter descriptions (PR08, PR09) and of See Also entries (SA02-SA04), blank-line
 placement (GL01-GL03), an extended summary (ES01), named returns (RT02) and parameter
 type spelling (PR06). A class documents its constructor arguments as Parameters or,
-for result classes, as Attributes: both count for PR01.
+for result classes, as Attributes: both count for PR01. Methods of the public classes
+(``to_dict``, ``cdf``, ...) are not validated: their one-line docstrings are rendered under
+their class, whose See Also and Examples cover them.
 """
 
 from __future__ import annotations
