@@ -58,7 +58,7 @@ def _parquet_chunks(
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
-    from ..io.readers import check_cells
+    from ..io.cells import check_cells
     from ..io.streaming import BatchChunk
 
     pf = pq.ParquetFile(path)
