@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.validation import check_counts
+from .cells import apply_labels, check_cells, matrix_from_json
 from .predictions import (
     _csv_header,
     _read_predictions,
@@ -28,7 +28,6 @@ from .sources import (
     MATRIX_FILE_TYPES,
     MATRIX_SUFFIXES,
     MatrixInput,
-    _label_list,
     _load_json,
     _parse_npy,
     _read_bytes,
@@ -39,6 +38,7 @@ from .sources import (
     read_text,
     source_name,
 )
+from .streaming import open_batch
 
 __all__ = [
     "MatrixInput",
@@ -46,53 +46,6 @@ __all__ = [
     "read_input",
     "MATRIX_SUFFIXES",
 ]
-
-
-def _matrix_from_json(
-    obj: Any, where: str, validate: bool = True
-) -> tuple[np.ndarray, list[str] | None]:
-    """Counts and labels of one JSON matrix; ``validate=False`` leaves the count checks
-    (finite, non-negative, whole, a document) to the caller, who checks a whole batch at
-    once (:mod:`f1posterior.io.streaming`)."""
-    labels = None
-    if isinstance(obj, dict):
-        if "matrix" not in obj:
-            raise ValueError(
-                f'{where}: a JSON object must have a "matrix" key (and optionally "labels"); '
-                f"got keys {sorted(obj)}"
-            )
-        raw_labels = obj.get("labels")
-        obj = obj["matrix"]
-        if raw_labels is not None:
-            if not isinstance(raw_labels, list):
-                raise ValueError(
-                    f'{where}: "labels" must be a list; got {type(raw_labels).__name__}'
-                )
-            labels = [str(x) for x in raw_labels]
-    if not isinstance(obj, list) or not obj or not all(isinstance(r, list) for r in obj):
-        raise ValueError(f"{where}: expected a confusion matrix as a nested list of rows")
-    widths = {len(r) for r in obj}
-    if len(widths) != 1:
-        bad = next(i for i, r in enumerate(obj) if len(r) != len(obj[0]))
-        raise ValueError(
-            f"{where}: ragged rows: row 0 has {len(obj[0])} entries but row {bad} "
-            f"has {len(obj[bad])}"
-        )
-    for i, row in enumerate(obj):
-        for j, x in enumerate(row):
-            if isinstance(x, bool) or not isinstance(x, (int, float)):
-                raise ValueError(f"{where}: cell [{i}][{j}] must be a number; got {x!r}")
-    try:
-        counts = check_counts(obj) if validate else np.array(obj, dtype=np.float64)
-        if not validate and counts.shape[-1] < 2:
-            check_counts(counts)  # the one-class message
-    except (ValueError, TypeError, OverflowError) as exc:
-        raise ValueError(f"{where}: {exc}") from None
-    if labels is not None and len(labels) != counts.shape[-1]:
-        raise ValueError(
-            f"{where}: {len(labels)} labels for a {counts.shape[-1]} x {counts.shape[-1]} matrix"
-        )
-    return counts, labels
 
 
 def read_matrix(
@@ -155,7 +108,7 @@ def _read_matrix(p: Path, fmt: str, labels: Any, transpose: bool) -> MatrixInput
     where = source_name(p)
     names = None
     if fmt == "json":
-        counts, file_labels = _matrix_from_json(_load_json(p), where)
+        counts, file_labels = matrix_from_json(_load_json(p), where)
     elif fmt == "jsonl":
         counts, file_labels, names = _read_jsonl(p)
     elif fmt in ("csv", "tsv"):
@@ -169,37 +122,8 @@ def _read_matrix(p: Path, fmt: str, labels: Any, transpose: bool) -> MatrixInput
         raise TypeError(f"transpose must be True or False; got {transpose!r}")
     if transpose:
         counts = np.swapaxes(counts, -1, -2).copy()
-    counts, file_labels = _apply_labels(counts, file_labels, labels, where)
+    counts, file_labels = apply_labels(counts, file_labels, labels, where)
     return MatrixInput(counts=counts, labels=file_labels, names=names, source=where)
-
-
-def check_cells(values: np.ndarray, where: str, locate: Any) -> np.ndarray:
-    """Cell-level checks with a location ``locate(index) -> str``; then :func:`check_counts`."""
-    checks = (
-        (~np.isfinite(values), "must be a finite count"),
-        (values < 0, "must be a non-negative count"),
-    )
-    for bad, what in checks:
-        if bad.any():
-            idx = tuple(int(i) for i in np.argwhere(bad)[0])
-            raise ValueError(f"{where}, {locate(idx)}: {what}; got {values[idx]:g}")
-    frac = values != np.round(values)
-    if frac.any():
-        idx = tuple(int(i) for i in np.argwhere(frac)[0])
-        hint = ""
-        total = values.sum(axis=(-2, -1))
-        if np.allclose(values.sum(axis=-1), 1.0) or np.allclose(total, 1.0):
-            hint = (
-                " (the matrix looks normalised: its rows or total sum to 1; pass the raw "
-                "document counts, not proportions)"
-            )
-        raise ValueError(
-            f"{where}, {locate(idx)}: must be a whole-number count; got {values[idx]:g}{hint}"
-        )
-    try:
-        return check_counts(values)
-    except (ValueError, TypeError) as exc:
-        raise ValueError(f"{where}: {exc}") from None
 
 
 def _is_number(text: str) -> bool:
@@ -300,8 +224,6 @@ def _read_csv_matrix(path: Path, text: str, delimiter: str) -> tuple[np.ndarray,
 
 def _read_jsonl(path: Path) -> tuple[np.ndarray, list[str] | None, list[str]]:
     """The whole batch of a JSON-lines file (:func:`f1posterior.io.streaming.open_batch`)."""
-    from .streaming import open_batch
-
     reader = open_batch(path, input_format="jsonl")
     chunks = list(reader)
     names = [n for c in chunks for n in c.names]
@@ -322,41 +244,6 @@ def _read_npy(path: Path) -> tuple[np.ndarray, list[str] | None]:
     counts = check_cells(arr.astype(np.float64), where, locate)
     names = [str(i) for i in range(arr.shape[0])] if arr.ndim == 3 else None
     return counts, names
-
-
-def _apply_labels(
-    counts: np.ndarray, file_labels: list[str] | None, labels: Any, where: str
-) -> tuple[np.ndarray, list[str] | None]:
-    """Name the classes of an unlabelled matrix, or reorder/extend a labelled one."""
-    if file_labels is not None:
-        seen: set[str] = set()
-        for x in file_labels:
-            if x in seen:
-                raise ValueError(
-                    f"{where}: the file's labels repeat {x!r} ({file_labels}); each class "
-                    "must have one row and one column"
-                )
-            seen.add(x)
-    wanted = _label_list(labels)
-    if wanted is None:
-        return counts, file_labels
-    m = counts.shape[-1]
-    if file_labels is None:
-        if len(wanted) != m:
-            raise ValueError(
-                f"{where}: {len(wanted)} labels given for a {m} x {m} matrix without labels; "
-                f"got {wanted}"
-            )
-        return counts, wanted
-    unknown = [x for x in file_labels if x not in wanted]
-    if unknown:
-        raise ValueError(
-            f"{where}: the file's label(s) {unknown} are not among the given labels {wanted}"
-        )
-    pos = np.array([wanted.index(x) for x in file_labels])
-    out = np.zeros((*counts.shape[:-2], len(wanted), len(wanted)))
-    out[..., pos[:, None], pos[None, :]] = counts
-    return out, wanted
 
 
 def read_input(
@@ -386,6 +273,31 @@ def read_input(
     the suffix. ``.npy`` input is parsed from its bytes: the header's shape is
     checked against the length before anything is allocated, and nothing is
     ever unpickled.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The file, or ``-`` for standard input.
+    predictions : bool, optional
+        Read predictions (True) or a matrix (False); None decides from the header.
+    true_col, pred_col : str, default "y_true", "y_pred"
+        Column names of the true and predicted labels in a predictions file.
+    labels : sequence, optional
+        Label order of a matrix built from predictions.
+    transpose : bool, default False
+        The matrix file has true classes in columns.
+    input_format : str, optional
+        The format, overriding the suffix or the sniffing.
+
+    Returns
+    -------
+    MatrixInput
+        The counts, their labels and where they came from.
+
+    See Also
+    --------
+    f1posterior.MatrixInput : The result.
+    f1posterior.evaluate : What to do with the matrices.
 
     Examples
     --------

@@ -34,7 +34,7 @@ import numpy as np
 
 from .._core.results import value_equality
 from .._core.validation import check_counts
-from .readers import _apply_labels, _matrix_from_json, check_cells
+from .cells import apply_labels, check_cells, matrix_from_json
 from .sources import _label_list, _regular_file, npy_header
 
 __all__ = ["BatchChunk", "BatchReader", "open_batch", "BATCH_SUFFIXES", "DEFAULT_CHUNK"]
@@ -198,7 +198,7 @@ def _parse_line(line: str, where: str) -> tuple[np.ndarray, list[str] | None, st
         if not isinstance(raw, (str, int)) or isinstance(raw, bool):
             raise ValueError(f'{where}: "name" must be a string; got {raw!r}')
         name = str(raw)
-    counts, lab = _matrix_from_json(obj, where, validate=False)
+    counts, lab = matrix_from_json(obj, where, validate=False)
     return counts, lab, name
 
 
@@ -223,7 +223,7 @@ def _open_jsonl(
         raise ValueError(f"{source}: no matrices (the file is empty)")
     first_line, counts0, labels0, _ = first
     shape = counts0.shape
-    _, out_labels = _apply_labels(counts0, labels0, wanted, f"{source}, line {first_line}")
+    _, out_labels = apply_labels(counts0, labels0, wanted, f"{source}, line {first_line}")
     m = shape[0] if out_labels is None else len(out_labels)
 
     def chunks() -> Iterator[BatchChunk]:
@@ -301,7 +301,7 @@ def _finish(
         raise
     if transpose:
         counts = np.swapaxes(counts, -1, -2)
-    counts, _ = _apply_labels(counts, file_labels, wanted, source)
+    counts, _ = apply_labels(counts, file_labels, wanted, source)
     return BatchChunk(
         counts=np.ascontiguousarray(counts, dtype=np.float64), names=names, start=start
     )
@@ -408,7 +408,7 @@ def _array_reader(
     if names is not None and len(set(names)) != len(names):
         dup = next(x for x in names if names.count(x) > 1)
         raise ValueError(f"{p}: the name {dup!r} is used twice; names must be unique")
-    _, out_labels = _apply_labels(np.zeros(stack.shape[1:]), file_labels, wanted, str(p))
+    _, out_labels = apply_labels(np.zeros(stack.shape[1:]), file_labels, wanted, str(p))
     m = stack.shape[-1] if out_labels is None else len(out_labels)
 
     def chunks() -> Iterator[BatchChunk]:
@@ -422,7 +422,7 @@ def _array_reader(
             counts = check_cells(values, str(p), locate)
             if transpose:
                 counts = np.swapaxes(counts, -1, -2)
-            counts, _ = _apply_labels(counts, file_labels, wanted, str(p))
+            counts, _ = apply_labels(counts, file_labels, wanted, str(p))
             chunk_names = names[s:e] if names is not None else [str(i) for i in range(s, e)]
             yield BatchChunk(np.ascontiguousarray(counts), chunk_names, s)
 
