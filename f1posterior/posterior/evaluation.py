@@ -89,6 +89,18 @@ class Evaluation(Mapping[str, MetricSummary]):
         The target class prevalence the metrics were evaluated at, if any.
     chance : bool
         Whether the summaries carry the chance baseline (``chance=True``).
+
+    See Also
+    --------
+    evaluate : Makes it from confusion matrices.
+    evaluate_multilabel : Makes it from per-label 2 x 2 tables.
+    MetricSummary : One metric's summary.
+
+    Examples
+    --------
+    >>> res = evaluate([[40, 10], [5, 45]], draws=2_000, rng=0)
+    >>> list(res), res.batch_shape, round(res["micro_f1"].score, 2)
+    (['micro_f1', 'macro_f1'], (), 0.85)
     """
 
     summaries: dict[str, MetricSummary]
@@ -296,11 +308,18 @@ def evaluate(
         labels, and columns are matched to rows by label
         (:func:`f1posterior._core.labelled.labelled_counts`).
     metrics : str, callable or sequence of them, default ("micro_f1", "macro_f1")
-        Names from :data:`f1posterior.metrics.registry.METRICS` (``micro_f1``,
+        Names from :data:`f1posterior.metrics.registry.METRICS`: ``micro_f1``,
         ``macro_f1``, ``weighted_f1``, ``macro_f1_star``, ``accuracy``,
-        ``macro_precision``, ``macro_recall``, ``weighted_precision``,
-        ``weighted_recall``, and per-class ``f1``, ``precision``, ``recall``),
-        or callables mapping a ``(..., M, M)`` table to ``(...)`` or ``(..., K)``.
+        ``balanced_accuracy``, ``mcc``, ``cohen_kappa``, ``informedness``,
+        ``markedness``, ``p4``; class averages ``macro_precision``,
+        ``macro_recall``, ``weighted_precision``, ``weighted_recall``,
+        ``macro_specificity``, ``macro_npv``, ``macro_fpr``, ``macro_fnr``,
+        ``macro_fdr``, ``micro_jaccard``, ``macro_jaccard``,
+        ``weighted_jaccard``; and per class ``f1``, ``precision``, ``recall``,
+        ``specificity``, ``npv``, ``fpr``, ``fnr``, ``fdr``, ``jaccard``,
+        ``positive_likelihood_ratio``, ``negative_likelihood_ratio``,
+        ``diagnostic_odds_ratio``, ``log_diagnostic_odds_ratio``. Or callables
+        mapping a ``(..., M, M)`` table to ``(...)`` or ``(..., K)``.
     draws : int, default 50_000
         Posterior draws per matrix.
     alpha, beta : prior, default "hierarchical"
@@ -385,6 +404,12 @@ def evaluate(
         Mapping from metric name to :class:`MetricSummary`; fields are floats
         for one matrix and arrays of the batch shape for a batch (with a
         trailing class axis for per-class metrics).
+
+    See Also
+    --------
+    evaluate_multilabel : The same for multi-label (per-label 2 x 2) tables.
+    sample_posterior : The posterior cell draws behind every sampled metric.
+    summarize_draws : The summary of any draws.
 
     Examples
     --------

@@ -183,6 +183,11 @@ def multilabel_scores(
     dict of str to ndarray
         Shape ``(*batch)``, or ``(*batch, L)`` for per-label metrics.
 
+    See Also
+    --------
+    evaluate_multilabel : Their posteriors.
+    f1posterior.multilabel_confusion_matrix : The tables from predictions.
+
     Examples
     --------
     >>> t = [[[5, 1], [2, 2]], [[3, 0], [1, 6]]]
