@@ -28,8 +28,9 @@ class TableMetrics:
 
     ``values(fn, table, name)`` gives float64 metric values with shape checks;
     ``scores[name]``, shape ``(B,)`` or ``(B, K)``, the observed scores, whose
-    trailing shape is the metric's; with ``chance``, also the metrics of each draw's
-    chance table (:mod:`f1posterior.posterior.chance`).
+    trailing shape is the metric's; with ``chance_scores`` (the metrics of the observed
+    tables' chance tables, as ``scores``), also the metrics of each draw's chance table
+    (:mod:`f1posterior.posterior.chance`).
     """
 
     span = 1
@@ -41,15 +42,15 @@ class TableMetrics:
         values: Callable[[MetricFn, np.ndarray, str], np.ndarray],
         sampling: SamplingArgs,
         batch: tuple[int, ...],
-        chance: bool = False,
+        chance_scores: dict[str, np.ndarray] | None = None,
     ) -> None:
         self.metrics, self.scores, self.values, self.a = list(metrics), scores, values, sampling
         self.names = [name for name, _ in metrics]
         self.extra = {name: scores[name].shape[1:] for name in self.names}
         self.shapes = {name: batch for name in self.names}
-        self.widths = [float(math.prod(self.extra[n])) for n in self.names] * (1 + chance)
-        self.chance = chance
-        self.keys = self.names + [_CH + n for n in self.names if chance]
+        self.chance, self.chance_scores = bool(chance_scores), chance_scores or {}
+        self.widths = [float(math.prod(self.extra[n])) for n in self.names] * (1 + self.chance)
+        self.keys = self.names + [_CH + n for n in self.names if self.chance]
 
     def open(self, g0: int, g1: int, fresh: bool, scratch: Scratch) -> dict[str, np.ndarray]:
         n, draws = g1 - g0, self.a.draws
@@ -77,6 +78,7 @@ class TableMetrics:
             s = scratch.summarize(name, x, self.scores[name][g0:g1], self.a, size)
             if self.chance:
                 s = with_chance(s, x, np.moveaxis(held[_CH + name], 1, -1), name)
+                s = dataclasses.replace(s, chance_score=self.chance_scores[name][g0:g1])
             summaries.append(s)
             kept.append(x)
         return summaries, kept

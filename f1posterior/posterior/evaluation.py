@@ -447,6 +447,10 @@ def evaluate(
         observed = reweight(flat_counts, np.broadcast_to(target.mean(), (*batch, m)).reshape(-1, m))
     with np.errstate(invalid="ignore", divide="ignore"):
         scores = {name: metric_values(fn, observed, name) for name, fn in resolved}
+        chance_scores = {}  # each metric's chance_score: on the observed chance tables
+        if chance:
+            table = chance_table(observed)
+            chance_scores = {n: metric_values(fn, table, n) for n, fn in resolved}
     # Closed forms (f1posterior.posterior.exact; scipy): under an aligned prior, and recall under
     # any prior. Exact summaries; sampled too only when keep_draws or chance needs the draws,
     # so a metric's summary is the same whatever else is requested.
@@ -461,12 +465,10 @@ def evaluate(
         # every sampled metric comes from the one whole-table draw, so a metric's draws
         # never depend on which other metrics (or chance=True) are requested
         prev = None if target is None else target.sampler(tuple(batch), sa.root, sa.dtype)
-        measure = TableMetrics(resolved, scores, metric_values, sa, tuple(batch), chance)
+        measure = TableMetrics(resolved, scores, metric_values, sa, tuple(batch), chance_scores)
         engine = Engine(flat_conc, measure, settings, prevalence=prev, mixture=mixture)
         sampled, kept = engine.run()
     summaries = {n: _exact_first(exact.get(n), sampled.get(n)) for n in requested}
-    if chance:
-        summaries = _chance_scores(summaries, resolved_all, observed, tuple(batch))
     if prior_check and sa.draws >= MIN_PRIOR_CHECK_DRAWS:
         summaries = check_prior_dominance(summaries, dict(resolved_all), c)
     return Evaluation(
@@ -492,24 +494,10 @@ def _exact_first(exact: MetricSummary | None, sampled: MetricSummary | None) -> 
         return sampled
     if sampled is None or sampled.chance is None:
         return exact
-    return dataclasses.replace(exact, chance=sampled.chance, p_above_chance=sampled.p_above_chance)
-
-
-def _chance_scores(
-    summaries: dict[str, MetricSummary],
-    metrics: list[tuple[str, Callable[[np.ndarray], Any]]],
-    observed: np.ndarray,
-    batch: tuple[int, ...],
-) -> dict[str, MetricSummary]:
-    """Fill each summary's ``chance_score``: the metric of the observed chance table."""
-    table = chance_table(observed)
-    out = dict(summaries)
-    for name, fn in metrics:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            v = metric_values(fn, table, name)
-        v = v.reshape(batch + v.shape[1:])
-        out[name] = dataclasses.replace(out[name], chance_score=float(v) if v.ndim == 0 else v)
-    return out
+    return dataclasses.replace(
+        exact, chance=sampled.chance, chance_score=sampled.chance_score,
+        p_above_chance=sampled.p_above_chance,
+    )  # fmt: skip
 
 
 def _refuse_what_cannot_fit(
