@@ -119,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
     result = plan(
         data.counts,
         metric=args.metric,
-        min=args.min,
+        threshold=args.min,
         baseline=None if base is None else base.counts,
         max_drop=args.max_drop,
         prob=args.prob,

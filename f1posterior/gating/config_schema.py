@@ -15,9 +15,9 @@ from .._core.describe import describe
 from .._core.priors import PRIOR_PRESETS
 from .._core.results import value_equality
 from .._core.validation import did_you_mean
-from ..metrics.registry import METRIC_RANGES, METRICS, PER_CLASS_METRICS
-from ..posterior.multilabel import MULTILABEL_METRICS, PER_LABEL_METRICS
-from .checks import LOWER_IS_BETTER
+from ..metrics.registry import METRIC_RANGES, METRICS
+from ..posterior.multilabel import MULTILABEL_METRICS
+from .checks import GATE_MULTILABEL_METRICS, LOWER_IS_BETTER, per_class_metrics
 
 __all__ = ["CheckSpec", "GateConfig", "GateConfigError", "parse_config"]
 
@@ -102,8 +102,8 @@ class GateConfig:
             A metric unknown in this mode (single-label or ``multilabel``), or
             ``min_support``/``joint`` on a metric that is not per-class.
         """
-        known = [m for m in MULTILABEL_METRICS if m != "hamming_loss"] if multilabel else METRICS
-        per = PER_LABEL_METRICS if multilabel else PER_CLASS_METRICS - LOWER_IS_BETTER.keys()
+        known = GATE_MULTILABEL_METRICS if multilabel else tuple(METRICS)
+        per = per_class_metrics(multilabel)
         mode = "with multilabel" if multilabel else "without multilabel"
         for i, c in enumerate(self.checks, 1):
             if c.metric not in known:

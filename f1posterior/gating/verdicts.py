@@ -18,15 +18,6 @@ _MD_VERDICT = {
 }
 
 
-def _verdict(prob: float, required: float) -> str:
-    """PASS when P(condition) >= required, FAIL when P(opposite) = 1 - P >= required."""
-    if prob >= required:
-        return "pass"
-    if 1.0 - prob >= required:
-        return "fail"
-    return "inconclusive"
-
-
 #: The marker of a prior-dominated check in every output format.
 PRIOR_DOMINATED = "prior-dominated"
 
@@ -345,13 +336,22 @@ class GateResult:
         if c.verdict != "inconclusive":
             return ""
         if self.hints == "command":
-            from .classes import plan_hint
+            import re
 
-            return before + plan_hint(c, self.source, self.baseline_source) + after
+            def plain(path: str | None, default: str) -> str:  # safe in a shell and Markdown
+                return path if path and re.fullmatch(r"[\w./-]+", path) else default
+
+            cmd = f"f1posterior plan {plain(self.source, 'FILE')} --metric {c.metric}"
+            if c.kind == "baseline":
+                base = plain(self.baseline_source, "BASEFILE")
+                cmd += f" --baseline {base} --max-drop {abs(c.threshold):g}"
+            else:
+                cmd += f" --min {c.threshold:g}"
+            return f"{before}run `{cmd}` to see how many more documents would settle it{after}"
         if c.kind == "baseline":
             args = f"baseline=baseline_counts, max_drop={abs(c.threshold):g}"
         else:
-            args = f"min={c.threshold:g}"
+            args = f"threshold={c.threshold:g}"
         call = f"f1posterior.plan(counts, metric={c.metric!r}, {args})"
         return f"{before}call `{call}` to see how many more documents would settle it{after}"
 
