@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 from _common import machine
 
+from f1posterior import NonInferiority
 from f1posterior.gating.gate import gate
 
 RESULTS = Path(__file__).parent / "results"
@@ -140,6 +141,7 @@ def _verdicts(
             break
         res = gate(
             counts[todo],
+            [NonInferiority("micro_f1")],
             baseline=None if base is None else base[todo],
             draws=draws,
             max_draws=draws,
@@ -157,6 +159,7 @@ def _verdicts(
     for i in todo:  # alone, with the gate's defaults
         c = gate(
             counts[i],
+            [NonInferiority("micro_f1")],
             baseline=None if base is None else base[i],
             rng=np.random.SeedSequence([seed, 99, int(i)]),
             **kw,

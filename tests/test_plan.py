@@ -27,7 +27,7 @@ import pytest
 stats = pytest.importorskip("scipy.stats")
 special = pytest.importorskip("scipy.special")
 
-from f1posterior import gate, plan  # noqa: E402
+from f1posterior import Floor, gate, plan  # noqa: E402
 from f1posterior.gating.plan_result import CurvePoint, PlanResult  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -164,7 +164,7 @@ def _independent_assurance(counts, n, floor, seed, s, **gate_kw) -> tuple[float,
         theta = np.stack([rng.dirichlet(0.5 + c[j], size=s) for j in range(m)], axis=1)
         p = (mu[:, :, None] * theta).reshape(s, -1)
     future = c + rng.multinomial(n, p).reshape(s, m, m)
-    res = gate(future, minimums={"micro_f1": floor}, **gate_kw)
+    res = gate(future, [Floor("micro_f1", floor)], **gate_kw)
     ok = np.mean([ch.verdict != "inconclusive" for ch in res.checks])
     return float(ok), math.sqrt(ok * (1 - ok) / s)
 

@@ -20,6 +20,7 @@ from sklearn.metrics import confusion_matrix as sk_confusion_matrix
 from sklearn.metrics import precision_recall_fscore_support
 
 import f1posterior as fp
+from f1posterior import Floor, NonInferiority
 from f1posterior._core.results import value_hash_key, values_equal
 from f1posterior._core.streams import block_stream, child_seed
 from f1posterior.analysis.comparison import compare
@@ -50,7 +51,7 @@ ML_BASE = ML_TABLES + np.array([[0, 0], [2, -2]])
 
 
 def _gate_baseline(rng):
-    return gate(C, compare=["macro_f1"], max_drop=0.01, baseline=BASE, rng=rng)
+    return gate(C, [NonInferiority("macro_f1", 0.01)], baseline=BASE, rng=rng)
 
 
 def test_gate_gives_one_verdict_per_seed_whatever_the_callers_sequence_did():
@@ -105,8 +106,8 @@ def _results(seed: int) -> dict[str, object]:
     y = np.array([0, 1, 1, 0, 1, 0, 1, 1, 0, 1])
     s = np.linspace(0.05, 0.95, 10)
     return {
-        "GateResult": gate(C, minimums={"macro_f1": 0.8}, rng=seed),
-        "Check": gate(C, minimums={"macro_f1": 0.8}, rng=seed).checks[0],
+        "GateResult": gate(C, [Floor("macro_f1", 0.8)], rng=seed),
+        "Check": gate(C, [Floor("macro_f1", 0.8)], rng=seed).checks[0],
         "Comparison": compare(C, BASE, metric="macro_f1", draws=1_000, rng=seed),
         "Ranking": rank_classifiers([C, BASE], metric="macro_f1", draws=1_000, rng=seed),
         "PriorSensitivity": prior_sensitivity(C, metric="macro_f1", draws=1_000, rng=seed),
@@ -329,7 +330,7 @@ _SEED_COUNTS = np.array([[30, 5, 3], [4, 25, 6], [2, 3, 22]])
         lambda rng: fp.evaluate_multilabel(
             np.array([[[50, 5], [4, 41]], [[60, 2], [9, 29]]]), draws=500, rng=rng
         ),
-        lambda rng: fp.gate(_SEED_COUNTS, minimums={"macro_f1": 0.7}, draws=1000, rng=rng),
+        lambda rng: fp.gate(_SEED_COUNTS, [Floor("macro_f1", 0.7)], draws=1000, rng=rng),
     ],
     ids=["compare", "rank_classifiers", "aggregate", "evaluate_multilabel", "gate"],
 )

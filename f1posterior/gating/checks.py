@@ -54,10 +54,11 @@ def _number(value: Any, name: str, low: float, high: float) -> float:
 def _support(value: Any, name: str) -> int | None:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise (TypeError if not isinstance(value, numbers.Integral) else ValueError)(
-            f"{name} must be None or an integer >= 1 (documents); got {describe(value)}"
-        )
+    why = f"{name} must be None or an integer >= 1 (documents); got {describe(value)}"
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(why)
+    if value < 1:
+        raise ValueError(why)
     return int(value)
 
 

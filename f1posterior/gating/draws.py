@@ -27,7 +27,6 @@ from ..posterior.evaluation import Evaluation, evaluate
 from ..posterior.multilabel import (
     PER_LABEL_METRICS,
     check_tables,
-    evaluate_multilabel,
     label_posterior,
 )
 from ..posterior.summary import MetricSummary
@@ -159,6 +158,8 @@ def _support(s: Settings) -> np.ndarray:
 def _evaluate(table: np.ndarray, metrics: list[str], s: Settings, **kw: Any) -> Evaluation:
     common = dict(alpha=s.alpha, beta=s.beta, ci_prob=s.ci_prob, labels=s.labels)
     if s.multilabel:
+        from ..posterior.multilabel import evaluate_multilabel  # looked up at call time
+
         return evaluate_multilabel(table, metrics=metrics, f_beta=s.f_beta, **common, **kw)
     return evaluate(table, metrics=metrics, **common, **kw)
 
@@ -238,7 +239,7 @@ def _floor(c: Floor, e: Evaluation, s: Settings, draws: int) -> Evidence:
     shape = np.shape(hits)
     support, skip = None, None
     if per:
-        support = np.broadcast_to(_support(s), shape).reshape(-1)
+        support = np.broadcast_to(_support(s), shape).reshape(-1).astype(np.int64)
         if c.min_support is not None:
             skip = [
                 f"{k} {_docs(s)} < min_support {c.min_support}" if k < c.min_support else ""
