@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 from _common import machine
 
-from f1posterior import NonInferiority
+from f1posterior import Floor, NonInferiority
 from f1posterior.gating.gate import gate
 
 RESULTS = Path(__file__).parent / "results"
@@ -131,9 +131,9 @@ def _verdicts(
     """The gate's verdict on each matrix of ``counts``, with the staged draws (module doc)."""
     kw: dict[str, Any] = {"prob": PROB}
     if base is None:
-        kw["minimums"] = [(metric, t)]
+        kw["checks"] = [Floor(metric, t)]
     else:
-        kw.update(compare=metric, max_drop=-t)
+        kw["checks"] = [NonInferiority(metric, -t)]
     verdicts: list[str | None] = [None] * len(counts)
     todo = np.arange(len(counts))
     for stage, draws in enumerate(STAGES):
@@ -141,7 +141,6 @@ def _verdicts(
             break
         res = gate(
             counts[todo],
-            [NonInferiority("micro_f1")],
             baseline=None if base is None else base[todo],
             draws=draws,
             max_draws=draws,
@@ -159,7 +158,6 @@ def _verdicts(
     for i in todo:  # alone, with the gate's defaults
         c = gate(
             counts[i],
-            [NonInferiority("micro_f1")],
             baseline=None if base is None else base[i],
             rng=np.random.SeedSequence([seed, 99, int(i)]),
             **kw,

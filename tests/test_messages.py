@@ -46,7 +46,7 @@ def test_library_text_gives_a_python_call_not_a_command():
     res = gate(CM, [Floor("micro_f1", 0.85)], beta="aligned", draws=2000)
     assert res.verdict == "inconclusive"
     for text in (str(res), res.to_markdown()):
-        assert "f1posterior.plan(counts, metric='micro_f1', min=0.85)" in text
+        assert "f1posterior.plan(counts, metric='micro_f1', threshold=0.85)" in text
         assert "f1posterior plan" not in text and "FILE" not in text
     base = gate(CM, [NonInferiority("micro_f1", 0.01)], baseline=CM, draws=2000)
     assert "baseline=baseline_counts, max_drop=0.01)" in str(base)

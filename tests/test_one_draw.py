@@ -15,7 +15,7 @@ import json
 import numpy as np
 import pytest
 
-from f1posterior import Floor, NonInferiority, evaluate, gate, sample_posterior
+from f1posterior import Floor, JointFloor, NonInferiority, evaluate, gate, sample_posterior
 from f1posterior.cli import main
 from f1posterior.gating.gate import DEFAULT_SEED
 from f1posterior.metrics.registry import METRICS
@@ -152,8 +152,8 @@ def test_gate_floor_probability_alone_equals_beside_another_floor(micro, macro):
 
 def test_gate_adaptive_draws_redraw_only_the_noisy_check():
     kw = dict(draws=2_000, max_draws=16_000)
-    mins = {"micro_f1": _at("micro_f1", CLEAR), "macro_f1": _at("macro_f1", NOISY)}
-    both = gate(TEN, minimums=mins, **kw)
+    floors = [Floor("micro_f1", _at("micro_f1", CLEAR)), Floor("macro_f1", _at("macro_f1", NOISY))]
+    both = gate(TEN, floors, **kw)
     micro, macro = both.checks
     # the case the test is about: one check drawn again, the other clear at once
     assert macro.draws > 2_000 and micro.draws == 2_000
@@ -206,12 +206,12 @@ def test_summarize_prints_the_same_summary_alone_and_beside_others(tmp_path, cap
 
 
 def test_gate_joint_check_drawn_again_alone_equals_beside_another_floor():
-    kw = dict(joint=True, min_support=50, draws=2_000, max_draws=16_000)
-    floor = _at("recall", 0.95, joint=True)
-    alone = gate(TEN, [Floor("recall", floor)], **kw)
-    both = gate(TEN, [Floor("recall", floor), Floor("micro_f1", _at("micro_f1", CLEAR))], **kw)
+    kw = dict(draws=2_000, max_draws=16_000)
+    joint = JointFloor("recall", _at("recall", 0.95, joint=True), min_support=50)
+    alone = gate(TEN, [joint], **kw)
+    both = gate(TEN, [joint, Floor("micro_f1", _at("micro_f1", CLEAR))], **kw)
     assert alone.checks[0].draws > 2_000  # the joint check is within noise at first
     assert _probs(alone, "recall") == _probs(both, "recall")
     assert _probs(both, "micro_f1")[0][2] == 2_000  # the other check is not drawn again
-    moved = gate(TEN, [Floor("recall", floor)], rng=9, **kw)  # negative control
+    moved = gate(TEN, [joint], rng=9, **kw)  # negative control
     assert moved.checks[0].prob != alone.checks[0].prob

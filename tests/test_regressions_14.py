@@ -20,7 +20,7 @@ from sklearn.metrics import confusion_matrix as sk_confusion_matrix
 from sklearn.metrics import precision_recall_fscore_support
 
 import f1posterior as fp
-from f1posterior import Floor, NonInferiority
+from f1posterior import Floor, NonInferiority, gate_multilabel
 from f1posterior._core.results import value_hash_key, values_equal
 from f1posterior._core.streams import block_stream, child_seed
 from f1posterior.analysis.comparison import compare
@@ -68,21 +68,22 @@ def test_gate_gives_one_verdict_per_seed_whatever_the_callers_sequence_did():
 
 def test_multilabel_gate_with_a_baseline_does_not_spawn_from_the_callers_sequence():
     seq = np.random.SeedSequence(7)
-    kw = dict(multilabel=True, compare=["macro_f1"], max_drop=0.02, baseline=ML_BASE)
-    first = gate(ML_TABLES, rng=seq, **kw)
+    kw = dict(checks=[NonInferiority("macro_f1", 0.02)], baseline=ML_BASE)
+    first = gate_multilabel(ML_TABLES, rng=seq, **kw)
     seq.spawn(3)
-    assert first == gate(ML_TABLES, rng=seq, **kw) == gate(ML_TABLES, rng=7, **kw)
+    again = gate_multilabel(ML_TABLES, rng=seq, **kw)
+    assert first == again == gate_multilabel(ML_TABLES, rng=7, **kw)
 
 
 def test_plan_compare_and_bootstrap_leave_the_callers_sequence_untouched():
     seq = np.random.SeedSequence(5)
     table = [[45, 5], [8, 42]]
-    p1 = plan(table, metric="recall", min=0.8, simulations=50, draws=200, rng=seq)
+    p1 = plan(table, metric="recall", threshold=0.8, simulations=50, draws=200, rng=seq)
     c1 = compare(C, BASE, metric="macro_f1", draws=2_000, rng=seq)
     b1 = bootstrap_interval(C, metric="macro_f1", resamples=200, rng=seq)
     assert seq.n_children_spawned == 0
     seq.spawn(1)
-    assert p1 == plan(table, metric="recall", min=0.8, simulations=50, draws=200, rng=seq)
+    assert p1 == plan(table, metric="recall", threshold=0.8, simulations=50, draws=200, rng=seq)
     assert c1 == compare(C, BASE, metric="macro_f1", draws=2_000, rng=seq)
     assert b1 == bootstrap_interval(C, metric="macro_f1", resamples=200, rng=seq)
 
@@ -115,7 +116,7 @@ def _results(seed: int) -> dict[str, object]:
             np.stack([C, BASE]), metric="macro_f1", resamples=100, rng=seed
         ),
         "PlanResult": plan(
-            [[45, 5], [8, 42]], metric="recall", min=0.8, simulations=50, draws=200, rng=seed
+            [[45, 5], [8, 42]], metric="recall", threshold=0.8, simulations=50, draws=200, rng=seed
         ),  # fmt: skip
         "ThresholdResult": best_threshold(s, y if seed == 1 else 1 - y),
     }
