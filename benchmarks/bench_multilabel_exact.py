@@ -20,7 +20,6 @@ from _common import best_of, machine
 
 from f1posterior import Floor, evaluate_multilabel, gate_multilabel
 
-
 PER_LABEL = ["f1", "precision", "recall"]
 
 
