@@ -214,7 +214,7 @@ def _check_metric_names(args: argparse.Namespace, metrics: list[str]) -> None:
 
 
 def _check_floors(args: argparse.Namespace, checks: list[tuple[str, float | None]]) -> None:
-    """A ``--min`` outside its metric's range, named as the flag (not as ``minimums``)."""
+    """A ``--min`` outside its metric's range, named as the flag (not as the Floor's field)."""
     for metric, t in checks:
         low, high = (0.0, 1.0) if args.multilabel else METRIC_RANGES.get(metric, (0.0, 1.0))
         if t is not None and not low <= t <= high:

@@ -25,7 +25,7 @@ and an array of ``[[check]]`` tables, one per check:
     The non-inferiority margin of a baseline check (default 0).
 ``min_support``, ``joint``
     For per-class floors: skip classes with fewer true documents; one joint
-    check P(every class >= T) (see :mod:`f1posterior.gating.classes`).
+    check P(every class >= T) (:class:`~f1posterior.JointFloor`).
 
 Example::
 
