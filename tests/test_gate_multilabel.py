@@ -178,6 +178,8 @@ def test_deterministic_renderings_and_assert_gate() -> None:
     assert a.verdict == "inconclusive" and [c.verdict for c in a.checks][-1] == "inconclusive"
     ok = assert_gate(gate_multilabel(TABLES, [Floor("f1", 0.2)], beta="aligned"))
     assert ok.passed
+    with pytest.raises(TypeError, match="a GateResult is judged as it is"):
+        assert_gate(ok, [Floor("f1", 0.2)])
     # 0.1245 = P(Beta(11, 32) >= 1/3), label c's closed form under alpha = 1 (pinned)
     # (P = 0.1245 is INCONCLUSIVE under the three-state rule; assert_gate raises on it too)
     with pytest.raises(AssertionError, match=r"INCONCLUSIVE  f1 \[label c\] >= 0.5: P = 0.1245;"):

@@ -198,11 +198,6 @@ def _check_metric_names(args: argparse.Namespace, metrics: list[str]) -> None:
     """One-line errors for a metric of the other mode (single-label vs --multilabel)."""
     if not args.multilabel:
         check_metric_names(metrics, list(METRICS), SINGLE_LABEL_WHY)
-        if args.f_beta != 1.0:
-            raise ValueError(
-                f"--f-beta {args.f_beta:g} applies to the multi-label F-beta metrics; add "
-                "--multilabel"
-            )
         return
     if "hamming_loss" in metrics:
         raise ValueError(
@@ -227,6 +222,10 @@ def _check_floors(args: argparse.Namespace, checks: list[tuple[str, float | None
 
 def run(args: argparse.Namespace) -> int:
     cfg = apply_config(args)  # --config or pyproject.toml; fills the settings not given
+    if args.f_beta != 1.0 and not args.multilabel:
+        raise ValueError(
+            f"--f-beta {args.f_beta:g} applies to the multi-label F-beta metrics; add --multilabel"
+        )
     if cfg is not None and not args.checks:
         given = "max_drop" in args.cli_given
         groups = check_groups(

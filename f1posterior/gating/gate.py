@@ -205,10 +205,23 @@ def gate_multilabel(
         count a label's positive documents.
     baseline : array_like, shape (L, 2, 2) or like ``tables``, optional
         The baseline model's tables.
-    prob, draws, max_draws, alpha, beta, rng, ci_prob, names, source, baseline_source
+    prob : float, default 0.95
+        Required posterior probability, in (0.5, 1).
+    draws, max_draws : int, default 50_000 and 1_000_000
+        First-round and largest number of posterior draws (adaptive draws, as in
+        :func:`gate`).
+    alpha, beta : prior
+        As in :func:`f1posterior.evaluate_multilabel`.
+    rng : None, int, SeedSequence or Generator, default DEFAULT_SEED
         As in :func:`gate`.
+    ci_prob : float, default 0.95
+        Probability of the HDIs shown.
     labels : sequence, optional
         Label names.
+    names : sequence of str, optional
+        Names of the tables of a 1-D batch.
+    source, baseline_source : str, optional
+        Where the tables came from (shown in reports).
     f_beta : float, default 1.0
         The ``beta`` of the F-beta metrics (``*_fbeta``, ``fbeta``).
 
@@ -220,7 +233,8 @@ def gate_multilabel(
     See Also
     --------
     gate : The single-label gate.
-    evaluate_multilabel : The posteriors behind the checks.
+    assert_gate : Raises unless the result passes.
+    f1posterior.evaluate_multilabel : The posteriors behind the checks.
 
     Examples
     --------
@@ -357,6 +371,8 @@ def assert_gate(
     __tracebackhide__ = True
     if inconclusive not in ("pass", "fail"):
         raise ValueError(f'inconclusive must be "pass" or "fail"; got {describe(inconclusive)}')
+    if isinstance(counts, GateResult) and (checks or kwargs):
+        raise TypeError("a GateResult is judged as it is; give no checks or gate arguments with it")
     result = counts if isinstance(counts, GateResult) else gate(counts, checks, **kwargs)
     if result.verdict == "fail" or (result.verdict == "inconclusive" and inconclusive == "fail"):
         raise AssertionError(str(result))

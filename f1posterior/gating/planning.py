@@ -200,6 +200,10 @@ def plan(
     PlanResult
         ``additional_documents``, ``curve``, text (``str``) and ``to_dict``.
 
+    See Also
+    --------
+    f1posterior.gate : The gate whose verdict is planned for.
+
     Examples
     --------
     >>> res = plan([[45, 5], [8, 42]], metric="recall", threshold=0.8, simulations=200, rng=1)
