@@ -18,11 +18,9 @@ from .._core.validation import did_you_mean
 from ..metrics.registry import METRIC_RANGES, METRICS
 from ..posterior.multilabel import MULTILABEL_METRICS
 from .checks import GATE_MULTILABEL_METRICS, LOWER_IS_BETTER, per_class_metrics
+from .gate import MAX_DRAWS_LIMIT
 
 __all__ = ["CheckSpec", "GateConfig", "GateConfigError", "parse_config"]
-
-#: The largest number of draws accepted (as ``gate``'s ``max_draws`` limit).
-_MAX_DRAWS = 100_000_000
 
 _TOP_KEYS = (
     "file",
@@ -211,7 +209,7 @@ def _setting(cfg: GateConfig, key: str, value: Any, base: Path) -> Any:
     if key == "ci_prob":
         return _number(cfg, key, value, 0.0, 1.0, open_=True)
     if key in ("draws", "max_draws"):
-        return _integer(cfg, key, value, 1, _MAX_DRAWS)
+        return _integer(cfg, key, value, 1, MAX_DRAWS_LIMIT)
     if key == "seed":
         return _integer(cfg, key, value, 0)
     if key == "prior":

@@ -120,16 +120,13 @@ class Evidence:
 def _items(shape: tuple[int, ...], per: bool, s: Settings) -> list[str]:
     """The item names of a result of ``shape``: matrix (names or index) and class or label."""
     unit = "label" if s.multilabel else "class"
-    out = []
-    for idx in np.ndindex(*shape):
-        parts = []
-        bidx = idx[: len(shape) - per]
-        if bidx:
-            parts.append(str(s.names[bidx[0]]) if s.names is not None else ",".join(map(str, bidx)))
-        if per:
-            parts.append(f"{unit} {s.labels[idx[-1]] if s.labels is not None else idx[-1]}")
-        out.append(" ".join(parts))
-    return out
+    return [
+        " ".join(
+            _prefix(idx[: len(shape) - per], s)
+            + ([f"{unit} {s.labels[idx[-1]] if s.labels is not None else idx[-1]}"] if per else [])
+        )
+        for idx in np.ndindex(*shape)
+    ]
 
 
 def _docs(s: Settings) -> str:

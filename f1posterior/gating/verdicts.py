@@ -22,10 +22,6 @@ _MD_VERDICT = {
 PRIOR_DOMINATED = "prior-dominated"
 
 
-def _fmt_draws(n: int) -> str:
-    return f"{n:,}"
-
-
 @value_equality
 @dataclass(frozen=True)
 class Check:
@@ -160,7 +156,7 @@ class Check:
         if self.exact:
             line += "exact"
         else:
-            line += f"MC error {self.mc_error:.4f} ({_fmt_draws(self.draws)} draws)"
+            line += f"MC error {self.mc_error:.4f} ({self.draws:,} draws)"
         if self.model:
             line += f"; {self.model}"
         if self.prior_dominated:
@@ -169,7 +165,7 @@ class Check:
             line += f"; {self.reason}"
         elif self.within_noise:
             line += "; WITHIN MONTE CARLO NOISE: " + (
-                f"rerun with draws={_fmt_draws(self.draws_to_settle)} "
+                f"rerun with draws={self.draws_to_settle:,} "
                 f"(--draws {self.draws_to_settle}) to settle it"
                 if self.draws_to_settle is not None
                 else "the probability equals the requirement; no number of draws settles it"
@@ -276,7 +272,7 @@ class GateResult:
 
     def _how(self) -> str:
         sampled = any(not c.exact for c in self.checks)
-        how = f"{_fmt_draws(self.draws)} draws" if sampled else "exact (closed form)"
+        how = f"{self.draws:,} draws" if sampled else "exact (closed form)"
         if any(c.draws > self.draws for c in self.checks):
             how += " (more where marked: adaptive draws)"
         if sampled and any(c.exact for c in self.checks):
