@@ -45,8 +45,7 @@ def resolve_predictions(
     TypeError
         Neither or both of ``counts`` and ``y_true``/``y_pred``; one of
         ``y_true``/``y_pred`` without the other; ``baseline_pred`` with
-        ``baseline``; ``ids`` without
-        ``baseline_ids`` or the other way round.
+        ``baseline``; ``ids`` without ``baseline_ids`` or the other way round.
     ValueError
         Predictions of different lengths, ids that do not match one to one
         (from :func:`~f1posterior.metrics.confusion.align_ids`), and the errors of
@@ -102,7 +101,8 @@ def resolve_predictions(
                     f"{_length(baseline_ids, 'baseline_ids')}"
                 )
             perm = align_ids(ids, baseline_ids, name="ids", other_name="baseline_ids")
-            baseline_pred = _take(baseline_pred, perm)
+            listed = _as_list(baseline_pred)
+            baseline_pred = [listed[i] for i in perm.tolist()]
         elif nb != n:
             raise ValueError(
                 f"baseline_pred must predict the {n} documents of y_true, in the same order (or "
@@ -122,13 +122,6 @@ def _length(seq: Any, name: str) -> int:
     if isinstance(seq, (str, bytes)) or not hasattr(seq, "__len__"):
         raise TypeError(f"{name} must be a sequence, one entry per document; got {describe(seq)}")
     return len(seq)
-
-
-def _take(seq: Any, perm: np.ndarray) -> Any:
-    if isinstance(seq, np.ndarray):
-        return seq[perm]
-    items = list(seq)
-    return [items[i] for i in perm.tolist()]
 
 
 def _as_list(seq: Any) -> list[Any]:
