@@ -305,37 +305,7 @@ def _gate_group(args: argparse.Namespace, group: CheckGroup, from_config: bool) 
     ns.baseline = group.baseline
     if group.baseline is None and from_config:
         ns.id_col = None  # floors read one file: nothing to pair
-    if args.multilabel:
-        if args.predictions or args.transpose:
-            flag = "--predictions" if args.predictions else "--transpose"
-            raise ValueError(
-                f"{flag} reads single-label confusion matrices; --multilabel reads per-label "
-                "tables or indicator predictions (leave out one of the two)"
-            )
-        data: MatrixInput = read_multilabel(args.file, labels=args.labels)
-    else:
-        data = load_input(args, args.file)
-    base = None
-    if ns.baseline is not None:
-        if args.multilabel:
-            base = read_multilabel(ns.baseline, labels=args.labels)
-            if base.counts.shape[-3] != data.counts.shape[-3]:
-                raise ValueError(
-                    f"{ns.baseline}: {base.counts.shape[-3]} labels, but {args.file} has "
-                    f"{data.counts.shape[-3]}"
-                )
-        else:
-            base = load_input(args, ns.baseline)
-        if base.labels is not None and data.labels is not None and base.labels != data.labels:
-            fix = (
-                "both files must list the per-label tables in one label order"
-                if args.multilabel
-                else "use --labels to fix one order"
-            )
-            raise ValueError(
-                f"{ns.baseline}: labels {base.labels} differ from {args.file}'s {data.labels}; "
-                + fix
-            )
+    data, base = read_inputs(args, ns.baseline)
     kw: dict[str, Any] = dict(
         baseline=None if base is None else base.counts, prob=args.prob, draws=args.draws,
         max_draws=args.max_draws, rng=args.seed, ci_prob=args.ci_prob,
@@ -351,6 +321,39 @@ def _gate_group(args: argparse.Namespace, group: CheckGroup, from_config: bool) 
     y, new, old = paired
     kw["baseline"] = None
     return gate(None, group.checks, y_true=y, y_pred=new, baseline_pred=old, **kw)
+
+
+def read_inputs(
+    args: argparse.Namespace, baseline: str | None
+) -> tuple[MatrixInput, MatrixInput | None]:
+    """FILE and the baseline (if any) of ``gate`` or ``plan``, their labels in one order."""
+    multilabel = getattr(args, "multilabel", False)
+    if multilabel and (args.predictions or args.transpose):
+        flag = "--predictions" if args.predictions else "--transpose"
+        raise ValueError(
+            f"{flag} reads single-label confusion matrices; --multilabel reads per-label "
+            "tables or indicator predictions (leave out one of the two)"
+        )
+
+    def read(path: str) -> MatrixInput:
+        return read_multilabel(path, labels=args.labels) if multilabel else load_input(args, path)
+
+    data = read(args.file)
+    base = None if baseline is None else read(baseline)
+    if base is None:
+        return data, None
+    if multilabel and base.counts.shape[-3] != data.counts.shape[-3]:
+        raise ValueError(
+            f"{baseline}: {base.counts.shape[-3]} labels, but {args.file} has "
+            f"{data.counts.shape[-3]}"
+        )
+    if base.labels is not None and data.labels is not None and base.labels != data.labels:
+        fix = "both files must list the per-label tables in one label order"
+        raise ValueError(
+            f"{baseline}: labels {base.labels} differ from {args.file}'s {data.labels}; "
+            + (fix if multilabel else "use --labels to fix one order")
+        )
+    return data, base
 
 
 def _report(args: argparse.Namespace, result: GateResult) -> int:
