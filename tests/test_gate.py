@@ -267,3 +267,30 @@ def test_checks_are_frozen_values() -> None:
 def test_per_class_options_need_a_per_class_metric(check, match: str) -> None:
     with pytest.raises(ValueError, match=match):
         gate(NEW, [check])
+
+
+def test_one_function_decides_a_verdict_and_nothing_rewrites_it() -> None:
+    """``Check`` objects are built in ``draws.judge`` only; no code replaces a verdict."""
+    import ast
+    from pathlib import Path
+
+    import f1posterior
+
+    root = Path(f1posterior.__file__).parent
+    makers, rewrites = [], []
+    for path in sorted(root.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for fn in ast.walk(tree):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(fn):
+                if not isinstance(node, ast.Call):
+                    continue
+                name = getattr(node.func, "id", getattr(node.func, "attr", None))
+                where = (path.relative_to(root).as_posix(), fn.name)
+                if name == "Check":
+                    makers.append(where)
+                if name == "replace" and any(k.arg == "verdict" for k in node.keywords):
+                    rewrites.append(where)
+    assert makers == [("gating/draws.py", "judge")]
+    assert rewrites == []

@@ -133,7 +133,7 @@ def gate(
     --------
     gate_multilabel : The gate of multi-label classifiers.
     assert_gate : The gate as an assertion, for test suites.
-    plan : How many more documents would make an inconclusive check conclusive.
+    f1posterior.plan : How many more documents would make an inconclusive check conclusive.
 
     Examples
     --------
