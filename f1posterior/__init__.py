@@ -37,12 +37,12 @@ from .io.sources import MatrixInput
 from .metrics.confusion import confusion_matrix, multilabel_confusion_matrix
 from .metrics.divide import UndefinedMetricWarning
 from .metrics.multiclass import (
-    accuracy_score,
-    f1_score,
-    fbeta_score,
-    macro_f1_star_score,
-    precision_score,
-    recall_score,
+    accuracy,
+    f1,
+    fbeta,
+    macro_f1_star,
+    precision,
+    recall,
 )
 from .posterior.documents import document_scores, evaluate_documents
 from .posterior.evaluation import Evaluation, evaluate
@@ -59,12 +59,12 @@ __all__ = [
     "summarize_draws",
     "hdi",
     "eti",
-    "f1_score",
-    "fbeta_score",
-    "precision_score",
-    "recall_score",
-    "accuracy_score",
-    "macro_f1_star_score",
+    "f1",
+    "fbeta",
+    "precision",
+    "recall",
+    "accuracy",
+    "macro_f1_star",
     "delta_interval",
     "bootstrap_interval",
     "FrequentistInterval",

@@ -9,7 +9,7 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from f1posterior import evaluate, f1_score, sample_posterior, summarize_draws
+from f1posterior import evaluate, f1, sample_posterior, summarize_draws
 from f1posterior._core.sampling import block_draws, draw_chunks, fill_block
 from f1posterior._core.streams import block_stream
 from f1posterior.cli.progress import terminal_progress
@@ -124,9 +124,7 @@ def test_keep_draws_equal_metric_of_sample_posterior(dtype):
     assert p.dtype == dtype and p.shape == (2, 3, 1500, 4, 4)
     for name in ("micro_f1", "macro_f1"):
         np.testing.assert_array_equal(res.metric_draws[name], METRICS[name](p))
-    np.testing.assert_array_equal(
-        res.metric_draws["f1"], np.moveaxis(f1_score(p, average=None), -2, -1)
-    )
+    np.testing.assert_array_equal(res.metric_draws["f1"], np.moveaxis(f1(p, average=None), -2, -1))
     # the summaries are those of the kept draws
     s = summarize_draws(res.metric_draws["macro_f1"], ci_prob=0.95)
     for f in ("mean", "median", "std", "hdi", "eti"):

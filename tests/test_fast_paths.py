@@ -123,12 +123,12 @@ def test_shared_class_sums_leave_every_metric_unchanged():
 def test_metric_helpers_keep_zero_division_and_nan_rules():
     # a 0/0 class: the cheap "all denominators positive" check must not skip it
     with pytest.warns(UndefinedMetricWarning):
-        assert mt.f1_score([[5, 0, 0], [1, 4, 0], [0, 0, 0]], average=None)[2] == 0.0
+        assert mt.f1([[5, 0, 0], [1, 4, 0], [0, 0, 0]], average=None)[2] == 0.0
     table = np.array([[5, 0, 0], [1, 4, 0], [0, 0, 0]])
-    assert mt.f1_score(table, average="macro", zero_division=np.nan) == pytest.approx(
+    assert mt.f1(table, average="macro", zero_division=np.nan) == pytest.approx(
         np.mean([10 / 11, 8 / 9])
     )  # NaN classes are left out of the mean, as scikit-learn does
-    assert mt.precision_score(table, average="macro", zero_division=1.0) == pytest.approx(
+    assert mt.precision(table, average="macro", zero_division=1.0) == pytest.approx(
         np.mean([5 / 6, 1.0, 1.0])
     )
 

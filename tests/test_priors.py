@@ -160,7 +160,7 @@ def test_every_preset_in_gate_compare_rank_sensitivity_thresholds(name):
     assert s.reference == name
     scores = rng.random(200)
     yt = (rng.random(200) < scores).astype(int)
-    th = fp.thresholds.evaluate_threshold(scores, yt, folds=3, draws=1000, prior=name, rng=0)
+    th = fp.thresholds.evaluate_threshold(yt, scores, folds=3, draws=1000, prior=name, rng=0)
     assert 0 < th.held_out.mean < 1 and tuple(th.prior) == prior_preset(name)
 
 

@@ -225,7 +225,7 @@ def test_every_summarising_entry_point_refuses_one_draw(entry):
     calls = {
         "compare_predictions": lambda: fp.compare_predictions(y, a, b, draws=1, rng=0),
         "rank_predictions": lambda: fp.rank_predictions(y, [a, b], draws=1, rng=0),
-        "thresholds": lambda: evaluate_threshold([0.1, 0.8, 0.7, 0.2, 0.9, 0.3], y, draws=1, rng=0),
+        "thresholds": lambda: evaluate_threshold(y, [0.1, 0.8, 0.7, 0.2, 0.9, 0.3], draws=1, rng=0),
         "compare": lambda: fp.compare(TABLE, FOLDS[1], draws=1, rng=0),
         "rank_classifiers": lambda: fp.rank_classifiers(FOLDS, draws=1, rng=0),
         "prior_sensitivity": lambda: fp.prior_sensitivity(TABLE, draws=1, rng=0),

@@ -34,10 +34,10 @@ from f1posterior.gating.planning import plan
 from f1posterior.io.data import figure3
 from f1posterior.metrics.divide import UndefinedMetricWarning
 from f1posterior.metrics.multiclass import (
-    f1_score,
-    fbeta_score,
-    precision_score,
-    recall_score,
+    f1,
+    fbeta,
+    precision,
+    recall,
 )
 from f1posterior.posterior.evaluation import evaluate
 
@@ -118,7 +118,7 @@ def _results(seed: int) -> dict[str, object]:
         "PlanResult": plan(
             [[45, 5], [8, 42]], metric="recall", threshold=0.8, simulations=50, draws=200, rng=seed
         ),  # fmt: skip
-        "ThresholdResult": best_threshold(s, y if seed == 1 else 1 - y),
+        "ThresholdResult": best_threshold(y if seed == 1 else 1 - y, s),
     }
 
 
@@ -209,9 +209,9 @@ def test_weighted_average_leaves_out_nan_classes_as_scikit_learn_does():
     table = sk_confusion_matrix(y_true, y_pred, labels=[0, 1, 2])
     p, r, f, _ = _sk(y_true, y_pred, average="weighted", zero_division=np.nan)
     assert np.isfinite(p)
-    assert precision_score(table, average="weighted", zero_division=np.nan) == pytest.approx(p)
-    assert recall_score(table, average="weighted", zero_division=np.nan) == pytest.approx(r)
-    assert f1_score(table, average="weighted", zero_division=np.nan) == pytest.approx(f)
+    assert precision(table, average="weighted", zero_division=np.nan) == pytest.approx(p)
+    assert recall(table, average="weighted", zero_division=np.nan) == pytest.approx(r)
+    assert f1(table, average="weighted", zero_division=np.nan) == pytest.approx(f)
 
 
 def test_weighted_average_over_labels_without_support_is_the_plain_mean():
@@ -222,9 +222,9 @@ def test_weighted_average_over_labels_without_support_is_the_plain_mean():
         p, r, f, _ = _sk(y_true, y_pred, labels=[2], average="weighted", zero_division=zd)
         assert (p, r, f) == (0.0, zd, 0.0)  # scikit-learn: the mean of the class's values
         kw = dict(labels=[2], average="weighted", zero_division=zd)
-        assert precision_score(table, **kw) == p
-        assert recall_score(table, **kw) == r
-        assert f1_score(table, **kw) == f
+        assert precision(table, **kw) == p
+        assert recall(table, **kw) == r
+        assert f1(table, **kw) == f
 
 
 AVERAGES = [None, "micro", "macro", "weighted", "binary"]
@@ -262,17 +262,17 @@ def test_point_metrics_equal_scikit_learns(m, data, average, zero_division, beta
     if average == "binary":
         sk_labels = None
     p, r, fb, _ = _sk(y_true, y_pred, labels=sk_labels, beta=beta, **kw)
-    _, _, f1, _ = _sk(y_true, y_pred, labels=sk_labels, **kw)
+    _, _, sk_f1, _ = _sk(y_true, y_pred, labels=sk_labels, **kw)
     ours_kw = dict(labels=labels, **kw)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         ours = {
-            "precision": precision_score(table, **ours_kw),
-            "recall": recall_score(table, **ours_kw),
-            "f1": f1_score(table, **ours_kw),
-            "fbeta": fbeta_score(table, beta=beta, **ours_kw),
+            "precision": precision(table, **ours_kw),
+            "recall": recall(table, **ours_kw),
+            "f1": f1(table, **ours_kw),
+            "fbeta": fbeta(table, beta=beta, **ours_kw),
         }
-    theirs = {"precision": p, "recall": r, "f1": f1, "fbeta": fb}
+    theirs = {"precision": p, "recall": r, "f1": sk_f1, "fbeta": fb}
     for name, value in ours.items():
         np.testing.assert_allclose(
             np.asarray(value, dtype=float),

@@ -120,7 +120,7 @@ def _check_metric(metric: Any, scale: Any) -> tuple[str, Callable[[np.ndarray], 
             f"metric must be a single-number metric; per-class metrics "
             f"({', '.join(sorted(PER_CLASS_METRICS))}) give one value per class: aggregate a "
             f"macro form, or one class with a callable, e.g. metric=lambda t: "
-            f"f1_score(t, average=None)[..., 0] and scale='logit'; got {metric!r}"
+            f"f1(t, average=None)[..., 0] and scale='logit'; got {metric!r}"
         )
     name, fn = resolve_metric(metric, "metric")
     if scale == "auto":
@@ -233,6 +233,12 @@ def aggregate(
     Aggregate
         ``summary`` (the aggregate), ``tables`` (each table's summary),
         ``heterogeneity`` (``tau``, ``I^2``), ``predictive`` (random effects).
+
+    See Also
+    --------
+    f1posterior.Aggregate : The result.
+    f1posterior.evaluate : One table at a time.
+    f1posterior.compare : Two classifiers.
 
     Notes
     -----

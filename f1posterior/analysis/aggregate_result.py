@@ -119,6 +119,18 @@ class Aggregate:
         Class labels, when the tables carry them.
     metric_draws : ndarray, shape (draws,)
         Draws of the aggregate (for plots).
+
+    See Also
+    --------
+    f1posterior.aggregate : The function that returns it.
+
+    Examples
+    --------
+    >>> from f1posterior import aggregate
+    >>> res = aggregate([[[40, 10], [5, 45]], [[38, 12], [6, 44]]], metric="accuracy",
+    ...                 method="pooled", draws=2000, rng=0)
+    >>> res.method, res.metric, round(res.summary.score, 2)
+    ('pooled', 'accuracy', 0.83)
     """
 
     metric: str

@@ -150,6 +150,19 @@ class Comparison:
         Batch shape of the comparison (``()`` for one).
     labels : list or None
         Class labels of the paired model (sorted when sortable).
+
+    See Also
+    --------
+    f1posterior.compare : Independent test sets.
+    f1posterior.compare_predictions : Paired predictions.
+
+    Examples
+    --------
+    >>> from f1posterior import compare
+    >>> res = compare([[45, 5], [5, 45]], [[30, 20], [20, 30]], metric="accuracy",
+    ...               draws=2000, rng=0)
+    >>> res.decision, res.paired, round(res.difference.score, 2)
+    ('A better', False, 0.3)
     """
 
     metric: str
@@ -414,6 +427,12 @@ def compare(
     Comparison
         Fields of the broadcast batch shape; ``draws`` has shape
         ``(*batch, draws)``.
+
+    See Also
+    --------
+    f1posterior.compare_predictions : Two classifiers on one test set (paired).
+    f1posterior.rank_classifiers : More than two classifiers.
+    f1posterior.Comparison : The result.
 
     Examples
     --------

@@ -155,6 +155,11 @@ def delta_interval(
         ``estimate`` and ``std_error`` of shape ``(*batch)`` (floats for one
         table), ``interval`` of shape ``(*batch, 2)``.
 
+    See Also
+    --------
+    f1posterior.bootstrap_interval : The bootstrap interval.
+    f1posterior.evaluate : The Bayesian posterior.
+
     Examples
     --------
     The example of Takahashi et al. (2022), rows = truth:

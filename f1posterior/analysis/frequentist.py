@@ -93,7 +93,23 @@ def _ndtri(q: np.ndarray) -> np.ndarray:
 
 
 class DegenerateIntervalWarning(RuntimeWarning):
-    """Some intervals were undefined and set to NaN (see the module's degenerate-table rules)."""
+    """Some intervals were undefined and set to NaN (see the module's degenerate-table rules).
+
+    See Also
+    --------
+    f1posterior.delta_interval : The delta-method interval.
+    f1posterior.bootstrap_interval : The bootstrap interval.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from f1posterior import bootstrap_interval
+    >>> with warnings.catch_warnings():  # silence it where NaN intervals are expected
+    ...     warnings.simplefilter("ignore", DegenerateIntervalWarning)
+    ...     res = bootstrap_interval([[5, 0], [0, 5]], "micro_f1", resamples=200, rng=0)
+    >>> issubclass(DegenerateIntervalWarning, RuntimeWarning)
+    True
+    """
 
 
 @value_equality
@@ -122,6 +138,18 @@ class FrequentistInterval:
         Bootstrap resamples per table (None for the delta method).
     clipped : bool
         Whether the interval was clipped to [0, 1] (delta method only).
+
+    See Also
+    --------
+    f1posterior.delta_interval : The delta-method interval.
+    f1posterior.bootstrap_interval : The bootstrap interval.
+
+    Examples
+    --------
+    >>> from f1posterior import delta_interval
+    >>> res = delta_interval([[40, 10], [5, 45]], "micro_f1")
+    >>> res.method, round(float(res.estimate), 2)
+    ('delta', 0.85)
     """
 
     estimate: Any
@@ -286,6 +314,11 @@ def bootstrap_interval(
         ``estimate``, ``std_error`` (standard deviation of the resampled
         metric) of shape ``(*batch)`` or ``(*batch, K)``, ``interval`` with a
         trailing axis of 2.
+
+    See Also
+    --------
+    f1posterior.delta_interval : The delta-method interval.
+    f1posterior.evaluate : The Bayesian posterior.
 
     Examples
     --------

@@ -275,7 +275,7 @@ def compare_predictions(
         labels of any hashable type (all numbers or all strings).
     metric : str or callable, default "macro_f1"
         As in :func:`compare`.
-    rope, prob, draws, ci_prob :
+    rope, prob, draws : float, float, int
         As in :func:`compare`.
     alpha : prior, default "paired"
         Each classifier's *marginal* prior (M, M). The default ``"paired"``
@@ -296,6 +296,8 @@ def compare_predictions(
         Every class, in order. By default the sorted labels of ``y_true``;
         a prediction outside them is an error (it usually means the
         classifiers use different label sets).
+    ci_prob : float, default 0.95
+        Probability of the intervals.
     rng : None, int, SeedSequence or Generator
         Source of randomness.
 
@@ -303,6 +305,11 @@ def compare_predictions(
     -------
     Comparison
         With ``paired=True`` and ``labels`` the classes used.
+
+    See Also
+    --------
+    f1posterior.compare : Independent test sets.
+    f1posterior.rank_predictions : More than two classifiers, paired.
 
     Examples
     --------

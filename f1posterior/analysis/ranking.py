@@ -68,6 +68,19 @@ class Ranking:
         The root seed of the run (a SeedSequence): pass it back as ``rng=`` to repeat the run.
     batch_shape : tuple of int
         Leading batch shape.
+
+    See Also
+    --------
+    f1posterior.rank_classifiers : Independent test sets.
+    f1posterior.rank_predictions : Paired predictions.
+
+    Examples
+    --------
+    >>> from f1posterior import rank_classifiers
+    >>> r = rank_classifiers([[[45, 5], [5, 45]], [[30, 20], [20, 30]]], metric="accuracy",
+    ...                      names=["good", "poor"], draws=2000, rng=0)
+    >>> r.names, r.p_best.round(2).tolist()
+    (['good', 'poor'], [1.0, 0.0])
     """
 
     names: list[str]
@@ -264,6 +277,12 @@ def rank_classifiers(
     -------
     Ranking
 
+    See Also
+    --------
+    f1posterior.rank_predictions : Paired predictions on one test set.
+    f1posterior.compare : Two classifiers.
+    f1posterior.Ranking : The result.
+
     Examples
     --------
     >>> r = rank_classifiers([[[45, 5], [5, 45]], [[30, 20], [20, 30]]],
@@ -325,17 +344,25 @@ def rank_predictions(
         True classes.
     predictions : mapping of name to array_like (N,), or sequence of them
         The k >= 2 classifiers' predictions.
-    metric, draws, ci_prob, rng :
+    metric, draws
         As in :func:`compare_predictions`.
     alpha, beta : prior
         Each classifier's marginal prior, as in :func:`compare_predictions`
         (default ``"paired"``; an (M, M^k) array is a prior per joint cell).
     labels : sequence, optional
         Every class, in order (default: the labels of ``y_true``).
+    ci_prob, rng
+        As in :func:`compare_predictions`.
 
     Returns
     -------
     Ranking
+
+    See Also
+    --------
+    f1posterior.rank_classifiers : Independent test sets.
+    f1posterior.compare_predictions : Two classifiers, paired.
+    f1posterior.Ranking : The result.
 
     Examples
     --------

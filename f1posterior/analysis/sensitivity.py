@@ -83,6 +83,18 @@ class PriorSensitivity:
         Largest shift over the priors (batch-shaped for a batch).
     sensitive : bool or ndarray of bool
         ``max_shift > threshold``.
+
+    See Also
+    --------
+    f1posterior.prior_sensitivity : The function that returns it.
+
+    Examples
+    --------
+    >>> from f1posterior import prior_sensitivity
+    >>> res = prior_sensitivity([[40, 10], [5, 45]], priors=["jeffreys", "aligned"], draws=2000,
+    ...                         rng=0)
+    >>> res.metric, res.priors
+    ('macro_f1', ('jeffreys', 'aligned'))
     """
 
     metric: str
@@ -243,6 +255,11 @@ def prior_sensitivity(
     -------
     PriorSensitivity
         Summaries per prior; ``shift`` and ``sensitive`` have the batch shape.
+
+    See Also
+    --------
+    f1posterior.prior_preset : The named priors.
+    f1posterior.evaluate : The posterior under one prior.
 
     Examples
     --------

@@ -117,19 +117,23 @@ def evaluate(
     counts : dask.array.Array, shape (B, M, M)
         Confusion matrices, chunked along ``B`` (the class axes are made
         single chunks).
-    metrics, draws, alpha, beta, ref, ci_prob, dtype, labels, max_memory
+    metrics, draws, alpha, beta, ref, ci_prob
         As in :func:`f1posterior.evaluate`. ``alpha`` and ``beta`` must be the
         same for every matrix (presets, scalars, ``(M, M)`` and ``(M,)``
         arrays).
-    prevalence, chance
-        As in :func:`f1posterior.evaluate`; ``prevalence`` must be the same for
-        every matrix (one vector, or ``("dirichlet", a)`` with one vector ``a``).
     rng : None, int, SeedSequence or Generator
         Resolved once to a root seed; every block derives its matrices'
         streams from it and its global offset.
+    dtype, labels
+        As in :func:`f1posterior.evaluate`.
     workers : int or None, default 1
         Threads inside each block's computation (Dask already runs blocks in
         parallel; ``None`` uses every core per block).
+    max_memory
+        As in :func:`f1posterior.evaluate`.
+    prevalence, chance
+        As in :func:`f1posterior.evaluate`; ``prevalence`` must be the same for
+        every matrix (one vector, or ``("dirichlet", a)`` with one vector ``a``).
 
     Returns
     -------
@@ -137,6 +141,11 @@ def evaluate(
         Summaries with batch shape ``(B,)``, equal bit for bit to those of
         ``f1posterior.evaluate(counts.compute(), ...)`` with the same seed.
         Draws are never kept (``metric_draws`` is None).
+
+    See Also
+    --------
+    f1posterior.evaluate : The in-memory form.
+    f1posterior.integrations.dask_files.evaluate_files : Matrices in files.
 
     Examples
     --------

@@ -246,13 +246,15 @@ def evaluate_files(
         Existing folder; file ``x.jsonl`` gives ``out_dir/x.csv`` (or
         ``x.parquet``). Each file is written to a temporary name and renamed
         when complete.
-    metrics, draws, alpha, beta, ref, ci_prob, dtype, max_memory
+    metrics, draws, alpha, beta, ref, ci_prob
         As in :func:`f1posterior.evaluate` (priors the same for every matrix).
     rng : None, int, SeedSequence or Generator
         Resolved once to a root seed. Matrix ``j`` of file ``i`` uses the
         streams of flat index (matrices in files ``0..i-1``) + ``j``, so the
         rows equal one :func:`f1posterior.evaluate` of all the matrices
         stacked in file order, whatever the partitioning.
+    dtype
+        As in :func:`f1posterior.evaluate`.
     labels : sequence of str, optional
         Class labels (as ``open_batch``'s ``labels``; names the per-class
         columns).
@@ -266,11 +268,18 @@ def evaluate_files(
         Matrices read and evaluated at a time within a file (bounds memory).
     workers : int or None, default 1
         Threads inside each task (Dask runs the files in parallel).
+    max_memory
+        As in :func:`f1posterior.evaluate`.
 
     Returns
     -------
     list of Path
         The output files, in the order of ``paths``.
+
+    See Also
+    --------
+    f1posterior.integrations.dask.evaluate : A Dask array of matrices.
+    f1posterior.evaluate : The in-memory form.
 
     Notes
     -----

@@ -11,6 +11,8 @@ from .._core.describe import describe
 if TYPE_CHECKING:  # pragma: no cover
     from ..posterior.evaluation import Evaluation
 
+__all__ = ["evaluate_estimator"]
+
 
 def evaluate_estimator(estimator: Any, X: Any, y_true: Any, **evaluate_kwargs: Any) -> Evaluation:
     """Posterior of a fitted scikit-learn classifier's scores on a test set.
@@ -34,6 +36,11 @@ def evaluate_estimator(estimator: Any, X: Any, y_true: Any, **evaluate_kwargs: A
     Returns
     -------
     Evaluation
+
+    See Also
+    --------
+    f1posterior.evaluate : The posterior of a confusion matrix.
+    f1posterior.confusion_matrix : The matrix of predictions.
 
     Examples
     --------

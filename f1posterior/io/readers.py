@@ -387,6 +387,31 @@ def read_input(
     checked against the length before anything is allocated, and nothing is
     ever unpickled.
 
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The file, or ``-`` for standard input.
+    predictions : bool, optional
+        Read predictions (True) or a matrix (False); None decides from the header.
+    true_col, pred_col : str, default "y_true", "y_pred"
+        Column names of the true and predicted labels in a predictions file.
+    labels : sequence, optional
+        Label order of a matrix built from predictions.
+    transpose : bool, default False
+        The matrix file has true classes in columns.
+    input_format : str, optional
+        The format, overriding the suffix or the sniffing.
+
+    Returns
+    -------
+    MatrixInput
+        The counts, their labels and where they came from.
+
+    See Also
+    --------
+    f1posterior.MatrixInput : The result.
+    f1posterior.evaluate : What to do with the matrices.
+
     Examples
     --------
     >>> import io, sys

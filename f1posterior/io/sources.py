@@ -58,6 +58,20 @@ class MatrixInput:
         Names of the matrices of a batch, when the file names them.
     source : str
         Where the counts came from (a path, or a description).
+
+    See Also
+    --------
+    f1posterior.read_input : The function that returns it.
+
+    Examples
+    --------
+    >>> import json, os, tempfile
+    >>> from f1posterior import read_input
+    >>> path = os.path.join(tempfile.mkdtemp(), "m.json")
+    >>> with open(path, "w") as out:
+    ...     json.dump([[5, 1], [2, 7]], out)
+    >>> read_input(path).counts.tolist()
+    [[5.0, 1.0], [2.0, 7.0]]
     """
 
     counts: np.ndarray

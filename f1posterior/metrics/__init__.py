@@ -6,54 +6,54 @@ One metric path: per-class sums (:mod:`.sums`), one divide and one class average
 ratios and P4 (:mod:`.rates`), Matthews' correlation and kappa (:mod:`.agreement`); the
 named metrics of ``evaluate`` and the gate are in :mod:`.registry` (``METRICS``).
 
-The table-taking functions are importable from here: ``from f1posterior.metrics import f1_score``.
+The table-taking functions are importable from here: ``from f1posterior.metrics import f1``.
 """
 
-from .agreement import cohen_kappa_score, matthews_corrcoef
+from .agreement import cohen_kappa, mcc
 from .divide import safe_divide
 from .multiclass import (  # the package root re-exports these names too: the list repeats
-    accuracy_score,
-    f1_score,
-    fbeta_score,
-    macro_f1_star_score,
-    precision_score,
-    recall_score,
+    accuracy,
+    f1,
+    fbeta,
+    macro_f1_star,
+    precision,
+    recall,
 )
 from .rates import (
-    balanced_accuracy_score,
-    class_likelihood_ratios,
+    balanced_accuracy,
     diagnostic_odds_ratio,
-    fdr_score,
-    fnr_score,
-    fpr_score,
-    informedness_score,
-    jaccard_score,
-    markedness_score,
-    npv_score,
-    p4_score,
-    specificity_score,
+    fdr,
+    fnr,
+    fpr,
+    informedness,
+    jaccard,
+    likelihood_ratios,
+    markedness,
+    npv,
+    p4,
+    specificity,
 )
 
 __all__ = [
-    "accuracy_score",
-    "balanced_accuracy_score",
-    "class_likelihood_ratios",
-    "cohen_kappa_score",
+    "accuracy",
+    "balanced_accuracy",
+    "likelihood_ratios",
+    "cohen_kappa",
     "diagnostic_odds_ratio",
-    "f1_score",
-    "fbeta_score",
-    "fdr_score",
-    "fnr_score",
-    "fpr_score",
-    "informedness_score",
-    "jaccard_score",
-    "macro_f1_star_score",
-    "markedness_score",
-    "matthews_corrcoef",
-    "npv_score",
-    "p4_score",
-    "precision_score",
-    "recall_score",
+    "f1",
+    "fbeta",
+    "fdr",
+    "fnr",
+    "fpr",
+    "informedness",
+    "jaccard",
+    "macro_f1_star",
+    "markedness",
+    "mcc",
+    "npv",
+    "p4",
+    "precision",
+    "recall",
     "safe_divide",
-    "specificity_score",
+    "specificity",
 ]

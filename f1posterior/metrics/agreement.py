@@ -22,11 +22,11 @@ from .._core.validation import check_choice, check_table, check_zero_division
 from .divide import ZeroDivision, safe_divide
 from .sums import class_sums, one_vs_rest
 
-__all__ = ["matthews_corrcoef", "cohen_kappa_score"]
+__all__ = ["mcc", "cohen_kappa"]
 
 
-def matthews_corrcoef(table: ArrayLike, *, zero_division: ZeroDivision = 0.0) -> np.ndarray:
-    """Matthews correlation coefficient of confusion tables, multi-class (Gorodkin's R_K).
+def mcc(table: ArrayLike, *, zero_division: ZeroDivision = 0.0) -> np.ndarray:
+    """The Matthews correlation coefficient of confusion tables (Gorodkin's multi-class R_K).
 
     ``(n c - sum_k t_k p_k) / sqrt((n^2 - sum_k p_k^2)(n^2 - sum_k t_k^2))`` with ``c``
     the trace, ``t_k``/``p_k`` the true/predicted totals; equal to scikit-learn's
@@ -37,16 +37,22 @@ def matthews_corrcoef(table: ArrayLike, *, zero_division: ZeroDivision = 0.0) ->
     ----------
     table : array_like, shape (..., M, M)
         Counts or cell probabilities; rows are true classes.
-    zero_division : {"warn", 0, 1, numpy.nan}, default 0.0
+    zero_division : {0, "warn", 1, numpy.nan}, default 0
         Value when all truths or all predictions are one class (scikit-learn: 0.0).
 
     Returns
     -------
     ndarray, shape (...)
+        The correlation; a 0-d array for one table.
+
+    See Also
+    --------
+    f1posterior.metrics.cohen_kappa : Agreement beyond chance.
+    f1posterior.evaluate : The posterior of ``mcc`` given the counts.
 
     Examples
     --------
-    >>> matthews_corrcoef([[8, 2], [1, 9]])  # (72 - 2) / sqrt(9 * 11 * 10 * 10)
+    >>> mcc([[8, 2], [1, 9]])  # (72 - 2) / sqrt(9 * 11 * 10 * 10)
     array(0.70352647)
     """
     t = check_table(table)
@@ -66,10 +72,10 @@ def _mcc(t: np.ndarray, zero_division: ZeroDivision = 0.0) -> np.ndarray:
 _WEIGHTS = (None, "linear", "quadratic")
 
 
-def cohen_kappa_score(
+def cohen_kappa(
     table: ArrayLike, *, weights: str | None = None, zero_division: ZeroDivision = np.nan
 ) -> np.ndarray:
-    """Cohen's kappa of confusion tables: agreement of truth and prediction beyond chance.
+    """Kappa (Cohen, 1960) of confusion tables: agreement of truth and prediction beyond chance.
 
     ``(p_o - p_e) / (1 - p_e)`` with ``p_o`` the accuracy and ``p_e = sum_k t_k p_k /
     n^2`` the agreement of independent truth and predictions with the same totals;
@@ -80,18 +86,26 @@ def cohen_kappa_score(
     Parameters
     ----------
     table : array_like, shape (..., M, M)
+        Counts or cell probabilities; rows are true classes.
     weights : {None, "linear", "quadratic"}, default None
-    zero_division : {"warn", 0, 1, numpy.nan}, default numpy.nan
+        Disagreement weights of ordered classes; None counts every error alike.
+    zero_division : {numpy.nan, "warn", 0, 1}, default numpy.nan
         Value when chance agreement is certain (every document and prediction in one
         class) or the table is empty; scikit-learn's ``replace_undefined_by``.
 
     Returns
     -------
     ndarray, shape (...)
+        Kappa; a 0-d array for one table.
+
+    See Also
+    --------
+    f1posterior.metrics.mcc : The Matthews correlation.
+    f1posterior.accuracy : The observed agreement ``p_o``.
 
     Examples
     --------
-    >>> cohen_kappa_score([[8, 2], [1, 9]])  # (0.85 - 0.5) / (1 - 0.5)
+    >>> cohen_kappa([[8, 2], [1, 9]])  # (0.85 - 0.5) / (1 - 0.5)
     array(0.7)
     """
     t = check_table(table)

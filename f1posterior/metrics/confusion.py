@@ -205,6 +205,12 @@ def confusion_matrix(
         Labels of mixed kinds (numbers and strings), or unorderable labels
         without ``labels=``.
 
+    See Also
+    --------
+    f1posterior.multilabel_confusion_matrix : Per-label tables of multi-label predictions.
+    f1posterior.ConfusionMatrix : The result.
+    f1posterior.evaluate : Its posterior metrics.
+
     Examples
     --------
     >>> y_true, y_pred = ["cat", "dog", "dog", "cat"], ["cat", "dog", "cat", "cat"]
@@ -255,6 +261,11 @@ def multilabel_confusion_matrix(y_true: ArrayLike, y_pred: ArrayLike) -> np.ndar
         ``[[tn, fp], [fn, tp]]`` per label: rows are truth (0, 1), columns
         predictions (0, 1) -- the layout :func:`f1posterior.evaluate_multilabel`
         reads.
+
+    See Also
+    --------
+    f1posterior.confusion_matrix : Single-label predictions.
+    f1posterior.evaluate_multilabel : Posterior metrics of the tables.
 
     Examples
     --------

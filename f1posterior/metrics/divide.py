@@ -20,7 +20,25 @@ ZeroDivision = float | str
 
 
 class UndefinedMetricWarning(RuntimeWarning):
-    """A score divided 0 by 0 on counts and took the ``zero_division`` value."""
+    """A score divided 0 by 0 on counts and took the ``zero_division`` value.
+
+    Raised as a warning by the table metric functions under ``zero_division="warn"``
+    (their default); pass a number as ``zero_division`` to choose the value silently.
+
+    See Also
+    --------
+    f1posterior.metrics.safe_divide : The one divide that warns.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from f1posterior import UndefinedMetricWarning, precision
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     value = precision([[5, 0], [3, 0]], average=None)
+    >>> value, caught[0].category is UndefinedMetricWarning
+    (array([0.625, 0.   ]), True)
+    """
 
 
 def safe_divide(
@@ -33,7 +51,7 @@ def safe_divide(
     num, den : ndarray
         Broadcastable arrays; ``den`` is a sum of non-negative cells (counts or
         probabilities).
-    zero_division : {"warn", float}, default 0.0
+    zero_division : {0.0, "warn"} or float, default 0.0
         Value where ``den == 0``; ``"warn"`` gives 0.0 and an
         :class:`UndefinedMetricWarning` naming ``what``. Any float, ``numpy.nan``
         included, is used as it is, silently.
@@ -44,6 +62,11 @@ def safe_divide(
     -------
     ndarray
         The broadcast shape, in the floating type of ``num / den``.
+
+    See Also
+    --------
+    f1posterior.UndefinedMetricWarning : The warning of ``zero_division="warn"``.
+    f1posterior.precision : A metric function built on this divide.
 
     Examples
     --------

@@ -39,12 +39,12 @@ from .divide import Average, ZeroDivision, finish_average, safe_divide
 from .sums import class_sums
 
 __all__ = [
-    "fbeta_score",
-    "f1_score",
-    "precision_score",
-    "recall_score",
-    "accuracy_score",
-    "macro_f1_star_score",
+    "fbeta",
+    "f1",
+    "precision",
+    "recall",
+    "accuracy",
+    "macro_f1_star",
 ]
 
 _AVERAGES = ("micro", "macro", "weighted", "binary", None)
@@ -58,7 +58,7 @@ def _check_common(
     zero_division: Any,
     averages: Sequence[Any] = _AVERAGES,
 ) -> tuple[np.ndarray, np.ndarray | None, ZeroDivision]:
-    """Validate the arguments of a ``*_score`` taking ``average``: ``(table, labels, zd)``."""
+    """Validate the arguments of a metric function taking ``average``: ``(table, labels, zd)``."""
     t = check_table(table)
     m = t.shape[-1]
     check_choice(average, "average", averages)
@@ -95,6 +95,31 @@ class _Score(Protocol):
     ) -> np.ndarray: ...
 
 
+def _parameters(averages: Sequence[str | None]) -> str:
+    """The Parameters and Returns sections of every function :func:`_make_score` builds."""
+    first = sorted(averages, key=lambda a: a != "macro")  # numpydoc: the default first
+    choices = ", ".join("None" if a is None else f'"{a}"' for a in first)
+    return f"""Parameters
+    ----------
+    table : array_like, shape (..., M, M)
+        Counts or cell probabilities; rows are true classes.
+    average : {{{choices}}}, default "macro"
+        ``None`` returns one value per class on a trailing axis.
+    labels : sequence of int, optional
+        Class indices to include (and their order for ``average=None``).
+    pos_label : int, default 1
+        Positive class for ``average="binary"`` (2 x 2 tables only).
+    zero_division : {{"warn", 0, 1, numpy.nan}}, default "warn"
+        Value of a 0/0 on counts ("warn" gives 0 and warns); NaN classes are left
+        out of averages.
+
+    Returns
+    -------
+    ndarray, shape (...) or (..., K)
+        The value; a 0-d array for one table.
+"""
+
+
 def _make_score(
     name: str,
     path: Callable[..., np.ndarray],
@@ -102,13 +127,14 @@ def _make_score(
     averages: tuple[str | None, ...] = _AVERAGES,
     module: str = __name__,
 ) -> _Score:
-    """A public ``*_score`` function: validate, then the metric path ``path``.
+    """A public metric function: validate, then the metric path ``path``.
 
     ``path(t, average=, labels=, zero_division=)`` takes the validated table and is
     called directly (a :func:`functools.partial` adds no frame), so the warnings of
     :func:`.divide.safe_divide` still point at the caller's line. ``averages`` are the
     allowed values of ``average``; ``module`` is where the function is published (for
-    pickle and documentation tools).
+    pickle and documentation tools). ``doc`` holds ``{parameters}`` where the shared
+    Parameters and Returns sections go.
     """
 
     def score(
@@ -124,7 +150,7 @@ def _make_score(
 
     score.__name__ = score.__qualname__ = name
     score.__module__ = module
-    score.__doc__ = doc
+    score.__doc__ = doc.replace("{parameters}", _parameters(averages))
     return score
 
 
@@ -137,7 +163,7 @@ def fbeta_values(
 ) -> np.ndarray:
     """F-beta of a validated float table: ``beta2`` = beta squared, ``labels`` indices or None.
 
-    The unchecked core of :func:`fbeta_score` (also lent to the threshold analysis).
+    The unchecked core of :func:`fbeta` (also lent to the threshold analysis).
     """
     tp, pred, true = class_sums(t, labels)
     if average == "micro":
@@ -166,7 +192,7 @@ def _recall(
     return finish_average(score, true if average != "micro" else None, average)
 
 
-def fbeta_score(
+def fbeta(
     table: ArrayLike,
     *,
     beta: float,
@@ -186,7 +212,7 @@ def fbeta_score(
         Counts or cell probabilities; rows are true classes.
     beta : float
         Weight of recall against precision, > 0.
-    average : {"micro", "macro", "weighted", "binary", None}, default "macro"
+    average : {"macro", "micro", "weighted", "binary", None}, default "macro"
         ``None`` returns one score per class on a trailing axis.
     labels : sequence of int, optional
         Class indices to include (and their order for ``average=None``).
@@ -200,9 +226,15 @@ def fbeta_score(
     ndarray, shape (...) or (..., K)
         The score; a 0-d array for one table.
 
+    See Also
+    --------
+    f1posterior.f1 : F-beta with beta = 1.
+    f1posterior.precision, f1posterior.recall : The two scores F-beta weighs.
+    f1posterior.evaluate : Their posterior given the counts.
+
     Examples
     --------
-    >>> fbeta_score([[8, 2], [1, 9]], beta=2.0, average="binary")
+    >>> fbeta([[8, 2], [1, 9]], beta=2.0, average="binary")
     array(0.88235294)
     """
     t, lab, zd = _check_common(table, average, labels, pos_label, zero_division)
@@ -212,63 +244,88 @@ def fbeta_score(
 
 # One call per public function of the common signature, each with its own docstring:
 # the three calls share a shape, not code.
-f1_score = _make_score(
-    "f1_score",
+f1 = _make_score(
+    "f1",
     partial(fbeta_values, beta2=1.0),
     """F1 score of confusion tables (F-beta with beta = 1).
 
-    Parameters and returns as :func:`fbeta_score`.
+    ``F1_j = 2 tp_j / (2 tp_j + fn_j + fp_j)`` per class, averaged as scikit-learn does;
+    the same function gives the observed score of counts and the posterior draws of
+    sampled cell probabilities.
+
+    {parameters}
+    See Also
+    --------
+    f1posterior.fbeta : Any weight of recall against precision.
+    f1posterior.macro_f1_star : Harmonic mean of macro precision and macro recall.
+    f1posterior.evaluate : Posterior summaries of F1 and other metrics.
 
     Examples
     --------
-    >>> f1_score([[8, 2], [1, 9]], average=None)
+    >>> f1([[8, 2], [1, 9]], average=None)
     array([0.84210526, 0.85714286])
-    >>> f1_score([[8, 2], [1, 9]], average="micro")
+    >>> f1([[8, 2], [1, 9]], average="micro")
     array(0.85)
     """,
 )
-precision_score = _make_score(
-    "precision_score",
+precision = _make_score(
+    "precision",
     _precision,
     """Precision ``tp_j / (tp_j + fp_j)`` of confusion tables.
 
-    Parameters and returns as :func:`fbeta_score` (without ``beta``).
+    {parameters}
+    See Also
+    --------
+    f1posterior.recall : The other half of F1.
+    f1posterior.f1 : Their harmonic mean.
 
     Examples
     --------
-    >>> precision_score([[8, 2], [1, 9]], average="binary")
+    >>> precision([[8, 2], [1, 9]], average="binary")
     array(0.81818182)
     """,
 )
-recall_score = _make_score(
-    "recall_score",
+recall = _make_score(
+    "recall",
     _recall,
     """Recall ``tp_j / (tp_j + fn_j)`` of confusion tables (``theta_jj``).
 
-    Parameters and returns as :func:`fbeta_score` (without ``beta``).
+    {parameters}
+    See Also
+    --------
+    f1posterior.precision : The other half of F1.
+    f1posterior.f1 : Their harmonic mean.
+    f1posterior.exact_posterior : Recall's exact Beta posterior.
 
     Examples
     --------
-    >>> recall_score([[8, 2], [1, 9]], average="binary")
+    >>> recall([[8, 2], [1, 9]], average="binary")
     array(0.9)
     """,
 )
 
 
-def accuracy_score(table: ArrayLike) -> np.ndarray:
+def accuracy(table: ArrayLike) -> np.ndarray:
     """Accuracy ``trace / total`` (equal to micro-F1 for single-label tables).
 
     Parameters
     ----------
     table : array_like, shape (..., M, M)
+        Counts or cell probabilities; rows are true classes.
 
     Returns
     -------
     ndarray, shape (...)
+        The accuracy; 0 for an empty table.
+
+    See Also
+    --------
+    f1posterior.f1 : ``average="micro"`` gives the same value.
+    f1posterior.metrics.balanced_accuracy : Mean recall over the classes.
 
     Examples
     --------
-    >>> accuracy_score([[8, 2], [1, 9]])
+    >>> accuracy([[8, 2], [1, 9]])
     array(0.85)
     """
     t = check_table(table)
@@ -279,7 +336,7 @@ def _accuracy(t: np.ndarray) -> np.ndarray:
     return safe_divide(np.trace(t, axis1=-2, axis2=-1), t.sum(axis=(-2, -1)), 0.0, "Accuracy")
 
 
-def macro_f1_star_score(
+def macro_f1_star(
     table: ArrayLike,
     *,
     labels: Sequence[int] | None = None,
@@ -291,9 +348,28 @@ def macro_f1_star_score(
     discuss the difference. ``0/0`` (both macro averages zero) follows
     ``zero_division``.
 
+    Parameters
+    ----------
+    table : array_like, shape (..., M, M)
+        Counts or cell probabilities; rows are true classes.
+    labels : sequence of int, optional
+        Class indices to include in the macro averages.
+    zero_division : {"warn", 0, 1, numpy.nan}, default "warn"
+        Value of a 0/0 on counts ("warn" gives 0 and warns).
+
+    Returns
+    -------
+    ndarray, shape (...)
+        The score; a 0-d array for one table.
+
+    See Also
+    --------
+    f1posterior.f1 : Macro-F1 with ``average="macro"``.
+    f1posterior.precision, f1posterior.recall : The two macro averages.
+
     Examples
     --------
-    >>> macro_f1_star_score([[8, 2], [1, 9]])
+    >>> macro_f1_star([[8, 2], [1, 9]])
     array(0.85176401)
     """
     t, lab, zd = _check_common(table, "macro", labels, 1, zero_division)

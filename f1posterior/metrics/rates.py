@@ -2,30 +2,13 @@
 informedness, markedness, balanced accuracy and likelihood ratios.
 
 Class ``j`` against the rest has the 2 x 2 table ``[[tn_j, fp_j], [fn_j, tp_j]]``
-(scikit-learn's ``multilabel_confusion_matrix``; :func:`.sums.one_vs_rest`). Per class:
-
-- ``specificity = tn / (tn + fp)`` (true-negative rate), ``npv = tn / (tn + fn)``,
-  ``fpr = fp / (fp + tn)``, ``fnr = fn / (fn + tp)``, ``fdr = fp / (fp + tp)``,
-  ``jaccard = tp / (tp + fp + fn)``;
-- ``p4 = 4 tp tn / (4 tp tn + (tp + tn)(fp + fn))``, the harmonic mean of precision,
-  recall, specificity and NPV (Sitarz, 2022, arXiv:2210.11997);
-- ``informedness = recall + specificity - 1`` (Youden's J, bookmaker informedness) and
-  ``markedness = precision + npv - 1`` (Powers, 2011, J. Mach. Learn. Technol. 2(1)).
-
-Averages follow scikit-learn: ``"micro"`` divides the sums over classes of the numerator
-and the denominator, ``"macro"`` is the mean over classes, ``"weighted"`` weights by
-support (true totals), ``"binary"`` takes ``pos_label``. A multi-class informedness,
-markedness or P4 here is the macro mean of the one-vs-rest values (no micro form). For
-two classes the one-vs-rest values of class 0 and class 1 are equal for these three
-(swapping the classes swaps recall with specificity and precision with NPV), so the macro
-value is the binary one, whichever class is positive.
-
-Likelihood ratios (``LR+ = tpr / fpr``, ``LR- = fnr / tnr``) and the diagnostic odds
-ratio (``DOR = LR+ / LR-``) are per class, class ``j`` positive; for a 2 x 2 table class
-1's values are scikit-learn's ``class_likelihood_ratios``. On counts a ratio whose
-denominator is zero is undefined (``zero_division``, NaN by default, as scikit-learn). On
-posterior draws every cell is positive and the values are finite but unbounded above
-(``LR+ <= 1 / tiny``): see :func:`class_likelihood_ratios` for how to summarise them.
+(scikit-learn's ``multilabel_confusion_matrix``; :func:`.sums.one_vs_rest`); each rate is
+a ratio of those cells (``_RATES``), averaged as scikit-learn averages precision. P4,
+informedness and markedness are per class with no micro form; for two classes their
+values for class 0 and class 1 are equal, so the macro value is the binary one.
+Likelihood and odds ratios are per class (class 1 of a 2 x 2 table is scikit-learn's
+``class_likelihood_ratios``); on counts a zero denominator is undefined
+(``zero_division``, NaN by default), on draws they are finite but unbounded above.
 """
 
 from __future__ import annotations
@@ -44,17 +27,17 @@ from .multiclass import _check_common, _make_score, _Score
 from .sums import class_sums, one_vs_rest
 
 __all__ = [
-    "specificity_score",
-    "npv_score",
-    "fpr_score",
-    "fnr_score",
-    "fdr_score",
-    "jaccard_score",
-    "p4_score",
-    "informedness_score",
-    "markedness_score",
-    "balanced_accuracy_score",
-    "class_likelihood_ratios",
+    "specificity",
+    "npv",
+    "fpr",
+    "fnr",
+    "fdr",
+    "jaccard",
+    "p4",
+    "informedness",
+    "markedness",
+    "balanced_accuracy",
+    "likelihood_ratios",
     "diagnostic_odds_ratio",
 ]
 
@@ -68,13 +51,14 @@ _RATES: dict[str, tuple[_Cells, _Cells]] = {
     "fdr": (lambda tp, fp, fn, tn: fp, lambda tp, fp, fn, tn: fp + tp),
     "jaccard": (lambda tp, fp, fn, tn: tp, lambda tp, fp, fn, tn: tp + fp + fn),
 }
+#: The name of each rate in warnings, and its formula per class ``j`` in docstrings.
 _TITLES = {
-    "specificity": "Specificity",
-    "npv": "NPV",
-    "fpr": "False-positive rate",
-    "fnr": "False-negative rate",
-    "fdr": "False-discovery rate",
-    "jaccard": "Jaccard",
+    "specificity": ("Specificity", "tn_j / (tn_j + fp_j)"),
+    "npv": ("NPV", "tn_j / (tn_j + fn_j)"),
+    "fpr": ("False-positive rate", "fp_j / (fp_j + tn_j)"),
+    "fnr": ("False-negative rate", "fn_j / (fn_j + tp_j)"),
+    "fdr": ("False-discovery rate", "fp_j / (fp_j + tp_j)"),
+    "jaccard": ("Jaccard", "tp_j / (tp_j + fp_j + fn_j)"),
 }
 
 
@@ -91,7 +75,7 @@ def _rate(
     num, den = num_of(*cells), den_of(*cells)
     if average == "micro":
         num, den = num.sum(-1), den.sum(-1)
-    score = safe_divide(num, den, zero_division, _TITLES[name])
+    score = safe_divide(num, den, zero_division, _TITLES[name][0])
     support = cells[0] + cells[2] if average == "weighted" else None  # tp + fn: true totals
     return finish_average(score, support, average)
 
@@ -126,58 +110,35 @@ def _composite(
 def _make_rate(name: str, what: str, example: str) -> _Score:
     doc = f"""{what} of confusion tables, one class against the rest.
 
-    ``{_doc_formula(name)}`` per class ``j`` (``tn_j`` counts the documents of
+    ``{_TITLES[name][1]}`` per class ``j`` (``tn_j`` counts the documents of
     neither class ``j``'s row nor its column), averaged as scikit-learn averages
     precision: ``"micro"`` on the sums over classes, ``"weighted"`` by support.
 
-    Parameters
-    ----------
-    table : array_like, shape (..., M, M)
-        Counts or cell probabilities; rows are true classes.
-    average : {{"micro", "macro", "weighted", "binary", None}}, default "macro"
-        ``None`` returns one value per class on a trailing axis.
-    labels : sequence of int, optional
-        Class indices to include (and their order for ``average=None``).
-    pos_label : int, default 1
-        Positive class for ``average="binary"`` (2 x 2 tables only).
-    zero_division : {{"warn", 0, 1, numpy.nan}}, default "warn"
-        Value of a 0/0 on counts ("warn" gives 0 and warns); NaN classes are left
-        out of averages.
-
-    Returns
-    -------
-    ndarray, shape (...) or (..., K)
+    {{parameters}}
+    See Also
+    --------
+    f1posterior.precision, f1posterior.recall : The rates of the predicted and true sides.
+    f1posterior.evaluate : Posterior summaries of ``{name}`` and ``macro_{name}``.
 
     Examples
     --------
     >>> t = [[5, 1, 0], [2, 3, 1], [0, 0, 4]]
-    >>> {name}_score(t, average=None).round(4)
+    >>> {name}(t, average=None).round(4)
     array({example})
     """
-    return _make_score(f"{name}_score", partial(_rate, name=name), doc, module=__name__)
-
-
-def _doc_formula(name: str) -> str:
-    return {
-        "specificity": "tn_j / (tn_j + fp_j)",
-        "npv": "tn_j / (tn_j + fn_j)",
-        "fpr": "fp_j / (fp_j + tn_j)",
-        "fnr": "fn_j / (fn_j + tp_j)",
-        "fdr": "fp_j / (fp_j + tp_j)",
-        "jaccard": "tp_j / (tp_j + fp_j + fn_j)",
-    }[name]
+    return _make_score(name, partial(_rate, name=name), doc, module=__name__)
 
 
 # Examples on [[5, 1, 0], [2, 3, 1], [0, 0, 4]]: tp = (5, 3, 4), fp = (2, 1, 1),
 # fn = (1, 3, 0), tn = (8, 9, 11); e.g. specificity = (8/10, 9/10, 11/12).
-specificity_score = _make_rate(
+specificity = _make_rate(
     "specificity", "Specificity (true-negative rate)", "[0.8   , 0.9   , 0.9167]"
 )
-npv_score = _make_rate("npv", "Negative predictive value", "[0.8889, 0.75  , 1.    ]")
-fpr_score = _make_rate("fpr", "False-positive rate (1 - specificity)", "[0.2   , 0.1   , 0.0833]")
-fnr_score = _make_rate("fnr", "False-negative rate (1 - recall)", "[0.1667, 0.5   , 0.    ]")
-fdr_score = _make_rate("fdr", "False-discovery rate (1 - precision)", "[0.2857, 0.25  , 0.2   ]")
-jaccard_score = _make_rate(
+npv = _make_rate("npv", "Negative predictive value", "[0.8889, 0.75  , 1.    ]")
+fpr = _make_rate("fpr", "False-positive rate (1 - specificity)", "[0.2   , 0.1   , 0.0833]")
+fnr = _make_rate("fnr", "False-negative rate (1 - recall)", "[0.1667, 0.5   , 0.    ]")
+fdr = _make_rate("fdr", "False-discovery rate (1 - precision)", "[0.2857, 0.25  , 0.2   ]")
+jaccard = _make_rate(
     "jaccard", "Jaccard index (intersection over union)", "[0.625 , 0.4286, 0.8   ]"
 )
 
@@ -187,12 +148,10 @@ _COMPOSITE_AVERAGES = ("macro", "weighted", "binary", None)
 
 def _make_composite(name: str, doc: str) -> _Score:
     """P4, informedness or markedness: ``average`` without ``"micro"``."""
-    return _make_score(
-        f"{name}_score", partial(_composite, name=name), doc, _COMPOSITE_AVERAGES, __name__
-    )
+    return _make_score(name, partial(_composite, name=name), doc, _COMPOSITE_AVERAGES, __name__)
 
 
-p4_score = _make_composite(
+p4 = _make_composite(
     "p4",
     """P4 metric (Sitarz, 2022): the harmonic mean of precision, recall, specificity, NPV.
 
@@ -202,26 +161,23 @@ p4_score = _make_composite(
     2 x 2 table both classes have the same P4, so ``average="macro"`` (the default)
     is the binary P4; for ``M > 2`` it is the mean of the one-vs-rest values.
 
-    Parameters
-    ----------
-    table : array_like, shape (..., M, M)
-    average : {"macro", "weighted", "binary", None}, default "macro"
-        No ``"micro"``: P4 is not a ratio of sums over classes.
-    labels, pos_label, zero_division
-        As :func:`specificity_score`; a 0/0 happens only without ``tp``, ``tn`` or
-        without any error and a second class.
+    No ``"micro"`` average: P4 is not a ratio of sums over classes. A 0/0 happens
+    only without ``tp``, ``tn`` or without any error and a second class.
 
-    Returns
-    -------
-    ndarray, shape (...) or (..., K)
+    {parameters}
+    See Also
+    --------
+    f1posterior.metrics.informedness, f1posterior.metrics.markedness : The other
+        one-vs-rest composites.
+    f1posterior.metrics.specificity, f1posterior.metrics.npv : Two of its four rates.
 
     Examples
     --------
-    >>> p4_score([[8, 2], [1, 9]])  # 4 * 9 * 8 / (4 * 72 + 17 * 3)
+    >>> p4([[8, 2], [1, 9]])  # 4 * 9 * 8 / (4 * 72 + 17 * 3)
     array(0.84955752)
     """,
 )
-informedness_score = _make_composite(
+informedness = _make_composite(
     "informedness",
     """Informedness (Youden's J, bookmaker informedness): ``recall + specificity - 1``.
 
@@ -230,32 +186,40 @@ informedness_score = _make_composite(
     have the same value, ``tpr - fpr``, equal to scikit-learn's
     ``balanced_accuracy_score(adjusted=True)`` when both classes occur. In [-1, 1].
 
-    Parameters and returns as :func:`p4_score`.
+    {parameters}
+    See Also
+    --------
+    f1posterior.metrics.markedness : The predicted-side dual.
+    f1posterior.metrics.balanced_accuracy : Its rescaled form for two classes.
 
     Examples
     --------
-    >>> informedness_score([[8, 2], [1, 9]])  # 9/10 + 8/10 - 1
+    >>> informedness([[8, 2], [1, 9]])  # 9/10 + 8/10 - 1
     array(0.7)
     """,
 )
-markedness_score = _make_composite(
+markedness = _make_composite(
     "markedness",
     """Markedness: ``precision + npv - 1`` per class against the rest (Powers, 2011).
 
-    The predicted-side dual of :func:`informedness_score`; for ``M > 2`` the default
+    The predicted-side dual of :func:`informedness`; for ``M > 2`` the default
     is the mean over classes. In [-1, 1].
 
-    Parameters and returns as :func:`p4_score`.
+    {parameters}
+    See Also
+    --------
+    f1posterior.metrics.informedness : The true-side dual.
+    f1posterior.metrics.p4 : Another one-vs-rest composite.
 
     Examples
     --------
-    >>> markedness_score([[8, 2], [1, 9]])  # 9/11 + 8/9 - 1
+    >>> markedness([[8, 2], [1, 9]])  # 9/11 + 8/9 - 1
     array(0.70707071)
     """,
 )
 
 
-def balanced_accuracy_score(table: ArrayLike, *, adjusted: bool = False) -> np.ndarray:
+def balanced_accuracy(table: ArrayLike, *, adjusted: bool = False) -> np.ndarray:
     """Balanced accuracy: the mean recall over the classes that occur (scikit-learn's).
 
     Classes without true documents are left out, as scikit-learn does; on posterior
@@ -266,16 +230,23 @@ def balanced_accuracy_score(table: ArrayLike, *, adjusted: bool = False) -> np.n
     Parameters
     ----------
     table : array_like, shape (..., M, M)
+        Counts or cell probabilities; rows are true classes.
     adjusted : bool, default False
+        Rescale so that chance is 0 and perfect is 1.
 
     Returns
     -------
     ndarray, shape (...)
         NaN for a table without documents.
 
+    See Also
+    --------
+    f1posterior.recall : Per-class recall, which this averages.
+    f1posterior.metrics.informedness : Equal to the adjusted form for two classes.
+
     Examples
     --------
-    >>> balanced_accuracy_score([[8, 2, 0], [1, 9, 0], [0, 0, 0]])  # (8/10 + 9/10) / 2
+    >>> balanced_accuracy([[8, 2, 0], [1, 9, 0], [0, 0, 0]])  # (8/10 + 9/10) / 2
     array(0.85)
     """
     t = check_table(table)
@@ -314,7 +285,7 @@ def _check_ratio_args(
 
 # The ratios spell out their signature (not _make_score): other defaults (average=None,
 # zero_division=nan), a pair returned here and ``log`` in diagnostic_odds_ratio.
-def class_likelihood_ratios(
+def likelihood_ratios(
     table: ArrayLike,
     *,
     average: Average = None,
@@ -338,22 +309,29 @@ def class_likelihood_ratios(
     Parameters
     ----------
     table : array_like, shape (..., M, M)
+        Counts or cell probabilities; rows are true classes.
     average : {None, "binary"}, default None
         ``None``: one value per class on a trailing axis; ``"binary"``: ``pos_label``'s.
     labels : sequence of int, optional
         Class indices to include (and their order).
     pos_label : int, default 1
         Positive class for ``average="binary"`` (2 x 2 tables only).
-    zero_division : {"warn", 0, 1, numpy.nan}, default numpy.nan
+    zero_division : {numpy.nan, "warn", 0, 1}, default numpy.nan
+        Value of an undefined ratio on counts.
 
     Returns
     -------
     (ndarray, ndarray)
         ``LR+`` and ``LR-``, shape (..., K), or (...) for ``average="binary"``.
 
+    See Also
+    --------
+    f1posterior.metrics.diagnostic_odds_ratio : Their ratio.
+    f1posterior.recall, f1posterior.metrics.specificity : The rates they compare.
+
     Examples
     --------
-    >>> class_likelihood_ratios([[8, 2], [1, 9]], average="binary")  # (9/10)/(2/10), (1/10)/(8/10)
+    >>> likelihood_ratios([[8, 2], [1, 9]], average="binary")  # (9/10)/(2/10), (1/10)/(8/10)
     (array(4.5), array(0.125))
     """
     t, lab, zd = _check_ratio_args(table, average, labels, pos_label, zero_division)
@@ -388,14 +366,26 @@ def diagnostic_odds_ratio(
     Parameters
     ----------
     table : array_like, shape (..., M, M)
-    average, labels, pos_label, zero_division
-        As :func:`class_likelihood_ratios`.
+        Counts or cell probabilities; rows are true classes.
+    average : {None, "binary"}, default None
+        ``None``: one value per class on a trailing axis; ``"binary"``: ``pos_label``'s.
+    labels : sequence of int, optional
+        Class indices to include (and their order).
+    pos_label : int, default 1
+        Positive class for ``average="binary"`` (2 x 2 tables only).
+    zero_division : {numpy.nan, "warn", 0, 1}, default numpy.nan
+        Value where ``fn`` or ``fp`` is 0 on counts.
     log : bool, default False
         Return the natural log of the odds ratio.
 
     Returns
     -------
     ndarray, shape (..., K) or (...)
+        The odds ratio (or its log).
+
+    See Also
+    --------
+    f1posterior.metrics.likelihood_ratios : ``LR+`` and ``LR-``, whose ratio this is.
 
     Examples
     --------

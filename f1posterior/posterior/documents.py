@@ -281,6 +281,11 @@ def document_scores(
     -------
     dict of str to ndarray, shape (D,)
 
+    See Also
+    --------
+    f1posterior.evaluate_documents : Their posterior.
+    f1posterior.multilabel_scores : Label-level scores.
+
     Examples
     --------
     >>> v = document_scores([[1, 0, 1], [0, 1, 0]], [[1, 0, 0], [0, 1, 0]],
@@ -337,6 +342,11 @@ def evaluate_documents(
     Evaluation
         Mapping from metric name to :class:`~f1posterior.MetricSummary`
         (float fields; ``batch_shape == ()``).
+
+    See Also
+    --------
+    f1posterior.document_scores : The observed scores.
+    f1posterior.evaluate_multilabel : Label-level metrics.
 
     Examples
     --------

@@ -148,6 +148,10 @@ class BetaPosterior:
     transform : {"identity", "f1"}
         ``g(B) = B``, or ``g(B) = 2B / (1 + B)`` (F1 from the Jaccard index).
 
+    See Also
+    --------
+    f1posterior.exact_posterior : The function that returns it.
+
     Examples
     --------
     >>> post = exact_posterior([[40, 10], [5, 45]], "micro_f1")
@@ -379,6 +383,11 @@ def exact_posterior(
         With ``cdf``, ``sf``, ``ppf``, ``pdf``, ``mean``, ``std``, ``hdi``,
         ``eti`` and ``summary``; parameters of shape ``(*batch)`` or ``(*batch, M)``.
 
+    See Also
+    --------
+    f1posterior.exact_summary : Its summary.
+    f1posterior.evaluate : Every metric, exact or sampled.
+
     Examples
     --------
     >>> post = exact_posterior([[40, 10], [5, 45]], "f1")
@@ -408,6 +417,31 @@ def exact_summary(
 
     Same fields as :func:`f1posterior.evaluate`'s summaries, with
     ``mc_error`` 0, ``draws`` 0 and ``exact`` True.
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (..., M, M)
+        Confusion counts; rows are true classes.
+    metric : str
+        A named metric with a closed form (see :func:`exact_posterior`).
+    alpha : float, array_like or str, default 1.0
+        Prior of the rows, as in :func:`f1posterior.evaluate`.
+    beta : float, array_like or str, default "aligned"
+        Prior of the prevalences; the closed forms need ``"aligned"`` (but ``recall``).
+    ci_prob : float, default 0.95
+        Probability of the intervals.
+    ref : float, optional
+        Reference value of ``p_below`` and ``p_above``.
+
+    Returns
+    -------
+    MetricSummary
+        The summary, computed without draws.
+
+    See Also
+    --------
+    f1posterior.exact_posterior : The Beta posterior itself.
+    f1posterior.evaluate : Every metric, exact or sampled.
 
     Examples
     --------

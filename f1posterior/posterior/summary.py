@@ -60,6 +60,11 @@ def hdi(x: ArrayLike, ci_prob: float = 0.95, axis: int = -1) -> np.ndarray:
     ndarray, shape (..., 2)
         Lower and upper bounds (the draws axis replaced by a trailing axis of 2).
 
+    See Also
+    --------
+    f1posterior.eti : The equal-tailed interval.
+    f1posterior.summarize_draws : Every summary at once.
+
     Examples
     --------
     >>> import numpy as np
@@ -162,6 +167,11 @@ def eti(x: ArrayLike, ci_prob: float = 0.95, axis: int = -1) -> np.ndarray:
     -------
     ndarray, shape (..., 2)
 
+    See Also
+    --------
+    f1posterior.hdi : The shortest interval.
+    f1posterior.summarize_draws : Every summary at once.
+
     Examples
     --------
     >>> import numpy as np
@@ -233,6 +243,18 @@ class MetricSummary:
         The metric of the observed table's chance table.
     p_above_chance : float, ndarray or None
         P(metric > its chance level), the two compared draw by draw.
+
+    See Also
+    --------
+    f1posterior.evaluate : Summaries of named metrics.
+    f1posterior.summarize_draws : The summary of any draws.
+
+    Examples
+    --------
+    >>> from f1posterior import evaluate
+    >>> s = evaluate([[40, 10], [5, 45]], metrics="micro_f1", draws=2000, rng=0)["micro_f1"]
+    >>> s.score, s.draws, s.hdi.shape
+    (0.85, 2000, (2,))
     """
 
     score: Value
@@ -331,6 +353,27 @@ def summarize_draws(
     ref: float | None = None,
 ) -> MetricSummary:
     """Summarise draws of shape ``(..., draws)`` into a :class:`MetricSummary`.
+
+    Parameters
+    ----------
+    x : array_like, shape (..., draws)
+        Draws of a metric, the draws on the last axis.
+    score : array_like, optional
+        The observed value, shape ``x.shape[:-1]``.
+    ci_prob : float, default 0.95
+        Probability of the intervals.
+    ref : float, optional
+        Reference value of ``p_below`` and ``p_above``.
+
+    Returns
+    -------
+    MetricSummary
+        Mean, median, standard deviation, Monte Carlo error and intervals.
+
+    See Also
+    --------
+    f1posterior.hdi, f1posterior.eti : The two intervals.
+    f1posterior.MetricSummary : The result.
 
     Examples
     --------

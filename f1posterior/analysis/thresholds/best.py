@@ -28,12 +28,6 @@ from .common import (
 __all__ = ["ThresholdResult", "best_threshold"]
 
 
-# --- validation ------------------------------------------------------------------------
-
-
-# --- empirical optimal thresholds ------------------------------------------------------
-
-
 @value_equality
 @dataclass(frozen=True)
 class ThresholdResult:
@@ -55,6 +49,16 @@ class ThresholdResult:
         The F-beta weight.
     strategy : str
         ``"per_label"`` or ``"shared"``.
+
+    See Also
+    --------
+    f1posterior.thresholds.best_threshold : The function that returns it.
+
+    Examples
+    --------
+    >>> r = best_threshold([1, 0, 1, 0, 0], [0.9, 0.8, 0.8, 0.3, 0.1])
+    >>> r.threshold, r.predict([0.85, 0.5]).tolist()
+    (0.8, [True, False])
     """
 
     threshold: Any
@@ -63,9 +67,9 @@ class ThresholdResult:
     beta: float
     strategy: str
 
-    def predict(self, scores: ArrayLike) -> np.ndarray:
-        """Boolean decisions ``scores >= threshold`` for new scores of the same layout."""
-        s = check_scores(scores)
+    def predict(self, y_score: ArrayLike) -> np.ndarray:
+        """Boolean decisions ``y_score >= threshold`` for new scores of the same layout."""
+        s = check_scores(y_score, "y_score")
         return np.asarray(s >= self.threshold)
 
 
@@ -97,14 +101,14 @@ def _sweep(
 
 
 def best_threshold(
-    scores: ArrayLike,
     y_true: ArrayLike,
+    y_score: ArrayLike,
     *,
     beta: float = 1.0,
     strategy: Strategy = "per_label",
     zero_division: float = 0.0,
 ) -> ThresholdResult:
-    """Threshold that maximises the observed F-beta of ``scores >= threshold``.
+    """Threshold that maximises the observed F-beta of ``y_score >= threshold``.
 
     One sort and one sweep over the cut points: ``O(n log n)`` per label,
     vectorised over labels. Only cuts between different scores are
@@ -113,10 +117,10 @@ def best_threshold(
 
     Parameters
     ----------
-    scores : array_like, shape (n,) or (D, L)
-        Finite real scores; higher means more likely positive.
-    y_true : array_like, same shape
+    y_true : array_like, shape (n,) or (D, L)
         True labels, 0/1 (bool, integer, or float equal to 0 or 1).
+    y_score : array_like, same shape
+        Finite real scores; higher means more likely positive.
     beta : float, default 1.0
         Weight of recall in F-beta (> 0).
     strategy : {"per_label", "shared"}, default "per_label"
@@ -133,17 +137,23 @@ def best_threshold(
     ThresholdResult
         ``threshold``, ``score`` and ``table`` (``[[tn, fp], [fn, tp]]``).
 
+    See Also
+    --------
+    f1posterior.thresholds.evaluate_threshold : An honest score for the chosen threshold.
+    f1posterior.thresholds.expected_fbeta_decisions : The optimum for calibrated probabilities.
+    f1posterior.fbeta : F-beta of the returned tables.
+
     Examples
     --------
-    >>> r = best_threshold([0.9, 0.8, 0.8, 0.3, 0.1], [1, 0, 1, 0, 0])
+    >>> r = best_threshold([1, 0, 1, 0, 0], [0.9, 0.8, 0.8, 0.3, 0.1])
     >>> r.threshold, round(r.score, 4)
     (0.8, 0.8)
     >>> r.table.tolist()
     [[2, 1], [0, 2]]
-    >>> best_threshold([[0.2, 0.9], [0.7, 0.1]], [[0, 1], [1, 0]]).threshold.tolist()
+    >>> best_threshold([[0, 1], [1, 0]], [[0.2, 0.9], [0.7, 0.1]]).threshold.tolist()
     [0.7, 0.9]
     """
-    s = check_scores(scores)
+    s = check_scores(y_score, "y_score")
     y = _check_truth(y_true, s.shape)
     b = check_positive(beta, "beta")
     check_choice(strategy, "strategy", _STRATEGIES)
@@ -166,12 +176,3 @@ def best_threshold(
     return ThresholdResult(
         threshold=float(thr1[0]), score=float(score1[0]), table=table, beta=b, strategy=strategy
     )
-
-
-# --- expected F-beta of calibrated, independent probabilities ---------------------------
-
-
-# --- rank-based cut-offs ----------------------------------------------------------------
-
-
-# --- honest evaluation of a chosen threshold ---------------------------------------------

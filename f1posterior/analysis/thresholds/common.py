@@ -11,23 +11,15 @@ from ..._core.describe import describe
 from ..._core.validation import check_indicator, check_scores
 
 Strategy = Literal["per_label", "shared"]
-
-
 Pivot = Literal["document", "label"]
-
-
 _STRATEGIES = ("per_label", "shared")
-
-
 _PIVOTS = ("document", "label")
-
-
 #: Relative tolerance under which two F-beta values count as tied (rounding).
 _TIE = 1e-12
 
 
 def _check_truth(
-    y: Any, shape: tuple[int, ...], name: str = "y_true", other: str = "scores"
+    y: Any, shape: tuple[int, ...], name: str = "y_true", other: str = "y_score"
 ) -> np.ndarray:
     """0/1 labels of the given shape, as bool."""
     return check_indicator(y, name, shape=shape, like=other)

@@ -37,6 +37,19 @@ class RankCutoff:
     pivot : str
         ``"document"`` (rank labels within each document) or ``"label"``
         (rank documents within each label).
+
+    See Also
+    --------
+    f1posterior.thresholds.top_k_cutoff, f1posterior.thresholds.proportional_cutoff : Cut-offs
+        without the truth.
+    f1posterior.thresholds.calibrated_cutoff, f1posterior.thresholds.break_even_cutoff : Oracle
+        cut-offs.
+
+    Examples
+    --------
+    >>> r = top_k_cutoff([[0.1, 0.7, 0.4], [0.5, 0.2, 0.3]], 1)
+    >>> r.k.tolist(), r.method, r.pivot
+    ([1, 1], 'top_k', 'document')
     """
 
     decisions: np.ndarray
@@ -45,11 +58,11 @@ class RankCutoff:
     pivot: str
 
 
-def _check_matrix(scores: Any) -> np.ndarray:
-    s = check_scores(scores)
+def _check_matrix(y_score: Any) -> np.ndarray:
+    s = check_scores(y_score, "y_score")
     if s.ndim != 2:
         raise ValueError(
-            "scores must be a (D documents, L labels) matrix for rank cut-offs; got shape "
+            "y_score must be a (D documents, L labels) matrix for rank cut-offs; got shape "
             f"{s.shape}"
         )
     return s
@@ -66,12 +79,12 @@ def _top(s: np.ndarray, k: np.ndarray, pivot: str) -> np.ndarray:
     return ranks < (k[:, None] if axis == 1 else k[None, :])
 
 
-def top_k_cutoff(scores: ArrayLike, k: Any, *, pivot: Pivot = "document") -> RankCutoff:
+def top_k_cutoff(y_score: ArrayLike, k: Any, *, pivot: Pivot = "document") -> RankCutoff:
     """Predict the ``k`` best-scored labels of each document (or documents of each label).
 
     Parameters
     ----------
-    scores : array_like, shape (D, L)
+    y_score : array_like, shape (D, L)
     k : int or array_like of int, shape (D,) or (L,)
         How many to predict, ``0 <= k <= L`` (document pivot) or ``<= D``.
     pivot : {"document", "label"}, default "document"
@@ -80,12 +93,17 @@ def top_k_cutoff(scores: ArrayLike, k: Any, *, pivot: Pivot = "document") -> Ran
     -------
     RankCutoff
 
+    See Also
+    --------
+    f1posterior.thresholds.proportional_cutoff : ``k`` from training frequencies.
+    f1posterior.thresholds.best_threshold : A score threshold instead of a rank.
+
     Examples
     --------
     >>> top_k_cutoff([[0.1, 0.7, 0.4], [0.5, 0.2, 0.3]], 1).decisions.astype(int).tolist()
     [[0, 1, 0], [1, 0, 0]]
     """
-    s = _check_matrix(scores)
+    s = _check_matrix(y_score)
     check_choice(pivot, "pivot", _PIVOTS)
     size, length = (s.shape[0], s.shape[1]) if pivot == "document" else (s.shape[1], s.shape[0])
     karr = np.asarray(k)
@@ -100,9 +118,9 @@ def top_k_cutoff(scores: ArrayLike, k: Any, *, pivot: Pivot = "document") -> Ran
 
 
 def proportional_cutoff(
-    scores: ArrayLike, y_train: ArrayLike, *, pivot: Pivot = "label"
+    y_train: ArrayLike, y_score: ArrayLike, *, pivot: Pivot = "label"
 ) -> RankCutoff:
-    """Cut-offs proportional to the training data (Rubin et al. 2012's "Proportional").
+    """Choose cut-offs proportional to the training data (Rubin et al. 2012's "Proportional").
 
     Label pivot: label ``j`` is given to its ``ceil(D_test / D_train * N_train_j)``
     best-scored test documents, ``N_train_j`` being its training frequency.
@@ -111,28 +129,34 @@ def proportional_cutoff(
 
     Parameters
     ----------
-    scores : array_like, shape (D_test, L)
     y_train : array_like of 0/1, shape (D_train, L)
         Training labels (only their frequencies are used).
+    y_score : array_like, shape (D_test, L)
+        Scores of the test documents.
     pivot : {"label", "document"}, default "label"
 
     Returns
     -------
     RankCutoff
 
+    See Also
+    --------
+    f1posterior.thresholds.top_k_cutoff : A fixed ``k``.
+    f1posterior.thresholds.calibrated_cutoff : ``k`` from the truth (an oracle).
+
     Examples
     --------
-    >>> r = proportional_cutoff([[0.9, 0.1], [0.8, 0.7], [0.2, 0.6], [0.3, 0.4]],
-    ...                         [[1, 0], [1, 1], [0, 0], [1, 0]])
+    >>> r = proportional_cutoff([[1, 0], [1, 1], [0, 0], [1, 0]],
+    ...                         [[0.9, 0.1], [0.8, 0.7], [0.2, 0.6], [0.3, 0.4]])
     >>> r.k.tolist()
     [3, 1]
     """
-    s = _check_matrix(scores)
+    s = _check_matrix(y_score)
     shape = np.shape(y_train) if not isinstance(y_train, (str, bytes)) else ()
     if len(shape) != 2 or shape[0] == 0 or shape[1] != s.shape[1]:
         raise ValueError(
             f"y_train must have shape (D_train, {s.shape[1]}) with D_train >= 1 (one column "
-            f"per label of scores); got shape {shape}"
+            f"per label of y_score); got shape {shape}"
         )
     yb = _check_truth(y_train, shape, "y_train", "itself")
     check_choice(pivot, "pivot", _PIVOTS)
@@ -146,19 +170,38 @@ def proportional_cutoff(
 
 
 def calibrated_cutoff(
-    scores: ArrayLike, y_true: ArrayLike, *, pivot: Pivot = "document"
+    y_true: ArrayLike, y_score: ArrayLike, *, pivot: Pivot = "document"
 ) -> RankCutoff:
     """Predict as many as are truly positive (an oracle cut-off, for analysis).
 
     With ``k`` equal to the true number of positives, precision equals recall:
     this is also the classical precision-recall break-even point.
 
+    Parameters
+    ----------
+    y_true : array_like of 0/1, shape (D, L)
+        True labels; their count per document (or label) is ``k``.
+    y_score : array_like, shape (D, L)
+        Scores; the ``k`` best-scored are predicted.
+    pivot : {"document", "label"}, default "document"
+        Rank labels within each document, or documents within each label.
+
+    Returns
+    -------
+    RankCutoff
+        The decisions and ``k``.
+
+    See Also
+    --------
+    f1posterior.thresholds.break_even_cutoff : The F-beta-optimal ``k`` (an oracle).
+    f1posterior.thresholds.top_k_cutoff : A fixed ``k``.
+
     Examples
     --------
-    >>> calibrated_cutoff([[0.9, 0.5, 0.1]], [[0, 1, 1]]).decisions.astype(int).tolist()
+    >>> calibrated_cutoff([[0, 1, 1]], [[0.9, 0.5, 0.1]]).decisions.astype(int).tolist()
     [[1, 1, 0]]
     """
-    s = _check_matrix(scores)
+    s = _check_matrix(y_score)
     y = _check_truth(y_true, s.shape)
     check_choice(pivot, "pivot", _PIVOTS)
     k = y.sum(1 if pivot == "document" else 0).astype(np.int64)
@@ -166,7 +209,7 @@ def calibrated_cutoff(
 
 
 def break_even_cutoff(
-    scores: ArrayLike, y_true: ArrayLike, *, beta: float = 1.0, pivot: Pivot = "document"
+    y_true: ArrayLike, y_score: ArrayLike, *, beta: float = 1.0, pivot: Pivot = "document"
 ) -> RankCutoff:
     """Per document (or label), the ``k`` whose top-k maximises F-beta (an oracle).
 
@@ -174,13 +217,34 @@ def break_even_cutoff(
     document's F-beta (the smallest such ``k``; 0 for a document with no
     positive label). Ranks break ties in score by position.
 
+    Parameters
+    ----------
+    y_true : array_like of 0/1, shape (D, L)
+        True labels.
+    y_score : array_like, shape (D, L)
+        Scores; the ``k`` best-scored are predicted.
+    beta : float, default 1.0
+        Weight of recall in F-beta (> 0).
+    pivot : {"document", "label"}, default "document"
+        Rank labels within each document, or documents within each label.
+
+    Returns
+    -------
+    RankCutoff
+        The decisions and each document's (or label's) ``k``.
+
+    See Also
+    --------
+    f1posterior.thresholds.calibrated_cutoff : ``k`` equal to the true count.
+    f1posterior.thresholds.best_threshold : A score threshold instead of a rank.
+
     Examples
     --------
-    >>> r = break_even_cutoff([[0.9, 0.8, 0.7, 0.1]], [[1, 0, 1, 0]])
+    >>> r = break_even_cutoff([[1, 0, 1, 0]], [[0.9, 0.8, 0.7, 0.1]])
     >>> r.k.tolist()
     [3]
     """
-    s = _check_matrix(scores)
+    s = _check_matrix(y_score)
     y = _check_truth(y_true, s.shape)
     b2 = check_positive(beta, "beta") ** 2
     check_choice(pivot, "pivot", _PIVOTS)

@@ -74,6 +74,19 @@ class ThresholdEvaluation:
         ``(alpha, beta)`` Dirichlet prior of the posterior.
     seed : int
         The root seed of the run (a SeedSequence): pass it back as ``rng=`` to repeat the run.
+
+    See Also
+    --------
+    f1posterior.thresholds.evaluate_threshold : The function that returns it.
+
+    Examples
+    --------
+    >>> gen = np.random.default_rng(0)
+    >>> y = gen.random(200) < 0.3
+    >>> s = np.where(y, gen.normal(1, 1, 200), gen.normal(0, 1, 200))
+    >>> r = evaluate_threshold(y, s, folds=4, draws=2000, rng=1)
+    >>> r.metric, r.thresholds.shape, int(r.table.sum())
+    ('fbeta', (4,), 200)
     """
 
     metric: str
@@ -129,8 +142,8 @@ def _check_prior(prior: Any) -> tuple[Any, Any]:
 
 
 def evaluate_threshold(
-    scores: ArrayLike,
     y_true: ArrayLike,
+    y_score: ArrayLike,
     *,
     folds: int = 5,
     f_beta: float = 1.0,
@@ -153,8 +166,8 @@ def evaluate_threshold(
 
     Parameters
     ----------
-    scores : array_like, shape (n,) or (D, L)
-    y_true : array_like of 0/1, same shape
+    y_true : array_like of 0/1, shape (n,) or (D, L)
+    y_score : array_like, same shape
     folds : int, default 5
         Number of folds, ``2 <= folds <= n``.
     f_beta : float, default 1.0
@@ -174,19 +187,24 @@ def evaluate_threshold(
     -------
     ThresholdEvaluation
 
+    See Also
+    --------
+    f1posterior.thresholds.best_threshold : The in-sample threshold.
+    f1posterior.evaluate : The posterior of a fixed table.
+
     Examples
     --------
     >>> import numpy as np
     >>> gen = np.random.default_rng(0)
     >>> y = gen.random(400) < 0.3
     >>> s = np.where(y, gen.normal(1, 1, 400), gen.normal(0, 1, 400))
-    >>> r = evaluate_threshold(s, y, folds=5, draws=4000, rng=1)
+    >>> r = evaluate_threshold(y, s, folds=5, draws=4000, rng=1)
     >>> r.metric, r.table.sum()
     ('fbeta', np.int64(400))
     >>> bool(r.optimism > 0), bool(r.held_out.hdi[0] < r.held_out.score < r.held_out.hdi[1])
     (True, True)
     """
-    s = check_scores(scores)
+    s = check_scores(y_score, "y_score")
     y = _check_truth(y_true, s.shape)
     b = check_positive(f_beta, "f_beta")
     check_choice(strategy, "strategy", _STRATEGIES)
@@ -207,13 +225,13 @@ def evaluate_threshold(
     thresholds = []
     for f in range(k):
         train, test = fold_of != f, fold_of == f
-        res = best_threshold(s2[train], y2[train], beta=b, strategy=strategy)
+        res = best_threshold(y2[train], s2[train], beta=b, strategy=strategy)
         thr = np.broadcast_to(np.asarray(res.threshold, dtype=np.float64), (n_lab,))
         pred = s2[test] >= thr
         yt = y2[test]
         table += _tables((pred & yt).sum(0), pred.sum(0), yt.sum(0), int(test.sum()))
         thresholds.append(res.threshold if strategy == "shared" else thr.copy())
-    full = best_threshold(s, y, beta=b, strategy=strategy)
+    full = best_threshold(y, s, beta=b, strategy=strategy)
 
     # posterior: one binary model per label; per-label F-beta draws, pooled micro counts
     b2 = b * b

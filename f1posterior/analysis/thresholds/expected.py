@@ -95,6 +95,16 @@ class ExpectedFbetaDecision:
         Exact expected F-beta of predicting the ``k`` most probable, ``k = 0..n``.
     beta : float
     strategy : str
+
+    See Also
+    --------
+    f1posterior.thresholds.expected_fbeta_decisions : The function that returns it.
+
+    Examples
+    --------
+    >>> d = expected_fbeta_decisions([0.9, 0.6, 0.3, 0.05])
+    >>> int(d.n_positive), round(float(d.expected), 4), d.decisions.tolist()
+    (2, 0.7587, [True, True, False, False])
     """
 
     decisions: np.ndarray
@@ -115,7 +125,7 @@ def expected_fbeta_decisions(
     strategy: Strategy = "per_label",
     zero_division: float = 0.0,
 ) -> ExpectedFbetaDecision:
-    """Decisions maximising the exact expected F-beta of calibrated, independent labels.
+    """Choose the decisions that maximise the exact expected F-beta of calibrated labels.
 
     The plug-in algorithm of Lipton et al. (2014), section 4.1, for independent labels:
     sort the probabilities, compute the exact expected F-beta of predicting
@@ -142,6 +152,11 @@ def expected_fbeta_decisions(
     Returns
     -------
     ExpectedFbetaDecision
+
+    See Also
+    --------
+    f1posterior.thresholds.expected_fbeta : The expectation of any decisions.
+    f1posterior.thresholds.best_threshold : The observed optimum given labels.
 
     Notes
     -----
@@ -212,6 +227,11 @@ def expected_fbeta(
     -------
     float
         ``E[F-beta]``, computed in ``O(n^2)``.
+
+    See Also
+    --------
+    f1posterior.thresholds.expected_fbeta_decisions : The decisions that maximise it.
+    f1posterior.thresholds.best_threshold : The observed optimum given labels.
 
     Examples
     --------

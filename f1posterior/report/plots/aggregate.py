@@ -53,6 +53,10 @@ def plot_aggregate(
         one segment per table, in the result's order from the top; the
         aggregate is a polygon with gid ``"aggregate"``.
 
+    See Also
+    --------
+    f1posterior.aggregate : The result it draws.
+
     Examples
     --------
     >>> from f1posterior import aggregate

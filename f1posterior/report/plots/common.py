@@ -67,6 +67,20 @@ def _mpl() -> Any:
 def metric_label(name: str) -> str:
     """Display name of a metric: ``"micro_f1"`` -> ``"micro-F1"``; unknown names unchanged.
 
+    Parameters
+    ----------
+    name : str
+        A metric name.
+
+    Returns
+    -------
+    str
+        Its display name.
+
+    See Also
+    --------
+    f1posterior.report.plots.plot_summary : A figure that uses it.
+
     Examples
     --------
     >>> metric_label("macro_f1"), metric_label("my_metric")

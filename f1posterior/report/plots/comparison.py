@@ -42,11 +42,11 @@ def plot_comparison(
         difference draws, shape ``(draws,)``), ``difference`` (a
         :class:`~f1posterior.MetricSummary`), ``p_a_better``, ``p_b_better``,
         ``p_equivalent`` and ``decision``.
+    index : int or tuple of int, default ()
+        Which comparison of a batch of comparisons.
     rope : float, optional
         Half-width of the region of practical equivalence ``[-rope, rope]``
         (default: the result's ``rope`` attribute, if any).
-    index : int or tuple of int, default ()
-        Which comparison of a batch of comparisons.
     names : (str, str), default ("A", "B")
         Names of the two classifiers.
     metric : str, optional
@@ -57,6 +57,17 @@ def plot_comparison(
     Returns
     -------
     matplotlib.figure.Figure
+
+    See Also
+    --------
+    f1posterior.compare : The result it draws.
+
+    Examples
+    --------
+    >>> from f1posterior import compare
+    >>> res = compare([[45, 5], [5, 45]], [[30, 20], [20, 30]], draws=2000, rng=0)
+    >>> len(plot_comparison(res).axes)
+    1
     """
     for attr in ("draws", "difference", "p_a_better", "p_b_better", "decision"):
         if not hasattr(comparison, attr):

@@ -86,6 +86,10 @@ def plot_forest(
         The HDI bars form one ``LineCollection`` (gid ``"hdi_bars"``), one
         segment per row, top row first after sorting.
 
+    See Also
+    --------
+    f1posterior.evaluate : The result it draws.
+
     Examples
     --------
     >>> from f1posterior import evaluate

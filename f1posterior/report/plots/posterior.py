@@ -74,6 +74,10 @@ def plot_posterior(
         The HDI bar is the line labelled ``"95% HDI"`` (gid ``"hdi_bar"``);
         its x data are the summary's HDI.
 
+    See Also
+    --------
+    f1posterior.evaluate : The result it draws.
+
     Examples
     --------
     >>> from f1posterior import evaluate

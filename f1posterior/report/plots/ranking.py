@@ -42,6 +42,10 @@ def plot_ranking(
         One row per classifier (best expected rank on top, labelled with its
         name and E[rank]), one column per rank; every cell shows its probability.
 
+    See Also
+    --------
+    f1posterior.rank_classifiers : The result it draws.
+
     Examples
     --------
     >>> import numpy as np

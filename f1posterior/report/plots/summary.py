@@ -44,6 +44,11 @@ def plot_summary(
     -------
     matplotlib.figure.Figure
 
+    See Also
+    --------
+    f1posterior.evaluate : The result it draws.
+    f1posterior.report.plots.plot_forest : Per-class intervals.
+
     Examples
     --------
     >>> from f1posterior import evaluate
