@@ -40,7 +40,18 @@ _CHECK_KEYS = ("metric", "min", "baseline", "max_drop", "min_support", "joint")
 
 
 class GateConfigError(ValueError):
-    """A gate configuration that cannot be used; the message names the file and the key."""
+    """A gate configuration that cannot be used; the message names the file and the key.
+
+    See Also
+    --------
+    f1posterior.gate : The gate a configuration describes (``f1posterior gate --config``).
+
+    Examples
+    --------
+    >>> from f1posterior import GateConfigError
+    >>> issubclass(GateConfigError, ValueError)  # one line, as every input error
+    True
+    """
 
 
 @dataclass(frozen=True)

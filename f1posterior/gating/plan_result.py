@@ -76,6 +76,20 @@ class PlanResult:
         Root seed (entropy), so that a run can be repeated.
     assumptions : tuple of str
         What the simulation assumes.
+    source : str or None
+        Where the counts came from, when known.
+
+    See Also
+    --------
+    f1posterior.plan : Computes it.
+    CurvePoint : One size of the curve.
+
+    Examples
+    --------
+    >>> from f1posterior import plan
+    >>> res = plan([[90, 10], [5, 95]], metric="micro_f1", threshold=0.5)
+    >>> res.reached, res.additional_documents, res.current_verdict
+    (True, 0, 'pass')
     """
 
     additional_documents: int | None

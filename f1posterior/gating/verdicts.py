@@ -82,6 +82,18 @@ class Check:
         (:attr:`f1posterior.MetricSummary.prior_dominated` of the metric, or of
         either model's metric for a baseline check), so the prior may have
         decided the verdict; every output format says so.
+
+    See Also
+    --------
+    GateResult : All the checks of a gate.
+    f1posterior.Floor : A check as requested (also ``JointFloor``, ``NonInferiority``).
+
+    Examples
+    --------
+    >>> from f1posterior import Floor, gate
+    >>> (check,) = gate([[40, 10], [5, 45]], [Floor("micro_f1", 0.75)], beta="aligned").checks
+    >>> check.verdict, check.condition, check.exact, round(check.prob, 4)
+    ('pass', 'micro_f1 >= 0.75', True, 0.9903)
     """
 
     kind: str
@@ -207,6 +219,20 @@ class GateResult:
         How the text tells an INCONCLUSIVE check's next step: a
         :func:`f1posterior.plan` call (the library's default) or an
         ``f1posterior plan`` command (the command line's).
+
+    See Also
+    --------
+    f1posterior.gate : Computes it (``gate_multilabel`` for multi-label tables).
+    Check : The verdict of one check.
+
+    Examples
+    --------
+    >>> from f1posterior import Floor, gate
+    >>> res = gate([[40, 10], [5, 45]], [Floor("micro_f1", 0.75)], beta="aligned")
+    >>> res.verdict, res.passed, len(res.checks)
+    ('pass', True, 1)
+    >>> res.to_dict()["checks"][0]["condition"]
+    'micro_f1 >= 0.75'
     """
 
     checks: tuple[Check, ...]
