@@ -26,8 +26,9 @@ from .analysis.frequentist import DegenerateIntervalWarning, FrequentistInterval
 from .analysis.paired import compare_predictions
 from .analysis.ranking import Ranking, rank_classifiers, rank_predictions
 from .analysis.sensitivity import PriorSensitivity, prior_sensitivity
+from .gating.checks import Floor, JointFloor, NonInferiority
 from .gating.config_schema import GateConfigError
-from .gating.gate import assert_gate, gate
+from .gating.gate import assert_gate, gate, gate_multilabel
 from .gating.plan_result import PlanResult
 from .gating.planning import plan
 from .gating.verdicts import Check, GateResult
@@ -82,7 +83,11 @@ __all__ = [
     "exact_summary",
     "BetaPosterior",
     "gate",
+    "gate_multilabel",
     "assert_gate",
+    "Floor",
+    "JointFloor",
+    "NonInferiority",
     "GateResult",
     "Check",
     "plan",

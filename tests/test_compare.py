@@ -18,7 +18,7 @@ import pytest
 from scipy import integrate, stats
 
 import f1posterior
-from f1posterior import evaluate
+from f1posterior import NonInferiority, evaluate
 from f1posterior._core.priors import adaptive_alpha
 from f1posterior.analysis import paired
 from f1posterior.analysis.comparison import Comparison, compare
@@ -621,19 +621,18 @@ def test_gate_baseline_uses_paired_model():
 
     y, pa, pb = _doc_pairs()
     ca, cb = confusion_matrix(y, pa).counts, confusion_matrix(y, pb).counts
-    res = gate(ca, baseline=cb, compare="macro_f1", paired=(y, pa, pb), draws=20_000, rng=7)
+    pair = dict(y_true=y, y_pred=pa, baseline_pred=pb)
+    res = gate(checks=[NonInferiority("macro_f1")], draws=20_000, rng=7, **pair)
     ref = compare_predictions(
         y, pa, pb, draws=20_000, rng=np.random.SeedSequence(7, spawn_key=(2,))
     )
     (check,) = res.checks
     assert check.prob == pytest.approx(np.mean(ref.draws >= 0))
     assert res.passed and "paired" in str(res)
-    indep = gate(ca, baseline=cb, compare="macro_f1", draws=20_000, rng=7)
+    indep = gate(ca, [NonInferiority("macro_f1")], baseline=cb, draws=20_000, rng=7)
     assert not indep.passed  # the independent model cannot tell them apart
-    with pytest.raises(ValueError, match=r"paired predictions do not match baseline"):
-        gate(ca, baseline=ca, compare="macro_f1", paired=(y, pa, pb), draws=100)
     with pytest.raises(ValueError, match=r"paired baseline comparisons take single-number"):
-        gate(ca, baseline=cb, compare="f1", paired=(y, pa, pb), draws=100)
+        gate(checks=[NonInferiority("f1")], draws=100, **pair)
 
 
 def test_gate_cli_pairs_prediction_files_with_the_same_documents(tmp_path, capsys):

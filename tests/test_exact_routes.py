@@ -18,7 +18,7 @@ import scipy.optimize as so
 import scipy.stats as ss
 
 import f1posterior.posterior.exact as fx
-from f1posterior import evaluate
+from f1posterior import Floor, evaluate
 from f1posterior._core.priors import resolve_prior
 from f1posterior.gating.gate import gate
 
@@ -124,7 +124,7 @@ def test_without_scipy_recall_is_sampled_from_its_beta_marginal(monkeypatch):
 
 
 def test_gate_recall_floor_is_exact_under_a_dirichlet_prior():
-    res = gate(SKEWED, minimums={"recall": 0.3}, alpha="adaptive", beta="adaptive")
+    res = gate(SKEWED, [Floor("recall", 0.3)], alpha="adaptive", beta="adaptive")
     a, b = _recall_beta(SKEWED, "adaptive", "adaptive")
     probs = np.array([c.prob for c in res.checks if c.verdict != "skipped"])
     exact = [c.exact for c in res.checks if c.verdict != "skipped"]

@@ -19,7 +19,7 @@ import sklearn.metrics as skm
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from f1posterior import evaluate, gate, sample_posterior
+from f1posterior import Floor, evaluate, gate, sample_posterior
 from f1posterior.cli import main
 from f1posterior.metrics import (
     balanced_accuracy,
@@ -413,9 +413,11 @@ def test_evaluate_accepts_every_new_metric():
 
 def test_gate_accepts_new_metrics():
     counts = np.array([[90, 10], [8, 92]])
-    res = gate(counts, minimums={"mcc": 0.5, "specificity": 0.6, "p4": 0.7}, draws=4000, rng=0)
+    res = gate(
+        counts, [Floor("mcc", 0.5), Floor("specificity", 0.6), Floor("p4", 0.7)], draws=4000, rng=0
+    )
     assert res.passed
-    res = gate(counts, minimums={"balanced_accuracy": 0.99}, draws=4000, rng=0)
+    res = gate(counts, [Floor("balanced_accuracy", 0.99)], draws=4000, rng=0)
     assert not res.passed
 
 

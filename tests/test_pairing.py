@@ -110,11 +110,8 @@ import json  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from f1posterior.cli import main  # noqa: E402
-from f1posterior.cli.prediction_tables import (  # noqa: E402
-    PredictionTable,
-    pair_prediction_tables,
-    read_prediction_table,
-)
+from f1posterior.cli.prediction_tables import pair_prediction_tables  # noqa: E402
+from f1posterior.io.predictions import PredictionTable, read_prediction_table  # noqa: E402
 
 N_DOCS = 240
 

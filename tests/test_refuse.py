@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 import pytest
 
-from f1posterior import aggregate, evaluate, gate
+from f1posterior import Floor, aggregate, evaluate, gate
 from f1posterior._core.limits import MAX_EXACT_TOTAL, MIN_CONCENTRATION, MIN_PRIOR_CHECK_DRAWS
 from f1posterior._core.validation import MIN_SUMMARY_DRAWS, check_counts
 from f1posterior.analysis.aggregate import MAX_TAU_SCALE
@@ -246,7 +246,7 @@ def test_the_prior_check_needs_100_draws():
 
 
 def test_the_gate_still_raises_few_draws_to_its_minimum():
-    res = gate(TABLE, minimums={"accuracy": 0.5}, draws=1, rng=0)
+    res = gate(TABLE, [Floor("accuracy", 0.5)], draws=1, rng=0)
     assert res.passed
 
 

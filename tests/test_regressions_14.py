@@ -20,6 +20,7 @@ from sklearn.metrics import confusion_matrix as sk_confusion_matrix
 from sklearn.metrics import precision_recall_fscore_support
 
 import f1posterior as fp
+from f1posterior import Floor, NonInferiority, gate_multilabel
 from f1posterior._core.results import value_hash_key, values_equal
 from f1posterior._core.streams import block_stream, child_seed
 from f1posterior.analysis.comparison import compare
@@ -50,7 +51,7 @@ ML_BASE = ML_TABLES + np.array([[0, 0], [2, -2]])
 
 
 def _gate_baseline(rng):
-    return gate(C, compare=["macro_f1"], max_drop=0.01, baseline=BASE, rng=rng)
+    return gate(C, [NonInferiority("macro_f1", 0.01)], baseline=BASE, rng=rng)
 
 
 def test_gate_gives_one_verdict_per_seed_whatever_the_callers_sequence_did():
@@ -67,21 +68,22 @@ def test_gate_gives_one_verdict_per_seed_whatever_the_callers_sequence_did():
 
 def test_multilabel_gate_with_a_baseline_does_not_spawn_from_the_callers_sequence():
     seq = np.random.SeedSequence(7)
-    kw = dict(multilabel=True, compare=["macro_f1"], max_drop=0.02, baseline=ML_BASE)
-    first = gate(ML_TABLES, rng=seq, **kw)
+    kw = dict(checks=[NonInferiority("macro_f1", 0.02)], baseline=ML_BASE)
+    first = gate_multilabel(ML_TABLES, rng=seq, **kw)
     seq.spawn(3)
-    assert first == gate(ML_TABLES, rng=seq, **kw) == gate(ML_TABLES, rng=7, **kw)
+    again = gate_multilabel(ML_TABLES, rng=seq, **kw)
+    assert first == again == gate_multilabel(ML_TABLES, rng=7, **kw)
 
 
 def test_plan_compare_and_bootstrap_leave_the_callers_sequence_untouched():
     seq = np.random.SeedSequence(5)
     table = [[45, 5], [8, 42]]
-    p1 = plan(table, metric="recall", min=0.8, simulations=50, draws=200, rng=seq)
+    p1 = plan(table, metric="recall", threshold=0.8, simulations=50, draws=200, rng=seq)
     c1 = compare(C, BASE, metric="macro_f1", draws=2_000, rng=seq)
     b1 = bootstrap_interval(C, metric="macro_f1", resamples=200, rng=seq)
     assert seq.n_children_spawned == 0
     seq.spawn(1)
-    assert p1 == plan(table, metric="recall", min=0.8, simulations=50, draws=200, rng=seq)
+    assert p1 == plan(table, metric="recall", threshold=0.8, simulations=50, draws=200, rng=seq)
     assert c1 == compare(C, BASE, metric="macro_f1", draws=2_000, rng=seq)
     assert b1 == bootstrap_interval(C, metric="macro_f1", resamples=200, rng=seq)
 
@@ -105,8 +107,8 @@ def _results(seed: int) -> dict[str, object]:
     y = np.array([0, 1, 1, 0, 1, 0, 1, 1, 0, 1])
     s = np.linspace(0.05, 0.95, 10)
     return {
-        "GateResult": gate(C, minimums={"macro_f1": 0.8}, rng=seed),
-        "Check": gate(C, minimums={"macro_f1": 0.8}, rng=seed).checks[0],
+        "GateResult": gate(C, [Floor("macro_f1", 0.8)], rng=seed),
+        "Check": gate(C, [Floor("macro_f1", 0.8)], rng=seed).checks[0],
         "Comparison": compare(C, BASE, metric="macro_f1", draws=1_000, rng=seed),
         "Ranking": rank_classifiers([C, BASE], metric="macro_f1", draws=1_000, rng=seed),
         "PriorSensitivity": prior_sensitivity(C, metric="macro_f1", draws=1_000, rng=seed),
@@ -114,7 +116,7 @@ def _results(seed: int) -> dict[str, object]:
             np.stack([C, BASE]), metric="macro_f1", resamples=100, rng=seed
         ),
         "PlanResult": plan(
-            [[45, 5], [8, 42]], metric="recall", min=0.8, simulations=50, draws=200, rng=seed
+            [[45, 5], [8, 42]], metric="recall", threshold=0.8, simulations=50, draws=200, rng=seed
         ),  # fmt: skip
         "ThresholdResult": best_threshold(y if seed == 1 else 1 - y, s),
     }
@@ -329,7 +331,7 @@ _SEED_COUNTS = np.array([[30, 5, 3], [4, 25, 6], [2, 3, 22]])
         lambda rng: fp.evaluate_multilabel(
             np.array([[[50, 5], [4, 41]], [[60, 2], [9, 29]]]), draws=500, rng=rng
         ),
-        lambda rng: fp.gate(_SEED_COUNTS, minimums={"macro_f1": 0.7}, draws=1000, rng=rng),
+        lambda rng: fp.gate(_SEED_COUNTS, [Floor("macro_f1", 0.7)], draws=1000, rng=rng),
     ],
     ids=["compare", "rank_classifiers", "aggregate", "evaluate_multilabel", "gate"],
 )

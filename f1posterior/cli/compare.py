@@ -34,7 +34,7 @@ from .._core.text import escape_text
 from ..analysis.comparison import Comparison, compare
 from ..analysis.paired import compare_predictions
 from ..analysis.ranking import Ranking, rank_classifiers, rank_predictions
-from ..io.predictions import is_predictions_table
+from ..io.predictions import is_predictions_table, read_prediction_table
 from ..io.readers import read_input
 from ..io.sources import INPUT_FORMATS, is_stdin, source_name
 from ..io.writers import write_output
@@ -42,10 +42,7 @@ from ..metrics.registry import METRICS, PER_CLASS_METRICS
 from .common import add_sampling_arguments, probability, save_figure
 from .figures import add_output_arguments
 from .input_args import ID_COL_HELP, INPUT_FORMAT_HELP, check_stdin_inputs
-from .prediction_tables import (
-    pair_prediction_tables,
-    read_prediction_table,
-)
+from .prediction_tables import pair_prediction_tables
 
 __all__ = [
     "register",

@@ -17,12 +17,20 @@ import json
 import sys
 from typing import Any
 
-from ..gating.checks import GATE_MULTILABEL_METRICS
+from ..gating.checks import (
+    GATE_MULTILABEL_METRICS,
+    Floor,
+    GateCheck,
+    JointFloor,
+    NonInferiority,
+    per_class_metrics,
+)
+from ..gating.config import CheckGroup, GateConfig, check_groups
 from ..gating.draws import NOISE_SIGMAS
-from ..gating.gate import DEFAULT_MAX_DRAWS, MAX_DRAWS_LIMIT, MIN_DRAWS, gate
+from ..gating.gate import DEFAULT_MAX_DRAWS, MAX_DRAWS_LIMIT, MIN_DRAWS, gate, gate_multilabel
 from ..gating.verdicts import GateResult
 from ..io.multilabel import read_multilabel
-from ..io.sources import MatrixInput
+from ..io.sources import MatrixInput, is_stdin
 from ..io.writers import append_output, write_output
 from ..metrics.registry import METRIC_RANGES, METRICS
 from ..posterior.multilabel import MULTILABEL_METRICS
@@ -37,13 +45,7 @@ from .common import (
     prior_from_args,
     unit_number,
 )
-from .gate_config import (
-    CONFIG_DEFAULTS,
-    add_config_arguments,
-    apply_config,
-    command_line_config,
-    gate_config_checks,
-)
+from .gate_config import CONFIG_DEFAULTS, add_config_arguments, apply_config
 from .input_args import FILE_HELP, add_input_arguments, load_input
 from .prediction_tables import paired_gate_predictions
 
@@ -196,11 +198,6 @@ def _check_metric_names(args: argparse.Namespace, metrics: list[str]) -> None:
     """One-line errors for a metric of the other mode (single-label vs --multilabel)."""
     if not args.multilabel:
         check_metric_names(metrics, list(METRICS), SINGLE_LABEL_WHY)
-        if args.f_beta != 1.0:
-            raise ValueError(
-                f"--f-beta {args.f_beta:g} applies to the multi-label F-beta metrics; add "
-                "--multilabel"
-            )
         return
     if "hamming_loss" in metrics:
         raise ValueError(
@@ -212,7 +209,7 @@ def _check_metric_names(args: argparse.Namespace, metrics: list[str]) -> None:
 
 
 def _check_floors(args: argparse.Namespace, checks: list[tuple[str, float | None]]) -> None:
-    """A ``--min`` outside its metric's range, named as the flag (not as ``minimums``)."""
+    """A ``--min`` outside its metric's range, named as the flag (not as the Floor's field)."""
     for metric, t in checks:
         low, high = (0.0, 1.0) if args.multilabel else METRIC_RANGES.get(metric, (0.0, 1.0))
         if t is not None and not low <= t <= high:
@@ -225,18 +222,43 @@ def _check_floors(args: argparse.Namespace, checks: list[tuple[str, float | None
 
 def run(args: argparse.Namespace) -> int:
     cfg = apply_config(args)  # --config or pyproject.toml; fills the settings not given
-    checks_cfg = cfg if cfg is None or not args.checks else command_line_config(args, cfg)
-    if checks_cfg is None:
-        result = _gate_result(args)
+    if args.f_beta != 1.0 and not args.multilabel:
+        raise ValueError(
+            f"--f-beta {args.f_beta:g} applies to the multi-label F-beta metrics; add --multilabel"
+        )
+    if cfg is not None and not args.checks:
+        given = "max_drop" in args.cli_given
+        groups = check_groups(
+            cfg, baseline=args.baseline, max_drop=args.max_drop if given else None,
+            min_support=args.min_support, joint=args.joint, multilabel=args.multilabel,
+        )  # fmt: skip
     else:
-        result = gate_config_checks(args, checks_cfg, _gate_result)
-    if cfg is not None:
-        result = dataclasses.replace(result, config=cfg.path)
+        groups = [_command_line_checks(args, cfg)]
+    if len(groups) > 1 and (is_stdin(args.file) or any(is_stdin(g.baseline) for g in groups)):
+        raise ValueError(
+            f"standard input (-) can be read once, but the checks of {cfg and cfg.path} need "
+            f"{len(groups)} passes; give file paths"
+        )
+    results = [_gate_group(args, g, from_config=not args.checks) for g in groups]
+    bases = list(dict.fromkeys(r.baseline_source for r in results if r.baseline_source))
+    result = dataclasses.replace(
+        results[0],
+        checks=tuple(c for r in results for c in r.checks),
+        baseline_source=", ".join(bases) or None,
+        config=None if cfg is None else cfg.path,
+        hints="command",  # next steps as commands
+    )
     return _report(args, result)
 
 
-def _gate_result(args: argparse.Namespace) -> GateResult:
-    """:func:`gate` of FILE (and BASEFILE) with the checks and settings of ``args``."""
+def _command_line_checks(args: argparse.Namespace, cfg: GateConfig | None) -> CheckGroup:
+    """The ``--metric`` checks: floors (``--min``), then comparisons with the baseline.
+
+    A bare ``--metric M`` is compared with the baseline (``--baseline`` or the
+    configuration's), and with ``--baseline`` on the command line every ``--metric``
+    is; the margin is ``--max-drop``, or else the ``max_drop`` of the configuration's
+    first baseline check of ``M``: a configured margin is kept, not dropped to 0.
+    """
     checks = args.checks or []
     if args.baseline is None:
         if not checks:
@@ -249,61 +271,89 @@ def _gate_result(args: argparse.Namespace) -> GateResult:
             )
     _check_metric_names(args, [m for m, _ in checks])
     _check_floors(args, checks)
-    if args.multilabel:
-        if args.predictions or args.transpose:
-            flag = "--predictions" if args.predictions else "--transpose"
+    per = per_class_metrics(args.multilabel)
+    for flag, value in (("--min-support", args.min_support), ("--joint", args.joint)):
+        if value and not any(t is not None and m in per for m, t in checks):
+            floors = [m for m, t in checks if t is not None]
             raise ValueError(
-                f"{flag} reads single-label confusion matrices; --multilabel reads per-label "
-                "tables or indicator predictions (leave out one of the two)"
+                f"{flag} applies to per-class floors ({', '.join(sorted(per))}); the floors "
+                f"given are {floors or 'none'}"
             )
-        data: MatrixInput = read_multilabel(args.file, labels=args.labels)
-    else:
-        data = load_input(args, args.file)
-    base = None
-    if args.baseline is not None:
-        if args.multilabel:
-            base = read_multilabel(args.baseline, labels=args.labels)
-            if base.counts.shape[-3] != data.counts.shape[-3]:
-                raise ValueError(
-                    f"{args.baseline}: {base.counts.shape[-3]} labels, but {args.file} has "
-                    f"{data.counts.shape[-3]}"
-                )
-        else:
-            base = load_input(args, args.baseline)
-        if base.labels is not None and data.labels is not None and base.labels != data.labels:
-            fix = (
-                "both files must list the per-label tables in one label order"
-                if args.multilabel
-                else "use --labels to fix one order"
-            )
-            raise ValueError(
-                f"{args.baseline}: labels {base.labels} differ from {args.file}'s {data.labels}; "
-                + fix
-            )
-    labels = data.labels or (base.labels if base is not None else None)
-    result = gate(
-        data.counts,
-        minimums=[(m, t) for m, t in checks if t is not None],
-        baseline=None if base is None else base.counts,
-        compare=None if base is None else ([m for m, _ in checks] or ["micro_f1"]),
-        max_drop=args.max_drop,
-        prob=args.prob,
-        draws=args.draws,
-        max_draws=args.max_draws,
-        rng=args.seed,
-        ci_prob=args.ci_prob,
-        labels=labels,
-        names=data.names,
-        source=data.source,
-        baseline_source=None if base is None else base.source,
-        paired=paired_gate_predictions(args),  # None unless two paired predictions CSVs
-        multilabel=args.multilabel,
-        f_beta=args.f_beta,
-        min_support=args.min_support,
-        joint=args.joint,
+    out: list[GateCheck] = [
+        (JointFloor if args.joint and m in per else Floor)(
+            m, t, args.min_support if m in per else None
+        )
+        for m, t in checks
+        if t is not None
+    ]
+    margins: dict[str, float] = {}
+    for c in cfg.checks if cfg is not None else ():
+        if c.baseline is not None and c.max_drop is not None:
+            margins.setdefault(c.metric, c.max_drop)
+    if "max_drop" in args.cli_given:
+        margins = {}
+    compared = [m for m, t in checks if t is None or "baseline" in args.cli_given]
+    if args.baseline is not None and not checks:
+        compared = ["micro_f1"]
+    out += [NonInferiority(m, margins.get(m, args.max_drop)) for m in dict.fromkeys(compared)]
+    return CheckGroup(tuple(out), args.baseline if compared else None)
+
+
+def _gate_group(args: argparse.Namespace, group: CheckGroup, from_config: bool) -> GateResult:
+    """The gate of FILE (and the group's baseline) with the group's checks."""
+    ns = argparse.Namespace(**vars(args))
+    ns.baseline = group.baseline
+    if group.baseline is None and from_config:
+        ns.id_col = None  # floors read one file: nothing to pair
+    data, base = read_inputs(args, ns.baseline)
+    kw: dict[str, Any] = dict(
+        baseline=None if base is None else base.counts, prob=args.prob, draws=args.draws,
+        max_draws=args.max_draws, rng=args.seed, ci_prob=args.ci_prob,
+        labels=data.labels or (base.labels if base is not None else None), names=data.names,
+        source=data.source, baseline_source=None if base is None else base.source,
         **prior_from_args(args),
-    )
-    return dataclasses.replace(result, hints="command")  # next steps as commands
+    )  # fmt: skip
+    if args.multilabel:
+        return gate_multilabel(data.counts, group.checks, f_beta=args.f_beta, **kw)
+    paired = paired_gate_predictions(ns)  # None unless two paired predictions CSVs
+    if paired is None:
+        return gate(data.counts, group.checks, **kw)
+    y, new, old = paired
+    kw["baseline"] = None
+    return gate(None, group.checks, y_true=y, y_pred=new, baseline_pred=old, **kw)
+
+
+def read_inputs(
+    args: argparse.Namespace, baseline: str | None
+) -> tuple[MatrixInput, MatrixInput | None]:
+    """FILE and the baseline (if any) of ``gate`` or ``plan``, their labels in one order."""
+    multilabel = getattr(args, "multilabel", False)
+    if multilabel and (args.predictions or args.transpose):
+        flag = "--predictions" if args.predictions else "--transpose"
+        raise ValueError(
+            f"{flag} reads single-label confusion matrices; --multilabel reads per-label "
+            "tables or indicator predictions (leave out one of the two)"
+        )
+
+    def read(path: str) -> MatrixInput:
+        return read_multilabel(path, labels=args.labels) if multilabel else load_input(args, path)
+
+    data = read(args.file)
+    base = None if baseline is None else read(baseline)
+    if base is None:
+        return data, None
+    if multilabel and base.counts.shape[-3] != data.counts.shape[-3]:
+        raise ValueError(
+            f"{baseline}: {base.counts.shape[-3]} labels, but {args.file} has "
+            f"{data.counts.shape[-3]}"
+        )
+    if base.labels is not None and data.labels is not None and base.labels != data.labels:
+        fix = "both files must list the per-label tables in one label order"
+        raise ValueError(
+            f"{baseline}: labels {base.labels} differ from {args.file}'s {data.labels}; "
+            + (fix if multilabel else "use --labels to fix one order")
+        )
+    return data, base
 
 
 def _report(args: argparse.Namespace, result: GateResult) -> int:

@@ -23,7 +23,8 @@ from .common import (
     seed,
     unit_number,
 )
-from .input_args import FILE_HELP, add_input_arguments, load_input
+from .gate import read_inputs
+from .input_args import FILE_HELP, add_input_arguments
 
 __all__ = ["register", "run"]
 
@@ -102,24 +103,16 @@ def register(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.min is None and args.baseline is None:
         raise ValueError("nothing to plan for: give --min T and/or --baseline BASEFILE")
-    data = load_input(args, args.file)
+    data, base = read_inputs(args, args.baseline)
     if data.counts.ndim != 2:
         raise ValueError(
             f"{args.file}: plan takes one confusion matrix; got a batch of shape "
             f"{data.counts.shape[:-2]}"
         )
-    base = None
-    if args.baseline is not None:
-        base = load_input(args, args.baseline)
-        if base.labels is not None and data.labels is not None and base.labels != data.labels:
-            raise ValueError(
-                f"{args.baseline}: labels {base.labels} differ from {args.file}'s "
-                f"{data.labels}; use --labels to fix one order"
-            )
     result = plan(
         data.counts,
         metric=args.metric,
-        min=args.min,
+        threshold=args.min,
         baseline=None if base is None else base.counts,
         max_drop=args.max_drop,
         prob=args.prob,

@@ -1,135 +1,19 @@
-"""Prediction tables on the command line: reading them, pairing two by document id, and
-the paired predictions the `gate` command compares."""
+"""Prediction tables on the command line: pairing two by document id, and the paired
+predictions the `gate` command compares (read by
+:func:`f1posterior.io.predictions.read_prediction_table`)."""
 
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import sys
-from dataclasses import dataclass
-from pathlib import Path
 
 from .._core.text import escape_text
-from ..io.predictions import csv_delimiter, is_predictions_table
-from ..io.sources import input_format_of, is_stdin, read_text, source_name
+from ..io.predictions import PredictionTable, is_predictions_table, read_prediction_table
+from ..io.sources import is_stdin, source_name
 from ..metrics.confusion import align_ids
 from .input_args import check_stdin_inputs
 
-__all__ = [
-    "PredictionTable",
-    "read_prediction_table",
-    "pair_prediction_tables",
-    "paired_gate_predictions",
-]
-
-
-@dataclass(frozen=True)
-class PredictionTable:
-    """Columns of a predictions CSV, labels and ids as text.
-
-    Attributes
-    ----------
-    source : str
-        The path (``<stdin>`` for standard input).
-    y_true : list of str
-        True label of each document.
-    preds : dict of str to list of str
-        Predicted labels, one list per model column.
-    ids : list of str or None
-        Document ids, when an id column was read.
-    """
-
-    source: str
-    y_true: list[str]
-    preds: dict[str, list[str]]
-    ids: list[str] | None = None
-
-
-def _table_delimiter(path: str | Path, text: str, input_format: str | None) -> str:
-    if not is_stdin(path) and input_format is None:
-        return "\t" if Path(path).suffix.lower() == ".tsv" else ","
-    fmt = input_format_of(path, input_format)
-    if fmt not in ("csv", "tsv", "predictions"):
-        raise ValueError(
-            f"{source_name(path)}: read as {fmt}, but a predictions CSV was expected (give "
-            "--input-format csv, tsv or predictions)"
-        )
-    return csv_delimiter(fmt, text)
-
-
-def read_prediction_table(
-    path: str | Path,
-    true_col: str = "y_true",
-    models: list[str] | None = None,
-    min_models: int = 2,
-    *,
-    id_col: str | None = None,
-    input_format: str | None = None,
-) -> PredictionTable:
-    """Read ``true_col``, model columns and an optional id column from a predictions CSV.
-
-    ``models=None`` takes every column but ``true_col`` and ``id_col``.
-    ``path`` ``-`` reads standard input (format ``input_format`` or sniffed).
-    Every malformed row is a ``ValueError`` naming the file and line.
-    """
-    p = Path(path)
-    where = source_name(p)
-    text = read_text(p)
-    reader = csv.reader(io.StringIO(text), delimiter=_table_delimiter(p, text, input_format))
-    try:
-        header = [c.strip() for c in next(reader, [])]
-        if true_col not in header:
-            raise ValueError(
-                f"{where}: no column {true_col!r} in the header; columns are {header} (a "
-                f"predictions CSV has a {true_col} column and one column per model)"
-            )
-        if id_col is not None and id_col not in header:
-            raise ValueError(f"--id-col: no column {id_col!r} in {where}; columns are {header}")
-        if models is None:
-            models = [c for c in header if c not in (true_col, id_col)]
-        else:
-            missing = [m for m in models if m not in header]
-            if missing:
-                raise ValueError(
-                    f"--models: no column {missing[0]!r} in {where}; columns are {header}"
-                )
-            if len(set(models)) != len(models):
-                raise ValueError(f"--models must not repeat a model; got {models}")
-        if len(models) < min_models:
-            raise ValueError(
-                f"{where}: need at least two model columns besides {true_col!r}; got {models}"
-            )
-        names = [true_col, *models] + ([id_col] if id_col is not None else [])
-        cols = [header.index(c) for c in names]
-        values: list[list[str]] = [[] for _ in cols]
-        for cells in reader:
-            if not any(c.strip() for c in cells):
-                continue
-            if len(cells) <= max(cols):
-                raise ValueError(
-                    f"{where}, line {reader.line_num}: {len(cells)} cells; the header has "
-                    f"{len(header)}"
-                )
-            for out, i in zip(values, cols, strict=True):
-                v = cells[i].strip()
-                if not v:
-                    what = "document id" if id_col is not None and i == cols[-1] else "label"
-                    raise ValueError(
-                        f"{where}, line {reader.line_num}: empty {what} in column {header[i]!r}"
-                    )
-                out.append(v)
-    except csv.Error as exc:
-        raise ValueError(f"{where}, line {reader.line_num}: broken CSV ({exc})") from None
-    if not values[0]:
-        raise ValueError(f"{where}: no predictions after the header line")
-    k = len(models)
-    return PredictionTable(
-        source=where,
-        y_true=values[0],
-        preds=dict(zip(models, values[1 : k + 1], strict=True)),
-        ids=values[k + 1] if id_col is not None else None,
-    )
+__all__ = ["pair_prediction_tables", "paired_gate_predictions"]
 
 
 def _warn(command: str, message: str) -> None:

@@ -1,29 +1,29 @@
-"""Checks of the gate's arguments, and `Check` objects built from posterior draws
-(floors and baselines)."""
+"""The checks of a gate as values: :class:`Floor`, :class:`JointFloor` and :class:`NonInferiority`.
+
+A check is a small frozen object that says what is required; :func:`f1posterior.gate`
+(and :func:`f1posterior.gate_multilabel`) takes a list of them and returns one
+verdict per metric, matrix and class. The checks validate their own fields;
+whether a metric exists is checked by the gate, which knows the mode
+(single-label or multi-label).
+"""
 
 from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from .._core.describe import describe
-from .._core.validation import check_counts, check_prob, did_you_mean
-from ..metrics.registry import METRIC_RANGES, METRICS
-from ..posterior.multilabel import MULTILABEL_METRICS, check_tables
-from ..posterior.summary import MetricSummary
-from ..posterior.summary import hdi as sample_hdi
-from .draws import (
-    _noise,
-)
-from .verdicts import Check, _verdict
+from .._core.validation import did_you_mean
+from ..metrics.registry import METRIC_RANGES, METRICS, PER_CLASS_METRICS
+from ..posterior.multilabel import MULTILABEL_METRICS, PER_LABEL_METRICS
 
-#: Metrics of a multi-label gate (``multilabel=True``): scores, higher is better.
+__all__ = ["Floor", "JointFloor", "NonInferiority", "GateCheck"]
+
+#: Metrics of a multi-label gate: scores, higher is better.
 GATE_MULTILABEL_METRICS = tuple(m for m in MULTILABEL_METRICS if m != "hamming_loss")
-
 
 #: Metrics where lower is better, and the score to gate instead (a gate checks floors).
 LOWER_IS_BETTER = {
@@ -37,26 +37,12 @@ LOWER_IS_BETTER = {
 }
 
 
-def _check_metric_name(name: Any, arg: str, known: Sequence[str] = tuple(METRICS)) -> str:
-    if isinstance(name, str) and name in LOWER_IS_BETTER and name in known:
-        raise ValueError(
-            f"{arg}: {name} is lower-is-better and a gate checks floors and drops of scores; "
-            f"gate {LOWER_IS_BETTER[name]} instead; got {name!r}"
-        )
-    if name == "hamming_loss" and known is GATE_MULTILABEL_METRICS:
-        raise ValueError(
-            f"{arg}: hamming_loss is a loss (lower is better) and a gate checks floors of "
-            f"scores; gate one of {', '.join(known)}"
-        )
-    if not isinstance(name, str) or name not in known:
-        raise ValueError(
-            f"{arg} must name known metrics ({', '.join(known)}); got {describe(name)}"
-            + did_you_mean(name, list(known))
-        )
-    return name
+def per_class_metrics(multilabel: bool) -> Collection[str]:
+    """The metrics whose floors are per class (per label): where ``min_support`` applies."""
+    return PER_LABEL_METRICS if multilabel else PER_CLASS_METRICS - LOWER_IS_BETTER.keys()
 
 
-def _check_threshold(value: Any, name: str, low: float, high: float) -> float:
+def _number(value: Any, name: str, low: float, high: float) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a number in [{low:g}, {high:g}]; got {describe(value)}")
     v = float(value)
@@ -65,272 +51,205 @@ def _check_threshold(value: Any, name: str, low: float, high: float) -> float:
     return v
 
 
-def _check_minimums(
-    minimums: Any, known: Sequence[str] = tuple(METRICS)
-) -> list[tuple[str, float]]:
-    if minimums is None:
-        return []
-    items = list(minimums.items()) if isinstance(minimums, Mapping) else minimums
-    try:
-        pairs = [(m, t) for m, t in items]
-    except (TypeError, ValueError):
-        raise TypeError(
-            "minimums must be a mapping or a sequence of (metric, threshold) pairs; got "
-            f"{describe(minimums)}"
-        ) from None
-    return [
-        (
-            _check_metric_name(m, "minimums", known),
-            _check_threshold(t, f"minimums[{m!r}]", *METRIC_RANGES.get(m, (0.0, 1.0))),
-        )
-        for m, t in pairs
-    ]
+def _support(value: Any, name: str) -> int | None:
+    if value is None:
+        return None
+    why = f"{name} must be None or an integer >= 1 (documents); got {describe(value)}"
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(why)
+    if value < 1:
+        raise ValueError(why)
+    return int(value)
 
 
-def _check_gate_args(
-    counts: Any,
-    minimums: Any,
-    baseline: Any,
-    compare: Any,
-    max_drop: Any,
-    prob: Any,
-    names: Any,
-    multilabel: bool = False,
-) -> tuple[np.ndarray, list[tuple[str, float]], np.ndarray | None, list[str], float, float]:
-    if not isinstance(multilabel, bool):
-        raise TypeError(f"multilabel must be True or False; got {describe(multilabel)}")
-    known: Sequence[str] = GATE_MULTILABEL_METRICS if multilabel else tuple(METRICS)
-    core = 3 if multilabel else 2  # trailing axes of one input: (L, 2, 2) or (M, M)
-    if multilabel:
-        c = check_tables(counts, "counts")
-        base = None if baseline is None else check_tables(baseline, "baseline")
-    else:
-        c = check_counts(counts)
-        base = None if baseline is None else check_counts(baseline, "baseline")
-    mins = _check_minimums(minimums, known)
-    if multilabel and base is not None and base.shape[-3] != c.shape[-3]:
-        raise ValueError(
-            f"baseline must have the {c.shape[-3]} labels of counts: tables of shape "
-            f"(..., {c.shape[-3]}, 2, 2); got shape {base.shape}"
-        )
-    if base is not None and base.shape[-1] != c.shape[-1]:
-        raise ValueError(
-            f"baseline must have the classes of counts: {c.shape[-1]} x {c.shape[-1]}; got "
-            f"shape {base.shape}"
-        )
-    if base is not None:
-        try:
-            np.broadcast_shapes(base.shape, c.shape)
-        except ValueError:
-            raise ValueError(
-                f"baseline must be one matrix or a batch like counts {c.shape}; got shape "
-                f"{base.shape}"
-            ) from None
-    if compare is None:
-        comp = ["micro_f1"] if base is not None else []
-    else:
-        if isinstance(compare, str):
-            compare = [compare]
-        comp = [_check_metric_name(m, "compare", known) for m in compare]
-        if comp and base is None:
-            raise ValueError(f"compare needs a baseline; got compare={comp} and baseline=None")
-    if len(set(comp)) != len(comp):
-        raise ValueError(f"compare must not repeat a metric; got {comp}")
-    if not mins and not comp:
-        raise ValueError("a gate needs at least one check: give minimums and/or a baseline")
-    drop = _check_threshold(max_drop, "max_drop", 0.0, 1.0)
-    p = check_prob(prob, "prob")
-    if not p > 0.5:
-        raise ValueError(
-            f"prob must be in (0.5, 1): a check passes when P(condition) >= prob and fails "
-            f"when P(opposite) >= prob, which only exclude each other above 0.5; got {prob!r}"
-        )
-    if names is not None:
-        batch = np.broadcast_shapes(c.shape, base.shape if base is not None else c.shape)[:-core]
-        if len(batch) != 1 or len(names) != batch[0]:
-            raise ValueError(
-                f"names must name each matrix of a 1-D batch; got {len(names)} names for batch "
-                f"shape {batch}"
-            )
-    return c, mins, base, comp, drop, p
+def _metric(value: Any, name: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise TypeError(f"{name} must be a metric name (a string); got {describe(value)}")
+    return value
 
 
-def _items(
-    shape: tuple[int, ...],
-    n_batch: int,
-    per_class: bool,
-    labels: Any,
-    names: Any,
-    unit: str = "class",
-) -> list[tuple[tuple[int, ...], str]]:
-    out = []
-    for idx in np.ndindex(*shape):
-        parts = []
-        bidx = idx[:n_batch]
-        if bidx:
-            parts.append(str(names[bidx[0]]) if names is not None else ",".join(map(str, bidx)))
-        if per_class:
-            k = idx[-1]
-            parts.append(f"{unit} {labels[k] if labels is not None else k}")
-        out.append((idx, " ".join(parts)))
-    return out
+@dataclass(frozen=True)
+class Floor:
+    """A floor: PASS when P(metric >= threshold | data) >= the gate's ``prob``.
 
+    A per-class metric (``f1``, ``precision``, ``recall``; per-label metrics of a
+    multi-label gate) is one check per class.
 
-def _make_check(
-    kind: str,
-    metric: str,
-    item: str,
-    threshold: float,
-    pr: float,
-    required: float,
-    score: Any,
-    interval: Any,
-    ci_prob: float,
-    is_exact: bool,
-    draws: int,
-    model: str,
-    prior_dominated: bool = False,
-) -> Check:
-    if is_exact:
-        se, noisy, settle, n = 0.0, False, None, 0
-    else:
-        se, noisy, settle = _noise(pr, required, draws)
-        n = draws
-    return Check(
-        kind=kind,
-        metric=metric,
-        item=item,
-        threshold=threshold,
-        prob=pr,
-        required=required,
-        verdict=_verdict(pr, required),
-        score=float(score),
-        hdi=(float(interval[0]), float(interval[1])),
-        ci_prob=ci_prob,
-        exact=is_exact,
-        mc_error=se,
-        draws=n,
-        within_noise=noisy,
-        draws_to_settle=settle,
-        model=model,
-        prior_dominated=prior_dominated,
-    )
+    Parameters
+    ----------
+    metric : str
+        A metric of :func:`f1posterior.evaluate` (of
+        :func:`f1posterior.evaluate_multilabel` for :func:`f1posterior.gate_multilabel`).
+    threshold : float
+        The floor ``T``, in the metric's range (``[0, 1]`` for most).
+    min_support : int, optional
+        Per-class floors only: a class with fewer true documents (a label with
+        fewer positive documents) is not judged; its check is "skipped" and the
+        overall verdict ignores it. By default every class is judged.
 
-
-def dominated(*flags: Any) -> np.ndarray:
-    """Prior-dominance flags broadcast to ``shape`` (the last argument): the OR of every
-    :attr:`~f1posterior.MetricSummary.prior_dominated` given (None counts as False).
+    See Also
+    --------
+    JointFloor : One check that every class clears the floor.
+    NonInferiority : A margin against a baseline model.
+    f1posterior.gate : Runs the checks.
 
     Examples
     --------
-    >>> dominated(True, None, (2,)).tolist()
-    [True, True]
-    >>> dominated(np.array([True, False]), False, (2,)).tolist()
-    [True, False]
+    >>> from f1posterior import Floor, gate
+    >>> gate([[40, 10], [5, 45]], [Floor("micro_f1", 0.75)], beta="aligned").verdict
+    'pass'
     """
-    *values, shape = flags
-    out = np.zeros(shape, dtype=bool)
-    for v in values:
-        if v is not None:
-            out |= np.broadcast_to(np.asarray(v, dtype=bool), shape)
-    return out
 
+    metric: str
+    threshold: float
+    min_support: int | None = None
 
-def with_prior_flags(s: MetricSummary, name: str, tables: np.ndarray) -> MetricSummary:
-    """``s`` with ``prior_dominated`` filled by
-    :func:`f1posterior.posterior.assemble.check_prior_dominance` when its evaluation left
-    it empty (multi-label summaries): the shift of the posterior mean from the observed
-    score, in posterior SDs (no single-label margins: every label has both classes)."""
-    if s.prior_dominated is not None:
-        return s
-    from ..posterior.assemble import check_prior_dominance
-
-    def own(table: np.ndarray) -> Any:  # not a single-label metric: no margin checks
-        raise NotImplementedError
-
-    return check_prior_dominance({name: s}, {name: own}, tables)[name]
-
-
-def _baseline_checks(
-    name: str,
-    drop: float,
-    pr: np.ndarray,
-    diff: np.ndarray,
-    score: Any,
-    items: Any,
-    p: float,
-    hp: float,
-    draws: int,
-    model: str,
-    prior_dominated: Any = None,
-) -> list[Check]:
-    """One "baseline" check per item: P(new - base >= -drop) in ``pr``, draws ``diff``
-    (``prior_dominated``: flags of the difference, either model's; see :func:`dominated`)."""
-    interval = sample_hdi(diff, hp)
-    score = np.broadcast_to(score, pr.shape)
-    flags = dominated(prior_dominated, pr.shape)
-    return [
-        _make_check(
-            "baseline",
-            name,
-            item,
-            0.0 - drop,
-            float(pr[idx]),
-            p,
-            score[idx],
-            interval[idx],
-            hp,
-            False,
-            draws,
-            model,
-            bool(flags[idx]),
+    def __post_init__(self) -> None:
+        m = _metric(self.metric, "Floor.metric")
+        low, high = METRIC_RANGES.get(m, (0.0, 1.0))
+        object.__setattr__(
+            self, "threshold", _number(self.threshold, f"Floor({m!r}).threshold", low, high)
         )
-        for idx, item in items
-    ]
+        object.__setattr__(
+            self, "min_support", _support(self.min_support, f"Floor({m!r}).min_support")
+        )
 
 
-def _floor_checks(
-    name: str,
-    t: float,
-    pr: np.ndarray,
-    s: MetricSummary,
-    items: Any,
-    p: float,
-    hp: float,
-    draws: int,
-    cls: tuple[np.ndarray, int | None, bool, str] | None = None,
-) -> list[Check]:
-    """One "min" check per (matrix, class or label) item: P(metric >= t) in ``pr``.
+@dataclass(frozen=True)
+class JointFloor:
+    """One check that every class clears a floor: P(min over classes >= threshold | data).
 
-    ``cls`` (per-class floors): the support per class, ``min_support``,
-    ``joint`` and the unit ("class" or "label"); each check carries its
-    class's support and is skipped below ``min_support``.
+    Estimated from the joint posterior draws (the fraction of draws in which
+    the smallest per-class value clears the floor), so always sampled, with
+    adaptive draws like any sampled check; the observed score and the HDI are
+    those of the minimum over the judged classes.
+
+    Parameters
+    ----------
+    metric : str
+        A per-class metric (``f1``, ``precision``, ``recall``; per-label metrics
+        of a multi-label gate).
+    threshold : float
+        The floor ``T`` in [0, 1].
+    min_support : int, optional
+        Leave out of the condition the classes with fewer true (positive)
+        documents; when every class has fewer, the check is "skipped".
+
+    See Also
+    --------
+    Floor : One check per class.
+    f1posterior.gate : Runs the checks.
+
+    Examples
+    --------
+    >>> from f1posterior import JointFloor, gate
+    >>> res = gate([[40, 10], [5, 45]], [JointFloor("recall", 0.6)], draws=4_000)
+    >>> res.checks[0].item, res.verdict
+    ('every class', 'pass')
     """
-    flags = dominated(s.prior_dominated, pr.shape)
-    checks = [
-        _make_check(
-            "min",
-            name,
-            item,
-            t,
-            float(pr[idx]),
-            p,
-            np.asarray(s.score)[idx],
-            np.asarray(s.hdi)[idx],
-            hp,
-            s.exact,
-            draws,
-            "",
-            bool(flags[idx]),
-        )
-        for idx, item in items
-    ]
-    if cls is None:
-        return checks
-    from .classes import with_support
 
-    support = np.broadcast_to(cls[0], pr.shape)
-    return [
-        with_support(c, int(support[idx]), cls[1], cls[3])
-        for c, (idx, _) in zip(checks, items, strict=True)
-    ]
+    metric: str
+    threshold: float
+    min_support: int | None = None
+
+    def __post_init__(self) -> None:
+        m = _metric(self.metric, "JointFloor.metric")
+        t = _number(self.threshold, f"JointFloor({m!r}).threshold", 0.0, 1.0)
+        object.__setattr__(self, "threshold", t)
+        s = _support(self.min_support, f"JointFloor({m!r}).min_support")
+        object.__setattr__(self, "min_support", s)
+
+
+@dataclass(frozen=True)
+class NonInferiority:
+    """A non-inferiority margin against the baseline: P(new - baseline >= -max_drop | data) >= prob.
+
+    Parameters
+    ----------
+    metric : str
+        The metric compared (per-class metrics: one check per class).
+    max_drop : float, default 0
+        The allowed drop ``D`` in [0, 1]; with 0 a model no different from its
+        baseline is inconclusive.
+
+    See Also
+    --------
+    Floor : A floor on the model alone.
+    f1posterior.gate : Runs the checks (``baseline=`` or ``baseline_pred=``).
+
+    Examples
+    --------
+    >>> from f1posterior import NonInferiority, gate
+    >>> cm = [[40, 10], [5, 45]]
+    >>> gate(cm, [NonInferiority("micro_f1", 0.2)], baseline=cm, draws=4_000).verdict
+    'pass'
+    """
+
+    metric: str
+    max_drop: float = 0.0
+
+    def __post_init__(self) -> None:
+        m = _metric(self.metric, "NonInferiority.metric")
+        d = _number(self.max_drop, f"NonInferiority({m!r}).max_drop", 0.0, 1.0)
+        object.__setattr__(self, "max_drop", d)
+
+
+#: Any check of a gate.
+GateCheck = Floor | JointFloor | NonInferiority
+
+
+def check_metric_name(name: str, where: str, multilabel: bool = False) -> str:
+    """``name`` if the gate of this mode can check it, else a ValueError naming ``where``."""
+    known = GATE_MULTILABEL_METRICS if multilabel else tuple(METRICS)
+    if name in LOWER_IS_BETTER and not multilabel:
+        raise ValueError(
+            f"{where}: {name} is lower-is-better and a gate checks floors and drops of scores; "
+            f"gate {LOWER_IS_BETTER[name]} instead; got {name!r}"
+        )
+    if name == "hamming_loss" and multilabel:
+        raise ValueError(
+            f"{where}: hamming_loss is a loss (lower is better) and a gate checks floors of "
+            f"scores; gate one of {', '.join(known)}"
+        )
+    if name not in known:
+        raise ValueError(
+            f"{where} must name a known metric ({', '.join(known)}); got {describe(name)}"
+            + did_you_mean(name, list(known))
+        )
+    return name
+
+
+def check_checks(checks: Any, multilabel: bool, baseline: bool) -> tuple[GateCheck, ...]:
+    """The gate's ``checks``: a non-empty sequence of check objects valid in this mode."""
+    if isinstance(checks, (Floor, JointFloor, NonInferiority)):
+        checks = [checks]
+    if isinstance(checks, (str, bytes)) or not isinstance(checks, Sequence):
+        raise TypeError(
+            "checks must be a list of Floor, JointFloor and NonInferiority objects; got "
+            f"{describe(checks)}"
+        )
+    if not checks:
+        raise ValueError("a gate needs at least one check; got checks=[]")
+    per = per_class_metrics(multilabel)
+    unit = "label" if multilabel else "class"
+    for i, c in enumerate(checks):
+        if not isinstance(c, (Floor, JointFloor, NonInferiority)):
+            raise TypeError(
+                f"checks[{i}] must be a Floor, JointFloor or NonInferiority; got {describe(c)}"
+            )
+        check_metric_name(c.metric, f"checks[{i}].metric", multilabel)
+        needs_per = isinstance(c, JointFloor) or getattr(c, "min_support", None) is not None
+        if needs_per and c.metric not in per:
+            what = "JointFloor" if isinstance(c, JointFloor) else "min_support"
+            raise ValueError(
+                f"checks[{i}]: {what} applies to per-{unit} metrics ({', '.join(sorted(per))}); "
+                f"got {c.metric!r}"
+            )
+        if isinstance(c, NonInferiority) and not baseline:
+            raise ValueError(
+                f"checks[{i}]: NonInferiority({c.metric!r}) needs a baseline (baseline= or "
+                "baseline_pred=); got none"
+            )
+    if baseline and not any(isinstance(c, NonInferiority) for c in checks):
+        raise ValueError("a baseline is given but no NonInferiority check compares with it")
+    return tuple(checks)

@@ -25,7 +25,7 @@ and an array of ``[[check]]`` tables, one per check:
     The non-inferiority margin of a baseline check (default 0).
 ``min_support``, ``joint``
     For per-class floors: skip classes with fewer true documents; one joint
-    check P(every class >= T) (see :mod:`f1posterior.gating.classes`).
+    check P(every class >= T) (:class:`~f1posterior.JointFloor`).
 
 Example::
 
@@ -70,9 +70,7 @@ from pathlib import Path
 from typing import Any
 
 from .._core.describe import describe
-from ..metrics.registry import PER_CLASS_METRICS
-from ..posterior.multilabel import PER_LABEL_METRICS
-from .checks import LOWER_IS_BETTER
+from .checks import Floor, GateCheck, JointFloor, NonInferiority, per_class_metrics
 from .config_schema import GateConfig, GateConfigError, parse_config
 
 __all__ = [
@@ -173,19 +171,10 @@ def find_pyproject_config(folder: str | Path = ".") -> GateConfig | None:
 
 @dataclass(frozen=True)
 class CheckGroup:
-    """Consecutive checks that one call of :func:`f1posterior.gating.gate.gate` runs together.
+    """Consecutive checks that one gate call runs: floors, and comparisons with one baseline."""
 
-    Either floors (``minimums``, with one ``min_support`` and ``joint``) or
-    baseline comparisons (``compare`` against one ``baseline`` with one
-    ``max_drop``).
-    """
-
-    minimums: tuple[tuple[str, float], ...] = ()
-    compare: tuple[str, ...] = ()
+    checks: tuple[GateCheck, ...]
     baseline: str | None = None
-    max_drop: float | None = None
-    min_support: int | None = None
-    joint: bool = False
 
 
 def check_groups(
@@ -197,12 +186,13 @@ def check_groups(
     joint: bool = False,
     multilabel: bool = False,
 ) -> list[CheckGroup]:
-    """The configuration's checks as gate calls, in order; command-line values override.
+    """The configuration's checks as check objects, in gate calls; command-line values override.
 
     ``baseline`` (``--baseline``) replaces the top-level ``baseline`` (the
     checks with ``baseline = true``); ``max_drop`` (``--max-drop``) replaces
     every check's; ``min_support`` and ``joint`` (``--min-support``,
-    ``--joint``) apply to every per-class floor.
+    ``--joint``) apply to every per-class floor. Consecutive checks share a
+    call unless they compare with different baselines.
 
     Raises
     ------
@@ -214,7 +204,7 @@ def check_groups(
     cfg.check_modes(multilabel)
     if not cfg.checks:
         raise cfg.error("check", "no [[check]] tables, and no --metric on the command line")
-    per = PER_LABEL_METRICS if multilabel else PER_CLASS_METRICS - LOWER_IS_BETTER.keys()
+    per = per_class_metrics(multilabel)
     for flag, value in (("--min-support", min_support), ("--joint", joint)):
         if value and not any(c.min is not None and c.metric in per for c in cfg.checks):
             raise cfg.error(
@@ -223,40 +213,29 @@ def check_groups(
             )
     default_base = baseline if baseline is not None else cfg.settings.get("baseline")
     groups: list[CheckGroup] = []
-    keys: list[tuple[Any, ...]] = []
     for i, c in enumerate(cfg.checks, 1):
+        path = None
+        check: GateCheck
         if c.min is not None:
-            support = c.min_support
-            together = bool(c.joint)
+            support, together = c.min_support, bool(c.joint)
             if c.metric in per:
                 support = min_support if min_support is not None else support
                 together = together or joint
-            key: tuple[Any, ...] = ("min", support, together)
-            item = CheckGroup(minimums=((c.metric, c.min),), min_support=support, joint=together)
+            check = (JointFloor if together else Floor)(c.metric, c.min, support)
         else:
-            path = default_base if c.baseline is True else c.baseline
-            if path is None:
+            where = default_base if c.baseline is True else c.baseline
+            if where is None:
                 raise cfg.error(
                     f"check[{i}].baseline",
                     "true means the top-level baseline, but there is no baseline key and no "
                     "--baseline",
                 )
+            path = str(where)
             drop = max_drop if max_drop is not None else c.max_drop
-            key = ("baseline", path, drop)
-            item = CheckGroup(compare=(c.metric,), baseline=str(path), max_drop=drop)
-        # consecutive checks of one kind and settings share a call (a metric is compared
-        # once per call)
-        if keys and keys[-1] == key and c.metric not in groups[-1].compare:
+            check = NonInferiority(c.metric, 0.0 if drop is None else drop)
+        if groups and (path is None or groups[-1].baseline in (None, path)):
             last = groups[-1]
-            groups[-1] = CheckGroup(
-                minimums=last.minimums + item.minimums,
-                compare=last.compare + item.compare,
-                baseline=last.baseline,
-                max_drop=last.max_drop,
-                min_support=last.min_support,
-                joint=last.joint,
-            )
-            continue
-        keys.append(key)
-        groups.append(item)
+            groups[-1] = CheckGroup(last.checks + (check,), last.baseline or path)
+        else:
+            groups.append(CheckGroup((check,), path))
     return groups

@@ -15,14 +15,12 @@ from .._core.describe import describe
 from .._core.priors import PRIOR_PRESETS
 from .._core.results import value_equality
 from .._core.validation import did_you_mean
-from ..metrics.registry import METRIC_RANGES, METRICS, PER_CLASS_METRICS
-from ..posterior.multilabel import MULTILABEL_METRICS, PER_LABEL_METRICS
-from .checks import LOWER_IS_BETTER
+from ..metrics.registry import METRIC_RANGES, METRICS
+from ..posterior.multilabel import MULTILABEL_METRICS
+from .checks import GATE_MULTILABEL_METRICS, LOWER_IS_BETTER, per_class_metrics
+from .gate import MAX_DRAWS_LIMIT
 
 __all__ = ["CheckSpec", "GateConfig", "GateConfigError", "parse_config"]
-
-#: The largest number of draws accepted (as ``gate``'s ``max_draws`` limit).
-_MAX_DRAWS = 100_000_000
 
 _TOP_KEYS = (
     "file",
@@ -42,7 +40,18 @@ _CHECK_KEYS = ("metric", "min", "baseline", "max_drop", "min_support", "joint")
 
 
 class GateConfigError(ValueError):
-    """A gate configuration that cannot be used; the message names the file and the key."""
+    """A gate configuration that cannot be used; the message names the file and the key.
+
+    See Also
+    --------
+    f1posterior.gate : The gate a configuration describes (``f1posterior gate --config``).
+
+    Examples
+    --------
+    >>> from f1posterior import GateConfigError
+    >>> issubclass(GateConfigError, ValueError)  # one line, as every input error
+    True
+    """
 
 
 @dataclass(frozen=True)
@@ -102,8 +111,8 @@ class GateConfig:
             A metric unknown in this mode (single-label or ``multilabel``), or
             ``min_support``/``joint`` on a metric that is not per-class.
         """
-        known = [m for m in MULTILABEL_METRICS if m != "hamming_loss"] if multilabel else METRICS
-        per = PER_LABEL_METRICS if multilabel else PER_CLASS_METRICS - LOWER_IS_BETTER.keys()
+        known = GATE_MULTILABEL_METRICS if multilabel else tuple(METRICS)
+        per = per_class_metrics(multilabel)
         mode = "with multilabel" if multilabel else "without multilabel"
         for i, c in enumerate(self.checks, 1):
             if c.metric not in known:
@@ -211,7 +220,7 @@ def _setting(cfg: GateConfig, key: str, value: Any, base: Path) -> Any:
     if key == "ci_prob":
         return _number(cfg, key, value, 0.0, 1.0, open_=True)
     if key in ("draws", "max_draws"):
-        return _integer(cfg, key, value, 1, _MAX_DRAWS)
+        return _integer(cfg, key, value, 1, MAX_DRAWS_LIMIT)
     if key == "seed":
         return _integer(cfg, key, value, 0)
     if key == "prior":

@@ -12,7 +12,7 @@ from ..metrics.registry import PER_CLASS_METRICS
 
 #: The settings of a :class:`PlanResult`, as its JSON's ``settings``.
 _SETTINGS = (
-    "metric", "min", "baseline", "max_drop", "prob", "assurance", "require", "prior",
+    "metric", "threshold", "baseline", "max_drop", "prob", "assurance", "require", "prior",
     "simulations", "draws", "max_draws", "max_documents",
 )  # fmt: skip
 
@@ -65,7 +65,7 @@ class PlanResult:
         Documents in the observed table.
     curve : tuple of CurvePoint
         Every size tried, in increasing order.
-    metric, min, max_drop, baseline, prob, assurance, require
+    metric, threshold, max_drop, baseline, prob, assurance, require
         The settings (``baseline`` is True when a baseline was compared).
     prior : str
         Statement of the prior.
@@ -76,6 +76,20 @@ class PlanResult:
         Root seed (entropy), so that a run can be repeated.
     assumptions : tuple of str
         What the simulation assumes.
+    source : str or None
+        Where the counts came from, when known.
+
+    See Also
+    --------
+    f1posterior.plan : Computes it.
+    CurvePoint : One size of the curve.
+
+    Examples
+    --------
+    >>> from f1posterior import plan
+    >>> res = plan([[90, 10], [5, 95]], metric="micro_f1", threshold=0.5)
+    >>> res.reached, res.additional_documents, res.current_verdict
+    (True, 0, 'pass')
     """
 
     additional_documents: int | None
@@ -84,7 +98,7 @@ class PlanResult:
     documents: int
     curve: tuple[CurvePoint, ...]
     metric: str
-    min: float | None
+    threshold: float | None
     max_drop: float
     baseline: bool
     prob: float
@@ -104,8 +118,8 @@ class PlanResult:
         """The checks planned for, e.g. ``recall >= 0.8 (every class)``."""
         parts = []
         every = " (every class)" if self.metric in PER_CLASS_METRICS else ""
-        if self.min is not None:
-            parts.append(f"{self.metric} >= {self.min:g}{every}")
+        if self.threshold is not None:
+            parts.append(f"{self.metric} >= {self.threshold:g}{every}")
         if self.baseline:
             parts.append(f"{self.metric}: new - baseline >= {-self.max_drop:g}{every}")
         return "; ".join(parts)

@@ -33,7 +33,6 @@ every result's ``assumptions``.
 
 from __future__ import annotations
 
-import builtins
 import math
 from collections.abc import Callable
 from typing import Any
@@ -53,8 +52,9 @@ from .._core.validation import (
 )
 from ..metrics.registry import PER_CLASS_METRICS
 from ..posterior.evaluation import evaluate
-from .checks import _check_gate_args, _check_metric_name
-from .draws import NOISE_SIGMAS
+from .checks import Floor, GateCheck, NonInferiority, check_metric_name
+from .draws import Settings
+from .draws import noisy as is_noisy
 from .gate import gate
 from .plan_result import CurvePoint, PlanResult
 
@@ -73,8 +73,6 @@ MAX_DOCUMENTS_LIMIT = 1_000_000_000
 PLAN_KEY = 0x706C616E
 #: Bisection stops when the bracket's ends are within this ratio.
 REFINE_RATIO = 1.1
-#: ``min`` is an argument of :func:`plan` (the gate's ``--min``): the builtin by another name.
-_smaller = builtins.min
 #: Metric values held at once when differences of draws are taken (memory bound).
 _CHUNK_VALUES = 4_000_000
 
@@ -102,14 +100,10 @@ def _nice(x: float) -> int:
 def _verdicts(hits: np.ndarray, total: int, prob: float) -> tuple[np.ndarray, np.ndarray]:
     """Verdicts (+1 pass, -1 fail, 0 inconclusive) and the noise flags of sampled P = hits/total.
 
-    Noisy: within ``NOISE_SIGMAS`` binomial standard errors (with ``(k + 1/2) / (n + 1)``
-    near 0 and 1, as the gate) of ``prob`` or ``1 - prob``.
+    Noisy as in the gate (:func:`f1posterior.gating.draws.noisy`).
     """
     pr = hits / total
-    pc = (hits + 0.5) / (total + 1)
-    se = np.sqrt(pc * (1.0 - pc) / total)
-    gap = np.minimum(np.abs(pr - prob), np.abs(pr - (1.0 - prob)))
-    noisy = gap <= NOISE_SIGMAS * se
+    noisy = is_noisy(hits, total, prob)
     v = np.where(pr >= prob, 1, np.where(1.0 - pr >= prob, -1, 0))
     return np.where(noisy, 0, v), noisy
 
@@ -146,7 +140,7 @@ def plan(
     counts: ArrayLike,
     *,
     metric: str,
-    min: float | None = None,  # noqa: A002 - the gate's --min
+    threshold: float | None = None,
     baseline: ArrayLike | None = None,
     max_drop: float = 0.0,
     prob: float = 0.95,
@@ -172,11 +166,11 @@ def plan(
         One confusion matrix (rows = true class) of the model under test.
     metric : str
         A metric of :data:`f1posterior.metrics.registry.METRICS`, as in the gate.
-    min : float, optional
-        Floor ``T``: the gate's check ``P(metric >= T) >= prob``.
+    threshold : float, optional
+        Floor ``T``: the gate's check ``P(metric >= T) >= prob`` (``--min``).
     baseline : array_like, shape (M, M), optional
         Baseline's confusion matrix: the non-inferiority check
-        ``P(new - baseline >= -max_drop) >= prob``. At least one of ``min``
+        ``P(new - baseline >= -max_drop) >= prob``. At least one of ``threshold``
         and ``baseline`` is needed.
     max_drop : float, default 0
         Non-inferiority margin ``D`` in [0, 1].
@@ -206,26 +200,30 @@ def plan(
     PlanResult
         ``additional_documents``, ``curve``, text (``str``) and ``to_dict``.
 
+    See Also
+    --------
+    f1posterior.gate : The gate whose verdict is planned for.
+
     Examples
     --------
-    >>> res = plan([[45, 5], [8, 42]], metric="recall", min=0.8, simulations=200, rng=1)
+    >>> res = plan([[45, 5], [8, 42]], metric="recall", threshold=0.8, simulations=200, rng=1)
     >>> res.current_verdict, res.additional_documents
     ('inconclusive', 4500)
     >>> [(p.documents, p.assurance) for p in res.curve[3:6]]
     [(40, 0.05), (80, 0.195), (160, 0.275)]
-    >>> plan([[90, 10], [5, 95]], metric="micro_f1", min=0.5).additional_documents
+    >>> plan([[90, 10], [5, 95]], metric="micro_f1", threshold=0.5).additional_documents
     0
     """
-    if min is None and baseline is None:
+    if threshold is None and baseline is None:
         raise ValueError(
-            "plan needs a check: give min (a floor T for the metric) and/or a baseline"
+            "plan needs a check: give threshold (a floor T for the metric) and/or a baseline"
         )
-    _check_metric_name(metric, "metric")
-    mins_arg = None if min is None else [(metric, min)]
-    comp_arg = None if baseline is None else [metric]
-    c, mins, base, comp, drop, p = _check_gate_args(
-        counts, mins_arg, baseline, comp_arg, max_drop, prob, None
-    )
+    check_metric_name(metric, "metric")
+    floor = None if threshold is None else Floor(metric, threshold)
+    margin = NonInferiority(metric, max_drop)
+    checks: list[GateCheck] = [x for x in (floor, margin if baseline is not None else None) if x]
+    g = Settings(counts, baseline, None, False, prob, 0.95, alpha, beta, None, None)
+    c, base, p = g.counts, g.baseline, g.prob
     for name, arr in (("counts", c), ("baseline", base)):
         if arr is not None and (arr.ndim != 2 or arr.shape[0] < 2):
             raise ValueError(
@@ -239,12 +237,12 @@ def plan(
     cap = _check_count(max_documents, "max_documents", 1, MAX_DOCUMENTS_LIMIT)
     root = check_rng(rng)  # never consumed: streams are child_seed(root, ...)
     # 0 more documents: the gate itself, on the same seed as `f1posterior gate --seed`
-    now = gate(c, minimums=mins or None, baseline=base, compare=comp or None, max_drop=drop,
-               prob=p, alpha=alpha, beta=beta, rng=root)  # fmt: skip
+    now = gate(c, checks, baseline=base, prob=p, alpha=alpha, beta=beta, rng=root)
     flags = np.array([[{"pass": 1, "fail": -1}.get(ch.verdict, 0) for ch in now.checks]])
     common: dict[str, Any] = dict(
         current_verdict=now.verdict, documents=int(c.sum()), metric=metric,
-        min=mins[0][1] if mins else None, max_drop=drop, baseline=base is not None, prob=p,
+        threshold=None if floor is None else floor.threshold, max_drop=margin.max_drop,
+        baseline=base is not None, prob=p,
         assurance=target, require=req, prior=now.prior, simulations=s, draws=d, max_draws=most,
         max_documents=cap, seed=run_seed(root), assumptions=_assumptions(base, metric, req),
         source=source,
@@ -253,22 +251,34 @@ def plan(
         now_point = (CurvePoint(0, 1.0, 0.0),)
         return PlanResult(additional_documents=0, reached=True, curve=now_point, **common)
 
-    sim = _Simulator(c, base, metric, common["min"], drop, p, req, s, d, most, alpha, beta, root)
+    sim = _Simulator(
+        c,
+        base,
+        metric,
+        common["threshold"],
+        common["max_drop"],
+        p,
+        req,
+        s,
+        d,
+        most,
+        alpha,
+        beta,
+        root,
+    )
     points = {0: CurvePoint(0, 0.0, 0.0)}
 
     def at(n: int) -> float:
         points[n] = sim.assurance(n)
         return points[n].assurance
 
-    n = _smaller(
-        cap, 10 ** int(math.floor(math.log10(builtins.max(common["documents"], 100)))) // 10
-    )
+    n = min(cap, 10 ** int(math.floor(math.log10(max(common["documents"], 100)))) // 10)
     lo, hi = 0, None
     while at(n) < target:  # doubling ...
         lo = n
         if n >= cap:
             break
-        n = _smaller(2 * n, cap)
+        n = min(2 * n, cap)
     else:
         hi = n
     while hi is not None and hi > lo * REFINE_RATIO and hi - lo > 1:  # ... then bisection
@@ -390,7 +400,7 @@ class _Simulator:
     ) -> np.ndarray:
         """Draws with ``new - base >= -drop``, ``(len(idx), K)``, chunked over the tables."""
         width = self.m if self.metric in PER_CLASS_METRICS else 1
-        step = builtins.max(1, _CHUNK_VALUES // (d * width))
+        step = max(1, _CHUNK_VALUES // (d * width))
         out = []
         for i0 in range(0, len(idx), step):
             sub = idx[i0 : i0 + step]

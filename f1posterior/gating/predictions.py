@@ -1,20 +1,12 @@
-"""Predictions given to :func:`f1posterior.gating.gate.gate` directly: ``y_true``, ``y_pred``, ...
+"""Predictions given to :func:`f1posterior.gate` directly: ``y_true``, ``y_pred``, ...
 
 ``gate(y_true=..., y_pred=...)`` is ``gate(counts)`` with ``counts`` the
-confusion matrix of the predictions (:func:`f1posterior.metrics.confusion.confusion_matrix`,
-whose label order names the classes). ``baseline_pred=`` is the baseline
-model's predictions of the **same** documents: the baseline comparison is
-then paired (the paired model of :func:`f1posterior.compare_predictions`),
-far more decisive than two independent samples. By default the two
-prediction sequences are paired position by position; with ``ids=`` (the
-documents of ``y_true``/``y_pred``) and ``baseline_ids=`` (the documents of
-``baseline_pred``, in any order) they are paired by document id
-(:func:`f1posterior.metrics.confusion.align_ids`: the ids must match one to one).
-
-With ``multilabel=True`` the predictions are ``(D, L)`` indicator matrices,
-counted with :func:`f1posterior.metrics.confusion.multilabel_confusion_matrix`; a
-baseline is then compared as an independent sample, as for multi-label
-tables.
+confusion matrix of the predictions (whose label order names the classes).
+``baseline_pred=`` is the baseline model's predictions of the **same**
+documents: the comparison is then paired (the paired model of
+:func:`f1posterior.compare_predictions`). The two prediction sequences are
+paired position by position, or with ``ids=`` and ``baseline_ids=`` by
+document id (:func:`f1posterior.metrics.confusion.align_ids`: one to one).
 """
 
 from __future__ import annotations
@@ -36,9 +28,7 @@ def resolve_predictions(
     counts: Any,
     *,
     baseline: Any,
-    paired: Any,
     labels: Any,
-    multilabel: Any,
     y_true: Any,
     y_pred: Any,
     baseline_pred: Any,
@@ -47,13 +37,15 @@ def resolve_predictions(
 ) -> tuple[Any, Any, Any, Any]:
     """``(counts, baseline, paired, labels)`` for :func:`gate`, from counts or predictions.
 
+    ``paired`` is ``(y_true, pred_new, pred_baseline)`` when both models' predictions
+    are given, else None.
+
     Raises
     ------
     TypeError
         Neither or both of ``counts`` and ``y_true``/``y_pred``; one of
         ``y_true``/``y_pred`` without the other; ``baseline_pred`` with
-        ``baseline``; ``paired`` with predictions; ``ids`` without
-        ``baseline_ids`` or the other way round.
+        ``baseline``; ``ids`` without ``baseline_ids`` or the other way round.
     ValueError
         Predictions of different lengths, ids that do not match one to one
         (from :func:`~f1posterior.metrics.confusion.align_ids`), and the errors of
@@ -71,7 +63,7 @@ def resolve_predictions(
             raise TypeError(
                 f"{extras[0]}= goes with predictions (y_true= and y_pred=); got counts instead"
             )
-        return counts, baseline, paired, labels
+        return counts, baseline, None, labels
     if counts is not None:
         raise TypeError(
             "give either counts or predictions (y_true= and y_pred=), not both; got counts "
@@ -84,10 +76,6 @@ def resolve_predictions(
         raise TypeError(
             "give either baseline= (counts) or baseline_pred= (predictions), not both; got both"
         )
-    if paired is not None:
-        raise TypeError(
-            "paired= is built from y_true=, y_pred= and baseline_pred=; leave paired= out"
-        )
     if (ids is None) != (baseline_ids is None):
         have, lack = ("ids", "baseline_ids") if ids is not None else ("baseline_ids", "ids")
         raise TypeError(
@@ -97,8 +85,6 @@ def resolve_predictions(
         )
     if baseline_ids is not None and baseline_pred is None:
         raise TypeError("ids= and baseline_ids= align baseline_pred=, which was not given")
-    if not isinstance(multilabel, bool):
-        raise TypeError(f"multilabel must be True or False; got {describe(multilabel)}")
     n = _length(y_true, "y_true")
     if baseline_pred is not None:
         nb = _length(baseline_pred, "baseline_pred")
@@ -115,20 +101,13 @@ def resolve_predictions(
                     f"{_length(baseline_ids, 'baseline_ids')}"
                 )
             perm = align_ids(ids, baseline_ids, name="ids", other_name="baseline_ids")
-            baseline_pred = _take(baseline_pred, perm)
+            listed = _as_list(baseline_pred)
+            baseline_pred = [listed[i] for i in perm.tolist()]
         elif nb != n:
             raise ValueError(
                 f"baseline_pred must predict the {n} documents of y_true, in the same order (or "
                 f"give ids= and baseline_ids= to pair them by id); got {nb} predictions"
             )
-    if multilabel:
-        from ..metrics.confusion import multilabel_confusion_matrix
-
-        tables = multilabel_confusion_matrix(y_true, y_pred)
-        base = None
-        if baseline_pred is not None:
-            base = multilabel_confusion_matrix(y_true, baseline_pred)
-        return tables, base, None, labels
     from ..metrics.confusion import confusion_matrix
 
     cm = confusion_matrix(y_true, y_pred, labels=labels)
@@ -143,13 +122,6 @@ def _length(seq: Any, name: str) -> int:
     if isinstance(seq, (str, bytes)) or not hasattr(seq, "__len__"):
         raise TypeError(f"{name} must be a sequence, one entry per document; got {describe(seq)}")
     return len(seq)
-
-
-def _take(seq: Any, perm: np.ndarray) -> Any:
-    if isinstance(seq, np.ndarray):
-        return seq[perm]
-    items = list(seq)
-    return [items[i] for i in perm.tolist()]
 
 
 def _as_list(seq: Any) -> list[Any]:

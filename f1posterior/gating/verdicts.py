@@ -18,21 +18,8 @@ _MD_VERDICT = {
 }
 
 
-def _verdict(prob: float, required: float) -> str:
-    """PASS when P(condition) >= required, FAIL when P(opposite) = 1 - P >= required."""
-    if prob >= required:
-        return "pass"
-    if 1.0 - prob >= required:
-        return "fail"
-    return "inconclusive"
-
-
 #: The marker of a prior-dominated check in every output format.
 PRIOR_DOMINATED = "prior-dominated"
-
-
-def _fmt_draws(n: int) -> str:
-    return f"{n:,}"
 
 
 @value_equality
@@ -95,6 +82,18 @@ class Check:
         (:attr:`f1posterior.MetricSummary.prior_dominated` of the metric, or of
         either model's metric for a baseline check), so the prior may have
         decided the verdict; every output format says so.
+
+    See Also
+    --------
+    GateResult : All the checks of a gate.
+    f1posterior.Floor : A check as requested (also ``JointFloor``, ``NonInferiority``).
+
+    Examples
+    --------
+    >>> from f1posterior import Floor, gate
+    >>> (check,) = gate([[40, 10], [5, 45]], [Floor("micro_f1", 0.75)], beta="aligned").checks
+    >>> check.verdict, check.condition, check.exact, round(check.prob, 4)
+    ('pass', 'micro_f1 >= 0.75', True, 0.9903)
     """
 
     kind: str
@@ -169,7 +168,7 @@ class Check:
         if self.exact:
             line += "exact"
         else:
-            line += f"MC error {self.mc_error:.4f} ({_fmt_draws(self.draws)} draws)"
+            line += f"MC error {self.mc_error:.4f} ({self.draws:,} draws)"
         if self.model:
             line += f"; {self.model}"
         if self.prior_dominated:
@@ -178,7 +177,7 @@ class Check:
             line += f"; {self.reason}"
         elif self.within_noise:
             line += "; WITHIN MONTE CARLO NOISE: " + (
-                f"rerun with draws={_fmt_draws(self.draws_to_settle)} "
+                f"rerun with draws={self.draws_to_settle:,} "
                 f"(--draws {self.draws_to_settle}) to settle it"
                 if self.draws_to_settle is not None
                 else "the probability equals the requirement; no number of draws settles it"
@@ -220,6 +219,20 @@ class GateResult:
         How the text tells an INCONCLUSIVE check's next step: a
         :func:`f1posterior.plan` call (the library's default) or an
         ``f1posterior plan`` command (the command line's).
+
+    See Also
+    --------
+    f1posterior.gate : Computes it (``gate_multilabel`` for multi-label tables).
+    Check : The verdict of one check.
+
+    Examples
+    --------
+    >>> from f1posterior import Floor, gate
+    >>> res = gate([[40, 10], [5, 45]], [Floor("micro_f1", 0.75)], beta="aligned")
+    >>> res.verdict, res.passed, len(res.checks)
+    ('pass', True, 1)
+    >>> res.to_dict()["checks"][0]["condition"]
+    'micro_f1 >= 0.75'
     """
 
     checks: tuple[Check, ...]
@@ -285,7 +298,7 @@ class GateResult:
 
     def _how(self) -> str:
         sampled = any(not c.exact for c in self.checks)
-        how = f"{_fmt_draws(self.draws)} draws" if sampled else "exact (closed form)"
+        how = f"{self.draws:,} draws" if sampled else "exact (closed form)"
         if any(c.draws > self.draws for c in self.checks):
             how += " (more where marked: adaptive draws)"
         if sampled and any(c.exact for c in self.checks):
@@ -345,13 +358,22 @@ class GateResult:
         if c.verdict != "inconclusive":
             return ""
         if self.hints == "command":
-            from .classes import plan_hint
+            import re
 
-            return before + plan_hint(c, self.source, self.baseline_source) + after
+            def plain(path: str | None, default: str) -> str:  # safe in a shell and Markdown
+                return path if path and re.fullmatch(r"[\w./-]+", path) else default
+
+            cmd = f"f1posterior plan {plain(self.source, 'FILE')} --metric {c.metric}"
+            if c.kind == "baseline":
+                base = plain(self.baseline_source, "BASEFILE")
+                cmd += f" --baseline {base} --max-drop {abs(c.threshold):g}"
+            else:
+                cmd += f" --min {c.threshold:g}"
+            return f"{before}run `{cmd}` to see how many more documents would settle it{after}"
         if c.kind == "baseline":
             args = f"baseline=baseline_counts, max_drop={abs(c.threshold):g}"
         else:
-            args = f"min={c.threshold:g}"
+            args = f"threshold={c.threshold:g}"
         call = f"f1posterior.plan(counts, metric={c.metric!r}, {args})"
         return f"{before}call `{call}` to see how many more documents would settle it{after}"
 

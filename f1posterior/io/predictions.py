@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from .sources import (
     MatrixInput,
     _label_list,
     input_format_of,
+    is_stdin,
     read_text,
     source_name,
 )
@@ -83,46 +85,126 @@ def csv_delimiter(fmt: str, text: str) -> str:
     return ","
 
 
+@dataclass(frozen=True)
+class PredictionTable:
+    """Columns of a predictions CSV, labels and ids as text.
+
+    Attributes
+    ----------
+    source : str
+        The path (``<stdin>`` for standard input).
+    y_true : list of str
+        True label of each document.
+    preds : dict of str to list of str
+        Predicted labels, one list per model column.
+    ids : list of str or None
+        Document ids, when an id column was read.
+    lines : tuple of int
+        The line of each document in the file.
+    """
+
+    source: str
+    y_true: list[str]
+    preds: dict[str, list[str]]
+    ids: list[str] | None = None
+    lines: tuple[int, ...] = ()
+
+
+def _table_delimiter(path: str | Path, text: str, input_format: str | None) -> str:
+    if not is_stdin(path) and input_format is None:
+        return "\t" if Path(path).suffix.lower() == ".tsv" else ","
+    fmt = input_format_of(path, input_format)
+    if fmt not in ("csv", "tsv", "predictions"):
+        raise ValueError(
+            f"{source_name(path)}: read as {fmt}, but a predictions CSV was expected (give "
+            "--input-format csv, tsv or predictions)"
+        )
+    return csv_delimiter(fmt, text)
+
+
+def read_prediction_table(
+    path: str | Path,
+    true_col: str = "y_true",
+    models: list[str] | None = None,
+    min_models: int = 2,
+    *,
+    id_col: str | None = None,
+    input_format: str | None = None,
+    delimiter: str | None = None,
+) -> PredictionTable:
+    """Read ``true_col``, model columns and an optional id column from a predictions CSV.
+
+    The one reader of predictions CSVs. ``models=None`` takes every column but
+    ``true_col`` and ``id_col``. ``path`` ``-`` reads standard input (format
+    ``input_format`` or sniffed); ``delimiter`` overrides the one of the file
+    name. Every malformed row is a ``ValueError`` naming the file and line.
+    """
+    p = Path(path)
+    where = source_name(p)
+    text = read_text(p)
+    sep = delimiter or _table_delimiter(p, text, input_format)
+    reader = csv.reader(io.StringIO(text), delimiter=sep)
+    try:
+        header = [c.strip() for c in next(reader, [])]
+        missing = [c for c in (true_col, *(models or ())) if c not in header]
+        if missing:
+            raise ValueError(
+                f"{where}, line 1: no column {missing[0]!r} in the header; columns are {header} "
+                f"(a predictions CSV has a {true_col} column and one column per model)"
+            )
+        if id_col is not None and id_col not in header:
+            raise ValueError(f"--id-col: no column {id_col!r} in {where}; columns are {header}")
+        if models is None:
+            models = [c for c in header if c not in (true_col, id_col)]
+        elif len(set(models)) != len(models):
+            raise ValueError(f"--models must not repeat a model; got {models}")
+        if len(models) < min_models:
+            raise ValueError(
+                f"{where}: need at least two model columns besides {true_col!r}; got {models}"
+            )
+        names = [true_col, *models] + ([id_col] if id_col is not None else [])
+        cols = [header.index(c) for c in names]
+        values: list[list[str]] = [[] for _ in cols]
+        lines: list[int] = []
+        for cells in reader:
+            if not any(c.strip() for c in cells):
+                continue
+            if len(cells) <= max(cols):
+                raise ValueError(
+                    f"{where}, line {reader.line_num}: {len(cells)} cells; the header has "
+                    f"{len(header)}"
+                )
+            for out, i in zip(values, cols, strict=True):
+                v = cells[i].strip()
+                if not v:
+                    what = "document id" if id_col is not None and i == cols[-1] else "label"
+                    raise ValueError(
+                        f"{where}, line {reader.line_num}: empty {what} in column {header[i]!r}"
+                    )
+                out.append(v)
+            lines.append(reader.line_num)
+    except csv.Error as exc:
+        raise ValueError(f"{where}, line {reader.line_num}: broken CSV ({exc})") from None
+    if not values[0]:
+        raise ValueError(f"{where}: no predictions after the header line")
+    k = len(models)
+    return PredictionTable(
+        source=where,
+        y_true=values[0],
+        preds=dict(zip(models, values[1 : k + 1], strict=True)),
+        ids=values[k + 1] if id_col is not None else None,
+        lines=tuple(lines),
+    )
+
+
 def _read_predictions(
     path: Path, delimiter: str, true_col: str, pred_col: str, labels: Any
 ) -> MatrixInput:
     """:func:`read_predictions` of a file or standard input."""
     from ..metrics.confusion import confusion_matrix
 
-    text = read_text(path)
-    p = source_name(path)
-    reader = csv.reader(io.StringIO(text), delimiter=delimiter)
-    try:
-        header = [c.strip() for c in next(reader)]
-        missing = [c for c in (true_col, pred_col) if c not in header]
-        if missing:
-            raise ValueError(
-                f"{p}, line {reader.line_num}: no column {missing[0]!r} in the header; columns "
-                f"are {header} (set the column names of true and predicted labels)"
-            )
-        it, ip = header.index(true_col), header.index(pred_col)
-        y_true: list[str] = []
-        y_pred: list[str] = []
-        lines: list[int] = []
-        for cells in reader:
-            if not any(c.strip() for c in cells):
-                continue
-            line = reader.line_num
-            if len(cells) <= max(it, ip):
-                raise ValueError(
-                    f"{p}, line {line}: {len(cells)} cells; the header has {len(header)}"
-                )
-            t, q = cells[it].strip(), cells[ip].strip()
-            for value, col in ((t, true_col), (q, pred_col)):
-                if not value:
-                    raise ValueError(f"{p}, line {line}: empty label in column {col!r}")
-            y_true.append(t)
-            y_pred.append(q)
-            lines.append(line)
-    except csv.Error as exc:
-        raise ValueError(f"{p}, line {reader.line_num}: broken CSV ({exc})") from None
-    if not y_true:
-        raise ValueError(f"{p}: no predictions after the header line")
+    t = read_prediction_table(path, true_col, [pred_col], min_models=1, delimiter=delimiter)
+    y_true, y_pred = t.y_true, t.preds[pred_col]
     wanted = _label_list(labels)
     if wanted is None:
         order = _sort_labels(set(y_true) | set(y_pred))
@@ -132,13 +214,13 @@ def _read_predictions(
             bad = next((i for i, y in enumerate(ys) if y not in allowed), None)
             if bad is not None:
                 raise ValueError(
-                    f"{p}, line {lines[bad]}: unknown label {ys[bad]!r} in column {col!r}; "
-                    f"labels are {wanted}"
+                    f"{t.source}, line {t.lines[bad]}: unknown label {ys[bad]!r} in column "
+                    f"{col!r}; labels are {wanted}"
                 )
         order = wanted
     counts, _ = confusion_matrix(y_true, y_pred, labels=order)
     return MatrixInput(
-        counts=np.asarray(counts, dtype=np.float64), labels=order, names=None, source=p
+        counts=np.asarray(counts, dtype=np.float64), labels=order, names=None, source=t.source
     )
 
 
