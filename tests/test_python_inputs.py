@@ -26,8 +26,8 @@ from f1posterior import (
 )
 from f1posterior._core.labelled import labelled_counts
 from f1posterior._core.validation import as_counts, check_counts
-from f1posterior.io.writers import RowWriter
-from f1posterior.posterior.table import format_markdown, format_table, rows
+from f1posterior.io._writers import RowWriter
+from f1posterior.posterior._table import format_markdown, format_table, rows
 
 # The case: predictions a categorical whose class order differs from the truth's.
 Y_TRUE = ["a", "a", "b", "b", "c", "b", "c"]
