@@ -409,18 +409,28 @@ def summarize_draws(
     with np.errstate(over="ignore", invalid="ignore"):  # sums past the float range: inf
         std = arr.std(axis=-1, ddof=1) if n > 1 else np.zeros(arr.shape[:-1])
         mean = arr.mean(axis=-1)
+    median = np.median(arr, axis=-1)
+    return _from_stats(arr, score, mean, median, std, hdi(arr, prob), eti(arr, prob), prob, r)
+
+
+def _from_stats(
+    arr: np.ndarray, score: Any, mean: Any, median: Any, std: Any, hdi: Any, eti: Any,
+    ci_prob: float, ref: float | None,
+) -> MetricSummary:  # fmt: skip
+    """The summary of draws ``arr`` (..., n) from their statistics."""
+    n = arr.shape[-1]
     return MetricSummary(
         score=_scalar(np.nan if score is None else score),
         mean=_scalar(mean),
-        median=_scalar(np.median(arr, axis=-1)),
+        median=_scalar(median),
         std=_scalar(std),
         mc_error=_scalar(std / math.sqrt(n)),
-        hdi=hdi(arr, prob),
-        eti=eti(arr, prob),
-        p_below=None if r is None else _scalar(np.count_nonzero(arr < r, axis=-1) / n),
-        p_above=None if r is None else _scalar(np.count_nonzero(arr > r, axis=-1) / n),
-        ci_prob=prob,
-        ref=r,
+        hdi=hdi,
+        eti=eti,
+        p_below=None if ref is None else _scalar(np.count_nonzero(arr < ref, axis=-1) / n),
+        p_above=None if ref is None else _scalar(np.count_nonzero(arr > ref, axis=-1) / n),
+        ci_prob=ci_prob,
+        ref=ref,
         draws=n,
     )
 
@@ -490,21 +500,4 @@ def summarize_rows(
         diff = b - a
         eti[..., j] = b - diff * (1 - t) if t >= 0.5 else a + diff * t
 
-    def scalar(v: Any) -> Any:
-        a = np.asarray(v)
-        return float(a) if a.ndim == 0 else a
-
-    return MetricSummary(
-        score=scalar(np.nan if score is None else score),
-        mean=scalar(mean[..., 0]),
-        median=scalar(median),
-        std=scalar(std),
-        mc_error=scalar(std / math.sqrt(n)),
-        hdi=hdi,
-        eti=eti,
-        p_below=None if ref is None else scalar(np.count_nonzero(arr < ref, axis=-1) / n),
-        p_above=None if ref is None else scalar(np.count_nonzero(arr > ref, axis=-1) / n),
-        ci_prob=ci_prob,
-        ref=ref,
-        draws=n,
-    )
+    return _from_stats(arr, score, mean[..., 0], median, std, hdi, eti, ci_prob, ref)
