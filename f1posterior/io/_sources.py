@@ -8,7 +8,8 @@ import json
 import os
 import stat
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -95,6 +96,17 @@ def file_kind(mode: int) -> str:
     return "not a regular file"
 
 
+@contextmanager
+def file_errors(p: Path | str) -> Iterator[None]:
+    """OS errors on file ``p`` as one-line ValueErrors naming it."""
+    try:
+        yield
+    except FileNotFoundError:
+        raise ValueError(f"{p}: no such file") from None
+    except OSError as exc:
+        raise ValueError(f"{p}: cannot be read ({exc.strerror})") from None
+
+
 def regular_file(path: str | Path) -> Path:
     """``path`` as a Path if it names a regular file (through symlinks); else a ValueError.
 
@@ -102,12 +114,8 @@ def regular_file(path: str | Path) -> Path:
     opened: reading them could block forever or never end.
     """
     p = Path(path)
-    try:
+    with file_errors(p):
         mode = os.stat(p).st_mode
-    except FileNotFoundError:
-        raise ValueError(f"{p}: no such file") from None
-    except OSError as exc:
-        raise ValueError(f"{p}: cannot be read ({exc.strerror})") from None
     if not stat.S_ISREG(mode):
         raise ValueError(f"{p}: {file_kind(mode)}; only regular files are read")
     return p
@@ -189,12 +197,8 @@ def read_bytes(path: str | Path) -> bytes:
     if is_stdin(path):
         return stdin_bytes()
     p = regular_file(path)
-    try:
+    with file_errors(p):
         return p.read_bytes()
-    except FileNotFoundError:
-        raise ValueError(f"{p}: no such file") from None
-    except OSError as exc:
-        raise ValueError(f"{p}: cannot be read ({exc.strerror})") from None
 
 
 def _decode(data: bytes, where: str, encoding: str = "utf-8-sig") -> str:
@@ -256,14 +260,11 @@ def sniff_format(data: bytes, where: str = STDIN_NAME) -> str:
 
 def _read_file_text(path: Path, encoding: str, what: str) -> str:
     """The text of file ``path`` (text mode: universal newlines); a ValueError when unreadable."""
-    try:
-        return path.read_text(encoding=encoding)
-    except FileNotFoundError:
-        raise ValueError(f"{path}: no such file") from None
-    except UnicodeDecodeError:
-        raise ValueError(f"{path}: not UTF-8 text; expected {what}") from None
-    except OSError as exc:
-        raise ValueError(f"{path}: cannot be read ({exc.strerror})") from None
+    with file_errors(path):
+        try:
+            return path.read_text(encoding=encoding)
+        except UnicodeDecodeError:
+            raise ValueError(f"{path}: not UTF-8 text; expected {what}") from None
 
 
 def known_suffix(path: Path, suffixes: Any, what: str, expected: str) -> str:

@@ -35,7 +35,7 @@ import numpy as np
 from .._core.results import value_equality
 from .._core.validation import check_counts
 from ._cells import apply_labels, check_cells, matrix_from_json
-from ._sources import label_list, npy_header, regular_file
+from ._sources import file_errors, label_list, npy_header, regular_file
 
 __all__ = ["BatchChunk", "BatchReader", "open_batch", "BATCH_SUFFIXES", "DEFAULT_CHUNK"]
 
@@ -176,10 +176,8 @@ def open_lines(path: str | Path) -> tuple[str, IO[str], bool]:
     if str(path) == "-":
         return "<stdin>", sys.stdin, False
     p = regular_file(path)
-    try:
+    with file_errors(p):
         fh = p.open(encoding="utf-8", newline="")
-    except OSError as exc:
-        raise ValueError(f"{p}: cannot be read ({exc.strerror})") from None
     return str(p), fh, True
 
 
@@ -330,13 +328,10 @@ def _check_size(shape: tuple[int, ...], dtype: np.dtype, available: int, where: 
 
 
 def _open_npy(p: Path) -> tuple[np.ndarray, list[str] | None, list[str] | None]:
-    try:
-        with p.open("rb") as fh:
-            shape, fortran, dtype = square_npy_header(fh, str(p))
-            offset = fh.tell()
+    with file_errors(p), p.open("rb") as fh:
+        shape, fortran, dtype = square_npy_header(fh, str(p))
+        offset = fh.tell()
         available = p.stat().st_size - offset
-    except OSError as exc:
-        raise ValueError(f"{p}: cannot be read ({exc.strerror})") from None
     _check_size(shape, dtype, available, str(p))
     arr = np.memmap(
         p, dtype=dtype, mode="r", offset=offset, shape=shape, order="F" if fortran else "C"
