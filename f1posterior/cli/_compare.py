@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -46,11 +44,10 @@ from ..io import (
     read_input,
     read_prediction_table,
     source_name,
-    write_output,
 )
 from ..metrics import METRICS, PER_CLASS_METRICS
 from ._common import add_sampling_arguments, probability, save_figure
-from ._figures import add_output_arguments
+from ._figures import add_output_arguments, write_report
 from ._input_args import ID_COL_HELP, INPUT_FORMAT_HELP, check_stdin_inputs
 from ._prediction_tables import pair_prediction_tables
 
@@ -350,10 +347,10 @@ def _write_files(
             fig = plot_ranking(result)
         save_figure(fig, args.plot, "--plot")
     if args.report:
-        from ..report import REPORT_FORMATS, render_comparison_report
+        from ..report import render_comparison_report
 
-        fmt = REPORT_FORMATS[Path(args.report).suffix.lower()]
-        text = render_comparison_report(result, fmt=fmt, names=names, source=source)
-        write_output(args.report, text, "--report")
-        print(f"report written to {escape_text(args.report)}", file=sys.stderr)
+        write_report(
+            args.report,
+            lambda f: render_comparison_report(result, fmt=f, names=names, source=source),
+        )
     return 0

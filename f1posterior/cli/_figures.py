@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -15,16 +15,18 @@ from ._common import save_figure
 if TYPE_CHECKING:  # pragma: no cover
     from ..posterior import Evaluation
 
-__all__ = ["PLOT_SUFFIXES", "add_output_arguments", "wants_draws", "write_outputs"]
+__all__ = ["PLOT_SUFFIXES", "add_output_arguments", "plot_path", "wants_draws", "write_outputs"]
+__all__ += ["write_report"]
 
 #: Image formats of ``--plot``.
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
 
 
-def _plot_path(text: str) -> str:
-    if Path(text).suffix.lower() not in PLOT_SUFFIXES:
+def plot_path(text: str, suffixes: Sequence[str] = PLOT_SUFFIXES) -> str:
+    """``text`` if it ends in one of ``suffixes``; else an argparse type error."""
+    if Path(text).suffix.lower() not in suffixes:
         raise argparse.ArgumentTypeError(
-            f"expected a file name ending in {', '.join(PLOT_SUFFIXES)}; got {text!r}"
+            f"expected a file name ending in {', '.join(suffixes)}; got {text!r}"
         )
     return text
 
@@ -32,18 +34,14 @@ def _plot_path(text: str) -> str:
 def _report_path(text: str) -> str:
     from ..report import REPORT_FORMATS
 
-    if Path(text).suffix.lower() not in REPORT_FORMATS:
-        raise argparse.ArgumentTypeError(
-            f"expected a file name ending in {', '.join(REPORT_FORMATS)}; got {text!r}"
-        )
-    return text
+    return plot_path(text, list(REPORT_FORMATS))
 
 
 def add_output_arguments(p: argparse.ArgumentParser) -> None:
     """Add ``--plot FILE`` and ``--report FILE``."""
     p.add_argument(
         "--plot",
-        type=_plot_path,
+        type=plot_path,
         metavar="FILE",
         help="also draw the posteriors to FILE (.png, .svg or .pdf; needs matplotlib)",
     )
@@ -76,13 +74,20 @@ def write_outputs(
 
             save_figure(plot_summary(result, names=names), args.plot, "--plot")
         if args.report:
-            from ..report import REPORT_FORMATS, render_report
+            from ..report import render_report
 
-            fmt = REPORT_FORMATS[Path(args.report).suffix.lower()]
-            text = render_report(result, fmt=fmt, source=source, names=names)
-            write_output(args.report, text, "--report")
-            print(f"report written to {escape_text(args.report)}", file=sys.stderr)
+            write_report(
+                args.report, lambda f: render_report(result, fmt=f, source=source, names=names)
+            )
     except ImportError as exc:
         print(f"f1posterior {args.command}: error: {exc}", file=sys.stderr)
         return 2
     return 0
+
+
+def write_report(path: str, render: Callable[[str], str]) -> None:
+    """Write ``render(fmt)`` to ``--report`` file ``path``, ``fmt`` named by its suffix."""
+    from ..report import REPORT_FORMATS
+
+    write_output(path, render(REPORT_FORMATS[Path(path).suffix.lower()]), "--report")
+    print(f"report written to {escape_text(path)}", file=sys.stderr)
