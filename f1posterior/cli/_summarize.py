@@ -220,19 +220,21 @@ def _run_multilabel(args: argparse.Namespace) -> int:
         draws=args.draws,
         ref=args.ref,
         ci_prob=args.ci_prob,
-        rng=args.seed,
-        labels=data.labels,
-        keep_draws=wants_draws(args),
-        workers=args.workers,
-        max_memory=args.max_memory,
-        progress=terminal_progress(),
-        **prior_from_args(args),
+        **_in_memory(args, data),
     )
     if write_outputs(args, result, source=data.source, names=data.names):
         return 2
     header = f"Input: {data.source} (multi-label: {data.counts.shape[-3]} labels)"
     _print_result(args.format, result, data.source, header, data.names)
     return 0
+
+
+def _in_memory(args: argparse.Namespace, data: Any) -> dict[str, Any]:
+    """Keywords of evaluate and evaluate_multilabel an in-memory run takes from ``args``."""
+    return dict(
+        rng=args.seed, labels=data.labels, keep_draws=wants_draws(args), workers=args.workers,
+        max_memory=args.max_memory, progress=terminal_progress(), **prior_from_args(args),
+    )  # fmt: skip
 
 
 def _run_documents(args: argparse.Namespace) -> int:
@@ -394,14 +396,8 @@ def run(args: argparse.Namespace) -> int:
     common = dict(metrics=metrics, draws=args.draws, ref=ref, ci_prob=args.ci_prob)
     result = evaluate(
         data.counts,
-        rng=args.seed,
-        labels=data.labels,
-        keep_draws=wants_draws(args),
-        workers=args.workers,
-        max_memory=args.max_memory,
-        progress=terminal_progress(),
         **common,
-        **prior_from_args(args),
+        **_in_memory(args, data),
         **deploy,
     )
     if write_outputs(args, result, source=data.source, names=data.names):
