@@ -11,12 +11,13 @@ import numpy as np
 from .describe import as_numeric_array, describe
 
 
-def _is_dataframe(x: Any) -> bool:
-    """A pandas DataFrame (or a look-alike), recognised without importing pandas."""
+def _is_dataframe(x: Any, columns: bool = True) -> bool:
+    """A pandas DataFrame (a Series with ``columns=False``), or a look-alike, recognised
+    without importing pandas."""
     return (
         not isinstance(x, (type, np.ndarray))
         and hasattr(x, "index")
-        and hasattr(x, "columns")
+        and hasattr(x, "columns") is columns
         and callable(getattr(x, "to_numpy", None))
     )
 
@@ -211,16 +212,6 @@ def labelled_counts(
     return _match_labels(table, own, wanted, name, "labels"), wanted
 
 
-def _is_series(x: Any) -> bool:
-    """A pandas Series (or a look-alike), recognised without importing pandas."""
-    return (
-        not isinstance(x, (type, np.ndarray))
-        and hasattr(x, "index")
-        and not hasattr(x, "columns")
-        and callable(getattr(x, "to_numpy", None))
-    )
-
-
 def labelled_vector(values: Any, labels: Sequence[Any] | None, name: str) -> Any:
     """Per-class values put in the class order of ``labels``, matched by label.
 
@@ -239,7 +230,7 @@ def labelled_vector(values: Any, labels: Sequence[Any] | None, name: str) -> Any
     """
     if isinstance(values, dict):
         keys, arr = list(values), np.asarray(list(values.values()))
-    elif _is_series(values):
+    elif _is_dataframe(values, columns=False):
         keys, arr = list(values.index), values.to_numpy()
     elif _is_dataframe(values):
         keys, arr = list(values.columns), values.to_numpy()
