@@ -4,6 +4,7 @@ summary, densities and legends."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -282,3 +283,10 @@ def is_numeric(x: Any) -> bool:
     return a.dtype != bool and (
         np.issubdtype(a.dtype, np.integer) or np.issubdtype(a.dtype, np.floating)
     )
+
+
+def check_fields(obj: Any, name: str, kind: str, fields: Sequence[str]) -> None:
+    """A TypeError naming the first of ``fields`` that ``obj`` (argument ``name``) lacks."""
+    for attr in fields:
+        if not hasattr(obj, attr):
+            raise TypeError(f"{name} must be {kind} with a {attr!r} field; got {describe(obj)}")

@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..._core.describe import describe
 from ._common import (
     ROPE,
+    check_fields,
     check_index,
     draw_density,
     legend_below,
@@ -68,12 +68,8 @@ def plot_comparison(
     >>> len(plot_comparison(res).axes)
     1
     """
-    for attr in ("draws", "difference", "p_a_better", "p_b_better", "decision"):
-        if not hasattr(comparison, attr):
-            raise TypeError(
-                f"comparison must be a comparison result with a {attr!r} field; got "
-                f"{describe(comparison)}"
-            )
+    fields = ("draws", "difference", "p_a_better", "p_b_better", "decision")
+    check_fields(comparison, "comparison", "a comparison result", fields)
     x_all = np.asarray(comparison.draws, dtype=float)
     idx = check_index(index, x_all.shape[:-1], "difference")
     x = x_all[idx]

@@ -7,8 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..._core.describe import describe
-from ._common import check_index, metric_label, new_axes
+from ._common import check_fields, check_index, metric_label, new_axes
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -56,11 +55,8 @@ def plot_ranking(
     >>> [t.get_text() for t in fig.axes[0].get_yticklabels()]
     ['a (E[rank] 1.00)', 'b (E[rank] 2.00)']
     """
-    for attr in ("names", "rank_probabilities", "expected_rank", "metric"):
-        if not hasattr(ranking, attr):
-            raise TypeError(
-                f"ranking must be a Ranking with a {attr!r} field; got {describe(ranking)}"
-            )
+    fields = ("names", "rank_probabilities", "expected_rank", "metric")
+    check_fields(ranking, "ranking", "a Ranking", fields)
     probs_all = np.asarray(ranking.rank_probabilities, dtype=float)
     idx = check_index(index, probs_all.shape[:-2], "ranking")
     probs = probs_all[idx]
