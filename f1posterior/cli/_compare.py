@@ -47,7 +47,7 @@ from ..io import (
 )
 from ..metrics import METRICS, PER_CLASS_METRICS
 from ._common import add_sampling_arguments, probability, save_figure
-from ._figures import add_output_arguments, write_report
+from ._figures import add_output_arguments, save_report
 from ._input_args import ID_COL_HELP, INPUT_FORMAT_HELP, check_stdin_inputs
 from ._prediction_tables import pair_prediction_tables
 
@@ -349,7 +349,7 @@ def _write_files(
     if args.report:
         from ..report import render_comparison_report
 
-        write_report(
+        save_report(
             args.report,
             lambda f: render_comparison_report(result, fmt=f, names=names, source=source),
         )

@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..posterior import Evaluation
 
 __all__ = ["PLOT_SUFFIXES", "add_output_arguments", "plot_path", "wants_draws", "write_outputs"]
-__all__ += ["write_report"]
+__all__ += ["save_report"]
 
 #: Image formats of ``--plot``.
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
@@ -76,7 +76,7 @@ def write_outputs(
         if args.report:
             from ..report import render_report
 
-            write_report(
+            save_report(
                 args.report, lambda f: render_report(result, fmt=f, source=source, names=names)
             )
     except ImportError as exc:
@@ -85,7 +85,7 @@ def write_outputs(
     return 0
 
 
-def write_report(path: str, render: Callable[[str], str]) -> None:
+def save_report(path: str, render: Callable[[str], str]) -> None:
     """Write ``render(fmt)`` to ``--report`` file ``path``, ``fmt`` named by its suffix."""
     from ..report import REPORT_FORMATS
 
