@@ -24,7 +24,14 @@ from ..metrics import label_array as _predictions_label_array
 from ..metrics import label_codes
 from ..metrics import label_kind as _label_kind
 from ._comparison import Comparison, MetricSpec, check_decision_prob, check_metric, comparison
-from ._tuples import PAIRED_PRIOR, count_tuples, joint_prior, marginal_counts, posterior_tuples
+from ._tuples import (
+    PAIRED_PRIOR,
+    count_tuples,
+    dense_tuples,
+    joint_prior,
+    marginal_counts,
+    posterior_tuples,
+)
 
 __all__ = ["compare_predictions", "paired_fit", "paired_metric_draws", "tuple_metric_draws"]
 
@@ -231,13 +238,9 @@ def paired_metric_draws(
     k, fn, draws, root :
         As in :func:`tuple_metric_draws`, which this calls on the cells > 0.
     """
-    m = joint.shape[0]
-    conc = np.asarray(alpha, dtype=np.float64) + joint
-    cells = np.nonzero(conc > 0)
-    digits = np.unravel_index(cells[1], (m,) * k)
-    tuples = np.column_stack([cells[0], *digits]).astype(np.int64)
+    tuples, conc = dense_tuples(np.asarray(alpha, dtype=np.float64) + joint, k)
     prev = np.asarray(beta, dtype=np.float64) + joint.sum(axis=-1)
-    return tuple_metric_draws(tuples, conc[cells], prev, m, fn, draws, root)
+    return tuple_metric_draws(tuples, conc, prev, joint.shape[0], fn, draws, root)
 
 
 def _metric_values(fn: Callable[[np.ndarray], Any], table: np.ndarray) -> np.ndarray:

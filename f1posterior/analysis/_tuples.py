@@ -46,6 +46,7 @@ __all__ = [
     "PAIRED_PRIOR",
     "MAX_PRIOR_CELLS",
     "count_tuples",
+    "dense_tuples",
     "marginal_counts",
     "paired_alpha",
     "joint_prior",
@@ -149,7 +150,7 @@ def joint_prior(
     k = tuples.shape[1] - 1
     mean_table = marginal_counts(tuples, counts, m).mean(axis=0)
     if not isinstance(alpha, str) and alpha is not None and np.shape(alpha) == (m, m**k) and k > 1:
-        p_tuples, p_conc = _joint_array(alpha, m, k)
+        p_tuples, p_conc = dense_tuples(resolve_prior(alpha, 1.0, np.zeros((m, m**k)))[0], k)
         text = f"paired model; alpha given per joint cell, beta {_beta_text(beta)}"
     else:
         default = _is_default(alpha)
@@ -175,11 +176,10 @@ def joint_prior(
     return p_tuples, p_conc, np.asarray(b, dtype=np.float64), text
 
 
-def _joint_array(alpha: Any, m: int, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Cells and concentrations of an (M, M^k) prior given per joint cell."""
-    a, _ = resolve_prior(alpha, 1.0, np.zeros((m, m**k)))
+def dense_tuples(a: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Cells > 0 of an (M, M^k) joint array as tuples (L, k + 1), and their values (L,)."""
     cells = np.nonzero(a > 0)
-    digits = np.unravel_index(cells[1], (m,) * k)
+    digits = np.unravel_index(cells[1], (a.shape[0],) * k)
     return np.column_stack([cells[0], *digits]).astype(np.int64), a[cells]
 
 
