@@ -337,7 +337,9 @@ def test_exact_only_under_aligned_prior_and_fbeta_only_for_beta_1():
 
 
 def test_exact_falls_back_to_sampling_without_scipy(monkeypatch):
-    monkeypatch.setattr(ml, "scipy_available", lambda: False)
+    import f1posterior.posterior._exact as ex
+
+    monkeypatch.setattr(ex, "scipy_available", lambda: False)
     with pytest.warns(UserWarning, match=r"per-label metrics \['f1'\] have exact posteriors.*"
                       r"need scipy"):  # fmt: skip
         res = evaluate_multilabel(TABLES, metrics=["f1", "micro_f1"], beta="aligned", draws=100)

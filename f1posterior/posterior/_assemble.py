@@ -17,7 +17,7 @@ from ._batch import Chunk, GroupResult, MetricFn, Scratch
 from ._chance import chance_floor_inplace, chance_table, with_chance
 from ._summary import MetricSummary
 
-__all__ = ["TableMetrics", "check_prior_dominance", "exact_summaries"]
+__all__ = ["TableMetrics", "check_prior_dominance", "exact_summaries", "scipy_or_warn"]
 
 #: Key prefix of the chance-level draws of a metric (``chance=True``).
 _CH = "\0chance "
@@ -129,6 +129,21 @@ def check_prior_dominance(
     return out
 
 
+def scipy_or_warn(what: str) -> bool:
+    """Whether scipy gives ``what`` (metrics with closed forms under the aligned prior)
+    their exact posteriors; without it, a warning (at the caller's caller's caller)."""
+    from ._exact import scipy_available
+
+    if scipy_available():
+        return True
+    warnings.warn(
+        f"{what} have exact posteriors under this aligned prior, but they need scipy "
+        "(pip install 'f1posterior[exact]'); sampling them instead",
+        stacklevel=4,
+    )
+    return False
+
+
 def exact_summaries(
     resolved: list[tuple[str, Callable[[np.ndarray], Any]]],
     counts: np.ndarray,
@@ -164,14 +179,7 @@ def exact_summaries(
         names = [n for n in names if n in exact.ANY_PRIOR_METRICS]
         if not names or not exact.scipy_available():
             return {}
-    if not names:
-        return {}
-    if not exact.scipy_available():
-        warnings.warn(
-            f"metrics {names} have exact posteriors under this aligned prior, but they need "
-            "scipy (pip install 'f1posterior[exact]'); sampling them instead",
-            stacklevel=3,
-        )
+    if not names or not scipy_or_warn(f"metrics {names}"):
         return {}
     conc = alpha + counts
     return {

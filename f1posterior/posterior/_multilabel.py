@@ -41,7 +41,6 @@ metrics across labels are still sampled.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -70,9 +69,10 @@ from ..metrics import (
     aggregate,
     term_names,
 )
+from ._assemble import scipy_or_warn
 from ._batch import Engine, RunSettings, Scratch, check_progress
 from ._evaluation import Evaluation
-from ._exact import BetaPosterior, is_aligned, posterior_from_concentration, scipy_available
+from ._exact import BetaPosterior, is_aligned, posterior_from_concentration
 from ._summary import MetricSummary
 
 __all__ = [
@@ -117,14 +117,7 @@ def _exact_summaries(
 ) -> dict[str, MetricSummary]:
     """Exact summaries of the per-label metrics with a closed form, when the prior is aligned."""
     todo = [n for n in names if n in EXACT_LABEL_METRICS or (n == "fbeta" and f_beta == 1.0)]
-    if not todo or not is_aligned(alpha, beta):
-        return {}
-    if not scipy_available():
-        warnings.warn(
-            f"per-label metrics {todo} have exact posteriors under this aligned prior, but they "
-            "need scipy (pip install 'f1posterior[exact]'); sampling them instead",
-            stacklevel=3,
-        )
+    if not todo or not is_aligned(alpha, beta) or not scipy_or_warn(f"per-label metrics {todo}"):
         return {}
     conc = alpha + counts
     return {
