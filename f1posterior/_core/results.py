@@ -1,4 +1,4 @@
-"""Equality and hashing of result objects, by value.
+"""Equality and hashing of result objects, by value, and their plain values.
 
 Result classes are frozen dataclasses whose fields may hold numpy arrays, for
 which ``==`` is elementwise and ``hash`` is undefined; the dataclass-generated
@@ -22,6 +22,9 @@ them, for every result class, by one rule:
     in a set; and equal-with-NaN values have no common hash. Results that
     differ only in numbers therefore share a hash, which is allowed.
 
+All results make their numpy values Python values (a float for one matrix,
+JSON-ready lists in ``to_dict``) with :func:`plain`.
+
 This module imports nothing from the package, so every module may use it.
 """
 
@@ -34,9 +37,27 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-__all__ = ["value_equality", "values_equal", "value_hash_key"]
+__all__ = ["plain", "value_equality", "values_equal", "value_hash_key"]
 
 _T = TypeVar("_T", bound=type)
+
+
+def plain(v: Any, *, lists: bool = False) -> Any:
+    """``v`` with numpy values made Python values: the one value converter of results.
+
+    A numpy scalar or 0-d array becomes its Python scalar (float, int, bool or
+    str); a larger array stays an array (a result field: a float for one
+    matrix, an array for a batch), or with ``lists=True`` becomes nested lists
+    (JSON-ready). Anything else is returned as it is.
+
+    Examples
+    --------
+    >>> plain(np.float64(0.5)), plain(np.arange(2.0)), plain(np.arange(2), lists=True)
+    (0.5, array([0., 1.]), [0, 1])
+    """
+    if not isinstance(v, np.ndarray | np.generic):
+        return v
+    return v if v.ndim and not lists else v.tolist()
 
 
 def _is_numeric(v: Any) -> bool:

@@ -7,16 +7,12 @@ from typing import Any
 
 import numpy as np
 
-from .._core.results import value_equality
+from .._core.results import plain, value_equality
 from .._core.streams import seed_json
 from .._core.text import escape_text
 from ..posterior.summary import MetricSummary
 
 __all__ = ["Aggregate", "Heterogeneity"]
-
-
-def _plain(v: Any) -> Any:
-    return np.asarray(v).tolist() if isinstance(v, np.ndarray | np.generic) else v
 
 
 @value_equality
@@ -64,7 +60,7 @@ class Heterogeneity:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dictionary."""
-        return {k: _plain(getattr(self, k)) for k in self.__dataclass_fields__}
+        return {k: plain(getattr(self, k), lists=True) for k in self.__dataclass_fields__}
 
     def __str__(self) -> str:
         pct = f"{100 * self.ci_prob:g}%"

@@ -71,7 +71,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._core.priors import PriorArg
-from .._core.results import value_equality
+from .._core.results import plain, value_equality
 from .._core.streams import DEFAULT_DRAWS, child_seed, run_seed, seed_json
 from .._core.validation import (
     SeedLike,
@@ -92,15 +92,6 @@ DECISIONS = ("A better", "B better", "equivalent", "undecided")
 
 
 MetricSpec = str | Callable[[np.ndarray], Any]
-
-
-def _plain(v: Any) -> Any:
-    return np.asarray(v).tolist() if isinstance(v, np.ndarray | np.generic) else v
-
-
-def _scalar(v: Any) -> Any:
-    a = np.asarray(v)
-    return a.item() if a.ndim == 0 else a
 
 
 # --------------------------------------------------------------------------- results
@@ -173,10 +164,10 @@ class Comparison:
         """JSON-ready dictionary of everything but the draws."""
         return {
             "metric": self.metric,
-            "p_a_better": _plain(self.p_a_better),
-            "p_b_better": _plain(self.p_b_better),
-            "p_equivalent": _plain(self.p_equivalent),
-            "decision": _plain(self.decision),
+            "p_a_better": plain(self.p_a_better, lists=True),
+            "p_b_better": plain(self.p_b_better, lists=True),
+            "p_equivalent": plain(self.p_equivalent, lists=True),
+            "decision": plain(self.decision, lists=True),
             "difference": self.difference.to_dict(),
             "a": self.a.to_dict(),
             "b": self.b.to_dict(),
@@ -186,7 +177,7 @@ class Comparison:
             "prior": self.prior,
             "seed": seed_json(self.seed),
             "batch_shape": list(self.batch_shape),
-            "labels": None if self.labels is None else [_plain(x) for x in self.labels],
+            "labels": None if self.labels is None else [plain(x, lists=True) for x in self.labels],
         }
 
     def to_dataframe(self) -> Any:
@@ -318,10 +309,10 @@ def _comparison(
     sb = np.asarray(score_b, dtype=np.float64)
     return Comparison(
         metric=metric,
-        p_a_better=_scalar(pa),
-        p_b_better=_scalar(pb),
-        p_equivalent=_scalar(pe),
-        decision=_scalar(decision),
+        p_a_better=plain(pa),
+        p_b_better=plain(pb),
+        p_equivalent=plain(pe),
+        decision=plain(decision),
         difference=summarize_draws(diff, score=sa - sb, ci_prob=ci_prob, ref=0.0),
         a=summarize_draws(da, score=np.broadcast_to(sa, da.shape[:-1]), ci_prob=ci_prob),
         b=summarize_draws(db, score=np.broadcast_to(sb, db.shape[:-1]), ci_prob=ci_prob),

@@ -12,13 +12,13 @@ from numpy.typing import ArrayLike
 
 from .._core.describe import describe
 from .._core.priors import PriorArg
-from .._core.results import value_equality
+from .._core.results import plain, value_equality
 from .._core.streams import DEFAULT_DRAWS, run_seed, seed_json
 from .._core.text import escape_text
 from .._core.validation import SeedLike, check_counts, check_prob, check_rng, check_summary_draws
 from ..posterior.evaluation import evaluate
 from ..posterior.summary import MetricSummary, summarize_draws
-from .comparison import MetricSpec, _check_metric, _plain
+from .comparison import MetricSpec, _check_metric
 from .paired import paired_fit
 from .tuples import PAIRED_PRIOR
 
@@ -89,11 +89,11 @@ class Ranking:
         return {
             "names": list(self.names),
             "metric": self.metric,
-            "p_best": _plain(self.p_best),
-            "expected_rank": _plain(self.expected_rank),
-            "rank_probabilities": _plain(self.rank_probabilities),
-            "pairwise": _plain(self.pairwise),
-            "ties": _plain(self.ties),
+            "p_best": plain(self.p_best, lists=True),
+            "expected_rank": plain(self.expected_rank, lists=True),
+            "rank_probabilities": plain(self.rank_probabilities, lists=True),
+            "pairwise": plain(self.pairwise, lists=True),
+            "ties": plain(self.ties, lists=True),
             "summary": self.summary.to_dict(),
             "paired": self.paired,
             "prior": self.prior,
