@@ -6,36 +6,30 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._core.results import plain
 from .._core.text import escape_markdown, escape_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from .evaluation import Evaluation
     from .summary import MetricSummary
 
-__all__ = ["rows", "format_table", "format_markdown", "Row"]
+__all__ = ["rows", "format_table", "format_markdown", "table_cells", "Row"]
 
 Row = dict[str, Any]
+_FIELDS = ("score", "mean", "median", "std", "mc_error")
+_CHANCE = ("chance", "chance_score", "p_above_chance")
 
 
 def _at(summary: MetricSummary, idx: tuple[int, ...]) -> Row:
-    def pick(v: Any) -> Any:
-        if v is None:
-            return None
-        a = np.asarray(v)
-        out = a[idx] if idx else a
-        return out.tolist() if isinstance(out, np.ndarray) else float(out)
-
     return {
-        k: pick(getattr(summary, k))
-        for k in (
-            *("score", "mean", "median", "std", "mc_error", "hdi", "eti", "p_below", "p_above"),
-            *("chance", "chance_score", "p_above_chance"),
-        )
+        k: None if v is None else plain(np.asarray(v)[idx], lists=True)
+        for k in (*_FIELDS, "hdi", "eti", "p_below", "p_above", *_CHANCE)
+        for v in [getattr(summary, k)]
     }
 
 
@@ -43,7 +37,8 @@ def rows(result: Evaluation, names: list[str] | None = None) -> Iterator[Row]:
     """One flat record per metric, matrix and class.
 
     Each record has ``metric``, ``item`` (matrix index and/or class label,
-    "" for a single scalar) and the summary fields as plain floats/lists.
+    "" for a single scalar), ``exact``, ``prior_dominated`` (False when not
+    checked) and the summary fields as plain floats/lists.
     ``names`` optionally labels the matrices of a 1-D batch (default
     ``result.names``, from ``evaluate(..., names=)``).
     """
@@ -51,6 +46,8 @@ def rows(result: Evaluation, names: list[str] | None = None) -> Iterator[Row]:
     names = result.names if names is None else names
     for metric, s in result.items():
         shape = np.shape(s.score)
+        flag = False if s.prior_dominated is None else s.prior_dominated
+        flags = np.broadcast_to(np.asarray(flag, dtype=bool), shape)
         for idx in np.ndindex(*shape):
             parts = []
             bidx, cidx = idx[: len(batch)], idx[len(batch) :]
@@ -63,7 +60,13 @@ def rows(result: Evaluation, names: list[str] | None = None) -> Iterator[Row]:
                 c = cidx[0]
                 label = result.labels[c] if result.labels and c < len(result.labels) else str(c)
                 parts.append(f"class {label}")
-            yield {"metric": metric, "item": " ".join(parts), "exact": s.exact, **_at(s, idx)}
+            yield {
+                "metric": metric,
+                "item": " ".join(parts),
+                "exact": s.exact,
+                "prior_dominated": bool(flags[idx]),
+                **_at(s, idx),
+            }
 
 
 def _pct(p: float | None) -> str:
@@ -125,6 +128,39 @@ def _draws_note(result: Evaluation) -> str:
     return f"{result.draws:,} draws"
 
 
+def table_cells(
+    result: Evaluation,
+    names: Sequence[Any] | None = None,
+    item: Callable[[str], str] = escape_markdown,
+    mark: bool = False,
+) -> tuple[list[str], list[list[str]]]:
+    """Head and rows of the summary table of :func:`format_markdown` and of the HTML report.
+
+    ``item`` escapes the matrix names and class labels (they come from files);
+    ``mark`` adds " (prior-dominated)" to the label of each row the prior dominates.
+    """
+    pct = round(100 * result.ci_prob, 4)
+    head = ["metric", "score", "mean", "std", "MC error"]
+    if result.ref is not None:
+        head += [f"P(< {result.ref:g})", f"P(> {result.ref:g})"]
+    head.append(f"{pct:g}% HDI")
+    if result.chance:
+        head += ["chance", "P(> chance)"]
+    body = []
+    for r in rows(result, None if names is None else [str(n) for n in names]):
+        label = r["metric"] + (f" [{item(r['item'])}]" if r["item"] else "")
+        cells = [label + (" (prior-dominated)" if mark and r["prior_dominated"] else "")]
+        cells += [f"{r[k]:.3f}" for k in ("score", "mean", "std")]
+        cells.append("exact" if r["exact"] else f"{r['mc_error']:.3f}")
+        if result.ref is not None:
+            cells += [_pct(r["p_below"]), _pct(r["p_above"])]
+        cells.append(f"[{r['hdi'][0]:.3f}, {r['hdi'][1]:.3f}]")
+        if result.chance:
+            cells += [f"{r['chance']:.3f}", _pct(r["p_above_chance"])]
+        body.append(cells)
+    return head, body
+
+
 def format_markdown(result: Evaluation, names: list[str] | None = None) -> str:
     """A GitHub-flavoured Markdown table of the summaries (one row per metric/matrix/class).
 
@@ -140,30 +176,9 @@ def format_markdown(result: Evaluation, names: list[str] | None = None) -> str:
     Prior: alpha=adaptive (...), beta=aligned (row sums of alpha: ...).
     Exact (closed form, no sampling).
     """
-    pct = round(100 * result.ci_prob, 4)
-    head = ["metric", "score", "mean", "std", "MC error"]
-    if result.ref is not None:
-        head += [f"P(< {result.ref:g})", f"P(> {result.ref:g})"]
-    head.append(f"{pct:g}% HDI")
-    if result.chance:
-        head += ["chance", "P(> chance)"]
+    head, body = table_cells(result, names)
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for r in rows(result, names):
-        # the item (matrix name, class label) comes from files: literal Markdown
-        label = r["metric"] + (f" [{escape_markdown(r['item'])}]" if r["item"] else "")
-        cells = [
-            label,
-            f"{r['score']:.3f}",
-            f"{r['mean']:.3f}",
-            f"{r['std']:.3f}",
-            "exact" if r["exact"] else f"{r['mc_error']:.3f}",
-        ]
-        if result.ref is not None:
-            cells += [_pct(r["p_below"]), _pct(r["p_above"])]
-        cells.append(f"[{r['hdi'][0]:.3f}, {r['hdi'][1]:.3f}]")
-        if result.chance:
-            cells += [f"{r['chance']:.3f}", _pct(r["p_above_chance"])]
-        lines.append("| " + " | ".join(cells) + " |")
+    lines += ["| " + " | ".join(cells) + " |" for cells in body]
     seed = "" if all(s.exact for s in result.values()) else f"; seed {result.seed}"
     note = _draws_note(result)
     if result.prevalence is not None:

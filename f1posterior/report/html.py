@@ -11,7 +11,7 @@ from __future__ import annotations
 import base64
 import html
 import io
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +19,7 @@ from .._core.describe import describe
 from .._core.text import escape_markdown
 from .._core.validation import check_choice
 from ..io.writers import write_output
+from ..posterior.table import table_cells
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..posterior.evaluation import Evaluation
@@ -38,42 +39,6 @@ th:first-child, td:first-child { text-align: left; }
 figure { margin: 1.5em 0; }
 figure svg { max-width: 100%; height: auto; }
 """
-
-
-def _table(
-    result: Evaluation, names: Sequence[Any] | None, item: Callable[[str], str] = str
-) -> tuple[list[str], list[list[str]]]:
-    """Head and body of the summary table; ``item`` escapes the matrix names and labels."""
-    from ..posterior.table import rows
-
-    pct = f"{round(100 * result.ci_prob, 4):g}% HDI"
-    head = ["metric", "score", "mean", "std", "MC error"]
-    if result.ref is not None:
-        head.append(f"below < {result.ref:g} < above")
-    head.append(pct)
-    body = []
-    flags = _dominated(result)
-    named = None if names is None else [str(n) for n in names]
-    for r, flag in zip(rows(result, named), flags, strict=True):
-        label = r["metric"] + (f" [{item(r['item'])}]" if r["item"] else "")
-        label += " (prior-dominated)" if flag else ""
-        line = [label] + [f"{r[k]:.3f}" for k in ("score", "mean", "std", "mc_error")]
-        if result.ref is not None:
-            line.append(f"{100 * r['p_below']:.1f}% / {100 * r['p_above']:.1f}%")
-        line.append(f"[{r['hdi'][0]:.3f}, {r['hdi'][1]:.3f}]")
-        body.append(line)
-    return head, body
-
-
-def _dominated(result: Evaluation) -> list[bool]:
-    """``prior_dominated`` of every row of the table, in the order of its rows."""
-    import numpy as np
-
-    out: list[bool] = []
-    for s in result.values():
-        flag = np.asarray(False if s.prior_dominated is None else s.prior_dominated, dtype=bool)
-        out += np.broadcast_to(flag, np.shape(s.score)).ravel().tolist()
-    return out
 
 
 def _meta(result: Evaluation, source: str | None) -> list[str]:
@@ -138,10 +103,10 @@ def render_report(
     - Prior: hierarchical (Jeffreys-tailed recall prior, its centre integrated over a grid; ...)
     - Posterior draws: 2,000; seed 0
     <BLANKLINE>
-    | metric | score | mean | std | MC error | below < 0.8 < above | 95% HDI |
-    |:--|--:|--:|--:|--:|--:|--:|
-    | micro_f1 | 0.850 | 0.843 | 0.035 | 0.001 | ...% / ...% | [0.77..., 0.90...] |
-    | macro_f1 | 0.850 | 0.84... | 0.03... | 0.001 | ...% / ...% | [0.77..., 0.90...] |
+    | metric | score | mean | std | MC error | P(< 0.8) | P(> 0.8) | 95% HDI |
+    |:--|--:|--:|--:|--:|--:|--:|--:|
+    | micro_f1 | 0.850 | 0.843 | 0.035 | 0.001 | 11.7% | 88.3% | [0.772, 0.909] |
+    | macro_f1 | 0.850 | 0.841 | 0.036 | 0.001 | 12.2% | 87.8% | [0.771, 0.909] |
     <BLANKLINE>
     """
     from ..posterior.evaluation import Evaluation
@@ -151,29 +116,18 @@ def render_report(
     kind = check_choice(fmt, "fmt", ("html", "markdown"))
     heading = "Posterior of classifier metrics" if title is None else str(title)
     meta = _meta(result, source)
+    mark = bool(result.prior_warning())  # the rows the warning names are marked
     if kind == "markdown":
         # names, labels, the title and the input's name are user text: literal Markdown
         # (no HTML, no heading, one line each); the other cells are numbers written here
-        head, body = _table(result, names, escape_markdown)
         lines = [f"# {escape_markdown(heading)}", ""]
         lines += [f"- {escape_markdown(m)}" for m in meta]
-        lines.append("")
-        lines.append("| " + " | ".join(head) + " |")
-        lines.append("|:--|" + "--:|" * (len(head) - 1))
-        lines += ["| " + " | ".join(row) + " |" for row in body]
+        lines += ["", *_markdown_table(*table_cells(result, names, escape_markdown, mark))]
         if plot:
             png = base64.b64encode(_figure_bytes(result, names, "png")).decode("ascii")
             lines += ["", f"![Posterior plots](data:image/png;base64,{png})"]
         return "\n".join(lines) + "\n"
-    head, body = _table(result, names)
-    esc = html.escape
-    parts = [
-        *_html_head(heading, meta),
-        "<table><thead><tr>" + "".join(f"<th>{esc(h)}</th>" for h in head) + "</tr></thead>",
-        "<tbody>",
-    ]
-    parts += ["<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in body]
-    parts.append("</tbody></table>")
+    parts = [*_html_head(heading, meta), *_html_table(*table_cells(result, names, str, mark))]
     if plot:
         svg = _figure_bytes(result, names, "svg").decode("utf-8")
         parts.append("<figure>" + svg[svg.index("<svg") :] + "</figure>")
@@ -333,10 +287,7 @@ def render_comparison_report(
         facts, tables = _comparison_tables(result, [md(n) for n in shown])
         lines = [f"# {md(heading)}", "", *(f"- {md(m)}" for m in meta), ""]
         for head, body in tables:
-            lines.append("| " + " | ".join(head) + " |")
-            lines.append("|:--|" + "--:|" * (len(head) - 1))
-            lines += ["| " + " | ".join(row) + " |" for row in body]
-            lines.append("")
+            lines += [*_markdown_table(head, body), ""]
         lines += [f"- {md(f)}" for f in facts]
         if plot:
             png = base64.b64encode(_result_figure(result, shown, "png")).decode("ascii")
@@ -346,11 +297,7 @@ def render_comparison_report(
     facts, tables = _comparison_tables(result, shown)
     parts = _html_head(heading, meta)
     for head, body in tables:
-        parts.append(
-            "<table><thead><tr>" + "".join(f"<th>{esc(h)}</th>" for h in head) + "</tr></thead>"
-        )
-        parts += ["<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in body]
-        parts.append("</table>")
+        parts += _html_table(head, body)
     if facts:
         parts.append("<ul>" + "".join(f"<li>{esc(f)}</li>" for f in facts) + "</ul>")
     if plot:
@@ -381,4 +328,20 @@ def _html_head(heading: str, meta: Sequence[str]) -> list[str]:
         f"<title>{esc(heading)}</title><style>{_STYLE}</style></head><body>",
         f"<h1>{esc(heading)}</h1>",
         '<p class="meta">' + "<br>".join(esc(m) for m in meta) + "</p>",
+    ]
+
+
+def _markdown_table(head: list[str], body: list[list[str]]) -> list[str]:
+    """The lines of a Markdown table of cells already escaped; numbers right-aligned."""
+    lines = ["| " + " | ".join(head) + " |", "|:--|" + "--:|" * (len(head) - 1)]
+    return lines + ["| " + " | ".join(row) + " |" for row in body]
+
+
+def _html_table(head: list[str], body: list[list[str]]) -> list[str]:
+    """The lines of an HTML table of raw text cells (escaped here)."""
+    esc = html.escape
+    return [
+        "<table><thead><tr>" + "".join(f"<th>{esc(h)}</th>" for h in head) + "</tr></thead>",
+        *("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in body),
+        "</table>",
     ]
