@@ -124,6 +124,7 @@ def _evaluate_file(
     """Evaluate one file chunk by chunk into ``target``; the number of matrices."""
     from ..io.streaming import open_batch
     from ..io.writers import RowWriter, atomic_output
+    from ..posterior.table import evaluation_rows, run_metadata
 
     if path.lower().endswith(".parquet"):
         file_labels, chunks = _parquet_chunks(path, chunk, labels)
@@ -148,10 +149,12 @@ def _evaluate_file(
 
     if fmt == "csv":
         with atomic_output(target) as fh:
-            writer = RowWriter(fh, "csv")
+            writer = None
             for ev, names in evaluated():
-                writer.write(ev, names)
-            writer.close()
+                writer = writer or RowWriter(fh, "csv", meta=run_metadata(ev))
+                writer.write(*evaluation_rows(ev, names))
+            if writer is not None:
+                writer.close()
             _check_count(path, done, expected)
     else:
         _write_parquet(target, evaluated(), lambda: _check_count(path, done, expected))
@@ -171,12 +174,15 @@ def _write_parquet(
 ) -> None:
     """Rows of every chunk, with the CSV writer's columns, to ``target`` (renamed on success)."""
     from ..io.writers import ParquetRowWriter, atomic_output
+    from ..posterior.table import evaluation_rows, run_metadata
 
     with atomic_output(target, binary=True) as fh:
-        writer = ParquetRowWriter(fh)
+        writer = None
         for ev, names in evaluated:
-            writer.write(ev, names)
-        writer.close()
+            writer = writer or ParquetRowWriter(fh, meta=run_metadata(ev))
+            writer.write(*evaluation_rows(ev, names))
+        if writer is not None:
+            writer.close()
         check()
 
 

@@ -22,7 +22,6 @@ Every optional package is imported inside the function that needs it.
 from __future__ import annotations
 
 import dataclasses
-import io
 import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -32,6 +31,7 @@ import numpy as np
 from .._core.describe import describe
 from .._core.validation import check_choice
 from ..metrics.registry import PER_CLASS_METRICS
+from .table import FLAG, run_metadata, wide_values
 
 if TYPE_CHECKING:  # pragma: no cover
     from .evaluation import Evaluation
@@ -82,12 +82,10 @@ def _flat(res: Evaluation, n: int) -> Evaluation:
 
 def _wide(res: Evaluation, nm: list[Any] | None, pd: Any) -> Any:
     """One row per matrix; metric columns named and filled by the CSV writer."""
-    from ..io.writers import FLAG, RowWriter
-
     batch = res.batch_shape
     n = int(np.prod(batch)) if batch else 1
     # the command line's column logic, reused: {metric}_{stat} and {metric}_{label}_{stat}
-    columns, values = RowWriter(io.StringIO(), "csv")._wide(_flat(res, n), n)
+    columns, values = wide_values(_flat(res, n))
     lead: dict[str, Any] = {}
     if nm is not None:
         lead["name"] = np.asarray(nm, dtype=object)
@@ -109,13 +107,6 @@ def _flags(values: np.ndarray, pd: Any) -> Any:
     if not missing.any():
         return values == 1
     return pd.array(np.where(missing, None, values == 1), dtype="boolean")
-
-
-def _metadata(res: Evaluation) -> dict[str, Any]:
-    """``DataFrame.attrs``: what :func:`f1posterior.io.writers.run_metadata` records."""
-    from ..io.writers import run_metadata
-
-    return run_metadata(res)
 
 
 def to_dataframe(
@@ -190,7 +181,7 @@ def to_dataframe(
     nm = _check_names(res.names if names is None else names, batch)
     if form == "wide":
         frame = _wide(res, nm, pd)
-        frame.attrs = _metadata(res)
+        frame.attrs = run_metadata(res)
         return frame
     bcols = _batch_columns(batch) if batch else []
     has_class = any(np.ndim(s.score) > len(batch) for s in res.values())
@@ -233,7 +224,7 @@ def to_dataframe(
         cols["prior"] = np.full(n, res.prior, dtype=object)
         frames.append(pd.DataFrame(cols))
     out = pd.concat(frames, ignore_index=True)
-    out.attrs = _metadata(res)
+    out.attrs = run_metadata(res)
     return out
 
 

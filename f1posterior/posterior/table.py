@@ -1,7 +1,10 @@
-"""Text renderings of an :class:`~f1posterior.posterior.evaluation.Evaluation`.
+"""Text renderings and rows of an :class:`~f1posterior.posterior.evaluation.Evaluation`.
 
 ``rows`` flattens a result into one record per (metric, matrix, class);
-``format_table`` prints them like Table 1 of Zhang et al. (2015).
+``format_table`` prints them like Table 1 of Zhang et al. (2015), and
+``table_cells`` is the one Markdown/HTML table. ``evaluation_rows`` and
+``run_metadata`` are the rows and metadata of the batch outputs, written by
+:mod:`f1posterior.io.writers`.
 """
 
 from __future__ import annotations
@@ -13,12 +16,24 @@ import numpy as np
 
 from .._core.results import plain
 from .._core.text import escape_markdown, escape_text
+from ..io.rowmeta import row_metadata
 
 if TYPE_CHECKING:  # pragma: no cover
     from .evaluation import Evaluation
     from .summary import MetricSummary
 
-__all__ = ["rows", "format_table", "format_markdown", "table_cells", "Row"]
+__all__ = [
+    "rows",
+    "format_table",
+    "format_markdown",
+    "table_cells",
+    "Row",
+    "STATS",
+    "FLAG",
+    "evaluation_rows",
+    "wide_values",
+    "run_metadata",
+]
 
 Row = dict[str, Any]
 _FIELDS = ("score", "mean", "median", "std", "mc_error")
@@ -185,3 +200,140 @@ def format_markdown(result: Evaluation, names: list[str] | None = None) -> str:
         lines += ["", f"At target prevalence {result.prevalence}."]
     lines += ["", f"Prior: {result.prior}.", f"{note[0].upper()}{note[1:]}{seed}."]
     return "\n".join(lines)
+
+
+#: Statistics written for every metric, in column order.
+STATS = ("score", "mean", "std", "mc_error", "hdi_low", "hdi_high")
+#: The per-row flag written after each metric's statistics.
+FLAG = "prior_dominated"
+
+
+def run_metadata(ev: Evaluation, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """What a batch output records about its run (:func:`~f1posterior.io.rowmeta.row_metadata`).
+
+    Read from ``ev`` (the run's first chunk), with ``prevalence`` and
+    ``chance`` when set; ``extra`` (the source, ...) is added, and wins on a clash.
+
+    Examples
+    --------
+    >>> from f1posterior import evaluate
+    >>> meta = run_metadata(evaluate([[8, 2], [1, 9]], draws=1000, rng=7))
+    >>> meta["draws"], meta["seed"], meta["ci_prob"], sorted(meta)[:3]
+    (1000, 7, 0.95, ['ci_prob', 'draws', 'labels'])
+    """
+    more: dict[str, Any] = {}
+    if ev.prevalence is not None:
+        more["prevalence"] = ev.prevalence.to_json()
+    if ev.chance:
+        more["chance"] = True
+    return row_metadata(
+        prior=ev.prior, draws=ev.draws, seed=ev.seed, ci_prob=ev.ci_prob, ref=ev.ref,
+        labels=ev.labels, extra={**more, **(extra or {})},
+    )  # fmt: skip
+
+
+def _stats(ev: Evaluation) -> tuple[str, ...]:
+    chance = ("chance", "p_above_chance") if ev.chance else ()
+    return STATS + (("p_below", "p_above") if ev.ref is not None else ()) + chance + (FLAG,)
+
+
+def _stat_values(s: MetricSummary, stats: tuple[str, ...]) -> list[np.ndarray]:
+    hdi = np.asarray(s.hdi, dtype=float)
+    flag = s.prior_dominated
+    pick = {
+        "score": s.score, "mean": s.mean, "std": s.std, "mc_error": s.mc_error,
+        "hdi_low": hdi[..., 0], "hdi_high": hdi[..., 1], "p_below": s.p_below,
+        "p_above": s.p_above, "chance": s.chance, "p_above_chance": s.p_above_chance,
+        FLAG: np.full(np.shape(s.score), np.nan) if flag is None else flag,
+    }  # fmt: skip
+    return [np.asarray(pick[k], dtype=float) for k in stats]
+
+
+def _labels(ev: Evaluation, k: int) -> list[str]:
+    return ev.labels if ev.labels and len(ev.labels) == k else [str(i) for i in range(k)]
+
+
+def wide_values(ev: Evaluation) -> tuple[list[str], np.ndarray]:
+    """The wide columns of a 1-D batch and their values ``(B, columns)``, flags 1, 0 or NaN."""
+    stats = _stats(ev)
+    cols: list[str] = []
+    blocks: list[np.ndarray] = []
+    for metric, s in ev.items():
+        values = _stat_values(s, stats)
+        if values[0].ndim == 1:  # (b,)
+            cols += [f"{metric}_{k}" for k in stats]
+            blocks += [v[:, None] for v in values]
+        else:  # (b, K): columns metric_label_stat
+            for c, label in enumerate(_labels(ev, values[0].shape[-1])):
+                cols += [f"{metric}_{label}_{st}" for st in stats]
+                blocks += [v[:, c : c + 1] for v in values]
+    return cols, np.hstack(blocks) if blocks else np.empty((ev.batch_shape[0], 0))
+
+
+def evaluation_rows(
+    ev: Evaluation, names: Sequence[str], long: bool = False
+) -> tuple[list[str], Iterator[list[Any]]]:
+    """The header and records of the batch outputs of ``ev`` (a 1-D batch, one name a matrix).
+
+    Wide form (the default): ``name``, then for each metric ``{metric}_{stat}``
+    with ``stat`` in :data:`STATS` (plus ``p_below`` and ``p_above`` when a
+    reference value is given, ``chance`` and ``p_above_chance`` with
+    ``evaluate(..., chance=True)``), then the flag ``{metric}_prior_dominated``
+    (True where the prior dominates that matrix's posterior, see
+    :attr:`~f1posterior.MetricSummary.prior_dominated`; None when not checked); a
+    per-class metric gives ``{metric}_{label}_{stat}``. The interval bounds are
+    ``hdi_low``/``hdi_high`` whatever their probability (it is in the metadata).
+    The long form has one record per matrix, metric and class: ``name, metric,
+    class``, the stats and the flag. Write them with
+    :class:`~f1posterior.io.writers.RowWriter` (``text_columns`` 1, or 3 for
+    the long form).
+
+    Examples
+    --------
+    >>> from f1posterior import evaluate
+    >>> ev = evaluate([[[8, 2], [1, 9]], [[5, 5], [4, 6]]], metrics="micro_f1", draws=1000, rng=0)
+    >>> header, records = evaluation_rows(ev, ["a", "b"])
+    >>> header  # doctest: +NORMALIZE_WHITESPACE
+    ['name', 'micro_f1_score', 'micro_f1_mean', 'micro_f1_std', 'micro_f1_mc_error',
+     'micro_f1_hdi_low', 'micro_f1_hdi_high', 'micro_f1_prior_dominated']
+    >>> [r[0] for r in records]
+    ['a', 'b']
+    """
+    b = len(names)
+    if tuple(ev.batch_shape) != (b,):
+        raise ValueError(
+            f"names must give one name per matrix of the batch {tuple(ev.batch_shape)}; "
+            f"got {b} names"
+        )
+    if long:
+        stats = _stats(ev)
+        header = ["name", "metric", "class", *stats]
+        records: Iterator[list[Any]] = (
+            [n, m, c, *v] for n, m, c, v in _long(ev, list(names), stats)
+        )
+    else:
+        cols, values = wide_values(ev)
+        header = ["name", *cols]
+        records = ([n, *row] for n, row in zip(names, values, strict=True))
+    flags = [i for i, h in enumerate(header) if h == FLAG or h.endswith("_" + FLAG)]
+    return header, (_with_flags(r, flags) for r in records)
+
+
+def _long(
+    ev: Evaluation, names: list[str], stats: tuple[str, ...]
+) -> Iterator[tuple[str, str, str, np.ndarray]]:
+    per_metric = [(m, np.stack(_stat_values(s, stats), axis=-1)) for m, s in ev.items()]
+    for i, name in enumerate(names):
+        for metric, values in per_metric:  # (b, S) or (b, K, S)
+            if values.ndim == 2:
+                yield name, metric, "", values[i]
+            else:
+                for c, label in enumerate(_labels(ev, values.shape[1])):
+                    yield name, metric, label, values[i, c]
+
+
+def _with_flags(record: list[Any], flags: list[int]) -> list[Any]:
+    """``record`` with its flag cells (1.0, 0.0, NaN) as True, False or None (not checked)."""
+    for i in flags:
+        record[i] = None if np.isnan(record[i]) else bool(record[i])
+    return record
