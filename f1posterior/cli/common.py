@@ -30,6 +30,7 @@ __all__ = [
     "reset_interrupt",
     "finite_number",
     "number_type",
+    "plot_path",
     "positive_int",
     "positive_number",
     "seed",
@@ -60,6 +61,19 @@ def number_type(
 
     parse.__name__ = name
     return parse
+
+
+#: File suffixes of the figures the commands draw (matplotlib picks the format from them).
+PLOT_SUFFIXES = (".png", ".svg", ".pdf")
+
+
+def plot_path(text: str) -> str:
+    """An argparse ``type``: a file name ending in one of :data:`PLOT_SUFFIXES`."""
+    if Path(text).suffix.lower() not in PLOT_SUFFIXES:
+        raise argparse.ArgumentTypeError(
+            f"expected a file name ending in {', '.join(PLOT_SUFFIXES)}; got {text!r}"
+        )
+    return text
 
 
 #: A probability in the open interval (0, 1).
