@@ -34,7 +34,10 @@ __all__ = ["register", "run"]
 SCALAR_METRICS = [m for m in METRICS if m not in PER_CLASS_METRICS]
 
 _tau_scale = number_type(
-    float, lambda v: 0 < v <= MAX_TAU_SCALE, f"a number > 0 and at most {MAX_TAU_SCALE:g}", "tau_scale"
+    float,
+    lambda v: 0 < v <= MAX_TAU_SCALE,
+    f"a number > 0 and at most {MAX_TAU_SCALE:g}",
+    "tau_scale",
 )
 
 

@@ -21,20 +21,16 @@ Every optional package is imported inside the function that needs it.
 
 from __future__ import annotations
 
-import dataclasses
 import warnings
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from .._core.describe import describe
 from .._core.validation import check_choice
 from ..metrics.registry import PER_CLASS_METRICS
-from .table import FLAG, run_metadata, wide_values
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .evaluation import Evaluation
+from .table import FLAG, EvaluationLike, run_metadata, wide_values
 
 __all__ = ["to_dataframe", "to_inference_data"]
 
@@ -42,10 +38,8 @@ _FIELDS = ("score", "mean", "median", "std", "mc_error")
 _CHANCE = ("chance", "chance_score", "p_above_chance")
 
 
-def _check_result(result: Any) -> Evaluation:
-    from .evaluation import Evaluation
-
-    if not isinstance(result, Evaluation):
+def _check_result(result: Any) -> EvaluationLike:
+    if not isinstance(result, EvaluationLike):
         raise TypeError(f"result must be an Evaluation from evaluate(); got {describe(result)}")
     return result
 
@@ -65,27 +59,12 @@ def _batch_columns(batch: tuple[int, ...]) -> list[str]:
     return ["matrix"] if len(batch) == 1 else [f"matrix_{i}" for i in range(len(batch))]
 
 
-def _flat(res: Evaluation, n: int) -> Evaluation:
-    """``res`` with its batch flattened to ``(n,)`` (a single matrix becomes ``(1,)``)."""
-    k = len(res.batch_shape)
-    summaries = {}
-    for metric, s in res.items():
-        fields: dict[str, Any] = {}
-        for f in (*_FIELDS, "hdi", "eti", "p_below", "p_above", *_CHANCE, "prior_dominated"):
-            v = getattr(s, f)
-            if v is not None:
-                a = np.asarray(v)
-                fields[f] = a.reshape((n, *a.shape[k:]))
-        summaries[metric] = dataclasses.replace(s, **fields)
-    return dataclasses.replace(res, summaries=summaries, batch_shape=(n,), metric_draws=None)
-
-
-def _wide(res: Evaluation, nm: list[Any] | None, pd: Any) -> Any:
-    """One row per matrix; metric columns named and filled by the CSV writer."""
+def _wide(res: EvaluationLike, nm: list[Any] | None, pd: Any) -> Any:
+    """One row per matrix: the batch outputs' columns (:func:`.table.wide_values`)."""
     batch = res.batch_shape
     n = int(np.prod(batch)) if batch else 1
     # the command line's column logic, reused: {metric}_{stat} and {metric}_{label}_{stat}
-    columns, values = wide_values(_flat(res, n))
+    columns, values = wide_values(res)
     lead: dict[str, Any] = {}
     if nm is not None:
         lead["name"] = np.asarray(nm, dtype=object)
@@ -110,7 +89,7 @@ def _flags(values: np.ndarray, pd: Any) -> Any:
 
 
 def to_dataframe(
-    result: Evaluation, *, names: Sequence[Any] | None = None, form: str = "long"
+    result: EvaluationLike, *, names: Sequence[Any] | None = None, form: str = "long"
 ) -> Any:
     """A pandas DataFrame with one row per metric, matrix and class, or one row per matrix.
 
@@ -228,7 +207,7 @@ def to_dataframe(
     return out
 
 
-def to_inference_data(result: Evaluation, *, names: Sequence[Any] | None = None) -> Any:
+def to_inference_data(result: EvaluationLike, *, names: Sequence[Any] | None = None) -> Any:
     """The metric draws as an ArviZ ``InferenceData`` (one chain).
 
     The draws are independent samples of the exact posterior, not a Markov

@@ -9,8 +9,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+import math
+from collections.abc import Callable, ItemsView, Iterator, Sequence, ValuesView
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -19,10 +20,11 @@ from .._core.text import escape_markdown, escape_text
 from ..io.rowmeta import row_metadata
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .evaluation import Evaluation
+    from .prevalence import TargetPrevalence
     from .summary import MetricSummary
 
 __all__ = [
+    "EvaluationLike",
     "rows",
     "format_table",
     "format_markdown",
@@ -36,6 +38,43 @@ __all__ = [
 ]
 
 Row = dict[str, Any]
+
+
+@runtime_checkable
+class EvaluationLike(Protocol):
+    """What the renderers read of a result; :class:`~f1posterior.Evaluation` is one.
+
+    The renderers (this module and :mod:`~f1posterior.posterior.frames`) name
+    this protocol, not the class, which imports them: no import circle.
+    """
+
+    @property
+    def prior(self) -> str: ...
+    @property
+    def draws(self) -> int: ...
+    @property
+    def ci_prob(self) -> float: ...
+    @property
+    def ref(self) -> float | None: ...
+    @property
+    def seed(self) -> Any: ...
+    @property
+    def batch_shape(self) -> tuple[int, ...]: ...
+    @property
+    def labels(self) -> list[str] | None: ...
+    @property
+    def names(self) -> list[str] | None: ...
+    @property
+    def metric_draws(self) -> dict[str, np.ndarray] | None: ...
+    @property
+    def prevalence(self) -> TargetPrevalence | None: ...
+    @property
+    def chance(self) -> bool: ...
+    def __getitem__(self, key: str) -> MetricSummary: ...
+    def items(self) -> ItemsView[str, MetricSummary]: ...
+    def values(self) -> ValuesView[MetricSummary]: ...
+
+
 _FIELDS = ("score", "mean", "median", "std", "mc_error")
 _CHANCE = ("chance", "chance_score", "p_above_chance")
 
@@ -48,7 +87,7 @@ def _at(summary: MetricSummary, idx: tuple[int, ...]) -> Row:
     }
 
 
-def rows(result: Evaluation, names: list[str] | None = None) -> Iterator[Row]:
+def rows(result: EvaluationLike, names: list[str] | None = None) -> Iterator[Row]:
     """One flat record per metric, matrix and class.
 
     Each record has ``metric``, ``item`` (matrix index and/or class label,
@@ -88,7 +127,7 @@ def _pct(p: float | None) -> str:
     return "" if p is None else f"{100 * p:.1f}%"
 
 
-def format_table(result: Evaluation, names: list[str] | None = None) -> str:
+def format_table(result: EvaluationLike, names: list[str] | None = None) -> str:
     """Table 1 of the paper: score, mean, std, MC error, % below/above ref, HDI.
 
     Examples
@@ -133,7 +172,7 @@ def format_table(result: Evaluation, names: list[str] | None = None) -> str:
     return "\n".join(lines)
 
 
-def _draws_note(result: Evaluation) -> str:
+def _draws_note(result: EvaluationLike) -> str:
     """ "N draws", "exact (closed form)", or both when some metrics are exact."""
     flags = [s.exact for s in result.values()]
     if all(flags):
@@ -144,7 +183,7 @@ def _draws_note(result: Evaluation) -> str:
 
 
 def table_cells(
-    result: Evaluation,
+    result: EvaluationLike,
     names: Sequence[Any] | None = None,
     item: Callable[[str], str] = escape_markdown,
     mark: bool = False,
@@ -176,7 +215,7 @@ def table_cells(
     return head, body
 
 
-def format_markdown(result: Evaluation, names: list[str] | None = None) -> str:
+def format_markdown(result: EvaluationLike, names: list[str] | None = None) -> str:
     """A GitHub-flavoured Markdown table of the summaries (one row per metric/matrix/class).
 
     Examples
@@ -208,7 +247,7 @@ STATS = ("score", "mean", "std", "mc_error", "hdi_low", "hdi_high")
 FLAG = "prior_dominated"
 
 
-def run_metadata(ev: Evaluation, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+def run_metadata(ev: EvaluationLike, extra: dict[str, Any] | None = None) -> dict[str, Any]:
     """What a batch output records about its run (:func:`~f1posterior.io.rowmeta.row_metadata`).
 
     Read from ``ev`` (the run's first chunk), with ``prevalence`` and
@@ -232,7 +271,7 @@ def run_metadata(ev: Evaluation, extra: dict[str, Any] | None = None) -> dict[st
     )  # fmt: skip
 
 
-def _stats(ev: Evaluation) -> tuple[str, ...]:
+def _stats(ev: EvaluationLike) -> tuple[str, ...]:
     chance = ("chance", "p_above_chance") if ev.chance else ()
     return STATS + (("p_below", "p_above") if ev.ref is not None else ()) + chance + (FLAG,)
 
@@ -249,29 +288,33 @@ def _stat_values(s: MetricSummary, stats: tuple[str, ...]) -> list[np.ndarray]:
     return [np.asarray(pick[k], dtype=float) for k in stats]
 
 
-def _labels(ev: Evaluation, k: int) -> list[str]:
+def _labels(ev: EvaluationLike, k: int) -> list[str]:
     return ev.labels if ev.labels and len(ev.labels) == k else [str(i) for i in range(k)]
 
 
-def wide_values(ev: Evaluation) -> tuple[list[str], np.ndarray]:
-    """The wide columns of a 1-D batch and their values ``(B, columns)``, flags 1, 0 or NaN."""
+def wide_values(ev: EvaluationLike) -> tuple[list[str], np.ndarray]:
+    """The wide columns and their values ``(matrices, columns)``, flags 1, 0 or NaN.
+
+    The batch is flattened: one row per matrix (one row for a single matrix).
+    """
     stats = _stats(ev)
+    k, n = len(ev.batch_shape), math.prod(ev.batch_shape)
     cols: list[str] = []
     blocks: list[np.ndarray] = []
     for metric, s in ev.items():
-        values = _stat_values(s, stats)
-        if values[0].ndim == 1:  # (b,)
-            cols += [f"{metric}_{k}" for k in stats]
-            blocks += [v[:, None] for v in values]
-        else:  # (b, K): columns metric_label_stat
+        values = [v.reshape(n, -1) for v in _stat_values(s, stats)]
+        if np.ndim(s.score) == k:
+            cols += [f"{metric}_{st}" for st in stats]
+            blocks += values
+        else:  # one value a class: columns metric_label_stat
             for c, label in enumerate(_labels(ev, values[0].shape[-1])):
                 cols += [f"{metric}_{label}_{st}" for st in stats]
                 blocks += [v[:, c : c + 1] for v in values]
-    return cols, np.hstack(blocks) if blocks else np.empty((ev.batch_shape[0], 0))
+    return cols, np.hstack(blocks) if blocks else np.empty((n, 0))
 
 
 def evaluation_rows(
-    ev: Evaluation, names: Sequence[str], long: bool = False
+    ev: EvaluationLike, names: Sequence[str], long: bool = False
 ) -> tuple[list[str], Iterator[list[Any]]]:
     """The header and records of the batch outputs of ``ev`` (a 1-D batch, one name a matrix).
 
@@ -320,7 +363,7 @@ def evaluation_rows(
 
 
 def _long(
-    ev: Evaluation, names: list[str], stats: tuple[str, ...]
+    ev: EvaluationLike, names: list[str], stats: tuple[str, ...]
 ) -> Iterator[tuple[str, str, str, np.ndarray]]:
     per_metric = [(m, np.stack(_stat_values(s, stats), axis=-1)) for m, s in ev.items()]
     for i, name in enumerate(names):
