@@ -11,7 +11,7 @@ from __future__ import annotations
 import base64
 import html
 import io
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -41,25 +41,9 @@ figure svg { max-width: 100%; height: auto; }
 """
 
 
-def _meta(result: Evaluation, source: str | None) -> list[str]:
-    out = []
-    if source:
-        out.append(f"Input: {source}")
-    out.append(f"Prior: {result.prior}")
-    out.append(f"Posterior draws: {result.draws:,}; seed {result.seed}")
-    warning = result.prior_warning()
-    if warning:  # the rows it names are marked "(prior-dominated)"
-        out.append("Warning: " + warning.removeprefix("warning: "))
-    return out
-
-
-def _figure_bytes(result: Evaluation, names: Sequence[Any] | None, fmt: str) -> bytes:
-    from .plots import plot_summary
-
-    fig = plot_summary(result, names=names)
-    buf = io.BytesIO()
-    fig.savefig(buf, format=fmt, dpi=110, metadata={"Date": None} if fmt == "svg" else None)
-    return buf.getvalue()
+def _meta(source: str | None, prior: str, draws: int, seed: Any) -> list[str]:
+    lines = [f"Prior: {prior}", f"Posterior draws: {draws:,}; seed {seed}"]
+    return ([f"Input: {source}"] if source else []) + lines
 
 
 def render_report(
@@ -115,24 +99,20 @@ def render_report(
         raise TypeError(f"result must be an Evaluation from evaluate(); got {describe(result)}")
     kind = check_choice(fmt, "fmt", ("html", "markdown"))
     heading = "Posterior of classifier metrics" if title is None else str(title)
-    meta = _meta(result, source)
-    mark = bool(result.prior_warning())  # the rows the warning names are marked
-    if kind == "markdown":
-        # names, labels, the title and the input's name are user text: literal Markdown
-        # (no HTML, no heading, one line each); the other cells are numbers written here
-        lines = [f"# {escape_markdown(heading)}", ""]
-        lines += [f"- {escape_markdown(m)}" for m in meta]
-        lines += ["", *_markdown_table(*table_cells(result, names, escape_markdown, mark))]
-        if plot:
-            png = base64.b64encode(_figure_bytes(result, names, "png")).decode("ascii")
-            lines += ["", f"![Posterior plots](data:image/png;base64,{png})"]
-        return "\n".join(lines) + "\n"
-    parts = [*_html_head(heading, meta), *_html_table(*table_cells(result, names, str, mark))]
-    if plot:
-        svg = _figure_bytes(result, names, "svg").decode("utf-8")
-        parts.append("<figure>" + svg[svg.index("<svg") :] + "</figure>")
-    parts.append("</body></html>")
-    return "\n".join(parts) + "\n"
+    meta = _meta(source, result.prior, result.draws, result.seed)
+    warning = result.prior_warning()
+    if warning:  # the rows it names are marked "(prior-dominated)"
+        meta.append("Warning: " + warning.removeprefix("warning: "))
+    # names and labels are user text: escaped for Markdown here, for HTML by _page
+    esc = escape_markdown if kind == "markdown" else str
+    tables = [table_cells(result, names, esc, mark=bool(warning))]
+
+    def figure() -> Any:
+        from .plots import plot_summary
+
+        return plot_summary(result, names=names)
+
+    return _page(kind, heading, meta, tables, [], figure if plot else None, "Posterior plots")
 
 
 # Same keywords as render_report (which it calls): spelled out for users, not **kwargs.
@@ -277,43 +257,63 @@ def render_comparison_report(
     design = "paired: same documents" if result.paired else "independent test sets"
     heading = f"{what} by {result.metric} ({design})" if title is None else str(title)
     draws = (result.summary if isinstance(result, Ranking) else result.difference).draws
-    meta = ([f"Input: {source}"] if source else []) + [
-        f"Prior: {result.prior}",
-        f"Posterior draws: {draws:,}; seed {result.seed}",
-    ]
+    meta = _meta(source, result.prior, draws, result.seed)
+    # names are escaped for Markdown here, for HTML by _page; the other cells are numbers
+    facts, tables = _comparison_tables(
+        result, [escape_markdown(n) for n in shown] if kind == "markdown" else shown
+    )
+
+    def figure() -> Any:
+        from .plots import plot_comparison, plot_ranking
+
+        if is_rank:
+            return plot_ranking(result)
+        return plot_comparison(result, names=(shown[0], shown[1]))
+
+    return _page(kind, heading, meta, tables, facts, figure if plot else None, what)
+
+
+Table = tuple[list[str], list[list[str]]]
+
+
+def _page(
+    kind: str,
+    heading: str,
+    meta: list[str],
+    tables: list[Table],
+    facts: list[str],
+    figure: Callable[[], Any] | None,
+    alt: str,
+) -> str:
+    """A report page: heading, meta lines, tables, facts and the figure (``figure()``).
+
+    Markdown: the text is escaped here, the table cells by the caller (literal
+    Markdown), the figure a base64 PNG. HTML: everything is escaped here, the
+    figure inline SVG.
+    """
     if kind == "markdown":
         md = escape_markdown
-        # names and input text are escaped; the other cells are numbers written here
-        facts, tables = _comparison_tables(result, [md(n) for n in shown])
-        lines = [f"# {md(heading)}", "", *(f"- {md(m)}" for m in meta), ""]
-        for head, body in tables:
-            lines += [*_markdown_table(head, body), ""]
-        lines += [f"- {md(f)}" for f in facts]
-        if plot:
-            png = base64.b64encode(_result_figure(result, shown, "png")).decode("ascii")
-            lines += ["", f"![{what}](data:image/png;base64,{png})"]
-        return "\n".join(lines).rstrip("\n") + "\n"
+        blocks = [[f"# {md(heading)}"], [f"- {md(m)}" for m in meta]]
+        blocks += [_markdown_table(head, body) for head, body in tables]
+        blocks.append([f"- {md(f)}" for f in facts])
+        if figure is not None:
+            png = base64.b64encode(_image(figure(), "png")).decode("ascii")
+            blocks.append([f"![{alt}](data:image/png;base64,{png})"])
+        return "\n\n".join("\n".join(b) for b in blocks if b) + "\n"
     esc = html.escape
-    facts, tables = _comparison_tables(result, shown)
     parts = _html_head(heading, meta)
     for head, body in tables:
         parts += _html_table(head, body)
     if facts:
         parts.append("<ul>" + "".join(f"<li>{esc(f)}</li>" for f in facts) + "</ul>")
-    if plot:
-        svg = _result_figure(result, shown, "svg").decode("utf-8")
+    if figure is not None:
+        svg = _image(figure(), "svg").decode("utf-8")
         parts.append("<figure>" + svg[svg.index("<svg") :] + "</figure>")
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
 
 
-def _result_figure(result: Any, names: list[str], fmt: str) -> bytes:
-    from .plots import plot_comparison, plot_ranking
-
-    if hasattr(result, "pairwise"):
-        fig = plot_ranking(result)
-    else:
-        fig = plot_comparison(result, names=(names[0], names[1]))
+def _image(fig: Any, fmt: str) -> bytes:
     buf = io.BytesIO()
     fig.savefig(buf, format=fmt, dpi=110, metadata={"Date": None} if fmt == "svg" else None)
     return buf.getvalue()
