@@ -71,8 +71,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._core.priors import PriorArg
-from .._core.results import plain, value_equality
-from .._core.streams import DEFAULT_DRAWS, child_seed, run_seed, seed_json
+from .._core.results import plain, plain_fields, value_equality
+from .._core.streams import DEFAULT_DRAWS, child_seed, run_seed
 from .._core.validation import (
     SeedLike,
     as_counts,
@@ -162,23 +162,7 @@ class Comparison:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dictionary of everything but the draws."""
-        return {
-            "metric": self.metric,
-            "p_a_better": plain(self.p_a_better, lists=True),
-            "p_b_better": plain(self.p_b_better, lists=True),
-            "p_equivalent": plain(self.p_equivalent, lists=True),
-            "decision": plain(self.decision, lists=True),
-            "difference": self.difference.to_dict(),
-            "a": self.a.to_dict(),
-            "b": self.b.to_dict(),
-            "rope": self.rope,
-            "prob": self.prob,
-            "paired": self.paired,
-            "prior": self.prior,
-            "seed": seed_json(self.seed),
-            "batch_shape": list(self.batch_shape),
-            "labels": None if self.labels is None else [plain(x, lists=True) for x in self.labels],
-        }
+        return plain_fields(self, ("draws",))
 
     def to_dataframe(self) -> Any:
         """A pandas DataFrame with one row per comparison of the batch.

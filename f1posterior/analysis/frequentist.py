@@ -57,7 +57,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._core.results import plain, value_equality
+from .._core.results import plain, plain_fields, value_equality
 from .._core.streams import child_seed
 from .._core.validation import (
     SeedLike,
@@ -136,17 +136,7 @@ class FrequentistInterval:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dictionary (arrays become nested lists, NaN stays float NaN)."""
-        return {
-            "estimate": plain(self.estimate, lists=True),
-            "std_error": plain(self.std_error, lists=True),
-            "interval": plain(self.interval, lists=True),
-            "confidence_level": self.confidence_level,
-            "metric": self.metric,
-            "method": self.method,
-            "n": plain(self.n, lists=True),
-            "resamples": self.resamples,
-            "clipped": self.clipped,
-        }
+        return plain_fields(self)
 
 
 def _z(level: float) -> float:

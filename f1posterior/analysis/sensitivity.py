@@ -36,7 +36,7 @@ from numpy.typing import ArrayLike
 
 from .._core.describe import describe
 from .._core.priors import PRIOR_PRESETS, describe_prior, prior_preset
-from .._core.results import plain, value_equality
+from .._core.results import plain_fields, value_equality
 from .._core.streams import DEFAULT_DRAWS
 from .._core.validation import SeedLike, check_counts, check_draws, check_prob, check_rng
 from ..metrics.registry import resolve_metric
@@ -110,18 +110,7 @@ class PriorSensitivity:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dictionary."""
-        return {
-            "metric": self.metric,
-            "priors": list(self.priors),
-            "descriptions": dict(self.descriptions),
-            "summaries": {k: v.to_dict() for k, v in self.summaries.items()},
-            "shift": {k: plain(v, lists=True) for k, v in self.shift.items()},
-            "reference": self.reference,
-            "threshold": self.threshold,
-            "max_shift": plain(self.max_shift, lists=True),
-            "sensitive": plain(self.sensitive, lists=True),
-            "warning": self.warning,
-        }
+        return {**plain_fields(self), "warning": self.warning}
 
     def __str__(self) -> str:
         s0 = self.summaries[self.reference]

@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._core.describe import describe
-from .._core.results import plain, value_equality
+from .._core.results import plain, plain_fields, value_equality
 from .._core.validation import check_prob, check_ref
 
 __all__ = ["hdi", "eti", "MetricSummary", "summarize_draws", "summarize_rows"]
@@ -251,12 +251,7 @@ class MetricSummary:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-Python (JSON-ready) dictionary of the fields (the chance fields only when set)."""
-        skip = _CHANCE_FIELDS if self.p_above_chance is None else ()
-        return {
-            k: plain(getattr(self, k), lists=True)
-            for k in self.__dataclass_fields__
-            if k not in skip
-        }
+        return plain_fields(self, _CHANCE_FIELDS if self.p_above_chance is None else ())
 
     def __getitem__(self, index: Any) -> MetricSummary:
         """The summary of some matrices of a batch: ``index`` selects leading (batch) axes.
