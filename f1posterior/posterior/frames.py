@@ -30,18 +30,12 @@ import numpy as np
 from .._core.describe import describe
 from .._core.validation import check_choice
 from ..metrics.registry import PER_CLASS_METRICS
-from .table import FLAG, EvaluationLike, run_metadata, wide_values
+from .table import FLAG, EvaluationLike, check_evaluation, run_metadata, wide_values
 
 __all__ = ["to_dataframe", "to_inference_data"]
 
 _FIELDS = ("score", "mean", "median", "std", "mc_error")
 _CHANCE = ("chance", "chance_score", "p_above_chance")
-
-
-def _check_result(result: Any) -> EvaluationLike:
-    if not isinstance(result, EvaluationLike):
-        raise TypeError(f"result must be an Evaluation from evaluate(); got {describe(result)}")
-    return result
 
 
 def _check_names(names: Any, batch: tuple[int, ...]) -> list[Any] | None:
@@ -154,7 +148,7 @@ def to_dataframe(
         raise ImportError(
             "to_dataframe needs pandas, an optional extra: pip install f1posterior[pandas]"
         ) from None
-    res = _check_result(result)
+    res = check_evaluation(result)
     check_choice(form, "form", ("long", "wide"))
     batch = res.batch_shape
     nm = _check_names(res.names if names is None else names, batch)
@@ -249,7 +243,7 @@ def to_inference_data(result: EvaluationLike, *, names: Sequence[Any] | None = N
         raise ImportError(
             "to_inference_data needs arviz, an optional extra: pip install f1posterior[arviz]"
         ) from None
-    res = _check_result(result)
+    res = check_evaluation(result)
     if res.metric_draws is None:
         raise ValueError(
             "result must hold posterior draws; got an Evaluation without them: call "

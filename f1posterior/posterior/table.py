@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from .._core.describe import describe
 from .._core.results import plain
 from .._core.text import escape_markdown, escape_text
 from ..io.rowmeta import row_metadata
@@ -25,6 +26,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "EvaluationLike",
+    "check_evaluation",
     "rows",
     "format_table",
     "format_markdown",
@@ -85,6 +87,13 @@ def _at(summary: MetricSummary, idx: tuple[int, ...]) -> Row:
         for k in (*_FIELDS, "hdi", "eti", "p_below", "p_above", *_CHANCE)
         for v in [getattr(summary, k)]
     }
+
+
+def check_evaluation(result: Any) -> EvaluationLike:
+    """``result`` when it is an :class:`~f1posterior.Evaluation`; else a TypeError naming it."""
+    if not isinstance(result, EvaluationLike):
+        raise TypeError(f"result must be an Evaluation from evaluate(); got {describe(result)}")
+    return result
 
 
 def rows(result: EvaluationLike, names: list[str] | None = None) -> Iterator[Row]:

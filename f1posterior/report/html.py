@@ -19,7 +19,7 @@ from .._core.describe import describe
 from .._core.text import escape_markdown
 from .._core.validation import check_choice
 from ..io.writers import write_output
-from ..posterior.table import table_cells
+from ..posterior.table import check_evaluation, table_cells
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..posterior.evaluation import Evaluation
@@ -93,10 +93,7 @@ def render_report(
     | macro_f1 | 0.850 | 0.841 | 0.036 | 0.001 | 12.2% | 87.8% | [0.771, 0.909] |
     <BLANKLINE>
     """
-    from ..posterior.evaluation import Evaluation
-
-    if not isinstance(result, Evaluation):
-        raise TypeError(f"result must be an Evaluation from evaluate(); got {describe(result)}")
+    check_evaluation(result)
     kind = check_choice(fmt, "fmt", ("html", "markdown"))
     heading = "Posterior of classifier metrics" if title is None else str(title)
     meta = _meta(source, result.prior, result.draws, result.seed)

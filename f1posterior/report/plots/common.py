@@ -11,6 +11,7 @@ import numpy as np
 from ..._core.describe import describe
 from ..._core.validation import check_choice
 from ...posterior.summary import MetricSummary
+from ...posterior.table import check_evaluation
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -37,17 +38,9 @@ _LABELS = {
 
 
 _DENSITY = "#4C72B0"  # posterior density / bars
-
-
 _HDI = "#1f1f1f"  # HDI bar
-
-
 _SCORE = "#C44E52"  # observed score
-
-
 _REF = "#2E8B57"  # reference value
-
-
 _ROPE = "#DD8452"  # region of practical equivalence
 
 
@@ -157,10 +150,7 @@ def _pick_summary(s: MetricSummary, idx: tuple[int, ...]) -> MetricSummary:
 
 
 def _check_metric_name(result: Any, metric: Any) -> str:
-    from ...posterior.evaluation import Evaluation
-
-    if not isinstance(result, Evaluation):
-        raise TypeError(f"result must be an Evaluation from evaluate(); got {describe(result)}")
+    check_evaluation(result)
     if metric is None:
         return next(iter(result))
     if not isinstance(metric, str) or metric not in result:

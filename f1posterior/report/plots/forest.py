@@ -10,6 +10,7 @@ import numpy as np
 
 from ..._core.describe import describe
 from ..._core.validation import check_choice, check_ref
+from ...posterior.table import check_evaluation, rows
 from .common import (
     _DENSITY,
     _REF,
@@ -31,7 +32,6 @@ if TYPE_CHECKING:  # pragma: no cover
 def _forest_rows(
     result: Evaluation, metrics: list[str], names: Sequence[Any] | None
 ) -> list[dict[str, Any]]:
-    from ...posterior.table import rows
 
     if names is None and len(result.batch_shape) == 1:
         names = [f"matrix {i}" for i in range(result.batch_shape[0])]
@@ -96,10 +96,7 @@ def plot_forest(
     ['class A', 'class B']
     """
     mpl = _mpl()
-    from ...posterior.evaluation import Evaluation
-
-    if not isinstance(result, Evaluation):
-        raise TypeError(f"result must be an Evaluation from evaluate(); got {describe(result)}")
+    check_evaluation(result)
     if metric is None:
         metrics = list(result)
     else:
