@@ -264,7 +264,7 @@ def evaluate_files(
         columns).
     fmt : {"csv", "parquet"}, default "csv"
         Output format; the columns are those of the command line's CSV
-        (:class:`f1posterior.io.writers.RowWriter`): ``name``, then
+        (:func:`f1posterior.posterior.table.evaluation_rows`): ``name``, then
         ``{metric}_{stat}`` and ``{metric}_{label}_{stat}``, with the
         ``prior_dominated`` flags; a CSV starts with the metadata line
         ``# f1posterior: {...}`` (``pandas.read_csv(path, comment="#")``).

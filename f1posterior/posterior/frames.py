@@ -97,7 +97,7 @@ def to_dataframe(
         indices. Default: ``result.names`` (``evaluate(..., names=)``).
     form : {"long", "wide"}, default "long"
         ``"wide"``: one row per matrix, with the columns of the command line's
-        CSV output (:class:`f1posterior.io.writers.RowWriter`): ``name`` (when
+        CSV output (:func:`f1posterior.posterior.table.evaluation_rows`): ``name`` (when
         the matrices are named; otherwise ``matrix``, or ``matrix_0``,
         ``matrix_1``, ... for more batch axes, and nothing for a single
         matrix), then ``{metric}_{stat}`` for ``stat`` in ``score``,
