@@ -29,6 +29,7 @@ __all__ = [
     "on_sigint",
     "reset_interrupt",
     "finite_number",
+    "nonnegative_number",
     "number_type",
     "plot_path",
     "positive_int",
@@ -90,6 +91,10 @@ seed = number_type(int, lambda v: v >= 0, "a non-negative integer", "seed")
 unit_number = number_type(float, lambda v: 0.0 <= v <= 1.0, "a number in [0, 1]", "unit_number")
 #: A finite number (the metric's own range is checked by the library).
 finite_number = number_type(float, math.isfinite, "a finite number", "finite_number")
+#: A finite number >= 0.
+nonnegative_number = number_type(
+    float, lambda v: 0.0 <= v < float("inf"), "a number >= 0", "nonnegative_number"
+)
 #: A finite number > 0.
 positive_number = number_type(
     float, lambda v: 0.0 < v < float("inf"), "a number > 0", "positive_number"
