@@ -154,8 +154,7 @@ def _comparison_tables(
         head += [f"P(rank {r + 1})" for r in range(k)]
         body = []
         for i in order:
-            lo, hi = s.hdi[i]
-            row = [names[i], f"{s.score[i]:.4f}", f"{s.mean[i]:.4f}", f"[{lo:.4f}, {hi:.4f}]"]
+            row = [names[i], f"{s.score[i]:.4f}", f"{s.mean[i]:.4f}", _interval(s.hdi[i])]
             row += [f"{result.p_best[i]:.4f}", f"{result.expected_rank[i]:.3f}"]
             row += [f"{p:.3f}" for p in result.rank_probabilities[i]]
             body.append(row)
@@ -166,23 +165,11 @@ def _comparison_tables(
         ]
         return [], [(head, body), (pair_head, pair_body)]
     head = ["", "model", "score", "mean", "std", pct]
-    body = []
-    for label, name, s in (
-        ("A", names[0], result.a),
-        ("B", names[1], result.b),
-        ("A - B", "", result.difference),
-    ):
-        lo, hi = s.hdi
-        body.append(
-            [
-                label,
-                name,
-                f"{s.score:.4f}",
-                f"{s.mean:.4f}",
-                f"{s.std:.4f}",
-                f"[{lo:.4f}, {hi:.4f}]",
-            ]
-        )
+    parts = (("A", names[0], result.a), ("B", names[1], result.b), ("A - B", "", result.difference))
+    body = [
+        [label, name, *(f"{v:.4f}" for v in (s.score, s.mean, s.std)), _interval(s.hdi)]
+        for label, name, s in parts
+    ]
     facts = [
         f"P(A better) = {result.p_a_better:.4f}",
         f"P(B better) = {result.p_b_better:.4f}",
@@ -190,6 +177,10 @@ def _comparison_tables(
         f"Decision at probability {result.prob:g}: {result.decision}",
     ]
     return facts, [(head, body)]
+
+
+def _interval(hdi: Any) -> str:
+    return f"[{hdi[0]:.4f}, {hdi[1]:.4f}]"
 
 
 def render_comparison_report(
