@@ -37,10 +37,35 @@ def row_metadata(
     labels: Sequence[Any] | None = None,
     extra: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """What a row output records about its run: version, prior, draws, seed, ``ci_prob``.
+    """Return what a row output records about its run: version, prior, draws, seed, ...
 
-    Then ``ref`` and the ``labels`` (as strings); ``extra`` (the source, ...)
-    is added last, and wins on a clash. ``seed`` is written in its JSON form.
+    Parameters
+    ----------
+    prior : str
+        Statement of the prior.
+    draws : int
+        Posterior draws.
+    seed : Any
+        The run's seed, written in its JSON form.
+    ci_prob : float
+        Probability of the intervals.
+    ref : float, optional
+        The reference value.
+    labels : sequence, optional
+        Class labels (written as strings).
+    extra : dict, optional
+        Added last (the source, ...), and wins on a clash.
+
+    Returns
+    -------
+    dict
+        ``version``, ``prior``, ``draws``, ``seed``, ``ci_prob``, ``ref``,
+        ``labels``, then ``extra``.
+
+    See Also
+    --------
+    read_metadata : Read it back from an output.
+    f1posterior.posterior.table.run_metadata : The metadata of an evaluation.
 
     Examples
     --------

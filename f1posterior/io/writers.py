@@ -228,6 +228,12 @@ class RowWriter:
         others are numbers (NaN when undefined) or flags (True, False, or
         None when not checked).
 
+    See Also
+    --------
+    ParquetRowWriter : The same rows in Parquet.
+    f1posterior.posterior.table.evaluation_rows : The rows of an evaluation.
+    f1posterior.io.rowmeta.row_metadata : The metadata.
+
     Examples
     --------
     >>> import io
@@ -374,6 +380,10 @@ class ParquetRowWriter:
     meta : dict, optional
         What the output records about its run
         (:func:`~f1posterior.io.rowmeta.row_metadata`).
+
+    See Also
+    --------
+    RowWriter : The text formats.
     """
 
     def __init__(self, stream: Any, *, meta: dict[str, Any] | None = None) -> None:

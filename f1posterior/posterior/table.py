@@ -48,6 +48,16 @@ class EvaluationLike(Protocol):
 
     The renderers (this module and :mod:`~f1posterior.posterior.frames`) name
     this protocol, not the class, which imports them: no import circle.
+
+    See Also
+    --------
+    check_evaluation : Refuse anything else.
+
+    Examples
+    --------
+    >>> from f1posterior import evaluate
+    >>> isinstance(evaluate([[8, 2], [1, 9]], draws=100, rng=0), EvaluationLike)
+    True
     """
 
     @property
@@ -90,20 +100,62 @@ def _at(summary: MetricSummary, idx: tuple[int, ...]) -> Row:
 
 
 def check_evaluation(result: Any) -> EvaluationLike:
-    """``result`` when it is an :class:`~f1posterior.Evaluation`; else a TypeError naming it."""
+    """Return ``result`` when it is an :class:`~f1posterior.Evaluation`; else raise a TypeError.
+
+    Parameters
+    ----------
+    result : Any
+        What a renderer was given.
+
+    Returns
+    -------
+    EvaluationLike
+        ``result`` itself.
+
+    See Also
+    --------
+    EvaluationLike : What is checked.
+
+    Examples
+    --------
+    >>> check_evaluation({"micro_f1": 0.5})
+    Traceback (most recent call last):
+    ...
+    TypeError: result must be an Evaluation from evaluate(); got {'micro_f1': 0.5}
+    """
     if not isinstance(result, EvaluationLike):
         raise TypeError(f"result must be an Evaluation from evaluate(); got {describe(result)}")
     return result
 
 
 def rows(result: EvaluationLike, names: list[str] | None = None) -> Iterator[Row]:
-    """One flat record per metric, matrix and class.
+    """Return one flat record per metric, matrix and class.
 
-    Each record has ``metric``, ``item`` (matrix index and/or class label,
-    "" for a single scalar), ``exact``, ``prior_dominated`` (False when not
-    checked) and the summary fields as plain floats/lists.
-    ``names`` optionally labels the matrices of a 1-D batch (default
-    ``result.names``, from ``evaluate(..., names=)``).
+    Parameters
+    ----------
+    result : Evaluation
+        A result of :func:`~f1posterior.evaluate`.
+    names : list of str, optional
+        Labels of the matrices of a 1-D batch (default ``result.names``, from
+        ``evaluate(..., names=)``).
+
+    Returns
+    -------
+    iterator of dict
+        ``metric``, ``item`` (matrix name or index and/or class label, "" for
+        a single scalar), ``exact``, ``prior_dominated`` (False when not
+        checked) and the summary fields as plain floats and lists.
+
+    See Also
+    --------
+    table_cells : The table of these records.
+
+    Examples
+    --------
+    >>> from f1posterior import evaluate
+    >>> r = next(rows(evaluate([[8, 2], [1, 9]], metrics="f1", draws=100, rng=0)))
+    >>> r["metric"], r["item"], len(r["hdi"])
+    ('f1', 'class 0', 2)
     """
     batch = result.batch_shape
     names = result.names if names is None else names
@@ -197,10 +249,38 @@ def table_cells(
     item: Callable[[str], str] = escape_markdown,
     mark: bool = False,
 ) -> tuple[list[str], list[list[str]]]:
-    """Head and rows of the summary table of :func:`format_markdown` and of the HTML report.
+    """Return the head and rows of the summary table: the Markdown table's and the HTML report's.
 
-    ``item`` escapes the matrix names and class labels (they come from files);
-    ``mark`` adds " (prior-dominated)" to the label of each row the prior dominates.
+    Parameters
+    ----------
+    result : Evaluation
+        A result of :func:`~f1posterior.evaluate`.
+    names : sequence, optional
+        Names of the matrices of a 1-D batch (default ``result.names``).
+    item : callable, default escape_markdown
+        Escapes the matrix names and class labels (they come from files).
+    mark : bool, default False
+        Add " (prior-dominated)" to the label of each row the prior dominates.
+
+    Returns
+    -------
+    head : list of str
+    body : list of list of str
+        One row per metric, matrix and class; the MC error of a closed-form
+        summary is "exact".
+
+    See Also
+    --------
+    format_markdown : The Markdown table.
+    f1posterior.report.html.render_report : The HTML and Markdown reports.
+
+    Examples
+    --------
+    >>> from f1posterior import evaluate
+    >>> head, body = table_cells(evaluate([[40, 10], [5, 45]], metrics="micro_f1",
+    ...                                   beta="aligned"))
+    >>> head[4], body[0][4]
+    ('MC error', 'exact')
     """
     pct = round(100 * result.ci_prob, 4)
     head = ["metric", "score", "mean", "std", "MC error"]
@@ -257,10 +337,23 @@ FLAG = "prior_dominated"
 
 
 def run_metadata(ev: EvaluationLike, extra: dict[str, Any] | None = None) -> dict[str, Any]:
-    """What a batch output records about its run (:func:`~f1posterior.io.rowmeta.row_metadata`).
+    """Return what a batch output records about its run: version, prior, draws, seed, ...
 
-    Read from ``ev`` (the run's first chunk), with ``prevalence`` and
-    ``chance`` when set; ``extra`` (the source, ...) is added, and wins on a clash.
+    Parameters
+    ----------
+    ev : Evaluation
+        The run's first chunk; its ``prevalence`` and ``chance`` are added when set.
+    extra : dict, optional
+        Added last (the source, ...), and wins on a clash.
+
+    Returns
+    -------
+    dict
+        :func:`~f1posterior.io.rowmeta.row_metadata` of the run.
+
+    See Also
+    --------
+    f1posterior.io.rowmeta.read_metadata : Read it back from an output.
 
     Examples
     --------
@@ -302,9 +395,29 @@ def _labels(ev: EvaluationLike, k: int) -> list[str]:
 
 
 def wide_values(ev: EvaluationLike) -> tuple[list[str], np.ndarray]:
-    """The wide columns and their values ``(matrices, columns)``, flags 1, 0 or NaN.
+    """Return the wide columns of :func:`evaluation_rows` and their values as one array.
 
-    The batch is flattened: one row per matrix (one row for a single matrix).
+    Parameters
+    ----------
+    ev : Evaluation
+        Any result; its batch is flattened (one row for a single matrix).
+
+    Returns
+    -------
+    columns : list of str
+    values : ndarray, shape (matrices, columns)
+        The flags are 1, 0 or NaN (not checked).
+
+    See Also
+    --------
+    evaluation_rows : The same columns as records, with a name each.
+
+    Examples
+    --------
+    >>> from f1posterior import evaluate
+    >>> cols, values = wide_values(evaluate([[8, 2], [1, 9]], metrics="accuracy", draws=100))
+    >>> cols[:2], values.shape
+    (['accuracy_score', 'accuracy_mean'], (1, 7))
     """
     stats = _stats(ev)
     k, n = len(ev.batch_shape), math.prod(ev.batch_shape)
@@ -325,8 +438,30 @@ def wide_values(ev: EvaluationLike) -> tuple[list[str], np.ndarray]:
 def evaluation_rows(
     ev: EvaluationLike, names: Sequence[str], long: bool = False
 ) -> tuple[list[str], Iterator[list[Any]]]:
-    """The header and records of the batch outputs of ``ev`` (a 1-D batch, one name a matrix).
+    """Return the header and records of the batch outputs of a result.
 
+    Parameters
+    ----------
+    ev : Evaluation
+        A result of a 1-D batch.
+    names : sequence of str
+        One name per matrix.
+    long : bool, default False
+        One record per matrix, metric and class instead of one per matrix.
+
+    Returns
+    -------
+    header : list of str
+    records : iterator of list
+        The text cells, then the numbers (NaN when undefined) and flags.
+
+    See Also
+    --------
+    f1posterior.io.writers.RowWriter : Write them.
+    run_metadata : What the outputs record about the run.
+
+    Notes
+    -----
     Wide form (the default): ``name``, then for each metric ``{metric}_{stat}``
     with ``stat`` in :data:`STATS` (plus ``p_below`` and ``p_above`` when a
     reference value is given, ``chance`` and ``p_above_chance`` with
