@@ -34,11 +34,11 @@ def test_lists_make_everything_json_ready():
 def test_every_to_dict_is_json():
     rng = np.random.default_rng(0)
     y = rng.integers(0, 2, 60)
-    scores = np.clip(y * 0.3 + rng.random(60) * 0.7, 0, 1)
+    flipped = np.where(rng.random(60) < 0.8, y, 1 - y)  # 0/1 scores: either argument order
     results = [
         evaluate([[8, 2], [1, 9]], draws=500, rng=0, chance=True),
         compare([[45, 5], [5, 45]], [[40, 10], [10, 40]], draws=500, rng=0),
-        evaluate_threshold(scores, y, folds=3, draws=500, rng=1),  # its seed was an object
+        evaluate_threshold(flipped, y, folds=3, draws=500, rng=1),  # its seed was an object
     ]
     for r in results:
         json.dumps(r.to_dict(), allow_nan=False)
