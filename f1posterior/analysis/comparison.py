@@ -188,10 +188,9 @@ class Comparison:
             row: dict[str, Any] = {f"batch_{a}": i for a, i in enumerate(idx)}
             row["metric"] = self.metric
             for part, s in (("a", self.a), ("b", self.b), ("diff", self.difference)):
-                for stat in ("score", "mean", "std"):
-                    row[f"{part}_{stat}"] = float(np.asarray(getattr(s, stat))[idx])
-                lo, hi = np.asarray(s.hdi)[idx]
-                row[f"{part}_hdi_low"], row[f"{part}_hdi_high"] = float(lo), float(hi)
+                t = s[idx] if idx else s
+                row.update({f"{part}_{k}": float(getattr(t, k)) for k in ("score", "mean", "std")})
+                row[f"{part}_hdi_low"], row[f"{part}_hdi_high"] = map(float, t.hdi)
             for name in ("p_a_better", "p_b_better", "p_equivalent"):
                 row[name] = float(np.asarray(getattr(self, name))[idx])
             row["decision"] = str(np.asarray(self.decision)[idx])
@@ -212,11 +211,10 @@ class Comparison:
                 lines.append(f"[{', '.join(map(str, idx))}]")
             lines.append(f"  {'':<6} {'score':>8} {'mean':>8} {'std':>8}  {pct} HDI")
             for name, s in (("A", self.a), ("B", self.b), ("A - B", self.difference)):
-                g = {k: np.asarray(getattr(s, k))[idx] for k in ("score", "mean", "std")}
-                lo, hi = np.asarray(s.hdi)[idx]
+                t = s[idx] if idx else s
                 lines.append(
-                    f"  {name:<6} {g['score']:>8.4f} {g['mean']:>8.4f} {g['std']:>8.4f}  "
-                    f"[{lo:.4f}, {hi:.4f}]"
+                    f"  {name:<6} {t.score:>8.4f} {t.mean:>8.4f} {t.std:>8.4f}  "
+                    f"[{t.hdi[0]:.4f}, {t.hdi[1]:.4f}]"
                 )
             pa, pb, pe = (
                 float(np.asarray(v)[idx])
@@ -251,13 +249,6 @@ def _check_decision_prob(prob: Any) -> float:
             f"prob must be in (0.5, 1) so that at most one decision reaches it; got {prob!r}"
         )
     return p
-
-
-def _child(root: np.random.SeedSequence, i: int) -> np.random.SeedSequence:
-    return child_seed(root, i)
-
-
-# ------------------------------------------------------------------------- sampling
 
 
 # ------------------------------------------------------------------------ decisions
@@ -405,8 +396,8 @@ def compare(
     root = check_rng(rng)
     batch = np.broadcast_shapes(ca.shape[:-2], cb.shape[:-2])
     kw: dict[str, Any] = dict(metrics=[spec], draws=n, alpha=alpha, beta=beta, keep_draws=True)
-    ea = evaluate(ca, rng=_child(root, 0), **kw)
-    eb = evaluate(cb, rng=_child(root, 1), **kw)
+    ea = evaluate(ca, rng=child_seed(root, 0), **kw)
+    eb = evaluate(cb, rng=child_seed(root, 1), **kw)
     key = next(iter(ea))
     assert ea.metric_draws is not None and eb.metric_draws is not None
     da = np.broadcast_to(ea.metric_draws[key], (*batch, n))

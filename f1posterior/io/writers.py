@@ -6,13 +6,8 @@ never held in memory; :class:`ParquetRowWriter` writes the same rows to
 Parquet. The rows of an :class:`~f1posterior.Evaluation` (the columns of the
 command line's batch output) are :func:`f1posterior.posterior.table.evaluation_rows`.
 
-Metadata (a dictionary, :func:`f1posterior.io.rowmeta.row_metadata`: the tool
-version, prior, draws, seed, interval probability, reference value and labels,
-plus what the caller adds) is written once: in CSV and TSV as a leading
-comment line ``# f1posterior: {JSON}`` (``pandas.read_csv(..., comment="#")``
-skips it; :func:`f1posterior.io.rowmeta.read_metadata` reads it), in NDJSON as
-a first line ``{"meta": {...}}``, in JSON beside ``rows``, and in Parquet as
-the schema metadata key ``f1posterior``.
+The metadata (:mod:`f1posterior.io.rowmeta`) is written once, before the rows;
+``pandas.read_csv(..., comment="#")`` skips its CSV comment line.
 
 Formats: ``csv``, ``tsv``, ``ndjson`` (one JSON object a line), ``json`` (an
 object with the settings and a ``rows`` list, streamed), ``markdown`` and

@@ -74,6 +74,10 @@ def _wide(res: EvaluationLike, nm: list[Any] | None, pd: Any) -> Any:
     return frame
 
 
+def _column(v: Any, shape: tuple[int, ...]) -> np.ndarray:
+    return np.broadcast_to(np.asarray(v, dtype=float), shape).reshape(-1)
+
+
 def _flags(values: np.ndarray, pd: Any) -> Any:
     """A flag column: bool, or pandas' nullable boolean where some were not checked (NaN)."""
     missing = np.isnan(values)
@@ -97,15 +101,11 @@ def to_dataframe(
         indices. Default: ``result.names`` (``evaluate(..., names=)``).
     form : {"long", "wide"}, default "long"
         ``"wide"``: one row per matrix, with the columns of the command line's
-        CSV output (:func:`f1posterior.posterior.table.evaluation_rows`): ``name`` (when
-        the matrices are named; otherwise ``matrix``, or ``matrix_0``,
-        ``matrix_1``, ... for more batch axes, and nothing for a single
-        matrix), then ``{metric}_{stat}`` for ``stat`` in ``score``,
-        ``mean``, ``std``, ``mc_error``, ``hdi_low``, ``hdi_high`` (and
-        ``p_below``, ``p_above`` with a reference value; ``chance``,
-        ``p_above_chance`` with ``chance=True``), then the bool
-        ``{metric}_prior_dominated``, and ``{metric}_{label}_{stat}`` for a
-        per-class metric.
+        CSV output (:func:`f1posterior.posterior.table.evaluation_rows`:
+        ``{metric}_{stat}``, ``{metric}_{label}_{stat}`` and the bool
+        ``{metric}_prior_dominated``), led by ``name`` when the matrices are
+        named (otherwise ``matrix``, or ``matrix_0``, ``matrix_1``, ... for
+        more batch axes, and nothing for a single matrix).
 
     Returns
     -------
@@ -176,25 +176,18 @@ def to_dataframe(
                     cols["class"] = k.astype(object)
             else:
                 cols["class"] = np.full(n, None, dtype=object)
-        for f in _FIELDS:
-            cols[f] = np.asarray(getattr(s, f), dtype=float).reshape(n)
-        h, e = np.asarray(s.hdi).reshape(n, 2), np.asarray(s.eti).reshape(n, 2)
-        cols["hdi_low"], cols["hdi_high"] = h[:, 0], h[:, 1]
-        cols["eti_low"], cols["eti_high"] = e[:, 0], e[:, 1]
+        cols.update({f: _column(getattr(s, f), shape) for f in _FIELDS})
+        for key in ("hdi", "eti"):
+            cols[f"{key}_low"], cols[f"{key}_high"] = np.asarray(getattr(s, key)).reshape(n, 2).T
         if res.ref is not None:
-            cols["p_below"] = np.asarray(s.p_below, dtype=float).reshape(n)
-            cols["p_above"] = np.asarray(s.p_above, dtype=float).reshape(n)
+            cols.update({f: _column(getattr(s, f), shape) for f in ("p_below", "p_above")})
             cols["ref"] = np.full(n, res.ref)
         if res.chance:
-            for f in _CHANCE:
-                cols[f] = np.asarray(getattr(s, f), dtype=float).reshape(n)
-        flag = s.prior_dominated
-        flags = np.full(n, np.nan) if flag is None else np.asarray(flag, float).reshape(n)
-        cols["prior_dominated"] = _flags(flags, pd)
-        cols["ci_prob"] = np.full(n, res.ci_prob)
-        cols["draws"] = np.full(n, s.draws)
-        cols["exact"] = np.full(n, bool(s.exact))
-        cols["prior"] = np.full(n, res.prior, dtype=object)
+            cols.update({f: _column(getattr(s, f), shape) for f in _CHANCE})
+        flag = np.nan if s.prior_dominated is None else s.prior_dominated
+        cols["prior_dominated"] = _flags(_column(flag, shape), pd)
+        cols.update(ci_prob=np.full(n, res.ci_prob), draws=np.full(n, s.draws))
+        cols.update(exact=np.full(n, bool(s.exact)), prior=np.full(n, res.prior, dtype=object))
         frames.append(pd.DataFrame(cols))
     out = pd.concat(frames, ignore_index=True)
     out.attrs = run_metadata(res)

@@ -48,16 +48,6 @@ class EvaluationLike(Protocol):
 
     The renderers (this module and :mod:`~f1posterior.posterior.frames`) name
     this protocol, not the class, which imports them: no import circle.
-
-    See Also
-    --------
-    check_evaluation : Refuse anything else.
-
-    Examples
-    --------
-    >>> from f1posterior import evaluate
-    >>> isinstance(evaluate([[8, 2], [1, 9]], draws=100, rng=0), EvaluationLike)
-    True
     """
 
     @property
@@ -100,29 +90,7 @@ def _at(summary: MetricSummary, idx: tuple[int, ...]) -> Row:
 
 
 def check_evaluation(result: Any) -> EvaluationLike:
-    """Return ``result`` when it is an :class:`~f1posterior.Evaluation`; else raise a TypeError.
-
-    Parameters
-    ----------
-    result : Any
-        What a renderer was given.
-
-    Returns
-    -------
-    EvaluationLike
-        ``result`` itself.
-
-    See Also
-    --------
-    EvaluationLike : What is checked.
-
-    Examples
-    --------
-    >>> check_evaluation({"micro_f1": 0.5})
-    Traceback (most recent call last):
-    ...
-    TypeError: result must be an Evaluation from evaluate(); got {'micro_f1': 0.5}
-    """
+    """Return ``result`` when it is an :class:`~f1posterior.Evaluation`; else raise a TypeError."""
     if not isinstance(result, EvaluationLike):
         raise TypeError(f"result must be an Evaluation from evaluate(); got {describe(result)}")
     return result
@@ -395,29 +363,9 @@ def _labels(ev: EvaluationLike, k: int) -> list[str]:
 
 
 def wide_values(ev: EvaluationLike) -> tuple[list[str], np.ndarray]:
-    """Return the wide columns of :func:`evaluation_rows` and their values as one array.
+    """Return the wide columns of :func:`evaluation_rows` and their values ``(matrices, columns)``.
 
-    Parameters
-    ----------
-    ev : Evaluation
-        Any result; its batch is flattened (one row for a single matrix).
-
-    Returns
-    -------
-    columns : list of str
-    values : ndarray, shape (matrices, columns)
-        The flags are 1, 0 or NaN (not checked).
-
-    See Also
-    --------
-    evaluation_rows : The same columns as records, with a name each.
-
-    Examples
-    --------
-    >>> from f1posterior import evaluate
-    >>> cols, values = wide_values(evaluate([[8, 2], [1, 9]], metrics="accuracy", draws=100))
-    >>> cols[:2], values.shape
-    (['accuracy_score', 'accuracy_mean'], (1, 7))
+    The batch is flattened (one row for a single matrix); flags are 1, 0 or NaN (not checked).
     """
     stats = _stats(ev)
     k, n = len(ev.batch_shape), math.prod(ev.batch_shape)
