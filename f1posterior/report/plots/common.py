@@ -268,6 +268,33 @@ def _draw_density(
     )
 
 
+def _interval_rows(
+    ax: Axes, lo: Any, hi: Any, mean: Any, score: Any, y: np.ndarray, label: str, dense: bool
+) -> None:
+    """One HDI bar a row (a ``LineCollection``, gid ``"hdi_bars"``), its mean and observed score."""
+    segs = list(np.stack([np.stack([lo, y], -1), np.stack([hi, y], -1)], axis=1))
+    lw, ms = (1.2, 2.5) if dense else (2.5, 5)
+    bars = _mpl().collections.LineCollection(segs, colors=_DENSITY, linewidths=lw, label=label)
+    ax.add_collection(bars).set_gid("hdi_bars")
+    ax.plot(mean, y, "o", color=_DENSITY, ms=ms, label="posterior mean", gid="means")
+    ax.plot(score, y, "D", mfc="none", mec=_SCORE, ms=ms, mew=1.0, label="observed", gid="scores")
+
+
+def _finish_rows(ax: Axes, xs: list[Any]) -> None:
+    """The x range of every value in ``xs`` (padded), a light grid and the legend on top."""
+    allx = np.concatenate([np.asarray(v, dtype=float).ravel() for v in xs])
+    pad = 0.04 * max(float(allx.max() - allx.min()), 1e-3)
+    ax.set_xlim(float(allx.min()) - pad, float(allx.max()) + pad)
+    ax.grid(axis="x", color="#e5e5e5", lw=0.6)
+    ax.set_axisbelow(True)
+    for side in ("right", "top"):
+        ax.spines[side].set_visible(False)
+    ax.legend(
+        loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=4, fontsize=8, frameon=False,
+        borderaxespad=0.2, handlelength=1.5,
+    )  # fmt: skip
+
+
 def _legend_below(ax: Axes) -> None:
     ax.legend(
         loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=5, fontsize=8, frameon=False,
