@@ -168,36 +168,24 @@ def format_table(result: EvaluationLike, names: list[str] | None = None) -> str:
     micro_f1  0.850   0.843   0.035   0.001     11.7% | 88.3%        [0.772, 0.909]
     macro_f1  0.850   0.841   0.036   0.001     12.2% | 87.8%        [0.771, 0.909]
     """
-    pct = round(100 * result.ci_prob, 4)
-    hdi_head = f"{pct:g}% HDI"
-    ref_head = "" if result.ref is None else f"below < {result.ref:g} < above"
-    records = list(rows(result, names))
-    # class labels and matrix names come from files: one escaped line each
-    label = [escape_text(r["metric"] + (f" [{r['item']}]" if r["item"] else "")) for r in records]
-    w = max([len("metric"), *map(len, label)])
-    head = f"{'metric':<{w}}  {'score':<7} {'mean':<7} {'std':<7} {'MC error':<9} "
-    if ref_head:
-        head += f"{ref_head:<20} "
-    head += hdi_head
-    if result.chance:
-        head += f"{'':<8}{'chance':<7} P(> chance)"
+    head, body = table_cells(result, names, escape_text)  # names and labels come from files
+    ref = result.ref is not None
+    if ref:  # one column: "below < ref < above", cells "11.7% | 88.3%"
+        for cells in (head, *body):
+            cells[5:7] = [f"{cells[5]} | {cells[6]}"]
+        head[5] = f"below < {result.ref:g} < above"
+    w = max(len(cells[0]) for cells in (head, *body))
+    lines = []
+    for cells in (head, *body):
+        nums = "".join(f"{c:<{n}} " for c, n in zip(cells[1:5], (7, 7, 7, 9), strict=True))
+        line = f"{cells[0]:<{w}}  {nums}" + (f"{cells[5]:<20} " if ref else "") + cells[5 + ref]
+        if result.chance:
+            chance, p = cells[6 + ref :]
+            line += f"{'':<8}{chance:<7} {p}" if cells is head else f"  {chance:<7} {p}"
+        lines.append(line.rstrip() if cells is head else line)
     draws = _draws_note(result)
     at = "" if result.prevalence is None else f"; at prevalence {result.prevalence}"
-    lines = [
-        f"Posterior of metrics{at}; prior {result.prior}; {draws}; seed {result.seed}",
-        head.rstrip(),
-    ]
-    for lab, r in zip(label, records, strict=True):
-        line = (
-            f"{lab:<{w}}  {r['score']:<7.3f} {r['mean']:<7.3f} {r['std']:<7.3f} "
-            f"{'exact' if r['exact'] else format(r['mc_error'], '.3f'):<9} "
-        )
-        if ref_head:
-            line += f"{_pct(r['p_below']) + ' | ' + _pct(r['p_above']):<20} "
-        line += f"[{r['hdi'][0]:.3f}, {r['hdi'][1]:.3f}]"
-        if result.chance:
-            line += f"  {r['chance']:<7.3f} {_pct(r['p_above_chance'])}"
-        lines.append(line)
+    lines.insert(0, f"Posterior of metrics{at}; prior {result.prior}; {draws}; seed {result.seed}")
     return "\n".join(lines)
 
 
