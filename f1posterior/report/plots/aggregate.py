@@ -10,11 +10,11 @@ from ..._core.describe import describe
 from ..._core.validation import check_ref
 from .common import (
     _REF,
-    _finish_rows,
-    _interval_rows,
     _mpl,
     _new_axes,
     _pct_text,
+    finish_rows,
+    interval_rows,
     metric_label,
 )
 
@@ -90,7 +90,7 @@ def plot_aggregate(
     mean = np.asarray(result.tables.mean, dtype=float)
     score = np.asarray(result.tables.score, dtype=float)
     pct = _pct_text(result.ci_prob)
-    _interval_rows(axes, hdi[:, 0], hdi[:, 1], mean, score, y, f"table {pct} HDI", dense=False)
+    interval_rows(axes, hdi[:, 0], hdi[:, 1], mean, score, y, f"table {pct} HDI", dense=False)
 
     s = result.summary
     lo, hi = (float(v) for v in np.asarray(s.hdi))
@@ -124,5 +124,5 @@ def plot_aggregate(
         how = "pooled" if result.method == "pooled" else "random effects"
         title = f"{metric_label(result.metric)} over {k} tables ({how}): {pct} HDI"
     axes.set_title(escape_text(title), fontsize=10, pad=20)
-    _finish_rows(axes, xs)
+    finish_rows(axes, xs)
     return fig

@@ -268,7 +268,7 @@ def _draw_density(
     )
 
 
-def _interval_rows(
+def interval_rows(
     ax: Axes, lo: Any, hi: Any, mean: Any, score: Any, y: np.ndarray, label: str, dense: bool
 ) -> None:
     """One HDI bar a row (a ``LineCollection``, gid ``"hdi_bars"``), its mean and observed score."""
@@ -280,7 +280,7 @@ def _interval_rows(
     ax.plot(score, y, "D", mfc="none", mec=_SCORE, ms=ms, mew=1.0, label="observed", gid="scores")
 
 
-def _finish_rows(ax: Axes, xs: list[Any]) -> None:
+def finish_rows(ax: Axes, xs: list[Any]) -> None:
     """The x range of every value in ``xs`` (padded), a light grid and the legend on top."""
     allx = np.concatenate([np.asarray(v, dtype=float).ravel() for v in xs])
     pad = 0.04 * max(float(allx.max() - allx.min()), 1e-3)

@@ -14,11 +14,11 @@ from ...posterior.table import check_evaluation, rows
 from .common import (
     _REF,
     _check_metric_name,
-    _finish_rows,
-    _interval_rows,
     _mpl,
     _new_axes,
     _pct_text,
+    finish_rows,
+    interval_rows,
     metric_label,
 )
 
@@ -127,7 +127,7 @@ def plot_forest(
     mean = np.array([r["mean"] for r in recs])
     score = np.array([r["score"] for r in recs])
     pct = _pct_text(result.ci_prob)
-    _interval_rows(axes, lo, hi, mean, score, y, f"{pct} HDI", dense=n > 40)
+    interval_rows(axes, lo, hi, mean, score, y, f"{pct} HDI", dense=n > 40)
     r = result.ref if ref is None else check_ref(ref)
     if r is not None:
         axes.axvline(r, color=_REF, lw=1.2, label=f"reference = {r:g}")
@@ -144,5 +144,5 @@ def plot_forest(
     if title is None:
         title = f"{xl}: {pct} HDI, posterior mean and observed score"
     axes.set_title(title, fontsize=10, pad=20)
-    _finish_rows(axes, [lo, hi, score[np.isfinite(score)], [] if r is None else [r]])
+    finish_rows(axes, [lo, hi, score[np.isfinite(score)], [] if r is None else [r]])
     return fig
