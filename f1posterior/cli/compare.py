@@ -39,7 +39,7 @@ from ..io.readers import read_input
 from ..io.sources import INPUT_FORMATS, is_stdin, source_name
 from ..io.writers import write_output
 from ..metrics.registry import METRICS, PER_CLASS_METRICS
-from .common import add_sampling_arguments, probability, save_figure
+from .common import add_sampling_arguments, nonnegative_number, probability, save_figure
 from .figures import add_output_arguments
 from .input_args import ID_COL_HELP, INPUT_FORMAT_HELP, check_stdin_inputs
 from .prediction_tables import pair_prediction_tables
@@ -112,7 +112,7 @@ def register(sub: Any) -> None:
     )
     p.add_argument(
         "--rope",
-        type=_nonnegative,
+        type=nonnegative_number,
         default=0.0,
         help="half-width of the region of practical equivalence (default 0)",
     )
@@ -132,16 +132,6 @@ def register(sub: Any) -> None:
     add_output_arguments(p)
     add_sampling_arguments(p)
     p.set_defaults(run=run)
-
-
-def _nonnegative(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0; got {text!r}") from None
-    if not (np.isfinite(value) and value >= 0):
-        raise argparse.ArgumentTypeError(f"expected a number >= 0; got {text!r}")
-    return value
 
 
 def paired_prior(name: str) -> dict[str, Any]:

@@ -25,6 +25,7 @@ from .._core.validation import check_rng
 from ..io.sources import npy_ndim
 from ..io.streaming import DEFAULT_CHUNK, BatchChunk, BatchReader, open_batch
 from ..io.writers import ParquetRowWriter, RowWriter, atomic_output
+from ..posterior.table import evaluation_rows, run_metadata
 from .common import check_interrupt
 from .progress import progress_reporter
 
@@ -274,12 +275,13 @@ def run_stream(
             )
             if writer is None:
                 first_prior = ev.prior
+                meta = run_metadata(ev, meta)
                 writer = (
                     ParquetRowWriter(out, meta=meta)
                     if fmt == "parquet"
-                    else RowWriter(out, fmt, long=args.long, meta=meta)
+                    else RowWriter(out, fmt, meta=meta, text_columns=3 if args.long else 1)
                 )
-            writer.write(ev, chunk.names)
+            writer.write(*evaluation_rows(ev, chunk.names, long=args.long))
             for name, s in ev.items():
                 if s.prior_dominated is not None:
                     flags = np.asarray(s.prior_dominated, dtype=bool).reshape(len(chunk.names), -1)

@@ -11,6 +11,7 @@ import numpy as np
 from ..._core.describe import describe
 from ..._core.validation import check_choice
 from ...posterior.summary import MetricSummary
+from ...posterior.table import check_evaluation
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -37,17 +38,9 @@ _LABELS = {
 
 
 _DENSITY = "#4C72B0"  # posterior density / bars
-
-
 _HDI = "#1f1f1f"  # HDI bar
-
-
 _SCORE = "#C44E52"  # observed score
-
-
 _REF = "#2E8B57"  # reference value
-
-
 _ROPE = "#DD8452"  # region of practical equivalence
 
 
@@ -146,10 +139,7 @@ def _select(
 
 
 def _check_metric_name(result: Any, metric: Any) -> str:
-    from ...posterior.evaluation import Evaluation
-
-    if not isinstance(result, Evaluation):
-        raise TypeError(f"result must be an Evaluation from evaluate(); got {describe(result)}")
+    check_evaluation(result)
     if metric is None:
         return next(iter(result))
     if not isinstance(metric, str) or metric not in result:
@@ -265,6 +255,33 @@ def _draw_density(
     ax.set_xlim(
         min(pts) - (pad if min(pts) < xmin else 0), max(pts) + (pad if max(pts) > xmax else 0)
     )
+
+
+def interval_rows(
+    ax: Axes, lo: Any, hi: Any, mean: Any, score: Any, y: np.ndarray, label: str, dense: bool
+) -> None:
+    """One HDI bar a row (a ``LineCollection``, gid ``"hdi_bars"``), its mean and observed score."""
+    segs = list(np.stack([np.stack([lo, y], -1), np.stack([hi, y], -1)], axis=1))
+    lw, ms = (1.2, 2.5) if dense else (2.5, 5)
+    bars = _mpl().collections.LineCollection(segs, colors=_DENSITY, linewidths=lw, label=label)
+    ax.add_collection(bars).set_gid("hdi_bars")
+    ax.plot(mean, y, "o", color=_DENSITY, ms=ms, label="posterior mean", gid="means")
+    ax.plot(score, y, "D", mfc="none", mec=_SCORE, ms=ms, mew=1.0, label="observed", gid="scores")
+
+
+def finish_rows(ax: Axes, xs: list[Any]) -> None:
+    """The x range of every value in ``xs`` (padded), a light grid and the legend on top."""
+    allx = np.concatenate([np.asarray(v, dtype=float).ravel() for v in xs])
+    pad = 0.04 * max(float(allx.max() - allx.min()), 1e-3)
+    ax.set_xlim(float(allx.min()) - pad, float(allx.max()) + pad)
+    ax.grid(axis="x", color="#e5e5e5", lw=0.6)
+    ax.set_axisbelow(True)
+    for side in ("right", "top"):
+        ax.spines[side].set_visible(False)
+    ax.legend(
+        loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=4, fontsize=8, frameon=False,
+        borderaxespad=0.2, handlelength=1.5,
+    )  # fmt: skip
 
 
 def _legend_below(ax: Axes) -> None:
