@@ -14,7 +14,7 @@ import numpy as np
 from _common import best_of
 
 from f1posterior import Floor, evaluate
-from f1posterior.gating.gate import gate
+from f1posterior.gating._gate import gate
 
 
 def main() -> None:

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from f1posterior import evaluate, f1
-from f1posterior.io.data import figure3
+from f1posterior.io._data import figure3
 
 OUT = Path(__file__).resolve().parent / "results" / "bench_pymc.json"
 DRAWS = 50_000

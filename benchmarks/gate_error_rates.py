@@ -43,7 +43,7 @@ import numpy as np
 from _common import machine
 
 from f1posterior import Floor, NonInferiority
-from f1posterior.gating.gate import gate
+from f1posterior.gating._gate import gate
 
 RESULTS = Path(__file__).parent / "results"
 PROB = 0.95

@@ -18,37 +18,63 @@ from ._core.priors import PRIOR_PRESETS, prior_preset
 from ._core.sampling import sample_posterior
 from ._core.validation import SeedLike
 from ._core.version import __version__
-from .analysis import thresholds
-from .analysis.aggregate import Aggregate, aggregate
-from .analysis.comparison import Comparison, compare
-from .analysis.delta import delta_interval
-from .analysis.frequentist import DegenerateIntervalWarning, FrequentistInterval, bootstrap_interval
-from .analysis.paired import compare_predictions
-from .analysis.ranking import Ranking, rank_classifiers, rank_predictions
-from .analysis.sensitivity import PriorSensitivity, prior_sensitivity
-from .gating.checks import Floor, JointFloor, NonInferiority
-from .gating.config_schema import GateConfigError
-from .gating.gate import assert_gate, gate, gate_multilabel
-from .gating.plan_result import PlanResult
-from .gating.planning import plan
-from .gating.verdicts import Check, GateResult
-from .io.readers import read_input
-from .io.sources import MatrixInput
-from .metrics.confusion import confusion_matrix, multilabel_confusion_matrix
-from .metrics.divide import UndefinedMetricWarning
-from .metrics.multiclass import (
+from .analysis import (
+    Aggregate,
+    Comparison,
+    DegenerateIntervalWarning,
+    FrequentistInterval,
+    PriorSensitivity,
+    Ranking,
+    aggregate,
+    bootstrap_interval,
+    compare,
+    compare_predictions,
+    delta_interval,
+    prior_sensitivity,
+    rank_classifiers,
+    rank_predictions,
+    thresholds,
+)
+from .gating import (
+    Check,
+    Floor,
+    GateConfigError,
+    GateResult,
+    JointFloor,
+    NonInferiority,
+    PlanResult,
+    assert_gate,
+    gate,
+    gate_multilabel,
+    plan,
+)
+from .io import MatrixInput, read_input
+from .metrics import (
+    UndefinedMetricWarning,
     accuracy,
+    confusion_matrix,
     f1,
     fbeta,
     macro_f1_star,
+    multilabel_confusion_matrix,
     precision,
     recall,
 )
-from .posterior.documents import document_scores, evaluate_documents
-from .posterior.evaluation import Evaluation, evaluate
-from .posterior.exact import BetaPosterior, exact_posterior, exact_summary
-from .posterior.multilabel import evaluate_multilabel, multilabel_scores
-from .posterior.summary import MetricSummary, eti, hdi, summarize_draws
+from .posterior import (
+    BetaPosterior,
+    Evaluation,
+    MetricSummary,
+    document_scores,
+    eti,
+    evaluate,
+    evaluate_documents,
+    evaluate_multilabel,
+    exact_posterior,
+    exact_summary,
+    hdi,
+    multilabel_scores,
+    summarize_draws,
+)
 
 __all__ = [
     "thresholds",

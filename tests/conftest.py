@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from f1posterior.io.data import figure3
+from f1posterior.io._data import figure3
 
 
 @pytest.fixture(scope="session")

@@ -12,10 +12,10 @@ import pytest
 from f1posterior import evaluate, f1, sample_posterior, summarize_draws
 from f1posterior._core.sampling import block_draws, draw_chunks, fill_block
 from f1posterior._core.streams import block_stream
-from f1posterior.cli.progress import terminal_progress
-from f1posterior.metrics.registry import METRICS
-from f1posterior.posterior.batch import check_fits, plan
-from f1posterior.posterior.summary import summarize_rows
+from f1posterior.cli._progress import terminal_progress
+from f1posterior.metrics._registry import METRICS
+from f1posterior.posterior._batch import check_fits, plan
+from f1posterior.posterior._summary import summarize_rows
 
 FIELDS = ("score", "mean", "median", "std", "mc_error", "hdi", "eti", "p_below", "p_above")
 METRICS3 = ("micro_f1", "macro_f1", "f1")

@@ -146,7 +146,7 @@ def test_the_rendered_paths_are_public_paths():
 
 def test_evaluate_lists_every_named_metric():
     """evaluate's docstring names every metric of the registry (none drifts out of it)."""
-    from f1posterior.metrics.registry import METRICS
+    from f1posterior.metrics._registry import METRICS
 
     missing = [
         name for name in METRICS if f"``{name}``" not in (f1posterior.evaluate.__doc__ or "")

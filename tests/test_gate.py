@@ -9,8 +9,8 @@ from scipy import integrate, stats
 from f1posterior import Floor, JointFloor, NonInferiority
 from f1posterior._core.priors import adaptive_alpha
 from f1posterior._core.streams import DEFAULT_SEED
-from f1posterior.gating.draws import _noise
-from f1posterior.gating.gate import assert_gate, gate
+from f1posterior.gating._draws import noise
+from f1posterior.gating._gate import assert_gate, gate
 
 NEW = np.array([[40, 10], [5, 45]])
 BASE = np.array([[38, 12], [6, 44]])
@@ -43,7 +43,7 @@ def test_default_seed_is_the_gates_and_the_clis() -> None:
     import inspect
 
     from f1posterior.cli import build_parser
-    from f1posterior.cli.gate_config import CONFIG_DEFAULTS
+    from f1posterior.cli._gate_config import CONFIG_DEFAULTS
 
     assert inspect.signature(gate).parameters["rng"].default == DEFAULT_SEED == 20150927
     assert CONFIG_DEFAULTS["seed"] == DEFAULT_SEED
@@ -136,11 +136,11 @@ def test_per_class_baseline_and_batch_items() -> None:
 
 
 def test_noise_flag_and_draws_to_settle() -> None:
-    se, noisy, settle = _noise(0.951, 0.95, 10_000)
+    se, noisy, settle = noise(0.951, 0.95, 10_000)
     assert noisy and se == pytest.approx(np.sqrt(0.951 * 0.049 / 10_000))
     assert settle == 750_000  # 4^2 * 0.951 * 0.049 / 0.001^2 = 745,584, two significant digits
-    assert _noise(0.99, 0.95, 10_000)[1:] == (False, None)
-    assert _noise(0.95, 0.95, 10_000)[1:] == (True, None)
+    assert noise(0.99, 0.95, 10_000)[1:] == (False, None)
+    assert noise(0.95, 0.95, 10_000)[1:] == (True, None)
 
 
 @pytest.mark.parametrize("alpha", ALPHAS)
@@ -292,5 +292,5 @@ def test_one_function_decides_a_verdict_and_nothing_rewrites_it() -> None:
                     makers.append(where)
                 if name == "replace" and any(k.arg == "verdict" for k in node.keywords):
                     rewrites.append(where)
-    assert makers == [("gating/draws.py", "judge")]
+    assert makers == [("gating/_draws.py", "judge")]
     assert rewrites == []

@@ -10,7 +10,7 @@ import pytest
 
 from f1posterior import Floor, JointFloor, NonInferiority
 from f1posterior.cli import main
-from f1posterior.gating.config import (
+from f1posterior.gating._config import (
     CheckGroup,
     GateConfigError,
     check_groups,

@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from f1posterior import Floor
-from f1posterior.gating.gate import gate
+from f1posterior.gating._gate import gate
 
 SIMS = 300
 N = 100

@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-import f1posterior.posterior.multilabel as ml
+import f1posterior.posterior._multilabel as ml
 from f1posterior import Floor, NonInferiority, gate_multilabel
 from f1posterior._core.priors import adaptive_alpha
-from f1posterior.gating.checks import GATE_MULTILABEL_METRICS
-from f1posterior.gating.gate import assert_gate, gate
-from f1posterior.posterior.multilabel import evaluate_multilabel, multilabel_scores
+from f1posterior.gating._checks import GATE_MULTILABEL_METRICS
+from f1posterior.gating._gate import assert_gate, gate
+from f1posterior.posterior._multilabel import evaluate_multilabel, multilabel_scores
 
 # three labels, [[tn, fp], [fn, tp]] each
 TABLES = np.array([[[50, 3], [7, 40]], [[80, 2], [4, 14]], [[60, 20], [10, 10]]], dtype=float)
@@ -89,6 +89,7 @@ def test_floors_keep_no_draws(monkeypatch: pytest.MonkeyPatch) -> None:
         return real(*args, **kwargs)
 
     monkeypatch.setattr(ml, "evaluate_multilabel", spy)
+    monkeypatch.setattr("f1posterior.posterior.evaluate_multilabel", spy)
     res = gate_multilabel(TABLES, [Floor("f1", 0.5), Floor("micro_f1", 0.5), Floor("recall", 0.6)], draws=1000, max_draws=1000)  # fmt: skip
     assert seen == [(False, 0.5, ["f1", "micro_f1"]), (False, 0.6, ["recall"])]
     assert [c.metric for c in res.checks] == ["f1"] * 3 + ["micro_f1"] + ["recall"] * 3

@@ -12,8 +12,8 @@ from scipy import stats
 
 from f1posterior import Floor, JointFloor, NonInferiority, gate_multilabel
 from f1posterior.cli import main
-from f1posterior.gating.gate import assert_gate, gate
-from f1posterior.metrics.confusion import confusion_matrix
+from f1posterior.gating._gate import assert_gate, gate
+from f1posterior.metrics._confusion import confusion_matrix
 
 CM = [[50, 5, 0], [3, 40, 2], [2, 2, 0]]  # class c: 4 true documents, none found
 LABELS = ["a", "b", "c"]

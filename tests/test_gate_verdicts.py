@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from f1posterior import Floor, NonInferiority
-from f1posterior.gating.gate import MIN_DRAWS, gate
+from f1posterior.gating._gate import MIN_DRAWS, gate
 
 NEW = [[40, 10], [5, 45]]
 
@@ -250,7 +250,7 @@ def test_main_turns_every_exception_into_one_line(
     code: int,
     message: str | None,
 ) -> None:
-    from f1posterior.cli import gate as gate_cli
+    from f1posterior.cli import _gate as gate_cli
     from f1posterior.cli import main
 
     def boom(args: object) -> int:
@@ -293,9 +293,9 @@ def test_duplicate_labels_are_input_errors(
 
 
 def test_label_order_is_deterministic_across_hash_seeds(tmp_path: Path) -> None:
-    from f1posterior.io.predictions import _sort_labels
+    from f1posterior.io._predictions import sort_labels
 
-    assert _sort_labels({"1", "01", "2", "10"}) == ["01", "1", "2", "10"]
+    assert sort_labels({"1", "01", "2", "10"}) == ["01", "1", "2", "10"]
     rows = ["y_true,y_pred"] + ["1,1"] * 30 + ["01,01"] * 5 + ["1,01"] * 4 + ["01,1"] * 6
     path = tmp_path / "p.csv"
     path.write_text("\n".join(rows) + "\n")
@@ -421,7 +421,7 @@ def test_junit_xml_unwritable_is_exit_2(tmp_path: Path, matrix: str) -> None:
 
 
 def test_assert_gate_inconclusive_policy() -> None:
-    from f1posterior.gating.gate import assert_gate
+    from f1posterior.gating._gate import assert_gate
 
     kw = dict(checks=[Floor("micro_f1", 0.85)], alpha=1.0, beta="aligned")  # INCONCLUSIVE
     with pytest.raises(AssertionError, match="INCONCLUSIVE  micro_f1 >= 0.85"):
@@ -436,7 +436,7 @@ def test_assert_gate_inconclusive_policy() -> None:
 def test_assert_gate_frame_is_hidden_from_pytest() -> None:
     import inspect
 
-    from f1posterior.gating.gate import assert_gate
+    from f1posterior.gating._gate import assert_gate
 
     assert "__tracebackhide__ = True" in inspect.getsource(assert_gate)
 

@@ -13,7 +13,7 @@ import pytest
 import f1posterior
 from f1posterior import Floor, NonInferiority, assert_gate, evaluate, gate
 from f1posterior.cli import main
-from f1posterior.io.readers import read_input
+from f1posterior.io._readers import read_input
 
 ROOT = Path(__file__).resolve().parents[1]
 CM = [[40, 10], [5, 45]]  # micro_f1 0.85: P(>= 0.85) is near 1/2, so a floor there is unsure
@@ -184,7 +184,7 @@ def test_unbounded_metrics_under_a_vanishing_prior_warn_nothing():
 
     import numpy as np
 
-    from f1posterior.metrics.registry import METRICS
+    from f1posterior.metrics._registry import METRICS
 
     counts = np.array([[10, 0, 0, 0], [0, 0, 0, 0], [3, 0, 5, 0], [0, 0, 0, 0]])
     with warnings.catch_warnings():

@@ -18,8 +18,8 @@ from f1posterior import (
     precision,
     recall,
 )
-from f1posterior.metrics.divide import UndefinedMetricWarning
-from f1posterior.metrics.registry import METRICS
+from f1posterior.metrics._divide import UndefinedMetricWarning
+from f1posterior.metrics._registry import METRICS
 
 
 def predictions_from_table(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

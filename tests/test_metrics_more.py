@@ -38,8 +38,8 @@ from f1posterior.metrics import (
     safe_divide,
     specificity,
 )
-from f1posterior.metrics.divide import UndefinedMetricWarning
-from f1posterior.metrics.registry import METRIC_RANGES, METRICS, PER_CLASS_METRICS
+from f1posterior.metrics._divide import UndefinedMetricWarning
+from f1posterior.metrics._registry import METRIC_RANGES, METRICS, PER_CLASS_METRICS
 
 NEW = [
     "mcc",
@@ -480,7 +480,7 @@ def test_error_unknown_metric_lists_new_names():
 
 def test_multilabel_metrics_are_the_multiclass_functions_of_each_label():
     from f1posterior.metrics import f1, fbeta, precision, recall
-    from f1posterior.posterior.multilabel import multilabel_scores
+    from f1posterior.posterior._multilabel import multilabel_scores
 
     stack = np.array([[[50, 3], [7, 40]], [[80, 12], [2, 6]], [[95, 0], [5, 0]]], dtype=float)
     s = multilabel_scores(
@@ -514,7 +514,7 @@ def test_docs_metrics_example_runs():
 
 def test_one_vs_rest_true_negatives_stay_exact_for_a_dominant_class():
     """tn of a class holding nearly all the mass: summed, not cancelled (total - row - col)."""
-    from f1posterior.metrics.sums import one_vs_rest
+    from f1posterior.metrics._sums import one_vs_rest
 
     e = 1e-300
     table = np.array([[1.0, e, e], [e, e, e], [e, 2 * e, e]])

@@ -1,7 +1,7 @@
 """The public ``*_score`` functions built by one factory behave as hand-written functions.
 
 f1, precision, recall, the six one-vs-rest rates, P4, informedness and markedness share
-one signature and one validate-then-compute body (``metrics.multiclass._make_score``).
+one signature and one validate-then-compute body (``metrics._multiclass.make_score``).
 These tests check what a factory could silently get wrong: the signature users see, the
 module they are published in (pickle, doctest collection), the caller's line in the
 ``zero_division="warn"`` warning, and the narrower ``average`` choices of the composites.
@@ -17,8 +17,9 @@ import warnings
 import numpy as np
 import pytest
 
-from f1posterior.metrics import multiclass, rates
-from f1posterior.metrics.divide import UndefinedMetricWarning
+from f1posterior.metrics import _multiclass as multiclass
+from f1posterior.metrics import _rates as rates
+from f1posterior.metrics._divide import UndefinedMetricWarning
 
 BUILT = {
     multiclass: ("f1", "precision", "recall"),

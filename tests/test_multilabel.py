@@ -9,11 +9,11 @@ from hypothesis import strategies as st
 from scipy import stats
 from sklearn import metrics as skm
 
-import f1posterior.posterior.multilabel as ml
+import f1posterior.posterior._multilabel as ml
 from f1posterior import evaluate
 from f1posterior._core.priors import adaptive_alpha
-from f1posterior.metrics.confusion import multilabel_confusion_matrix
-from f1posterior.posterior.multilabel import (
+from f1posterior.metrics._confusion import multilabel_confusion_matrix
+from f1posterior.posterior._multilabel import (
     MULTILABEL_METRICS,
     PER_LABEL_METRICS,
     evaluate_multilabel,
@@ -457,7 +457,7 @@ def test_memory_is_bounded_for_30000_labels(monkeypatch):
     (at most ``_CHUNK_BYTES`` of cells), far fewer than ``L * draws * 4``; peak memory
     is measured in ``benchmarks/bench_multilabel.py``.
     """
-    from f1posterior.posterior import batch
+    from f1posterior.posterior import _batch as batch
 
     rng = np.random.default_rng(0)
     n_labels, draws = 30_000, 100
@@ -473,7 +473,7 @@ def test_memory_is_bounded_for_30000_labels(monkeypatch):
     monkeypatch.setattr(ml, "LabelTerms", spy)
     res = evaluate_multilabel(t, metrics=["micro_f1", "macro_f1"], draws=draws, rng=1)
     chunks = seen[1:]  # seen[0] is the plug-in score on the counts
-    assert len(chunks) > 1 and 8 * max(chunks) <= batch._CHUNK_BYTES < 8 * n_labels * draws * 4
+    assert len(chunks) > 1 and 8 * max(chunks) <= batch.CHUNK_BYTES < 8 * n_labels * draws * 4
     assert sum(chunks) == n_labels * draws * 4  # every draw of every label was used once
     scores = multilabel_scores(t)
     assert res["macro_f1"].score == pytest.approx(float(scores["macro_f1"]))
@@ -555,7 +555,7 @@ def test_cli_summarize_multilabel_npy_and_json(tmp_path, capsys):
     path = tmp_path / "p.json"
     path.write_text(json.dumps({"y_true": yt.tolist(), "y_pred": yp.tolist(), "labels": "abc"}))
     with pytest.raises(TypeError, match="labels must be a sequence"):
-        from f1posterior.io.multilabel import read_multilabel
+        from f1posterior.io._multilabel import read_multilabel
 
         read_multilabel(path)
     path.write_text(
@@ -623,7 +623,7 @@ def test_docs_examples_run():
 
 def test_forked_workers_give_the_same_numbers(monkeypatch):
     """Large multi-label batches may run on forked processes, as evaluate's: same numbers."""
-    from f1posterior.posterior import batch
+    from f1posterior.posterior import _batch as batch
 
     t = np.random.default_rng(6).integers(0, 30, size=(9, 5, 2, 2)).astype(float) + 1
     kw = dict(metrics=["micro_f1", "macro_f1", "f1"], draws=2000, rng=3, ref=0.5)
@@ -636,7 +636,7 @@ def test_forked_workers_give_the_same_numbers(monkeypatch):
             super().__init__(*args, **kwargs)
 
     monkeypatch.setattr(batch, "ProcessPoolExecutor", Recording)
-    monkeypatch.setattr(batch, "_PROCESS_MIN_VARIATES", 0)
-    monkeypatch.setattr(batch, "_can_fork", lambda: True)  # pytest may run helper threads
+    monkeypatch.setattr(batch, "PROCESS_MIN_VARIATES", 0)
+    monkeypatch.setattr(batch, "can_fork", lambda: True)  # pytest may run helper threads
     _assert_same(one, evaluate_multilabel(t, workers=2, **kw))
     assert opened == [2]

@@ -17,8 +17,8 @@ import pytest
 
 from f1posterior import Floor, JointFloor, NonInferiority, evaluate, gate, sample_posterior
 from f1posterior.cli import main
-from f1posterior.gating.gate import DEFAULT_SEED
-from f1posterior.metrics.registry import METRICS
+from f1posterior.gating._gate import DEFAULT_SEED
+from f1posterior.metrics._registry import METRICS
 
 #: 10 classes, 551 documents, about 92% accuracy: micro- and macro-F1 near 0.92.
 TEN = np.array(

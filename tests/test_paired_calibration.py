@@ -24,8 +24,8 @@ import pytest
 from scipy import stats
 
 from f1posterior import NonInferiority, compare_predictions
-from f1posterior.gating.gate import gate
-from f1posterior.metrics.registry import METRICS
+from f1posterior.gating._gate import gate
+from f1posterior.metrics._registry import METRICS
 
 K = 5.0  # Monte Carlo standard errors of a sampled probability
 Z = 3.5  # binomial standard errors of a simulated rate
@@ -97,7 +97,7 @@ def test_identical_predictions_are_inconclusive_with_a_width_that_reflects_n():
         assert abs(check.prob - 0.5) < 0.02
         widths.append(check.hdi[1] - check.hdi[0])
         # the same check on the two confusion matrices is also INCONCLUSIVE
-        from f1posterior.metrics.confusion import confusion_matrix
+        from f1posterior.metrics._confusion import confusion_matrix
 
         cm = confusion_matrix(y, pred).counts
         assert gate(cm, [NonInferiority("micro_f1")], baseline=cm, rng=0).verdict == "inconclusive"

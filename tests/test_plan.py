@@ -28,7 +28,7 @@ stats = pytest.importorskip("scipy.stats")
 special = pytest.importorskip("scipy.special")
 
 from f1posterior import Floor, gate, plan  # noqa: E402
-from f1posterior.gating.plan_result import CurvePoint, PlanResult  # noqa: E402
+from f1posterior.gating._plan_result import CurvePoint, PlanResult  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 TABLE = [[45, 5], [8, 42]]  # recall 0.90 and 0.84 against a floor of 0.8: inconclusive

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from f1posterior import evaluate
-from f1posterior.metrics.multiclass import f1
-from f1posterior.posterior.prevalence import TargetPrevalence, reweight
+from f1posterior.metrics._multiclass import f1
+from f1posterior.posterior._prevalence import TargetPrevalence, reweight
 
 # class 0 = negatives (1000 documents), class 1 = positives (200)
 C = np.array([[900, 100], [20, 180]])

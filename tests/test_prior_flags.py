@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from f1posterior import Floor, JointFloor, NonInferiority, evaluate, gate, gate_multilabel
-from f1posterior.report.html import render_report
+from f1posterior.report._html import render_report
 
 
 def _ten(correct: int, per_class: int = 54) -> np.ndarray:

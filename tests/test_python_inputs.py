@@ -26,8 +26,8 @@ from f1posterior import (
 )
 from f1posterior._core.labelled import labelled_counts
 from f1posterior._core.validation import as_counts, check_counts
-from f1posterior.io.writers import RowWriter
-from f1posterior.posterior.table import (
+from f1posterior.io._writers import RowWriter
+from f1posterior.posterior._table import (
     evaluation_rows,
     format_markdown,
     format_table,

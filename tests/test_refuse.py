@@ -16,7 +16,7 @@ import pytest
 from f1posterior import Floor, aggregate, evaluate, gate
 from f1posterior._core.limits import MAX_EXACT_TOTAL, MIN_CONCENTRATION, MIN_PRIOR_CHECK_DRAWS
 from f1posterior._core.validation import MIN_SUMMARY_DRAWS, check_counts
-from f1posterior.analysis.aggregate import MAX_TAU_SCALE
+from f1posterior.analysis._aggregate import MAX_TAU_SCALE
 from f1posterior.cli import main
 
 TINY = float(np.finfo(np.float64).tiny)

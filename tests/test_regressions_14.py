@@ -23,23 +23,23 @@ import f1posterior as fp
 from f1posterior import Floor, NonInferiority, gate_multilabel
 from f1posterior._core.results import value_hash_key, values_equal
 from f1posterior._core.streams import block_stream, child_seed
-from f1posterior.analysis.comparison import compare
-from f1posterior.analysis.delta import delta_interval
-from f1posterior.analysis.frequentist import FrequentistInterval, bootstrap_interval
-from f1posterior.analysis.ranking import rank_classifiers
-from f1posterior.analysis.sensitivity import prior_sensitivity
+from f1posterior.analysis._comparison import compare
+from f1posterior.analysis._delta import delta_interval
+from f1posterior.analysis._frequentist import FrequentistInterval, bootstrap_interval
+from f1posterior.analysis._ranking import rank_classifiers
+from f1posterior.analysis._sensitivity import prior_sensitivity
 from f1posterior.analysis.thresholds import best_threshold
-from f1posterior.gating.gate import gate
-from f1posterior.gating.planning import plan
-from f1posterior.io.data import figure3
-from f1posterior.metrics.divide import UndefinedMetricWarning
-from f1posterior.metrics.multiclass import (
+from f1posterior.gating._gate import gate
+from f1posterior.gating._planning import plan
+from f1posterior.io._data import figure3
+from f1posterior.metrics._divide import UndefinedMetricWarning
+from f1posterior.metrics._multiclass import (
     f1,
     fbeta,
     precision,
     recall,
 )
-from f1posterior.posterior.evaluation import evaluate
+from f1posterior.posterior._evaluation import evaluate
 
 C = figure3()
 BASE = C + np.diag([3, -1, 0, 0, 0])  # a baseline one class better, one worse
@@ -285,9 +285,9 @@ def test_point_metrics_equal_scikit_learns(m, data, average, zero_division, beta
 
 
 def test_input_objects_compare_by_value():
-    from f1posterior.io.sources import MatrixInput
-    from f1posterior.io.streaming import BatchChunk
-    from f1posterior.metrics.confusion import confusion_matrix
+    from f1posterior.io._sources import MatrixInput
+    from f1posterior.io._streaming import BatchChunk
+    from f1posterior.metrics._confusion import confusion_matrix
 
     a, b = confusion_matrix([0, 1, 1], [0, 1, 0]), confusion_matrix([0, 1, 1], [0, 1, 0])
     assert a == b and hash(a) == hash(b) and a != confusion_matrix([0, 1, 1], [0, 1, 1])

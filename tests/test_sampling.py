@@ -9,7 +9,7 @@ import scipy.stats as ss
 from f1posterior import f1, precision, recall, sample_posterior
 from f1posterior._core.priors import adaptive_alpha, resolve_prior
 from f1posterior._core.sampling import RaggedGammas, concentrations, iter_cell_chunks
-from f1posterior.io.data import figure3
+from f1posterior.io._data import figure3
 
 SMALL = np.array([[5, 2, 0], [1, 3, 1], [0, 2, 6]])
 KS_PASS = 1e-3  # a correct sampler fails this at a fixed seed with probability 0.001

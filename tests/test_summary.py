@@ -113,7 +113,7 @@ def test_error_hdi_prob_type():
 def test_text_and_markdown_tables_escape_hostile_class_labels():
     """Class labels come from files: one line each in text, literal in Markdown."""
     from f1posterior import evaluate
-    from f1posterior.posterior.table import format_markdown
+    from f1posterior.posterior._table import format_markdown
 
     res = evaluate([[5, 1], [2, 7]], metrics="f1", labels=["a\nb", "c|<script>"], draws=500, rng=0)
     text = str(res)

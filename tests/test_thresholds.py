@@ -24,7 +24,7 @@ from f1posterior.analysis.thresholds import (
     proportional_cutoff,
     top_k_cutoff,
 )
-from f1posterior.metrics.multiclass import fbeta
+from f1posterior.metrics._multiclass import fbeta
 
 # --- brute-force oracles ---------------------------------------------------------------
 

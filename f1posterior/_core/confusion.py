@@ -1,4 +1,4 @@
-"""The type of a labelled confusion matrix (built by :mod:`f1posterior.metrics.confusion`)."""
+"""The type of a labelled confusion matrix (built by :mod:`f1posterior.metrics._confusion`)."""
 
 from __future__ import annotations
 

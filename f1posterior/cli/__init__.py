@@ -29,8 +29,12 @@ from .._core.signals import (
     restore,
     signal_word,
 )
-from . import aggregate, compare, gate, plan, summarize
-from .common import check_interrupt, interrupt_seen, on_sigint, reset_interrupt
+from . import _aggregate as aggregate
+from . import _compare as compare
+from . import _gate as gate
+from . import _plan as plan
+from . import _summarize as summarize
+from ._common import check_interrupt, interrupt_seen, on_sigint, reset_interrupt
 
 __all__ = ["main", "build_parser"]
 

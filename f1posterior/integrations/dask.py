@@ -36,9 +36,8 @@ from .._core.describe import describe
 from .._core.priors import DEFAULT_PRIOR, PriorArg
 from .._core.streams import DEFAULT_DRAWS
 from .._core.validation import SeedLike, check_sampling_args
-from ..posterior.evaluation import Evaluation, MetricSpec
-from ..posterior.evaluation import evaluate as evaluate_in_memory
-from ..posterior.summary import MetricSummary
+from ..posterior import Evaluation, MetricSpec, MetricSummary
+from ..posterior import evaluate as evaluate_in_memory
 
 __all__ = ["evaluate"]
 

@@ -24,8 +24,8 @@ from .._core.describe import describe
 from .._core.priors import DEFAULT_PRIOR, PriorArg
 from .._core.streams import DEFAULT_DRAWS
 from .._core.validation import SeedLike, check_choice, check_sampling_args
-from ..posterior.evaluation import Evaluation, MetricSpec
-from ..posterior.evaluation import evaluate as evaluate_in_memory
+from ..posterior import Evaluation, MetricSpec
+from ..posterior import evaluate as evaluate_in_memory
 
 __all__ = ["evaluate_files", "FILE_SUFFIXES"]
 
@@ -39,7 +39,7 @@ def _count_matrices(path: str) -> int:
         import pyarrow.parquet as pq
 
         return int(pq.ParquetFile(path).metadata.num_rows)
-    from ..io.streaming import open_lines
+    from ..io import open_lines
 
     _, fh, _owned = open_lines(path)
     with fh:
@@ -58,8 +58,7 @@ def _parquet_chunks(
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
-    from ..io.cells import check_cells
-    from ..io.streaming import BatchChunk
+    from ..io import BatchChunk, check_cells
 
     pf = pq.ParquetFile(path)
     fields = pf.schema_arrow.names
@@ -122,9 +121,8 @@ def _evaluate_file(
     kw: dict[str, Any],
 ) -> int:
     """Evaluate one file chunk by chunk into ``target``; the number of matrices."""
-    from ..io.streaming import open_batch
-    from ..io.writers import ParquetRowWriter, RowWriter, atomic_output
-    from ..posterior.table import evaluation_rows, run_metadata
+    from ..io import ParquetRowWriter, RowWriter, atomic_output, open_batch
+    from ..posterior import evaluation_rows, run_metadata
 
     if path.lower().endswith(".parquet"):
         file_labels, chunks = _parquet_chunks(path, chunk, labels)
@@ -230,7 +228,7 @@ def evaluate_files(
     ----------
     paths : sequence of path
         Batch files, in order: JSON lines (``.jsonl``/``.ndjson``, read by
-        :func:`f1posterior.io.streaming.open_batch`) or Parquet (``.parquet``, a
+        :func:`f1posterior.io.open_batch`) or Parquet (``.parquet``, a
         ``matrix`` column holding a list of M lists of M counts per row and an
         optional ``name`` column; needs the ``parquet`` extra).
     out_dir : path
@@ -251,7 +249,7 @@ def evaluate_files(
         columns).
     fmt : {"csv", "parquet"}, default "csv"
         Output format; the columns are those of the command line's CSV
-        (:func:`f1posterior.posterior.table.evaluation_rows`): ``name``, then
+        (:func:`f1posterior.posterior.evaluation_rows`): ``name``, then
         ``{metric}_{stat}`` and ``{metric}_{label}_{stat}``, with the
         ``prior_dominated`` flags; a CSV starts with the metadata line
         ``# f1posterior: {...}`` (``pandas.read_csv(path, comment="#")``).

@@ -16,16 +16,16 @@ the functions then predict nothing and score it ``zero_division`` (0 or 1; defau
 
 from __future__ import annotations
 
-from .best import ThresholdResult, best_threshold
-from .cutoffs import (
+from ._best import ThresholdResult, best_threshold
+from ._cutoffs import (
     RankCutoff,
     break_even_cutoff,
     calibrated_cutoff,
     proportional_cutoff,
     top_k_cutoff,
 )
-from .evaluation import ThresholdEvaluation, evaluate_threshold
-from .expected import ExpectedFbetaDecision, expected_fbeta, expected_fbeta_decisions
+from ._evaluation import ThresholdEvaluation, evaluate_threshold
+from ._expected import ExpectedFbetaDecision, expected_fbeta, expected_fbeta_decisions
 
 __all__ = [
     "ThresholdResult",
