@@ -1,4 +1,4 @@
-"""Equality and hashing of result objects, by value.
+"""Equality and hashing of result objects, by value, and their plain values.
 
 :func:`value_equality` gives frozen dataclasses holding numpy arrays an ``==`` by value
 (NaN equal to NaN) and a hash of their shapes. It imports nothing from the package.
@@ -10,14 +10,50 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any, TypeVar
 
 import numpy as np
 
-__all__ = ["value_equality", "values_equal", "value_hash_key"]
+__all__ = ["plain", "plain_fields", "value_equality", "values_equal", "value_hash_key"]
 
 _T = TypeVar("_T", bound=type)
+
+
+def plain(v: Any, *, lists: bool = False) -> Any:
+    """``v`` with numpy values made Python values: the one value converter of results.
+
+    A numpy scalar or 0-d array becomes its Python scalar (float, int, bool or
+    str); a larger array stays an array (a result field: a float for one
+    matrix, an array for a batch). With ``lists=True`` everything is made
+    JSON-ready: arrays become nested lists, results their ``to_dict()``, a
+    run seed its ``to_json()``, mappings, lists and tuples item by item.
+    Anything else is returned as it is.
+
+    Examples
+    --------
+    >>> plain(np.float64(0.5)), plain(np.arange(2.0)), plain((np.arange(2),), lists=True)
+    (0.5, array([0., 1.]), [[0, 1]])
+    """
+    if lists:
+        if hasattr(v, "to_dict") or hasattr(v, "to_json"):
+            return v.to_dict() if hasattr(v, "to_dict") else v.to_json()
+        if isinstance(v, Mapping):
+            return {k: plain(x, lists=True) for k, x in v.items()}
+        if isinstance(v, list | tuple):
+            return [plain(x, lists=True) for x in v]
+    if not isinstance(v, np.ndarray | np.generic):
+        return v
+    return v if v.ndim and not lists else v.tolist()
+
+
+def plain_fields(result: Any, skip: Collection[str] = ()) -> dict[str, Any]:
+    """The fields of a result dataclass but ``skip``, JSON-ready (:func:`plain`): a ``to_dict``."""
+    return {
+        f.name: plain(getattr(result, f.name), lists=True)
+        for f in dataclasses.fields(result)
+        if f.name not in skip
+    }
 
 
 def _is_numeric(v: Any) -> bool:

@@ -13,8 +13,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._core.priors import PriorArg
-from .._core.results import value_equality
-from .._core.streams import DEFAULT_DRAWS, child_seed, run_seed, seed_json
+from .._core.results import plain, plain_fields, value_equality
+from .._core.streams import DEFAULT_DRAWS, child_seed, run_seed
 from .._core.validation import (
     SeedLike,
     as_counts,
@@ -33,15 +33,6 @@ DECISIONS = ("A better", "B better", "equivalent", "undecided")
 
 
 MetricSpec = str | Callable[[np.ndarray], Any]
-
-
-def plain(v: Any) -> Any:
-    return np.asarray(v).tolist() if isinstance(v, np.ndarray | np.generic) else v
-
-
-def _scalar(v: Any) -> Any:
-    a = np.asarray(v)
-    return a.item() if a.ndim == 0 else a
 
 
 # --------------------------------------------------------------------------- results
@@ -125,23 +116,7 @@ class Comparison:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dictionary of everything but the draws."""
-        return {
-            "metric": self.metric,
-            "p_a_better": plain(self.p_a_better),
-            "p_b_better": plain(self.p_b_better),
-            "p_equivalent": plain(self.p_equivalent),
-            "decision": plain(self.decision),
-            "difference": self.difference.to_dict(),
-            "a": self.a.to_dict(),
-            "b": self.b.to_dict(),
-            "rope": self.rope,
-            "prob": self.prob,
-            "paired": self.paired,
-            "prior": self.prior,
-            "seed": seed_json(self.seed),
-            "batch_shape": list(self.batch_shape),
-            "labels": None if self.labels is None else [plain(x) for x in self.labels],
-        }
+        return plain_fields(self, ("draws",))
 
     def to_dataframe(self) -> Any:
         """A pandas DataFrame with one row per comparison of the batch.
@@ -167,10 +142,9 @@ class Comparison:
             row: dict[str, Any] = {f"batch_{a}": i for a, i in enumerate(idx)}
             row["metric"] = self.metric
             for part, s in (("a", self.a), ("b", self.b), ("diff", self.difference)):
-                for stat in ("score", "mean", "std"):
-                    row[f"{part}_{stat}"] = float(np.asarray(getattr(s, stat))[idx])
-                lo, hi = np.asarray(s.hdi)[idx]
-                row[f"{part}_hdi_low"], row[f"{part}_hdi_high"] = float(lo), float(hi)
+                t = s[idx] if idx else s
+                row.update({f"{part}_{k}": float(getattr(t, k)) for k in ("score", "mean", "std")})
+                row[f"{part}_hdi_low"], row[f"{part}_hdi_high"] = map(float, t.hdi)
             for name in ("p_a_better", "p_b_better", "p_equivalent"):
                 row[name] = float(np.asarray(getattr(self, name))[idx])
             row["decision"] = str(np.asarray(self.decision)[idx])
@@ -191,11 +165,10 @@ class Comparison:
                 lines.append(f"[{', '.join(map(str, idx))}]")
             lines.append(f"  {'':<6} {'score':>8} {'mean':>8} {'std':>8}  {pct} HDI")
             for name, s in (("A", self.a), ("B", self.b), ("A - B", self.difference)):
-                g = {k: np.asarray(getattr(s, k))[idx] for k in ("score", "mean", "std")}
-                lo, hi = np.asarray(s.hdi)[idx]
+                t = s[idx] if idx else s
                 lines.append(
-                    f"  {name:<6} {g['score']:>8.4f} {g['mean']:>8.4f} {g['std']:>8.4f}  "
-                    f"[{lo:.4f}, {hi:.4f}]"
+                    f"  {name:<6} {t.score:>8.4f} {t.mean:>8.4f} {t.std:>8.4f}  "
+                    f"[{t.hdi[0]:.4f}, {t.hdi[1]:.4f}]"
                 )
             pa, pb, pe = (
                 float(np.asarray(v)[idx])
@@ -232,13 +205,6 @@ def check_decision_prob(prob: Any) -> float:
     return p
 
 
-def _child(root: np.random.SeedSequence, i: int) -> np.random.SeedSequence:
-    return child_seed(root, i)
-
-
-# ------------------------------------------------------------------------- sampling
-
-
 # ------------------------------------------------------------------------ decisions
 
 
@@ -272,10 +238,10 @@ def comparison(
     sb = np.asarray(score_b, dtype=np.float64)
     return Comparison(
         metric=metric,
-        p_a_better=_scalar(pa),
-        p_b_better=_scalar(pb),
-        p_equivalent=_scalar(pe),
-        decision=_scalar(decision),
+        p_a_better=plain(pa),
+        p_b_better=plain(pb),
+        p_equivalent=plain(pe),
+        decision=plain(decision),
         difference=summarize_draws(diff, score=sa - sb, ci_prob=ci_prob, ref=0.0),
         a=summarize_draws(da, score=np.broadcast_to(sa, da.shape[:-1]), ci_prob=ci_prob),
         b=summarize_draws(db, score=np.broadcast_to(sb, db.shape[:-1]), ci_prob=ci_prob),
@@ -390,8 +356,8 @@ def compare(
     root = check_rng(rng)
     batch = np.broadcast_shapes(ca.shape[:-2], cb.shape[:-2])
     kw: dict[str, Any] = dict(metrics=[spec], draws=n, alpha=alpha, beta=beta, keep_draws=True)
-    ea = evaluate(ca, rng=_child(root, 0), **kw)
-    eb = evaluate(cb, rng=_child(root, 1), **kw)
+    ea = evaluate(ca, rng=child_seed(root, 0), **kw)
+    eb = evaluate(cb, rng=child_seed(root, 1), **kw)
     key = next(iter(ea))
     assert ea.metric_draws is not None and eb.metric_draws is not None
     da = np.broadcast_to(ea.metric_draws[key], (*batch, n))

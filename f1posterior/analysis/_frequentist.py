@@ -14,7 +14,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._core.results import value_equality
+from .._core.results import plain, plain_fields, value_equality
 from .._core.streams import child_seed
 from .._core.validation import (
     SeedLike,
@@ -120,25 +120,7 @@ class FrequentistInterval:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dictionary (arrays become nested lists, NaN stays float NaN)."""
-
-        def conv(v: Any) -> Any:
-            return v.tolist() if isinstance(v, np.ndarray) else v
-
-        return {
-            "estimate": conv(self.estimate),
-            "std_error": conv(self.std_error),
-            "interval": conv(self.interval),
-            "confidence_level": self.confidence_level,
-            "metric": self.metric,
-            "method": self.method,
-            "n": conv(self.n),
-            "resamples": self.resamples,
-            "clipped": self.clipped,
-        }
-
-
-def scalar(x: np.ndarray) -> Any:
-    return float(x) if x.ndim == 0 else x
+        return plain_fields(self)
 
 
 def normal_quantile(level: float) -> float:
@@ -349,13 +331,13 @@ def bootstrap_many(
             stacklevel=3,
         )
     out = {}
-    n_docs = scalar(flat.sum(axis=(-2, -1)).reshape(batch))
+    n_docs = plain(flat.sum(axis=(-2, -1)).reshape(batch))
     for name, _ in metrics:
         extra = ests[name].shape[1:]
         for meth in methods:
             out[name, meth] = FrequentistInterval(
-                estimate=scalar(ests[name].reshape(batch + extra)),
-                std_error=scalar(np.concatenate(ses[name]).reshape(batch + extra)),
+                estimate=plain(ests[name].reshape(batch + extra)),
+                std_error=plain(np.concatenate(ses[name]).reshape(batch + extra)),
                 interval=np.concatenate(bounds[name, meth]).reshape(batch + extra + (2,)),
                 confidence_level=lev,
                 metric=name,

@@ -17,7 +17,7 @@ from numpy.typing import ArrayLike
 
 from .._core.describe import describe
 from .._core.priors import PRIOR_PRESETS, describe_prior, prior_preset
-from .._core.results import value_equality
+from .._core.results import plain, plain_fields, value_equality
 from .._core.streams import DEFAULT_DRAWS
 from .._core.validation import SeedLike, check_counts, check_draws, check_prob, check_rng
 from ..metrics import resolve_metric
@@ -102,22 +102,7 @@ class PriorSensitivity:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dictionary."""
-
-        def plain(v: Any) -> Any:
-            return np.asarray(v).tolist() if isinstance(v, np.ndarray | np.generic) else v
-
-        return {
-            "metric": self.metric,
-            "priors": list(self.priors),
-            "descriptions": dict(self.descriptions),
-            "summaries": {k: v.to_dict() for k, v in self.summaries.items()},
-            "shift": {k: plain(v) for k, v in self.shift.items()},
-            "reference": self.reference,
-            "threshold": self.threshold,
-            "max_shift": plain(self.max_shift),
-            "sensitive": plain(self.sensitive),
-            "warning": self.warning,
-        }
+        return {**plain_fields(self), "warning": self.warning}
 
     def __str__(self) -> str:
         s0 = self.summaries[self.reference]
@@ -267,7 +252,7 @@ def prior_sensitivity(
     for label, s in summaries.items():
         lo, hi = np.moveaxis(np.asarray(s.hdi), -1, 0)
         sh = np.maximum(np.abs(lo - lo0), np.abs(hi - hi0)) / width
-        shift[label] = float(sh) if sh.ndim == 0 else sh
+        shift[label] = plain(sh)
     max_shift = np.max(np.stack([np.asarray(v) for v in shift.values()]), axis=0)
     sensitive = max_shift > th
     return PriorSensitivity(
@@ -278,6 +263,6 @@ def prior_sensitivity(
         shift=shift,
         reference=ref,
         threshold=th,
-        max_shift=float(max_shift) if max_shift.ndim == 0 else max_shift,
-        sensitive=bool(sensitive) if sensitive.ndim == 0 else sensitive,
+        max_shift=plain(max_shift),
+        sensitive=plain(sensitive),
     )

@@ -33,7 +33,7 @@ from ..io import (
     write_output,
 )
 from ..metrics import METRICS, PER_CLASS_METRICS
-from ._common import add_sampling_arguments, probability, save_figure
+from ._common import add_sampling_arguments, nonnegative_number, probability, save_figure
 from ._figures import add_output_arguments
 from ._input_args import ID_COL_HELP, INPUT_FORMAT_HELP, check_stdin_inputs
 from ._prediction_tables import pair_prediction_tables
@@ -106,7 +106,7 @@ def register(sub: Any) -> None:
     )
     p.add_argument(
         "--rope",
-        type=_nonnegative,
+        type=nonnegative_number,
         default=0.0,
         help="half-width of the region of practical equivalence (default 0)",
     )
@@ -126,16 +126,6 @@ def register(sub: Any) -> None:
     add_output_arguments(p)
     add_sampling_arguments(p)
     p.set_defaults(run=run)
-
-
-def _nonnegative(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0; got {text!r}") from None
-    if not (np.isfinite(value) and value >= 0):
-        raise argparse.ArgumentTypeError(f"expected a number >= 0; got {text!r}")
-    return value
 
 
 def paired_prior(name: str) -> dict[str, Any]:

@@ -10,23 +10,12 @@ from typing import TYPE_CHECKING, Any
 
 from .._core.text import escape_text
 from ..io import write_output
-from ._common import save_figure
+from ._common import plot_path, save_figure
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..posterior import Evaluation
 
-__all__ = ["PLOT_SUFFIXES", "add_output_arguments", "wants_draws", "write_outputs"]
-
-#: Image formats of ``--plot``.
-PLOT_SUFFIXES = (".png", ".svg", ".pdf")
-
-
-def _plot_path(text: str) -> str:
-    if Path(text).suffix.lower() not in PLOT_SUFFIXES:
-        raise argparse.ArgumentTypeError(
-            f"expected a file name ending in {', '.join(PLOT_SUFFIXES)}; got {text!r}"
-        )
-    return text
+__all__ = ["add_output_arguments", "wants_draws", "write_outputs"]
 
 
 def _report_path(text: str) -> str:
@@ -43,7 +32,7 @@ def add_output_arguments(p: argparse.ArgumentParser) -> None:
     """Add ``--plot FILE`` and ``--report FILE``."""
     p.add_argument(
         "--plot",
-        type=_plot_path,
+        type=plot_path,
         metavar="FILE",
         help="also draw the posteriors to FILE (.png, .svg or .pdf; needs matplotlib)",
     )

@@ -6,10 +6,10 @@ Design notes: docs/design.md#posterior-chance
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
 
 import numpy as np
 
+from .._core.results import plain
 from ._summary import MetricSummary
 
 __all__ = ["chance_table", "chance_floor_inplace", "with_chance"]
@@ -42,11 +42,6 @@ def chance_floor_inplace(table: np.ndarray) -> np.ndarray:
     return table
 
 
-def _scalar(v: Any) -> Any:
-    a = np.asarray(v)
-    return float(a) if a.ndim == 0 else a
-
-
 def with_chance(s: MetricSummary, x: np.ndarray, xc: np.ndarray, name: str) -> MetricSummary:
     """``s`` with ``chance`` (mean of ``xc``) and ``p_above_chance`` (share of ``x > xc``).
 
@@ -59,6 +54,6 @@ def with_chance(s: MetricSummary, x: np.ndarray, xc: np.ndarray, name: str) -> M
     n = x.shape[-1]
     return dataclasses.replace(
         s,
-        chance=_scalar(xc.mean(axis=-1)),
-        p_above_chance=_scalar(np.count_nonzero(x > xc, axis=-1) / n),
+        chance=plain(xc.mean(axis=-1)),
+        p_above_chance=plain(np.count_nonzero(x > xc, axis=-1) / n),
     )

@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._core.priors import PriorArg, describe_prior, resolve
-from .._core.results import value_equality
+from .._core.results import plain, value_equality
 from .._core.validation import check_choice, check_counts, check_prob, check_ref
 from ._summary import MetricSummary
 
@@ -263,25 +263,20 @@ class BetaPosterior:
         r = check_ref(ref)
         mean = self.mean()
         return MetricSummary(
-            score=_scalar(score),
-            mean=_scalar(mean),
-            median=_scalar(self.ppf(0.5)),
-            std=_scalar(self.std()),
-            mc_error=_scalar(np.zeros_like(mean)),
+            score=plain(score),
+            mean=plain(mean),
+            median=plain(self.ppf(0.5)),
+            std=plain(self.std()),
+            mc_error=plain(np.zeros_like(mean)),
             hdi=self.hdi(prob),
             eti=self.eti(prob),
-            p_below=None if r is None else _scalar(self.cdf(r)),
-            p_above=None if r is None else _scalar(self.sf(r)),
+            p_below=None if r is None else plain(self.cdf(r)),
+            p_above=None if r is None else plain(self.sf(r)),
             ci_prob=prob,
             ref=r,
             draws=0,
             exact=True,
         )
-
-
-def _scalar(v: Any) -> Any:
-    a = np.asarray(v, dtype=float)
-    return float(a) if a.ndim == 0 else a
 
 
 def posterior_from_concentration(conc: np.ndarray, metric: str) -> BetaPosterior:

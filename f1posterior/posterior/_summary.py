@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._core.describe import describe
-from .._core.results import value_equality
+from .._core.results import plain, plain_fields, value_equality
 from .._core.validation import check_prob, check_ref
 
 __all__ = ["hdi", "eti", "MetricSummary", "summarize_draws", "summarize_rows"]
@@ -180,11 +180,6 @@ def eti(x: ArrayLike, ci_prob: float = 0.95, axis: int = -1) -> np.ndarray:
 Value = Any  # float for one matrix, ndarray of the batch shape otherwise
 
 
-def _scalar(v: Any) -> Any:
-    a = np.asarray(v)
-    return float(a) if a.ndim == 0 else a
-
-
 @value_equality
 @dataclass(frozen=True)
 class MetricSummary:
@@ -271,12 +266,7 @@ class MetricSummary:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-Python (JSON-ready) dictionary of the fields (the chance fields only when set)."""
-
-        def plain(v: Any) -> Any:
-            return np.asarray(v).tolist() if isinstance(v, np.ndarray | np.generic) else v
-
-        skip = _CHANCE_FIELDS if self.p_above_chance is None else ()
-        return {k: plain(getattr(self, k)) for k in self.__dataclass_fields__ if k not in skip}
+        return plain_fields(self, _CHANCE_FIELDS if self.p_above_chance is None else ())
 
     def __getitem__(self, index: Any) -> MetricSummary:
         """The summary of some matrices of a batch: ``index`` selects leading (batch) axes.
@@ -290,11 +280,8 @@ class MetricSummary:
         if np.ndim(self.mean) == 0:
             raise IndexError("a summary of one matrix (scalar fields) cannot be indexed")
 
-        def take(v: Any) -> Any:  # a single value as a Python float (or bool)
-            if v is None or np.ndim(v) == 0:
-                return v
-            a = np.asarray(v)[index]
-            return a.item() if a.ndim == 0 else a
+        def take(v: Any) -> Any:
+            return v if v is None or np.ndim(v) == 0 else plain(np.asarray(v)[index])
 
         fields = {k: getattr(self, k) for k in self.__dataclass_fields__}
         fields.update({k: take(fields[k]) for k in _ARRAY_FIELDS})
@@ -342,7 +329,7 @@ class MetricSummary:
                 fields[key] = vals[0]
                 continue
             arr = np.concatenate([np.atleast_1d(v) for v in vals], axis=0)
-            fields[key] = _scalar(arr.reshape(batch + arr.shape[1:]))
+            fields[key] = plain(arr.reshape(batch + arr.shape[1:]))
         for key in ("hdi", "eti"):
             fields[key] = np.asarray(fields[key])
         return cls(
@@ -403,15 +390,15 @@ def summarize_draws(
         std = arr.std(axis=-1, ddof=1) if n > 1 else np.zeros(arr.shape[:-1])
         mean = arr.mean(axis=-1)
     return MetricSummary(
-        score=_scalar(np.nan if score is None else score),
-        mean=_scalar(mean),
-        median=_scalar(np.median(arr, axis=-1)),
-        std=_scalar(std),
-        mc_error=_scalar(std / math.sqrt(n)),
+        score=plain(np.asarray(np.nan if score is None else score, dtype=float)),
+        mean=plain(mean),
+        median=plain(np.median(arr, axis=-1)),
+        std=plain(std),
+        mc_error=plain(std / math.sqrt(n)),
         hdi=hdi(arr, prob),
         eti=eti(arr, prob),
-        p_below=None if r is None else _scalar(np.count_nonzero(arr < r, axis=-1) / n),
-        p_above=None if r is None else _scalar(np.count_nonzero(arr > r, axis=-1) / n),
+        p_below=None if r is None else plain(np.count_nonzero(arr < r, axis=-1) / n),
+        p_above=None if r is None else plain(np.count_nonzero(arr > r, axis=-1) / n),
         ci_prob=prob,
         ref=r,
         draws=n,
@@ -483,20 +470,16 @@ def summarize_rows(
         diff = b - a
         eti[..., j] = b - diff * (1 - t) if t >= 0.5 else a + diff * t
 
-    def scalar(v: Any) -> Any:
-        a = np.asarray(v)
-        return float(a) if a.ndim == 0 else a
-
     return MetricSummary(
-        score=scalar(np.nan if score is None else score),
-        mean=scalar(mean[..., 0]),
-        median=scalar(median),
-        std=scalar(std),
-        mc_error=scalar(std / math.sqrt(n)),
+        score=plain(np.asarray(np.nan if score is None else score, dtype=float)),
+        mean=plain(mean[..., 0]),
+        median=plain(median),
+        std=plain(std),
+        mc_error=plain(std / math.sqrt(n)),
         hdi=hdi,
         eti=eti,
-        p_below=None if ref is None else scalar(np.count_nonzero(arr < ref, axis=-1) / n),
-        p_above=None if ref is None else scalar(np.count_nonzero(arr > ref, axis=-1) / n),
+        p_below=None if ref is None else plain(np.count_nonzero(arr < ref, axis=-1) / n),
+        p_above=None if ref is None else plain(np.count_nonzero(arr > ref, axis=-1) / n),
         ci_prob=ci_prob,
         ref=ref,
         draws=n,
