@@ -75,7 +75,7 @@ def test_one_batch_file_is_k_tables(tmp_path, capsys):
     np.save(npy, np.array(FOLDS))
     code, out, _ = _run(capsys, str(npy), "--draws", "500", "--format", "csv")
     assert code == 0
-    rows = list(csv.DictReader(io.StringIO(out)))
+    rows = list(csv.DictReader(io.StringIO(out.split("\n", 1)[1])))
     assert [r["name"] for r in rows] == ["0", "1", "2", "3", "aggregate", "new table"]
 
 
@@ -90,10 +90,32 @@ def test_csv_and_markdown_escape_names(tmp_path, capsys):
     assert out.count("\n| ") == 5  # header + 2 tables + aggregate + new table
     code, out, _ = _run(capsys, str(evil), str(other), "--draws", "500", "--format", "csv")
     assert "\x1b" not in out and "\\x1b[31m" in out
-    rows = list(csv.DictReader(io.StringIO(out)))
+    rows = list(csv.DictReader(io.StringIO(out.split("\n", 1)[1])))
     assert rows[2]["kind"] == "random_effects" and rows[3]["score"] == "nan"
     code, out, _ = _run(capsys, str(evil), str(other), "--draws", "500")
     assert "\x1b" not in out and "I^2" in out
+
+
+def test_csv_is_written_by_the_batch_writer(tmp_path, capsys):
+    # the batch CSV's conventions: metadata line, formula escaping, quoting of "#",
+    # shortest round-trip floats
+    names = ["=cmd()", "run #2", "@sum(A1)", "plain"]
+    f = tmp_path / "folds.jsonl"
+    f.write_text("".join(json.dumps({"matrix": t, "name": n}) + "\n"
+                         for n, t in zip(names, FOLDS, strict=True)))  # fmt: skip
+    code, out, err = _run(capsys, str(f), "--draws", "500", "--seed", "4", "--format", "csv")
+    assert code == 0, err
+    head, body = out.split("\n", 1)
+    assert head.startswith("# f1posterior: ")
+    meta = json.loads(head.removeprefix("# f1posterior: "))
+    assert (meta["draws"], meta["seed"], meta["method"]) == (500, 4, "random_effects")
+    rows = list(csv.DictReader(io.StringIO(body)))
+    assert [r["name"][:2] for r in rows[:4]] == ["'=", "ru", "'@", "pl"]  # not run as formulas
+    assert '"run #2","table",' in body  # the row holding "#" is quoted whole
+    want = aggregate(np.array(FOLDS), draws=500, rng=4, names=names).rows()
+    for r, w in zip(rows, want, strict=True):
+        assert r["mean"] == repr(w["mean"]) and float(r["hdi_low"]) == w["hdi_low"]
+    assert list(rows[0]) == list(want[0])
 
 
 def test_plot_draws_one_bar_per_table_and_a_diamond(files, tmp_path, capsys):
@@ -149,7 +171,7 @@ def test_seed_is_deterministic(files, capsys):
     [
         (["--method", "fixed"], r"argument --method: invalid choice: 'fixed'"),
         (["--metric", "f1"], r"argument --metric: invalid choice: 'f1'"),
-        (["--tau-scale", "0"], r"argument --tau-scale: expected a number > 0; got '0'"),
+        (["--tau-scale", "0"], r"--tau-scale: expected a number > 0 and at most 1e\+06; got '0'"),
         (["--plot", "x.gif"], r"argument --plot: expected a file name ending in"),
         (["--scale", "identity", "--draws", "100", "--metric", "accuracy", "--method",
           "pooled", "--format", "bogus"], r"argument --format: invalid choice: 'bogus'"),

@@ -415,3 +415,22 @@ def test_the_checks_pass_a_clean_package(tmp_path: Path) -> None:
     edges = _edges(mods)
     assert (_private_names(edges), _circles(edges), _private_modules(edges)) == ([], [], [])
     assert (_public_modules(mods, set()), _all_problems(mods)) == ([], [])
+
+
+def test_type_hints_import_downward_too(tmp_path: Path) -> None:
+    """Imports under ``if TYPE_CHECKING:`` obey the levels as well: an upward hint is a circle."""
+    bad = []
+    for mod, path in MODULES.items():
+        if mod in FRONT_DOOR:
+            continue
+        copy = tmp_path / path.name  # the same name: ``__init__`` stays a package
+        copy.write_text(path.read_text(encoding="utf-8").replace("if TYPE_CHECKING:", "if 1:"))
+        for target, _, line in _imports(mod, copy):
+            src, dst = _subpackage(mod), _subpackage(target)
+            if src is None or dst is None or src == dst:
+                continue
+            if LEVELS[dst] > LEVELS[src] or (
+                LEVELS[dst] == LEVELS[src] and (src, dst) not in SAME_LEVEL
+            ):
+                bad.append(f"{mod}:{line} imports {target} (level {LEVELS[dst]}) for type hints")
+    assert not bad, "\n".join(bad)

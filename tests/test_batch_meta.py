@@ -15,6 +15,7 @@ from f1posterior.cli import _stream as stream_mod
 from f1posterior.cli import main
 from f1posterior.io import _rowmeta as rowmeta
 from f1posterior.io import _writers as writers
+from f1posterior.posterior._table import evaluation_rows, run_metadata
 
 pd = pytest.importorskip("pandas")
 
@@ -131,8 +132,8 @@ def test_a_flag_not_checked_is_empty_not_false():
     ev = evaluate(STACK, metrics="macro_f1", draws=500, rng=0, prior_check=False)
     assert ev["macro_f1"].prior_dominated is None
     out = io.StringIO()
-    w = writers.RowWriter(out, "csv")
-    w.write(ev, NAMES)
+    w = writers.RowWriter(out, "csv", meta=run_metadata(ev))
+    w.write(*evaluation_rows(ev, NAMES))
     w.close()
     frame = pd.read_csv(io.StringIO(out.getvalue()), comment="#")
     assert frame["macro_f1_prior_dominated"].isna().all()
@@ -142,8 +143,8 @@ def test_a_flag_not_checked_is_empty_not_false():
 def test_a_name_with_a_hash_survives_pandas_comment_skipping():
     ev = evaluate(STACK[:2], metrics="accuracy", draws=500, rng=0)
     out = io.StringIO()
-    w = writers.RowWriter(out, "csv")
-    w.write(ev, ["run #1", "#2"])
+    w = writers.RowWriter(out, "csv", meta=run_metadata(ev))
+    w.write(*evaluation_rows(ev, ["run #1", "#2"]))
     w.close()
     frame = pd.read_csv(io.StringIO(out.getvalue()), comment="#")
     assert list(frame["name"]) == ["run #1", "#2"]

@@ -376,6 +376,33 @@ def test_markdown_report_embeds_a_png(res, tmp_path):
     assert base64.b64decode(m.group(1)).startswith(b"\x89PNG")
 
 
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+@pytest.mark.parametrize("exact", [True, False])  # closed form, then sampled (the control)
+def test_report_tables_are_the_markdown_table(exact):
+    import html
+
+    from f1posterior.posterior._table import format_markdown
+
+    kw = dict(metrics="micro_f1", beta="aligned") if exact else dict(metrics="macro_f1")
+    ev = evaluate([[40, 10], [5, 45]], ref=0.8, draws=2000, rng=0, **kw)
+    assert next(iter(ev.values())).exact is exact
+    md = format_markdown(ev).splitlines()
+    want = [_cells(md[0]), _cells(md[2])]
+    page = render_report(ev, fmt="html", plot=False)
+    got = [
+        [html.unescape(c) for c in re.findall(r"<t[hd]>(.*?)</t[hd]>", row)]
+        for row in re.findall(r"<tr>(.*?)</tr>", page)
+    ]
+    assert got == want
+    text = render_report(ev, fmt="markdown", plot=False)
+    assert [_cells(ln) for ln in text.splitlines() if ln.startswith("| ")] == want
+    # the MC error of a closed-form result is "exact", of a sampled one a number
+    assert want[1][4] == ("exact" if exact else f"{ev['macro_f1'].mc_error:.3f}")
+
+
 def test_report_without_plot_needs_no_draws(batch_res):
     text = render_report(batch_res, fmt="html", plot=False)
     assert "<svg" not in text and text.count("<tr>") == 301

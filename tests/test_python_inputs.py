@@ -27,7 +27,13 @@ from f1posterior import (
 from f1posterior._core.labelled import labelled_counts
 from f1posterior._core.validation import as_counts, check_counts
 from f1posterior.io._writers import RowWriter
-from f1posterior.posterior._table import format_markdown, format_table, rows
+from f1posterior.posterior._table import (
+    evaluation_rows,
+    format_markdown,
+    format_table,
+    rows,
+    run_metadata,
+)
 
 # The case: predictions a categorical whose class order differs from the truth's.
 Y_TRUE = ["a", "a", "b", "b", "c", "b", "c"]
@@ -227,8 +233,8 @@ def test_names_errors(counts, names, err, match):
 
 def _csv(res, names):
     out = io.StringIO()
-    w = RowWriter(out, "csv")
-    w.write(res, names)
+    w = RowWriter(out, "csv", meta=run_metadata(res))
+    w.write(*evaluation_rows(res, names))
     w.close()
     return pd.read_csv(io.StringIO(out.getvalue()), dtype={"name": str}, comment="#")
 

@@ -286,7 +286,9 @@ def test_aggregate_csv_neutralises_names(tmp_path, capsys):
         )
     )
     assert main(["aggregate", str(f), "--draws", "500", "--format", "csv"]) == 0
-    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    meta, body = capsys.readouterr().out.split("\n", 1)
+    assert meta.startswith("# f1posterior: ")  # the batch CSV's metadata line
+    rows = list(csv.DictReader(io.StringIO(body)))
     assert [r["name"] for r in rows[:3]] == ["'=1+1", "'@x", "-5"]
 
 

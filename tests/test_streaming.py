@@ -19,6 +19,7 @@ from f1posterior.cli import main
 from f1posterior.cli._stream import memory_size
 from f1posterior.io._streaming import open_batch
 from f1posterior.io._writers import RowWriter, atomic_output
+from f1posterior.posterior._table import evaluation_rows, run_metadata
 
 RNG = np.random.default_rng(20261122)
 STACK = RNG.integers(0, 25, size=(23, 3, 3)).astype(float)
@@ -199,13 +200,13 @@ def test_undefined_metric_is_nan_in_csv_and_null_in_json():
     s = ev["f1"]
     ev.summaries["f1"] = dataclasses.replace(s, score=np.where([[1, 0, 0]], np.nan, s.score))
     out = io.StringIO()
-    w = RowWriter(out, "ndjson")
-    w.write(ev, ["a"])
+    w = RowWriter(out, "ndjson", meta=run_metadata(ev))
+    w.write(*evaluation_rows(ev, ["a"]))
     w.close()
     assert json.loads(out.getvalue().splitlines()[1])["f1_0_score"] is None
     out = io.StringIO()
-    w = RowWriter(out, "csv")
-    w.write(ev, ["a"])
+    w = RowWriter(out, "csv", meta=run_metadata(ev))
+    w.write(*evaluation_rows(ev, ["a"]))
     assert _csv_rows(out.getvalue())[0]["f1_0_score"] == "nan"
 
 

@@ -1,42 +1,59 @@
-"""Equality and hashing of result objects, by value.
+"""Equality and hashing of result objects, by value, and their plain values.
 
-Result classes are frozen dataclasses whose fields may hold numpy arrays, for
-which ``==`` is elementwise and ``hash`` is undefined; the dataclass-generated
-``__eq__`` and ``__hash__`` therefore raised. :func:`value_equality` replaces
-them, for every result class, by one rule:
+:func:`value_equality` gives frozen dataclasses holding numpy arrays an ``==`` by value
+(NaN equal to NaN) and a hash of their shapes. It imports nothing from the package.
 
-``a == b``
-    ``a`` and ``b`` are of the same class and every field (``compare=True``)
-    is equal by value. Numbers and numpy arrays are equal when their shapes
-    match and :func:`numpy.array_equal` holds, NaN equal to NaN (a score that
-    is undefined in both results is the same score). Strings, ``None`` and
-    other values compare with ``==`` and must be of the same type; tuples,
-    lists, mappings and nested dataclasses are compared field by field with
-    the same rule.
-
-``hash(a)``
-    Defined, and consistent with ``==``: it covers the class, the strings,
-    ``None``\\ s, keys and the *shapes* of numbers and arrays, never their
-    contents. Arrays are mutable (``frozen`` only stops fields from being
-    rebound), so a hash of their contents could change while the object sits
-    in a set; and equal-with-NaN values have no common hash. Results that
-    differ only in numbers therefore share a hash, which is allowed.
-
-This module imports nothing from the package, so every module may use it.
+Design notes: docs/design.md#core-results
 """
 
 from __future__ import annotations
 
 import dataclasses
 import numbers
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any, TypeVar
 
 import numpy as np
 
-__all__ = ["value_equality", "values_equal", "value_hash_key"]
+__all__ = ["plain", "plain_fields", "value_equality", "values_equal", "value_hash_key"]
 
 _T = TypeVar("_T", bound=type)
+
+
+def plain(v: Any, *, lists: bool = False) -> Any:
+    """``v`` with numpy values made Python values: the one value converter of results.
+
+    A numpy scalar or 0-d array becomes its Python scalar (float, int, bool or
+    str); a larger array stays an array (a result field: a float for one
+    matrix, an array for a batch). With ``lists=True`` everything is made
+    JSON-ready: arrays become nested lists, results their ``to_dict()``, a
+    run seed its ``to_json()``, mappings, lists and tuples item by item.
+    Anything else is returned as it is.
+
+    Examples
+    --------
+    >>> plain(np.float64(0.5)), plain(np.arange(2.0)), plain((np.arange(2),), lists=True)
+    (0.5, array([0., 1.]), [[0, 1]])
+    """
+    if lists:
+        if hasattr(v, "to_dict") or hasattr(v, "to_json"):
+            return v.to_dict() if hasattr(v, "to_dict") else v.to_json()
+        if isinstance(v, Mapping):
+            return {k: plain(x, lists=True) for k, x in v.items()}
+        if isinstance(v, list | tuple):
+            return [plain(x, lists=True) for x in v]
+    if not isinstance(v, np.ndarray | np.generic):
+        return v
+    return v if v.ndim and not lists else v.tolist()
+
+
+def plain_fields(result: Any, skip: Collection[str] = ()) -> dict[str, Any]:
+    """The fields of a result dataclass but ``skip``, JSON-ready (:func:`plain`): a ``to_dict``."""
+    return {
+        f.name: plain(getattr(result, f.name), lists=True)
+        for f in dataclasses.fields(result)
+        if f.name not in skip
+    }
 
 
 def _is_numeric(v: Any) -> bool:

@@ -7,16 +7,11 @@ from typing import Any
 
 import numpy as np
 
-from .._core.results import value_equality
-from .._core.streams import seed_json
+from .._core.results import plain, plain_fields, value_equality
 from .._core.text import escape_text
 from ..posterior import MetricSummary
 
 __all__ = ["Aggregate", "Heterogeneity"]
-
-
-def _plain(v: Any) -> Any:
-    return np.asarray(v).tolist() if isinstance(v, np.ndarray | np.generic) else v
 
 
 @value_equality
@@ -64,7 +59,7 @@ class Heterogeneity:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dictionary."""
-        return {k: _plain(getattr(self, k)) for k in self.__dataclass_fields__}
+        return plain_fields(self)
 
     def __str__(self) -> str:
         pct = f"{100 * self.ci_prob:g}%"
@@ -150,31 +145,24 @@ class Aggregate:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dictionary of everything but the draws."""
-        return {
-            "metric": self.metric,
-            "method": self.method,
-            "summary": self.summary.to_dict(),
-            "predictive": None if self.predictive is None else self.predictive.to_dict(),
-            "tables": [{"name": n, **_row(self.tables, i)} for i, n in enumerate(self.names)],
-            "heterogeneity": None if self.heterogeneity is None else self.heterogeneity.to_dict(),
-            "scale": self.scale,
-            "prior": self.prior,
-            "draws": self.draws,
-            "ci_prob": self.ci_prob,
-            "seed": seed_json(self.seed),
-            "labels": self.labels,
-        }
+        tables = [{"name": n, **_row(self.tables[i])} for i, n in enumerate(self.names)]
+        return plain({
+            "metric": self.metric, "method": self.method, "summary": self.summary,
+            "predictive": self.predictive, "tables": tables, "heterogeneity": self.heterogeneity,
+            "scale": self.scale, "prior": self.prior, "draws": self.draws,
+            "ci_prob": self.ci_prob, "seed": self.seed, "labels": self.labels,
+        }, lists=True)  # fmt: skip
 
     def rows(self) -> list[dict[str, Any]]:
         """One record per table, then the aggregate (and the predictive): ``name``, ``kind``,
         ``score``, ``mean``, ``median``, ``std``, ``mc_error``, ``hdi_low``, ``hdi_high``,
         ``eti_low``, ``eti_high``."""
         out = [
-            {"name": n, "kind": "table", **_row(self.tables, i)} for i, n in enumerate(self.names)
+            {"name": n, "kind": "table", **_row(self.tables[i])} for i, n in enumerate(self.names)
         ]
-        out.append({"name": "aggregate", "kind": self.method, **_row(self.summary, None)})
+        out.append({"name": "aggregate", "kind": self.method, **_row(self.summary)})
         if self.predictive is not None:
-            out.append({"name": "new table", "kind": "predictive", **_row(self.predictive, None)})
+            out.append({"name": "new table", "kind": "predictive", **_row(self.predictive)})
         return out
 
     def to_dataframe(self) -> Any:
@@ -213,18 +201,9 @@ class Aggregate:
         return "\n".join(lines)
 
 
-def _row(s: MetricSummary, i: int | None) -> dict[str, Any]:
-    def at(v: Any) -> float:
-        a = np.asarray(v, dtype=float)
-        return float(a if i is None else a[i])
-
-    hdi, eti = np.asarray(s.hdi), np.asarray(s.eti)
-    if i is not None:
-        hdi, eti = hdi[i], eti[i]
-    return {
-        **{k: at(getattr(s, k)) for k in ("score", "mean", "median", "std", "mc_error")},
-        "hdi_low": float(hdi[0]),
-        "hdi_high": float(hdi[1]),
-        "eti_low": float(eti[0]),
-        "eti_high": float(eti[1]),
-    }
+def _row(s: MetricSummary) -> dict[str, Any]:
+    """A summary of one table as a flat record: the numbers, then the interval bounds."""
+    out = {k: float(getattr(s, k)) for k in ("score", "mean", "median", "std", "mc_error")}
+    for key in ("hdi", "eti"):
+        out[f"{key}_low"], out[f"{key}_high"] = map(float, getattr(s, key))
+    return out

@@ -1,64 +1,6 @@
 """Comparing classifiers: the posterior of a difference, paired or not, and rankings.
 
-Two designs, two models.
-
-**Independent test sets** (:func:`compare`, :func:`rank_classifiers`).
-Each classifier's confusion matrix has its own posterior under the core model
-(Zhang, Wang & Zhao, ICTIR 2015); the posteriors are independent, so draws of ``metric(A) -
-metric(B)`` are differences of independent draws. A and B use distinct random
-streams, children ``(0,)`` and ``(1,)`` of the root seed (each exactly the
-streams :func:`f1posterior.evaluate` would use with that child as ``rng``).
-
-**Paired predictions on the same documents** (:func:`compare_predictions`,
-:func:`rank_predictions`). The joint outcome of a document is the tuple
-``(true class t, A's prediction a, B's prediction b, ...)`` with the core
-model's conjugate structure::
-
-    mu      ~ Dir(beta)                  class prevalences (M)
-    theta_t ~ Dir(alpha_t)               rates of the prediction tuples of class t
-    posterior: mu | T ~ Dir(beta + n),  theta_t | T ~ Dir(alpha_t + T_t)
-
-Each draw of ``p[t, a, b, ...] = mu_t theta_tab...`` is marginalised into every
-classifier's confusion matrix and the metric applied to each, so differences
-keep the correlation between classifiers that share every document. That
-correlation is what makes the paired comparison far more decisive than
-pretending the test sets were independent (``docs/compare.md`` has a worked
-example).
-
-Joint prior of the paired model (the *shared-error* prior). Each classifier's
-marginal prior is an (M, M) ``A``: by default (``"paired"``) three
-pseudo-documents in all, ``3 / M`` per true class, half on the diagonal and half
-spread evenly over the M - 1 errors (each recall ``Beta(3/(2M), 3/(2M))``);
-any other preset, number or array is resolved as :func:`f1posterior.evaluate`
-resolves it, on the mean of the classifiers' tables. ``A`` is spread over the
-tuples as pseudo-documents: a pseudo-document of class ``t`` has each classifier
-right independently with probability ``r_t = A[t, t] / s_t`` (``s_t`` the row's
-total), and the wrong ones all predict one class ``u``, drawn with probability
-``A[t, u] / (s_t - A[t, t])``. By the aggregation property each classifier's
-marginal prior is exactly ``A``, and every ordered pair of classifiers gets the
-same prior mass on "i right, j wrong" as on "j right, i wrong". The default
-halves the weight of the tuples on which all classifiers agree (all right or
-all wrong; with ``r_t = 1/2`` the marginals stay exact), so with two
-classifiers one pseudo-document is on "A right, B wrong", one on the reverse and
-one on agreement, whatever M, as the Bayesian sign test spreads its prior pseudo-observation
-evenly over "A better", "equivalent" and "B better" (Benavoli, Corani, Demsar &
-Zaffalon, *JMLR* 18(77), 2017). A handful of disagreements therefore never
-gives certainty (one document in 1,200 gives P(A better) = 0.75 under an
-aligned beta), classifiers that never disagree get a difference centred on 0
-whose spread shrinks as 1/N, and with many disagreements the three
-pseudo-documents barely move the difference (simulation in ``docs/compare.md``). The posterior
-is a Dirichlet over the observed tuples and the prior's ``M (1 + (M - 1)(2^k -
-1))`` tuples at most (:mod:`f1posterior.analysis._tuples`); an (M, M^k) array is
-a prior per joint cell, taken as given. With ``beta="aligned"`` (``beta_t`` the
-row's prior total) the model is one Dirichlet over all cells and, by
-aggregation, the sign of the paired accuracy difference has an exact Beta
-answer (tested).
-
-Probabilities and decisions. With ``rope >= 0`` (region of practical
-equivalence), ``p_a_better = P(diff > rope)``, ``p_b_better = P(diff < -rope)``
-and ``p_equivalent = P(|diff| <= rope)``; they sum to 1. The decision at
-probability ``prob`` (> 0.5) is the one of "A better", "B better" and
-"equivalent" whose probability reaches ``prob``, else "undecided".
+Design notes: docs/design.md#analysis-comparison
 """
 
 from __future__ import annotations
@@ -71,8 +13,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._core.priors import PriorArg
-from .._core.results import value_equality
-from .._core.streams import DEFAULT_DRAWS, child_seed, run_seed, seed_json
+from .._core.results import plain, plain_fields, value_equality
+from .._core.streams import DEFAULT_DRAWS, child_seed, run_seed
 from .._core.validation import (
     SeedLike,
     as_counts,
@@ -91,15 +33,6 @@ DECISIONS = ("A better", "B better", "equivalent", "undecided")
 
 
 MetricSpec = str | Callable[[np.ndarray], Any]
-
-
-def plain(v: Any) -> Any:
-    return np.asarray(v).tolist() if isinstance(v, np.ndarray | np.generic) else v
-
-
-def _scalar(v: Any) -> Any:
-    a = np.asarray(v)
-    return a.item() if a.ndim == 0 else a
 
 
 # --------------------------------------------------------------------------- results
@@ -183,23 +116,7 @@ class Comparison:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dictionary of everything but the draws."""
-        return {
-            "metric": self.metric,
-            "p_a_better": plain(self.p_a_better),
-            "p_b_better": plain(self.p_b_better),
-            "p_equivalent": plain(self.p_equivalent),
-            "decision": plain(self.decision),
-            "difference": self.difference.to_dict(),
-            "a": self.a.to_dict(),
-            "b": self.b.to_dict(),
-            "rope": self.rope,
-            "prob": self.prob,
-            "paired": self.paired,
-            "prior": self.prior,
-            "seed": seed_json(self.seed),
-            "batch_shape": list(self.batch_shape),
-            "labels": None if self.labels is None else [plain(x) for x in self.labels],
-        }
+        return plain_fields(self, ("draws",))
 
     def to_dataframe(self) -> Any:
         """A pandas DataFrame with one row per comparison of the batch.
@@ -225,10 +142,9 @@ class Comparison:
             row: dict[str, Any] = {f"batch_{a}": i for a, i in enumerate(idx)}
             row["metric"] = self.metric
             for part, s in (("a", self.a), ("b", self.b), ("diff", self.difference)):
-                for stat in ("score", "mean", "std"):
-                    row[f"{part}_{stat}"] = float(np.asarray(getattr(s, stat))[idx])
-                lo, hi = np.asarray(s.hdi)[idx]
-                row[f"{part}_hdi_low"], row[f"{part}_hdi_high"] = float(lo), float(hi)
+                t = s[idx] if idx else s
+                row.update({f"{part}_{k}": float(getattr(t, k)) for k in ("score", "mean", "std")})
+                row[f"{part}_hdi_low"], row[f"{part}_hdi_high"] = map(float, t.hdi)
             for name in ("p_a_better", "p_b_better", "p_equivalent"):
                 row[name] = float(np.asarray(getattr(self, name))[idx])
             row["decision"] = str(np.asarray(self.decision)[idx])
@@ -249,11 +165,10 @@ class Comparison:
                 lines.append(f"[{', '.join(map(str, idx))}]")
             lines.append(f"  {'':<6} {'score':>8} {'mean':>8} {'std':>8}  {pct} HDI")
             for name, s in (("A", self.a), ("B", self.b), ("A - B", self.difference)):
-                g = {k: np.asarray(getattr(s, k))[idx] for k in ("score", "mean", "std")}
-                lo, hi = np.asarray(s.hdi)[idx]
+                t = s[idx] if idx else s
                 lines.append(
-                    f"  {name:<6} {g['score']:>8.4f} {g['mean']:>8.4f} {g['std']:>8.4f}  "
-                    f"[{lo:.4f}, {hi:.4f}]"
+                    f"  {name:<6} {t.score:>8.4f} {t.mean:>8.4f} {t.std:>8.4f}  "
+                    f"[{t.hdi[0]:.4f}, {t.hdi[1]:.4f}]"
                 )
             pa, pb, pe = (
                 float(np.asarray(v)[idx])
@@ -290,13 +205,6 @@ def check_decision_prob(prob: Any) -> float:
     return p
 
 
-def _child(root: np.random.SeedSequence, i: int) -> np.random.SeedSequence:
-    return child_seed(root, i)
-
-
-# ------------------------------------------------------------------------- sampling
-
-
 # ------------------------------------------------------------------------ decisions
 
 
@@ -330,10 +238,10 @@ def comparison(
     sb = np.asarray(score_b, dtype=np.float64)
     return Comparison(
         metric=metric,
-        p_a_better=_scalar(pa),
-        p_b_better=_scalar(pb),
-        p_equivalent=_scalar(pe),
-        decision=_scalar(decision),
+        p_a_better=plain(pa),
+        p_b_better=plain(pb),
+        p_equivalent=plain(pe),
+        decision=plain(decision),
         difference=summarize_draws(diff, score=sa - sb, ci_prob=ci_prob, ref=0.0),
         a=summarize_draws(da, score=np.broadcast_to(sa, da.shape[:-1]), ci_prob=ci_prob),
         b=summarize_draws(db, score=np.broadcast_to(sb, db.shape[:-1]), ci_prob=ci_prob),
@@ -448,8 +356,8 @@ def compare(
     root = check_rng(rng)
     batch = np.broadcast_shapes(ca.shape[:-2], cb.shape[:-2])
     kw: dict[str, Any] = dict(metrics=[spec], draws=n, alpha=alpha, beta=beta, keep_draws=True)
-    ea = evaluate(ca, rng=_child(root, 0), **kw)
-    eb = evaluate(cb, rng=_child(root, 1), **kw)
+    ea = evaluate(ca, rng=child_seed(root, 0), **kw)
+    eb = evaluate(cb, rng=child_seed(root, 1), **kw)
     key = next(iter(ea))
     assert ea.metric_draws is not None and eb.metric_draws is not None
     da = np.broadcast_to(ea.metric_draws[key], (*batch, n))

@@ -8,9 +8,10 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._core.describe import describe
+from .._core.results import plain
 from .._core.validation import check_choice, check_counts, check_flag, check_prob
 from ..metrics import METRICS
-from ._frequentist import FrequentistInterval, divide_or_zero, normal_quantile, scalar
+from ._frequentist import FrequentistInterval, divide_or_zero, normal_quantile
 
 #: Metrics with an analytic delta-method gradient.
 DELTA_METRICS = (
@@ -185,12 +186,12 @@ def delta_interval(
     if flag:
         interval = np.clip(interval, 0.0, 1.0)
     return FrequentistInterval(
-        estimate=scalar(np.asarray(est, dtype=float)),
-        std_error=scalar(se),
+        estimate=plain(np.asarray(est, dtype=float)),
+        std_error=plain(se),
         interval=interval,
         confidence_level=lev,
         metric=name,
         method="delta",
-        n=scalar(n),
+        n=plain(n),
         clipped=flag,
     )

@@ -12,12 +12,12 @@ from numpy.typing import ArrayLike
 
 from .._core.describe import describe
 from .._core.priors import PriorArg
-from .._core.results import value_equality
-from .._core.streams import DEFAULT_DRAWS, run_seed, seed_json
+from .._core.results import plain_fields, value_equality
+from .._core.streams import DEFAULT_DRAWS, run_seed
 from .._core.text import escape_text
 from .._core.validation import SeedLike, check_counts, check_prob, check_rng, check_summary_draws
 from ..posterior import MetricSummary, evaluate, summarize_draws
-from ._comparison import MetricSpec, check_metric, plain
+from ._comparison import MetricSpec, check_metric
 from ._paired import paired_fit
 from ._tuples import PAIRED_PRIOR
 
@@ -98,20 +98,7 @@ class Ranking:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dictionary of everything but the draws."""
-        return {
-            "names": list(self.names),
-            "metric": self.metric,
-            "p_best": plain(self.p_best),
-            "expected_rank": plain(self.expected_rank),
-            "rank_probabilities": plain(self.rank_probabilities),
-            "pairwise": plain(self.pairwise),
-            "ties": plain(self.ties),
-            "summary": self.summary.to_dict(),
-            "paired": self.paired,
-            "prior": self.prior,
-            "seed": seed_json(self.seed),
-            "batch_shape": list(self.batch_shape),
-        }
+        return plain_fields(self, ("draws",))
 
     def to_dataframe(self, kind: str = "models") -> Any:
         """A pandas DataFrame: one row per classifier, or per ordered pair.

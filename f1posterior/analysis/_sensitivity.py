@@ -1,28 +1,9 @@
 """Prior sensitivity: the same metric's posterior under several named priors.
 
-On a large test set the prior hardly matters; on a small one it can dominate.
-The uniform prior (alpha = 1 in every cell) adds M pseudo-documents to each
-true class's row, spread evenly over the M predictions, so on a 20-document
-table it pulls F-scores a long way towards chance (``docs/compare.md`` has a
-20-document example whose macro-F1 of 0.83 gets a posterior mean of 0.66).
-:func:`prior_sensitivity` puts the posteriors side by side and flags the
-case where the choice moves the answer materially.
+A prior is flagged where it moves an HDI endpoint by more than ``threshold`` (a tenth by
+default) of the reference HDI's width.
 
-The flag. The first prior is the reference (``uniform`` by default). For every
-other prior, ``shift`` is the larger movement of the two HDI endpoints,
-divided by the width of the reference HDI::
-
-    shift = max(|lo - lo_ref|, |hi - hi_ref|) / (hi_ref - lo_ref)
-
-The result is ``sensitive`` where any prior's shift exceeds ``threshold``,
-:data:`DEFAULT_THRESHOLD` = 0.1 by default: switching priors moves an end of
-the interval by more than a tenth of its width. A tenth is a judgement: it is
-ten times the Monte Carlo noise of HDI endpoints at the default 50,000 draws
-(about 1% of the width), and it is where the endpoints a reader would quote
-start to change. A looser 0.25 would miss the case the check exists for: on
-the 20-document example above, uniform vs Jeffreys moves the HDI by 0.21 of
-its width (0.17 at 40 documents, 0.11 at 100, 0.085 at 200, 0.05 at 1,000,
-for the same table scaled up).
+Design notes: docs/design.md#analysis-sensitivity
 """
 
 from __future__ import annotations
@@ -36,7 +17,7 @@ from numpy.typing import ArrayLike
 
 from .._core.describe import describe
 from .._core.priors import PRIOR_PRESETS, describe_prior, prior_preset
-from .._core.results import value_equality
+from .._core.results import plain, plain_fields, value_equality
 from .._core.streams import DEFAULT_DRAWS
 from .._core.validation import SeedLike, check_counts, check_draws, check_prob, check_rng
 from ..metrics import resolve_metric
@@ -121,22 +102,7 @@ class PriorSensitivity:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dictionary."""
-
-        def plain(v: Any) -> Any:
-            return np.asarray(v).tolist() if isinstance(v, np.ndarray | np.generic) else v
-
-        return {
-            "metric": self.metric,
-            "priors": list(self.priors),
-            "descriptions": dict(self.descriptions),
-            "summaries": {k: v.to_dict() for k, v in self.summaries.items()},
-            "shift": {k: plain(v) for k, v in self.shift.items()},
-            "reference": self.reference,
-            "threshold": self.threshold,
-            "max_shift": plain(self.max_shift),
-            "sensitive": plain(self.sensitive),
-            "warning": self.warning,
-        }
+        return {**plain_fields(self), "warning": self.warning}
 
     def __str__(self) -> str:
         s0 = self.summaries[self.reference]
@@ -286,7 +252,7 @@ def prior_sensitivity(
     for label, s in summaries.items():
         lo, hi = np.moveaxis(np.asarray(s.hdi), -1, 0)
         sh = np.maximum(np.abs(lo - lo0), np.abs(hi - hi0)) / width
-        shift[label] = float(sh) if sh.ndim == 0 else sh
+        shift[label] = plain(sh)
     max_shift = np.max(np.stack([np.asarray(v) for v in shift.values()]), axis=0)
     sensitive = max_shift > th
     return PriorSensitivity(
@@ -297,6 +263,6 @@ def prior_sensitivity(
         shift=shift,
         reference=ref,
         threshold=th,
-        max_shift=float(max_shift) if max_shift.ndim == 0 else max_shift,
-        sensitive=bool(sensitive) if sensitive.ndim == 0 else sensitive,
+        max_shift=plain(max_shift),
+        sensitive=plain(sensitive),
     )

@@ -12,49 +12,29 @@ plot.
 from __future__ import annotations
 
 import argparse
-import csv
 import io
 import json
 from typing import Any
 
 import numpy as np
 
-from .._core.text import escape_csv, escape_markdown
+from .._core.text import escape_markdown
 from ..analysis import MAX_TAU_SCALE, METHODS, SCALES, Aggregate, aggregate
-from ..io import INPUT_FORMATS, is_stdin, read_input
+from ..io import INPUT_FORMATS, RowWriter, is_stdin, read_input, row_metadata
 from ..metrics import METRICS, PER_CLASS_METRICS
-from ._common import add_sampling_arguments, prior_from_args, save_figure
-from ._figures import PLOT_SUFFIXES
+from ._common import add_sampling_arguments, number_type, plot_path, prior_from_args, save_figure
 from ._input_args import INPUT_FORMAT_HELP, check_stdin_inputs
 
 __all__ = ["register", "run"]
 
 SCALAR_METRICS = [m for m in METRICS if m not in PER_CLASS_METRICS]
 
-_COLUMNS: tuple[str, ...] = ("name", "kind", "score", "mean", "median", "std", "mc_error")
-_COLUMNS += ("hdi_low", "hdi_high", "eti_low", "eti_high")
-
-
-def _plot_path(text: str) -> str:
-    if not text.lower().endswith(PLOT_SUFFIXES):
-        raise argparse.ArgumentTypeError(
-            f"expected a file name ending in {', '.join(PLOT_SUFFIXES)}; got {text!r}"
-        )
-    return text
-
-
-def _tau_scale(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number > 0; got {text!r}") from None
-    if not (np.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"expected a number > 0; got {text!r}")
-    if value > MAX_TAU_SCALE:
-        raise argparse.ArgumentTypeError(
-            f"expected a number > 0 and at most {MAX_TAU_SCALE:g}; got {text!r}"
-        )
-    return value
+_tau_scale = number_type(
+    float,
+    lambda v: 0 < v <= MAX_TAU_SCALE,
+    f"a number > 0 and at most {MAX_TAU_SCALE:g}",
+    "tau_scale",
+)
 
 
 def register(sub: Any) -> None:
@@ -95,7 +75,7 @@ def register(sub: Any) -> None:
         "--input-format", choices=INPUT_FORMATS, default=None, metavar="FMT", help=INPUT_FORMAT_HELP
     )
     p.add_argument("--format", choices=["text", "json", "csv", "markdown"], default="text")
-    p.add_argument("--plot", type=_plot_path, metavar="FILE",
+    p.add_argument("--plot", type=plot_path, metavar="FILE",
                    help="also draw the forest plot to FILE (.png, .svg or .pdf; needs "
                    "matplotlib)")  # fmt: skip
     add_sampling_arguments(p)
@@ -164,10 +144,8 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _num(v: float, fmt: str) -> str:
-    if not np.isfinite(v):
-        return "nan" if fmt == "csv" else ""
-    return repr(float(v)) if fmt == "csv" else f"{v:.4f}"
+def _num(v: float) -> str:
+    return f"{v:.4f}" if np.isfinite(v) else ""
 
 
 def render(result: Aggregate, fmt: str, labels: list[str] | None = None) -> str:
@@ -180,12 +158,15 @@ def render(result: Aggregate, fmt: str, labels: list[str] | None = None) -> str:
     if fmt == "text":
         return str(result) + "\n"
     rows = result.rows()
-    if fmt == "csv":
+    if fmt == "csv":  # the batch outputs' writer: escaping, metadata line, numbers
         buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
-        w.writerow(_COLUMNS)
-        for r in rows:
-            w.writerow([escape_csv(r["name"]), r["kind"], *(_num(r[c], fmt) for c in _COLUMNS[2:])])
+        meta = row_metadata(
+            prior=result.prior, draws=result.draws, seed=result.seed, ci_prob=result.ci_prob,
+            ref=result.summary.ref, labels=labels,
+            extra={"metric": result.metric, "method": result.method, "scale": result.scale},
+        )  # fmt: skip
+        w = RowWriter(buf, "csv", meta=meta, text_columns=2)
+        w.write(list(rows[0]), (list(r.values()) for r in rows))
         return buf.getvalue()
     pct = f"{100 * result.ci_prob:g}%"
     how = "pooled" if result.method == "pooled" else f"random effects, {result.scale} scale"
@@ -198,8 +179,8 @@ def render(result: Aggregate, fmt: str, labels: list[str] | None = None) -> str:
     ]
     for r in rows:
         lines.append(
-            f"| {escape_markdown(r['name'])} | {_num(r['score'], fmt)} | {_num(r['mean'], fmt)} "
-            f"| {_num(r['std'], fmt)} | [{r['hdi_low']:.4f}, {r['hdi_high']:.4f}] |"
+            f"| {escape_markdown(r['name'])} | {_num(r['score'])} | {_num(r['mean'])} "
+            f"| {_num(r['std'])} | [{r['hdi_low']:.4f}, {r['hdi_high']:.4f}] |"
         )
     if result.heterogeneity is not None:
         lines += ["", escape_markdown(str(result.heterogeneity))]

@@ -29,7 +29,9 @@ __all__ = [
     "on_sigint",
     "reset_interrupt",
     "finite_number",
+    "nonnegative_number",
     "number_type",
+    "plot_path",
     "positive_int",
     "positive_number",
     "seed",
@@ -62,6 +64,19 @@ def number_type(
     return parse
 
 
+#: File suffixes of the figures the commands draw (matplotlib picks the format from them).
+PLOT_SUFFIXES = (".png", ".svg", ".pdf")
+
+
+def plot_path(text: str) -> str:
+    """An argparse ``type``: a file name ending in one of :data:`PLOT_SUFFIXES`."""
+    if Path(text).suffix.lower() not in PLOT_SUFFIXES:
+        raise argparse.ArgumentTypeError(
+            f"expected a file name ending in {', '.join(PLOT_SUFFIXES)}; got {text!r}"
+        )
+    return text
+
+
 #: A probability in the open interval (0, 1).
 probability = number_type(float, lambda v: 0.0 < v < 1.0, "a number in (0, 1)", "probability")
 #: An integer >= 1.
@@ -76,6 +91,10 @@ seed = number_type(int, lambda v: v >= 0, "a non-negative integer", "seed")
 unit_number = number_type(float, lambda v: 0.0 <= v <= 1.0, "a number in [0, 1]", "unit_number")
 #: A finite number (the metric's own range is checked by the library).
 finite_number = number_type(float, math.isfinite, "a finite number", "finite_number")
+#: A finite number >= 0.
+nonnegative_number = number_type(
+    float, lambda v: 0.0 <= v < float("inf"), "a number >= 0", "nonnegative_number"
+)
 #: A finite number > 0.
 positive_number = number_type(
     float, lambda v: 0.0 < v < float("inf"), "a number > 0", "positive_number"

@@ -1,29 +1,12 @@
 """``f1posterior compare``: is classifier A better than B?
 
-Two inputs:
-
-- confusion matrices of classifiers tested on **independent** test sets,
-  ``f1posterior compare A.json B.json`` (any format ``summarize`` reads); three
-  or more files rank the classifiers;
-- a predictions CSV of classifiers run on the **same** documents,
-  ``f1posterior compare --predictions preds.csv [--models a b]``: a ``y_true``
-  column and one column per model (the paired model; three or more models are
-  ranked).
-
-FILEs that are all predictions CSVs (``y_true`` and ``y_pred`` columns) are
-paired exactly as ``gate`` pairs FILE and BASEFILE
-(:func:`pair_prediction_tables`): joined on ``--id-col NAME`` in any row
-order, or, without it, paired only when every file lists the same true labels
-in the same order; otherwise a warning says they were not paired and they are
-compared as independent samples. One FILE (or ``--predictions``) may be ``-``,
-standard input.
+Design notes: docs/design.md#cli-compare
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 from typing import Any
 
 import numpy as np
@@ -47,7 +30,7 @@ from ..io import (
     source_name,
 )
 from ..metrics import METRICS, PER_CLASS_METRICS
-from ._common import add_sampling_arguments, number_type, probability, save_figure
+from ._common import add_sampling_arguments, nonnegative_number, probability, save_figure
 from ._figures import add_output_arguments, save_report
 from ._input_args import ID_COL_HELP, INPUT_FORMAT_HELP, check_stdin_inputs
 from ._prediction_tables import pair_prediction_tables
@@ -120,7 +103,7 @@ def register(sub: Any) -> None:
     )
     p.add_argument(
         "--rope",
-        type=number_type(float, lambda v: math.isfinite(v) and v >= 0, "a number >= 0", "rope"),
+        type=nonnegative_number,
         default=0.0,
         help="half-width of the region of practical equivalence (default 0)",
     )

@@ -10,31 +10,22 @@ from typing import TYPE_CHECKING, Any
 
 from .._core.text import escape_text
 from ..io import write_output
-from ._common import save_figure
+from ._common import plot_path, save_figure
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..posterior import Evaluation
 
-__all__ = ["PLOT_SUFFIXES", "add_output_arguments", "plot_path", "wants_draws", "write_outputs"]
-__all__ += ["save_report"]
-
-#: Image formats of ``--plot``.
-PLOT_SUFFIXES = (".png", ".svg", ".pdf")
-
-
-def plot_path(text: str, suffixes: Sequence[str] = PLOT_SUFFIXES) -> str:
-    """``text`` if it ends in one of ``suffixes``; else an argparse type error."""
-    if Path(text).suffix.lower() not in suffixes:
-        raise argparse.ArgumentTypeError(
-            f"expected a file name ending in {', '.join(suffixes)}; got {text!r}"
-        )
-    return text
+__all__ = ["add_output_arguments", "save_report", "wants_draws", "write_outputs"]
 
 
 def _report_path(text: str) -> str:
     from ..report import REPORT_FORMATS
 
-    return plot_path(text, list(REPORT_FORMATS))
+    if Path(text).suffix.lower() not in REPORT_FORMATS:
+        raise argparse.ArgumentTypeError(
+            f"expected a file name ending in {', '.join(REPORT_FORMATS)}; got {text!r}"
+        )
+    return text
 
 
 def add_output_arguments(p: argparse.ArgumentParser) -> None:

@@ -32,6 +32,7 @@ from ..io import (
     npy_ndim,
     open_batch,
 )
+from ..posterior import evaluation_rows, run_metadata
 from ._common import check_interrupt
 from ._progress import progress_reporter
 
@@ -281,12 +282,13 @@ def run_stream(
             )
             if writer is None:
                 first_prior = ev.prior
+                meta = run_metadata(ev, meta)
                 writer = (
                     ParquetRowWriter(out, meta=meta)
                     if fmt == "parquet"
-                    else RowWriter(out, fmt, long=args.long, meta=meta)
+                    else RowWriter(out, fmt, meta=meta, text_columns=3 if args.long else 1)
                 )
-            writer.write(ev, chunk.names)
+            writer.write(*evaluation_rows(ev, chunk.names, long=args.long))
             for name, s in ev.items():
                 if s.prior_dominated is not None:
                     flags = np.asarray(s.prior_dominated, dtype=bool).reshape(len(chunk.names), -1)

@@ -1,13 +1,8 @@
 """Batch files as Dask partitions: :func:`evaluate_files`.
 
-``evaluate_files(paths, out_dir)`` evaluates many batch files (JSON lines, or
-Parquet with the ``parquet`` extra) as partitions, one Dask task per file, and
-writes one result file per input file (one row per matrix, the columns of the
-command line's CSV output). Matrix ``i`` of the concatenation of the files, in
-the order given, reads the random streams of flat batch index ``i``: the rows
-equal those of one :func:`f1posterior.evaluate` of the whole stack, whatever the
-files' sizes, the scheduler or the number of workers. Dask (and pyarrow for
-Parquet) are optional dependencies, imported only when it runs.
+Dask (and pyarrow for Parquet) are optional dependencies, imported only when it runs.
+
+Design notes: docs/design.md#integrations-dask-files
 """
 
 from __future__ import annotations
@@ -122,6 +117,7 @@ def _evaluate_file(
 ) -> int:
     """Evaluate one file chunk by chunk into ``target``; the number of matrices."""
     from ..io import ParquetRowWriter, RowWriter, atomic_output, open_batch
+    from ..posterior import evaluation_rows, run_metadata
 
     if path.lower().endswith(".parquet"):
         file_labels, chunks = _parquet_chunks(path, chunk, labels)
@@ -146,10 +142,16 @@ def _evaluate_file(
 
     parquet = fmt == "parquet"
     with atomic_output(target, binary=parquet) as fh:  # renamed into place on success
-        writer = ParquetRowWriter(fh) if parquet else RowWriter(fh, "csv")
+        writer: RowWriter | ParquetRowWriter | None = None
         for ev, names in evaluated():
-            writer.write(ev, names)
-        writer.close()
+            if writer is None:
+                meta = run_metadata(ev)
+                writer = (
+                    ParquetRowWriter(fh, meta=meta) if parquet else RowWriter(fh, "csv", meta=meta)
+                )
+            writer.write(*evaluation_rows(ev, names))
+        if writer is not None:
+            writer.close()
         _check_count(path, done, expected)
     return done
 
@@ -242,7 +244,7 @@ def evaluate_files(
         columns).
     fmt : {"csv", "parquet"}, default "csv"
         Output format; the columns are those of the command line's CSV
-        (:class:`f1posterior.io.RowWriter`): ``name``, then
+        (:func:`f1posterior.posterior.evaluation_rows`): ``name``, then
         ``{metric}_{stat}`` and ``{metric}_{label}_{stat}``, with the
         ``prior_dominated`` flags; a CSV starts with the metadata line
         ``# f1posterior: {...}`` (``pandas.read_csv(path, comment="#")``).

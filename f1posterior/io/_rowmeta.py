@@ -1,7 +1,8 @@
-"""The metadata of row outputs: what a batch result records about its run.
+"""The metadata of row outputs: what a result records about its run.
 
-:func:`run_metadata` gathers the tool version, prior, draws, seed, interval
-probability, reference value and labels of an :class:`~f1posterior.Evaluation`;
+:func:`row_metadata` gathers the tool version, prior, draws, seed, interval
+probability, reference value and labels of a run (for an
+:class:`~f1posterior.Evaluation`, :func:`f1posterior.posterior.run_metadata`);
 :class:`~f1posterior.io.RowWriter` and
 :class:`~f1posterior.io.ParquetRowWriter` write it (a ``# f1posterior:
 {JSON}`` comment line in CSV/TSV, a ``{"meta": ...}`` first line in NDJSON, keys
@@ -14,47 +15,75 @@ from __future__ import annotations
 import csv
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import Any, TextIO
 
-if TYPE_CHECKING:  # pragma: no cover
-    from ..posterior import Evaluation
+from .._core.streams import seed_json
 
-__all__ = ["META_PREFIX", "HashQuoting", "run_metadata", "read_metadata"]
+__all__ = ["META_PREFIX", "HashQuoting", "row_metadata", "read_metadata"]
 
 #: Start of the metadata comment line of CSV and TSV outputs.
 META_PREFIX = "# f1posterior: "
 
 
-def run_metadata(ev: Evaluation, extra: dict[str, Any] | None = None) -> dict[str, Any]:
-    """What a batch output records about its run: version, prior, draws, seed, ``ci_prob``.
+def row_metadata(
+    *,
+    prior: str,
+    draws: int,
+    seed: Any,
+    ci_prob: float,
+    ref: float | None = None,
+    labels: Sequence[Any] | None = None,
+    extra: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Return what a row output records about its run: version, prior, draws, seed, ...
 
-    Read from ``ev`` (an :class:`~f1posterior.Evaluation` of the run's first
-    chunk); ``extra`` (the source, ...) is added, and wins on a clash.
+    Parameters
+    ----------
+    prior : str
+        Statement of the prior.
+    draws : int
+        Posterior draws.
+    seed : Any
+        The run's seed, written in its JSON form.
+    ci_prob : float
+        Probability of the intervals.
+    ref : float, optional
+        The reference value.
+    labels : sequence, optional
+        Class labels (written as strings).
+    extra : dict, optional
+        Added last (the source, ...), and wins on a clash.
+
+    Returns
+    -------
+    dict
+        ``version``, ``prior``, ``draws``, ``seed``, ``ci_prob``, ``ref``,
+        ``labels``, then ``extra``.
+
+    See Also
+    --------
+    read_metadata : Read it back from an output.
+    f1posterior.posterior.run_metadata : The metadata of an evaluation.
 
     Examples
     --------
-    >>> from f1posterior import evaluate
-    >>> meta = run_metadata(evaluate([[8, 2], [1, 9]], draws=1000, rng=7))
+    >>> meta = row_metadata(prior="uniform", draws=1000, seed=7, ci_prob=0.95)
     >>> meta["draws"], meta["seed"], meta["ci_prob"], sorted(meta)[:3]
     (1000, 7, 0.95, ['ci_prob', 'draws', 'labels'])
     """
     from .._core.version import __version__
 
-    seed = ev.seed.to_json() if hasattr(ev.seed, "to_json") else ev.seed
     meta: dict[str, Any] = {
         "version": __version__,
-        "prior": ev.prior,
-        "draws": int(ev.draws),
-        "seed": seed,
-        "ci_prob": float(ev.ci_prob),
-        "ref": ev.ref,
-        "labels": None if ev.labels is None else [str(x) for x in ev.labels],
+        "prior": prior,
+        "draws": int(draws),
+        "seed": seed_json(seed),
+        "ci_prob": float(ci_prob),
+        "ref": ref,
+        "labels": None if labels is None else [str(x) for x in labels],
     }
-    if getattr(ev, "prevalence", None) is not None:
-        meta["prevalence"] = ev.prevalence.to_json()  # type: ignore[union-attr]
-    if getattr(ev, "chance", False):
-        meta["chance"] = True
     meta.update(extra or {})
     return meta
 
@@ -68,12 +97,11 @@ def read_metadata(path: str | os.PathLike[str]) -> dict[str, Any] | None:
     Examples
     --------
     >>> import os, tempfile
-    >>> from f1posterior import evaluate
     >>> path = os.path.join(tempfile.mkdtemp(), "rows.csv")
     >>> from f1posterior.io._writers import RowWriter
     >>> with open(path, "w", newline="") as fh:
-    ...     w = RowWriter(fh, "csv")
-    ...     w.write(evaluate([[[8, 2], [1, 9]]], draws=1000, rng=0), ["a"])
+    ...     w = RowWriter(fh, "csv", meta={"draws": 1000})
+    ...     w.write(["name", "score"], [["a", 0.5]])
     ...     w.close()
     >>> read_metadata(path)["draws"]
     1000

@@ -36,16 +36,25 @@ from ._multilabel import (
     multilabel_scores,
 )
 from ._summary import MetricSummary, eti, hdi, summarize_draws
-from ._table import format_markdown, format_table, rows
+from ._table import (
+    check_evaluation,
+    evaluation_rows,
+    format_markdown,
+    format_table,
+    rows,
+    run_metadata,
+    table_cells,
+)
 
 # fmt: off
 __all__ = [
     "BINARY_METRICS", "BetaPosterior", "DOCUMENT_METRICS", "Evaluation", "MULTILABEL_METRICS",
-    "MetricSpec", "MetricSummary", "PRIOR_DOMINATED_WHY", "RANKING_METRICS",
+    "MetricSpec", "MetricSummary", "PRIOR_DOMINATED_WHY", "RANKING_METRICS", "check_evaluation",
     "check_prior_dominance", "check_tables", "document_scores", "dominated_name", "eti",
-    "evaluate", "evaluate_documents", "evaluate_multilabel", "exact_posterior", "exact_summary",
-    "format_markdown", "format_table", "has_exact", "hdi", "is_aligned", "label_posterior",
-    "metric_values", "multilabel_scores", "posterior_from_concentration", "prior_warning_line",
-    "rows", "scipy_available", "summarize_draws",
+    "evaluate", "evaluate_documents", "evaluate_multilabel", "evaluation_rows",
+    "exact_posterior", "exact_summary", "format_markdown", "format_table", "has_exact", "hdi",
+    "is_aligned", "label_posterior", "metric_values", "multilabel_scores",
+    "posterior_from_concentration", "prior_warning_line", "rows", "run_metadata",
+    "scipy_available", "summarize_draws", "table_cells",
 ]
 # fmt: on

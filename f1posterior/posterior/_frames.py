@@ -1,53 +1,27 @@
-"""Results in the tools people already use: pandas, ArviZ and scikit-learn.
-
-- :func:`to_dataframe`: a pandas DataFrame, one row per metric, matrix and
-  class, with every summary field, or one row per matrix (``form="wide"``,
-  the columns of the command line's CSV) (optional extra ``f1posterior[pandas]``).
-- :func:`to_inference_data`: the metric draws as an ArviZ ``InferenceData``
-  posterior, so ``az.summary`` and ``az.plot_posterior`` work (optional extra
-  ``f1posterior[arviz]``).
-- :func:`evaluate_estimator`: from a fitted scikit-learn classifier and a test
-  set straight to a posterior.
-
-scikit-learn's ``confusion_matrix``, ``multilabel_confusion_matrix`` and
-``ConfusionMatrixDisplay.confusion_matrix`` are plain integer arrays in the
-layout :func:`~f1posterior.evaluate` expects (rows = true class), so they are
-accepted as they are: a ``multilabel_confusion_matrix`` of shape ``(L, 2, 2)``
-is a batch of ``L`` binary tables (``[[tn, fp], [fn, tp]]``), whose per-label
-F1 is the class-1 entry of the per-class ``"f1"`` metric.
+"""Results in the tools people already use: pandas and ArviZ.
 
 Every optional package is imported inside the function that needs it.
+
+Design notes: docs/design.md#posterior-frames
 """
 
 from __future__ import annotations
 
-import dataclasses
-import io
 import warnings
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from .._core.describe import describe
 from .._core.validation import check_choice
 from ..metrics import PER_CLASS_METRICS
-
-if TYPE_CHECKING:  # pragma: no cover
-    from ._evaluation import Evaluation
+from ._table import FLAG, EvaluationLike, check_evaluation, run_metadata, wide_values
 
 __all__ = ["to_dataframe", "to_inference_data"]
 
 _FIELDS = ("score", "mean", "median", "std", "mc_error")
 _CHANCE = ("chance", "chance_score", "p_above_chance")
-
-
-def _check_result(result: Any) -> Evaluation:
-    from ._evaluation import Evaluation
-
-    if not isinstance(result, Evaluation):
-        raise TypeError(f"result must be an Evaluation from evaluate(); got {describe(result)}")
-    return result
 
 
 def _check_names(names: Any, batch: tuple[int, ...]) -> list[Any] | None:
@@ -65,29 +39,12 @@ def _batch_columns(batch: tuple[int, ...]) -> list[str]:
     return ["matrix"] if len(batch) == 1 else [f"matrix_{i}" for i in range(len(batch))]
 
 
-def _flat(res: Evaluation, n: int) -> Evaluation:
-    """``res`` with its batch flattened to ``(n,)`` (a single matrix becomes ``(1,)``)."""
-    k = len(res.batch_shape)
-    summaries = {}
-    for metric, s in res.items():
-        fields: dict[str, Any] = {}
-        for f in (*_FIELDS, "hdi", "eti", "p_below", "p_above", *_CHANCE, "prior_dominated"):
-            v = getattr(s, f)
-            if v is not None:
-                a = np.asarray(v)
-                fields[f] = a.reshape((n, *a.shape[k:]))
-        summaries[metric] = dataclasses.replace(s, **fields)
-    return dataclasses.replace(res, summaries=summaries, batch_shape=(n,), metric_draws=None)
-
-
-def _wide(res: Evaluation, nm: list[Any] | None, pd: Any) -> Any:
-    """One row per matrix; metric columns named and filled by the CSV writer."""
-    from ..io import FLAG, RowWriter
-
+def _wide(res: EvaluationLike, nm: list[Any] | None, pd: Any) -> Any:
+    """One row per matrix: the batch outputs' columns (:func:`._table.wide_values`)."""
     batch = res.batch_shape
     n = int(np.prod(batch)) if batch else 1
     # the command line's column logic, reused: {metric}_{stat} and {metric}_{label}_{stat}
-    columns, values = RowWriter(io.StringIO(), "csv")._wide(_flat(res, n), n)
+    columns, values = wide_values(res)
     lead: dict[str, Any] = {}
     if nm is not None:
         lead["name"] = np.asarray(nm, dtype=object)
@@ -103,6 +60,10 @@ def _wide(res: Evaluation, nm: list[Any] | None, pd: Any) -> Any:
     return frame
 
 
+def _column(v: Any, shape: tuple[int, ...]) -> np.ndarray:
+    return np.broadcast_to(np.asarray(v, dtype=float), shape).reshape(-1)
+
+
 def _flags(values: np.ndarray, pd: Any) -> Any:
     """A flag column: bool, or pandas' nullable boolean where some were not checked (NaN)."""
     missing = np.isnan(values)
@@ -111,15 +72,8 @@ def _flags(values: np.ndarray, pd: Any) -> Any:
     return pd.array(np.where(missing, None, values == 1), dtype="boolean")
 
 
-def _metadata(res: Evaluation) -> dict[str, Any]:
-    """``DataFrame.attrs``: what :func:`f1posterior.io.run_metadata` records."""
-    from ..io import run_metadata
-
-    return run_metadata(res)
-
-
 def to_dataframe(
-    result: Evaluation, *, names: Sequence[Any] | None = None, form: str = "long"
+    result: EvaluationLike, *, names: Sequence[Any] | None = None, form: str = "long"
 ) -> Any:
     """A pandas DataFrame with one row per metric, matrix and class, or one row per matrix.
 
@@ -133,15 +87,11 @@ def to_dataframe(
         indices. Default: ``result.names`` (``evaluate(..., names=)``).
     form : {"long", "wide"}, default "long"
         ``"wide"``: one row per matrix, with the columns of the command line's
-        CSV output (:class:`f1posterior.io.RowWriter`): ``name`` (when
-        the matrices are named; otherwise ``matrix``, or ``matrix_0``,
-        ``matrix_1``, ... for more batch axes, and nothing for a single
-        matrix), then ``{metric}_{stat}`` for ``stat`` in ``score``,
-        ``mean``, ``std``, ``mc_error``, ``hdi_low``, ``hdi_high`` (and
-        ``p_below``, ``p_above`` with a reference value; ``chance``,
-        ``p_above_chance`` with ``chance=True``), then the bool
-        ``{metric}_prior_dominated``, and ``{metric}_{label}_{stat}`` for a
-        per-class metric.
+        CSV output (:func:`f1posterior.posterior.evaluation_rows`:
+        ``{metric}_{stat}``, ``{metric}_{label}_{stat}`` and the bool
+        ``{metric}_prior_dominated``), led by ``name`` when the matrices are
+        named (otherwise ``matrix``, or ``matrix_0``, ``matrix_1``, ... for
+        more batch axes, and nothing for a single matrix).
 
     Returns
     -------
@@ -184,13 +134,13 @@ def to_dataframe(
         raise ImportError(
             "to_dataframe needs pandas, an optional extra: pip install f1posterior[pandas]"
         ) from None
-    res = _check_result(result)
+    res = check_evaluation(result)
     check_choice(form, "form", ("long", "wide"))
     batch = res.batch_shape
     nm = _check_names(res.names if names is None else names, batch)
     if form == "wide":
         frame = _wide(res, nm, pd)
-        frame.attrs = _metadata(res)
+        frame.attrs = run_metadata(res)
         return frame
     bcols = _batch_columns(batch) if batch else []
     has_class = any(np.ndim(s.score) > len(batch) for s in res.values())
@@ -212,32 +162,25 @@ def to_dataframe(
                     cols["class"] = k.astype(object)
             else:
                 cols["class"] = np.full(n, None, dtype=object)
-        for f in _FIELDS:
-            cols[f] = np.asarray(getattr(s, f), dtype=float).reshape(n)
-        h, e = np.asarray(s.hdi).reshape(n, 2), np.asarray(s.eti).reshape(n, 2)
-        cols["hdi_low"], cols["hdi_high"] = h[:, 0], h[:, 1]
-        cols["eti_low"], cols["eti_high"] = e[:, 0], e[:, 1]
+        cols.update({f: _column(getattr(s, f), shape) for f in _FIELDS})
+        for key in ("hdi", "eti"):
+            cols[f"{key}_low"], cols[f"{key}_high"] = np.asarray(getattr(s, key)).reshape(n, 2).T
         if res.ref is not None:
-            cols["p_below"] = np.asarray(s.p_below, dtype=float).reshape(n)
-            cols["p_above"] = np.asarray(s.p_above, dtype=float).reshape(n)
+            cols.update({f: _column(getattr(s, f), shape) for f in ("p_below", "p_above")})
             cols["ref"] = np.full(n, res.ref)
         if res.chance:
-            for f in _CHANCE:
-                cols[f] = np.asarray(getattr(s, f), dtype=float).reshape(n)
-        flag = s.prior_dominated
-        flags = np.full(n, np.nan) if flag is None else np.asarray(flag, float).reshape(n)
-        cols["prior_dominated"] = _flags(flags, pd)
-        cols["ci_prob"] = np.full(n, res.ci_prob)
-        cols["draws"] = np.full(n, s.draws)
-        cols["exact"] = np.full(n, bool(s.exact))
-        cols["prior"] = np.full(n, res.prior, dtype=object)
+            cols.update({f: _column(getattr(s, f), shape) for f in _CHANCE})
+        flag = np.nan if s.prior_dominated is None else s.prior_dominated
+        cols["prior_dominated"] = _flags(_column(flag, shape), pd)
+        cols.update(ci_prob=np.full(n, res.ci_prob), draws=np.full(n, s.draws))
+        cols.update(exact=np.full(n, bool(s.exact)), prior=np.full(n, res.prior, dtype=object))
         frames.append(pd.DataFrame(cols))
     out = pd.concat(frames, ignore_index=True)
-    out.attrs = _metadata(res)
+    out.attrs = run_metadata(res)
     return out
 
 
-def to_inference_data(result: Evaluation, *, names: Sequence[Any] | None = None) -> Any:
+def to_inference_data(result: EvaluationLike, *, names: Sequence[Any] | None = None) -> Any:
     """The metric draws as an ArviZ ``InferenceData`` (one chain).
 
     The draws are independent samples of the exact posterior, not a Markov
@@ -279,7 +222,7 @@ def to_inference_data(result: Evaluation, *, names: Sequence[Any] | None = None)
         raise ImportError(
             "to_inference_data needs arviz, an optional extra: pip install f1posterior[arviz]"
         ) from None
-    res = _check_result(result)
+    res = check_evaluation(result)
     if res.metric_draws is None:
         raise ValueError(
             "result must hold posterior draws; got an Evaluation without them: call "

@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._core.describe import describe
-from .._core.results import value_equality
+from .._core.results import plain, plain_fields, value_equality
 from .._core.validation import check_prob, check_ref
 
 __all__ = ["hdi", "eti", "MetricSummary", "summarize_draws", "summarize_rows"]
@@ -96,15 +96,8 @@ def _select(
     the ``n - k + 1`` largest, sorted (views of ``work``); and with ``median``,
     the order statistics ``(n - 1) // 2`` and ``n // 2``. The values are those
     of a full sort of each row, bit for bit (only order statistics are read), so
-    the result does not depend on which of the two ways below was taken.
-
-    A full sort is used for short rows, small arrays, and when the two tails
-    overlap. Otherwise, single-``kth`` partitions (numpy's fast selection path;
-    one partition with several ``kth`` goes through a slower loop: 1.5-2.2x a
-    full sort on this project's machine, while the cuts below take 0.35-0.75x):
-    without the median, a cut at ``k - 1`` and then one at ``nw - 1`` of the
-    part below it; with the median, a cut at the median and one in each half.
-    Only the two tails are then sorted.
+    the result does not depend on whether rows were sorted or partitioned
+    (docs/design.md#posterior-summary).
     """
     n = work.shape[-1]
     m0 = (n - 1) // 2
@@ -185,11 +178,6 @@ def eti(x: ArrayLike, ci_prob: float = 0.95, axis: int = -1) -> np.ndarray:
 
 
 Value = Any  # float for one matrix, ndarray of the batch shape otherwise
-
-
-def _scalar(v: Any) -> Any:
-    a = np.asarray(v)
-    return float(a) if a.ndim == 0 else a
 
 
 @value_equality
@@ -278,12 +266,7 @@ class MetricSummary:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-Python (JSON-ready) dictionary of the fields (the chance fields only when set)."""
-
-        def plain(v: Any) -> Any:
-            return np.asarray(v).tolist() if isinstance(v, np.ndarray | np.generic) else v
-
-        skip = _CHANCE_FIELDS if self.p_above_chance is None else ()
-        return {k: plain(getattr(self, k)) for k in self.__dataclass_fields__ if k not in skip}
+        return plain_fields(self, _CHANCE_FIELDS if self.p_above_chance is None else ())
 
     def __getitem__(self, index: Any) -> MetricSummary:
         """The summary of some matrices of a batch: ``index`` selects leading (batch) axes.
@@ -297,11 +280,8 @@ class MetricSummary:
         if np.ndim(self.mean) == 0:
             raise IndexError("a summary of one matrix (scalar fields) cannot be indexed")
 
-        def take(v: Any) -> Any:  # a single value as a Python float (or bool)
-            if v is None or np.ndim(v) == 0:
-                return v
-            a = np.asarray(v)[index]
-            return a.item() if a.ndim == 0 else a
+        def take(v: Any) -> Any:
+            return v if v is None or np.ndim(v) == 0 else plain(np.asarray(v)[index])
 
         fields = {k: getattr(self, k) for k in self.__dataclass_fields__}
         fields.update({k: take(fields[k]) for k in _ARRAY_FIELDS})
@@ -349,7 +329,7 @@ class MetricSummary:
                 fields[key] = vals[0]
                 continue
             arr = np.concatenate([np.atleast_1d(v) for v in vals], axis=0)
-            fields[key] = _scalar(arr.reshape(batch + arr.shape[1:]))
+            fields[key] = plain(arr.reshape(batch + arr.shape[1:]))
         for key in ("hdi", "eti"):
             fields[key] = np.asarray(fields[key])
         return cls(
@@ -420,15 +400,15 @@ def _from_stats(
     """The summary of draws ``arr`` (..., n) from their statistics."""
     n = arr.shape[-1]
     return MetricSummary(
-        score=_scalar(np.nan if score is None else score),
-        mean=_scalar(mean),
-        median=_scalar(median),
-        std=_scalar(std),
-        mc_error=_scalar(std / math.sqrt(n)),
+        score=plain(np.asarray(np.nan if score is None else score, dtype=float)),
+        mean=plain(mean),
+        median=plain(median),
+        std=plain(std),
+        mc_error=plain(std / math.sqrt(n)),
         hdi=hdi,
         eti=eti,
-        p_below=None if ref is None else _scalar(np.count_nonzero(arr < ref, axis=-1) / n),
-        p_above=None if ref is None else _scalar(np.count_nonzero(arr > ref, axis=-1) / n),
+        p_below=None if ref is None else plain(np.count_nonzero(arr < ref, axis=-1) / n),
+        p_above=None if ref is None else plain(np.count_nonzero(arr > ref, axis=-1) / n),
         ci_prob=ci_prob,
         ref=ref,
         draws=n,

@@ -19,6 +19,7 @@ from .._core.describe import describe
 from .._core.text import escape_markdown
 from .._core.validation import check_choice
 from ..io import write_output
+from ..posterior import check_evaluation, table_cells
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..posterior import Evaluation
@@ -40,61 +41,9 @@ figure svg { max-width: 100%; height: auto; }
 """
 
 
-def _table(
-    result: Evaluation, names: Sequence[Any] | None, item: Callable[[str], str] = str
-) -> tuple[list[str], list[list[str]]]:
-    """Head and body of the summary table; ``item`` escapes the matrix names and labels."""
-    from ..posterior import rows
-
-    pct = f"{round(100 * result.ci_prob, 4):g}% HDI"
-    head = ["metric", "score", "mean", "std", "MC error"]
-    if result.ref is not None:
-        head.append(f"below < {result.ref:g} < above")
-    head.append(pct)
-    body = []
-    flags = _dominated(result)
-    named = None if names is None else [str(n) for n in names]
-    for r, flag in zip(rows(result, named), flags, strict=True):
-        label = r["metric"] + (f" [{item(r['item'])}]" if r["item"] else "")
-        label += " (prior-dominated)" if flag else ""
-        line = [label] + [f"{r[k]:.3f}" for k in ("score", "mean", "std", "mc_error")]
-        if result.ref is not None:
-            line.append(f"{100 * r['p_below']:.1f}% / {100 * r['p_above']:.1f}%")
-        line.append(f"[{r['hdi'][0]:.3f}, {r['hdi'][1]:.3f}]")
-        body.append(line)
-    return head, body
-
-
-def _dominated(result: Evaluation) -> list[bool]:
-    """``prior_dominated`` of every row of the table, in the order of its rows."""
-    import numpy as np
-
-    out: list[bool] = []
-    for s in result.values():
-        flag = np.asarray(False if s.prior_dominated is None else s.prior_dominated, dtype=bool)
-        out += np.broadcast_to(flag, np.shape(s.score)).ravel().tolist()
-    return out
-
-
-def _meta(result: Evaluation, source: str | None) -> list[str]:
-    out = []
-    if source:
-        out.append(f"Input: {source}")
-    out.append(f"Prior: {result.prior}")
-    out.append(f"Posterior draws: {result.draws:,}; seed {result.seed}")
-    warning = result.prior_warning()
-    if warning:  # the rows it names are marked "(prior-dominated)"
-        out.append("Warning: " + warning.removeprefix("warning: "))
-    return out
-
-
-def _figure_bytes(result: Evaluation, names: Sequence[Any] | None, fmt: str) -> bytes:
-    from .plots import plot_summary
-
-    fig = plot_summary(result, names=names)
-    buf = io.BytesIO()
-    fig.savefig(buf, format=fmt, dpi=110, metadata={"Date": None} if fmt == "svg" else None)
-    return buf.getvalue()
+def _meta(source: str | None, prior: str, draws: int, seed: Any) -> list[str]:
+    lines = [f"Prior: {prior}", f"Posterior draws: {draws:,}; seed {seed}"]
+    return ([f"Input: {source}"] if source else []) + lines
 
 
 def render_report(
@@ -138,47 +87,29 @@ def render_report(
     - Prior: hierarchical (Jeffreys-tailed recall prior, its centre integrated over a grid; ...)
     - Posterior draws: 2,000; seed 0
     <BLANKLINE>
-    | metric | score | mean | std | MC error | below < 0.8 < above | 95% HDI |
-    |:--|--:|--:|--:|--:|--:|--:|
-    | micro_f1 | 0.850 | 0.843 | 0.035 | 0.001 | ...% / ...% | [0.77..., 0.90...] |
-    | macro_f1 | 0.850 | 0.84... | 0.03... | 0.001 | ...% / ...% | [0.77..., 0.90...] |
+    | metric | score | mean | std | MC error | P(< 0.8) | P(> 0.8) | 95% HDI |
+    |:--|--:|--:|--:|--:|--:|--:|--:|
+    | micro_f1 | 0.850 | 0.843 | 0.035 | 0.001 | 11.7% | 88.3% | [0.772, 0.909] |
+    | macro_f1 | 0.850 | 0.841 | 0.036 | 0.001 | 12.2% | 87.8% | [0.771, 0.909] |
     <BLANKLINE>
     """
-    from ..posterior import Evaluation
-
-    if not isinstance(result, Evaluation):
-        raise TypeError(f"result must be an Evaluation from evaluate(); got {describe(result)}")
+    check_evaluation(result)
     kind = check_choice(fmt, "fmt", ("html", "markdown"))
     heading = "Posterior of classifier metrics" if title is None else str(title)
-    meta = _meta(result, source)
-    if kind == "markdown":
-        # names, labels, the title and the input's name are user text: literal Markdown
-        # (no HTML, no heading, one line each); the other cells are numbers written here
-        head, body = _table(result, names, escape_markdown)
-        lines = [f"# {escape_markdown(heading)}", ""]
-        lines += [f"- {escape_markdown(m)}" for m in meta]
-        lines.append("")
-        lines.append("| " + " | ".join(head) + " |")
-        lines.append("|:--|" + "--:|" * (len(head) - 1))
-        lines += ["| " + " | ".join(row) + " |" for row in body]
-        if plot:
-            png = base64.b64encode(_figure_bytes(result, names, "png")).decode("ascii")
-            lines += ["", f"![Posterior plots](data:image/png;base64,{png})"]
-        return "\n".join(lines) + "\n"
-    head, body = _table(result, names)
-    esc = html.escape
-    parts = [
-        *_html_head(heading, meta),
-        "<table><thead><tr>" + "".join(f"<th>{esc(h)}</th>" for h in head) + "</tr></thead>",
-        "<tbody>",
-    ]
-    parts += ["<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in body]
-    parts.append("</tbody></table>")
-    if plot:
-        svg = _figure_bytes(result, names, "svg").decode("utf-8")
-        parts.append("<figure>" + svg[svg.index("<svg") :] + "</figure>")
-    parts.append("</body></html>")
-    return "\n".join(parts) + "\n"
+    meta = _meta(source, result.prior, result.draws, result.seed)
+    warning = result.prior_warning()
+    if warning:  # the rows it names are marked "(prior-dominated)"
+        meta.append("Warning: " + warning.removeprefix("warning: "))
+    # names and labels are user text: escaped for Markdown here, for HTML by _page
+    esc = escape_markdown if kind == "markdown" else str
+    tables = [table_cells(result, names, esc, mark=bool(warning))]
+
+    def figure() -> Any:
+        from .plots import plot_summary
+
+        return plot_summary(result, names=names)
+
+    return _page(kind, heading, meta, tables, [], figure if plot else None, "Posterior plots")
 
 
 # Same keywords as render_report (which it calls): spelled out for users, not **kwargs.
@@ -223,8 +154,7 @@ def _comparison_tables(
         head += [f"P(rank {r + 1})" for r in range(k)]
         body = []
         for i in order:
-            lo, hi = s.hdi[i]
-            row = [names[i], f"{s.score[i]:.4f}", f"{s.mean[i]:.4f}", f"[{lo:.4f}, {hi:.4f}]"]
+            row = [names[i], f"{s.score[i]:.4f}", f"{s.mean[i]:.4f}", _interval(s.hdi[i])]
             row += [f"{result.p_best[i]:.4f}", f"{result.expected_rank[i]:.3f}"]
             row += [f"{p:.3f}" for p in result.rank_probabilities[i]]
             body.append(row)
@@ -235,23 +165,11 @@ def _comparison_tables(
         ]
         return [], [(head, body), (pair_head, pair_body)]
     head = ["", "model", "score", "mean", "std", pct]
-    body = []
-    for label, name, s in (
-        ("A", names[0], result.a),
-        ("B", names[1], result.b),
-        ("A - B", "", result.difference),
-    ):
-        lo, hi = s.hdi
-        body.append(
-            [
-                label,
-                name,
-                f"{s.score:.4f}",
-                f"{s.mean:.4f}",
-                f"{s.std:.4f}",
-                f"[{lo:.4f}, {hi:.4f}]",
-            ]
-        )
+    parts = (("A", names[0], result.a), ("B", names[1], result.b), ("A - B", "", result.difference))
+    body = [
+        [label, name, *(f"{v:.4f}" for v in (s.score, s.mean, s.std)), _interval(s.hdi)]
+        for label, name, s in parts
+    ]
     facts = [
         f"P(A better) = {result.p_a_better:.4f}",
         f"P(B better) = {result.p_b_better:.4f}",
@@ -259,6 +177,10 @@ def _comparison_tables(
         f"Decision at probability {result.prob:g}: {result.decision}",
     ]
     return facts, [(head, body)]
+
+
+def _interval(hdi: Any) -> str:
+    return f"[{hdi[0]:.4f}, {hdi[1]:.4f}]"
 
 
 def render_comparison_report(
@@ -322,50 +244,63 @@ def render_comparison_report(
     design = "paired: same documents" if result.paired else "independent test sets"
     heading = f"{what} by {result.metric} ({design})" if title is None else str(title)
     draws = (result.summary if isinstance(result, Ranking) else result.difference).draws
-    meta = ([f"Input: {source}"] if source else []) + [
-        f"Prior: {result.prior}",
-        f"Posterior draws: {draws:,}; seed {result.seed}",
-    ]
+    meta = _meta(source, result.prior, draws, result.seed)
+    # names are escaped for Markdown here, for HTML by _page; the other cells are numbers
+    facts, tables = _comparison_tables(
+        result, [escape_markdown(n) for n in shown] if kind == "markdown" else shown
+    )
+
+    def figure() -> Any:
+        from .plots import plot_comparison, plot_ranking
+
+        if is_rank:
+            return plot_ranking(result)
+        return plot_comparison(result, names=(shown[0], shown[1]))
+
+    return _page(kind, heading, meta, tables, facts, figure if plot else None, what)
+
+
+Table = tuple[list[str], list[list[str]]]
+
+
+def _page(
+    kind: str,
+    heading: str,
+    meta: list[str],
+    tables: list[Table],
+    facts: list[str],
+    figure: Callable[[], Any] | None,
+    alt: str,
+) -> str:
+    """A report page: heading, meta lines, tables, facts and the figure (``figure()``).
+
+    Markdown: the text is escaped here, the table cells by the caller (literal
+    Markdown), the figure a base64 PNG. HTML: everything is escaped here, the
+    figure inline SVG.
+    """
     if kind == "markdown":
         md = escape_markdown
-        # names and input text are escaped; the other cells are numbers written here
-        facts, tables = _comparison_tables(result, [md(n) for n in shown])
-        lines = [f"# {md(heading)}", "", *(f"- {md(m)}" for m in meta), ""]
-        for head, body in tables:
-            lines.append("| " + " | ".join(head) + " |")
-            lines.append("|:--|" + "--:|" * (len(head) - 1))
-            lines += ["| " + " | ".join(row) + " |" for row in body]
-            lines.append("")
-        lines += [f"- {md(f)}" for f in facts]
-        if plot:
-            png = base64.b64encode(_result_figure(result, shown, "png")).decode("ascii")
-            lines += ["", f"![{what}](data:image/png;base64,{png})"]
-        return "\n".join(lines).rstrip("\n") + "\n"
+        blocks = [[f"# {md(heading)}"], [f"- {md(m)}" for m in meta]]
+        blocks += [_markdown_table(head, body) for head, body in tables]
+        blocks.append([f"- {md(f)}" for f in facts])
+        if figure is not None:
+            png = base64.b64encode(_image(figure(), "png")).decode("ascii")
+            blocks.append([f"![{alt}](data:image/png;base64,{png})"])
+        return "\n\n".join("\n".join(b) for b in blocks if b) + "\n"
     esc = html.escape
-    facts, tables = _comparison_tables(result, shown)
     parts = _html_head(heading, meta)
     for head, body in tables:
-        parts.append(
-            "<table><thead><tr>" + "".join(f"<th>{esc(h)}</th>" for h in head) + "</tr></thead>"
-        )
-        parts += ["<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in body]
-        parts.append("</table>")
+        parts += _html_table(head, body)
     if facts:
         parts.append("<ul>" + "".join(f"<li>{esc(f)}</li>" for f in facts) + "</ul>")
-    if plot:
-        svg = _result_figure(result, shown, "svg").decode("utf-8")
+    if figure is not None:
+        svg = _image(figure(), "svg").decode("utf-8")
         parts.append("<figure>" + svg[svg.index("<svg") :] + "</figure>")
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
 
 
-def _result_figure(result: Any, names: list[str], fmt: str) -> bytes:
-    from .plots import plot_comparison, plot_ranking
-
-    if hasattr(result, "pairwise"):
-        fig = plot_ranking(result)
-    else:
-        fig = plot_comparison(result, names=(names[0], names[1]))
+def _image(fig: Any, fmt: str) -> bytes:
     buf = io.BytesIO()
     fig.savefig(buf, format=fmt, dpi=110, metadata={"Date": None} if fmt == "svg" else None)
     return buf.getvalue()
@@ -380,4 +315,20 @@ def _html_head(heading: str, meta: Sequence[str]) -> list[str]:
         f"<title>{esc(heading)}</title><style>{_STYLE}</style></head><body>",
         f"<h1>{esc(heading)}</h1>",
         '<p class="meta">' + "<br>".join(esc(m) for m in meta) + "</p>",
+    ]
+
+
+def _markdown_table(head: list[str], body: list[list[str]]) -> list[str]:
+    """The lines of a Markdown table of cells already escaped; numbers right-aligned."""
+    lines = ["| " + " | ".join(head) + " |", "|:--|" + "--:|" * (len(head) - 1)]
+    return lines + ["| " + " | ".join(row) + " |" for row in body]
+
+
+def _html_table(head: list[str], body: list[list[str]]) -> list[str]:
+    """The lines of an HTML table of raw text cells (escaped here)."""
+    esc = html.escape
+    return [
+        "<table><thead><tr>" + "".join(f"<th>{esc(h)}</th>" for h in head) + "</tr></thead>",
+        *("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in body),
+        "</table>",
     ]

@@ -11,7 +11,7 @@ from numpy.typing import ArrayLike
 
 from ..._core.describe import describe
 from ..._core.priors import DEFAULT_PRIOR, PRIOR_PRESETS, prior_preset, resolve
-from ..._core.results import value_equality
+from ..._core.results import plain_fields, value_equality
 from ..._core.sampling import concentrations, iter_cell_chunks
 from ..._core.streams import child_seed, run_seed
 from ..._core.validation import (
@@ -107,17 +107,7 @@ class ThresholdEvaluation:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dictionary of the fields."""
-
-        def plain(v: Any) -> Any:
-            if isinstance(v, np.ndarray | np.generic):
-                return np.asarray(v).tolist()
-            return v
-
-        out = {k: plain(getattr(self, k)) for k in self.__dataclass_fields__}
-        out["held_out"] = self.held_out.to_dict()
-        out["summaries"] = {k: v.to_dict() for k, v in self.summaries.items()}
-        out["prior"] = list(self.prior)
-        return out
+        return plain_fields(self)
 
 
 def _check_folds(folds: Any, n: int) -> int:

@@ -8,7 +8,15 @@ import numpy as np
 
 from ..._core.describe import describe
 from ..._core.validation import check_ref
-from ._common import DENSITY, REF, SCORE, import_matplotlib, metric_label, new_axes, pct_text
+from ._common import (
+    REF,
+    finish_rows,
+    import_matplotlib,
+    interval_rows,
+    metric_label,
+    new_axes,
+    pct_text,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -85,14 +93,8 @@ def plot_aggregate(
     hdi = np.asarray(result.tables.hdi, dtype=float)
     mean = np.asarray(result.tables.mean, dtype=float)
     score = np.asarray(result.tables.score, dtype=float)
-    segs = [np.array([[lo, yy], [hi, yy]]) for (lo, hi), yy in zip(hdi, y, strict=True)]
     pct = pct_text(result.ci_prob)
-    bars = mpl.collections.LineCollection(
-        segs, colors=DENSITY, linewidths=2.5, label=f"table {pct} HDI", gid="hdi_bars"
-    )
-    axes.add_collection(bars)
-    axes.plot(mean, y, "o", color=DENSITY, ms=5, label="posterior mean", gid="means")
-    axes.plot(score, y, "D", mfc="none", mec=SCORE, ms=5, mew=1.0, label="observed", gid="scores")
+    interval_rows(axes, hdi[:, 0], hdi[:, 1], mean, score, y, f"table {pct} HDI", dense=False)
 
     s = result.summary
     lo, hi = (float(v) for v in np.asarray(s.hdi))
@@ -120,21 +122,11 @@ def plot_aggregate(
     axes.axhline(y0 + 0.6, color="#bbbbbb", lw=0.6)
     axes.set_yticks(ticks, names)
     axes.tick_params(axis="y", length=0, labelsize=9)
-    allx = np.concatenate([np.asarray(v, dtype=float) for v in xs])
-    pad = 0.04 * max(float(allx.max() - allx.min()), 1e-3)
-    axes.set_xlim(float(allx.min()) - pad, float(allx.max()) + pad)
     axes.set_ylim(-0.7, n_rows - 0.3)
-    axes.grid(axis="x", color="#e5e5e5", lw=0.6)
-    axes.set_axisbelow(True)
-    for side in ("right", "top"):
-        axes.spines[side].set_visible(False)
     axes.set_xlabel(metric_label(result.metric))
     if title is None:
         how = "pooled" if result.method == "pooled" else "random effects"
         title = f"{metric_label(result.metric)} over {k} tables ({how}): {pct} HDI"
     axes.set_title(escape_text(title), fontsize=10, pad=20)
-    axes.legend(
-        loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=4, fontsize=8, frameon=False,
-        borderaxespad=0.2, handlelength=1.5,
-    )  # fmt: skip
+    finish_rows(axes, xs)
     return fig

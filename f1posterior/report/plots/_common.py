@@ -11,7 +11,7 @@ import numpy as np
 
 from ..._core.describe import describe
 from ..._core.validation import check_choice
-from ...posterior import MetricSummary
+from ...posterior import MetricSummary, check_evaluation
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -37,18 +37,10 @@ _LABELS = {
 }
 
 
-DENSITY = "#4C72B0"  # posterior density / bars
-
-
+_DENSITY = "#4C72B0"  # posterior density / bars
 _HDI = "#1f1f1f"  # HDI bar
-
-
-SCORE = "#C44E52"  # observed score
-
-
+_SCORE = "#C44E52"  # observed score
 REF = "#2E8B57"  # reference value
-
-
 ROPE = "#DD8452"  # region of practical equivalence
 
 
@@ -147,10 +139,7 @@ def select(
 
 
 def check_metric_name(result: Any, metric: Any) -> str:
-    from ...posterior import Evaluation
-
-    if not isinstance(result, Evaluation):
-        raise TypeError(f"result must be an Evaluation from evaluate(); got {describe(result)}")
+    check_evaluation(result)
     if metric is None:
         return next(iter(result))
     if not isinstance(metric, str) or metric not in result:
@@ -198,7 +187,7 @@ def draw_density(
     kind: str,
     ref: float | None,
     xlabel: str,
-    color: str = DENSITY,
+    color: str = _DENSITY,
     show_score: bool = True,
     show_mean: bool = True,
 ) -> None:
@@ -241,7 +230,7 @@ def draw_density(
     if show_mean:
         ax.axvline(s.mean, color=color, lw=1.0, ls=":", label=f"posterior mean = {s.mean:.3f}")
     if show_score and np.isfinite(s.score):
-        ax.axvline(s.score, color=SCORE, lw=1.5, ls="--", label=f"observed = {s.score:.3f}")
+        ax.axvline(s.score, color=_SCORE, lw=1.5, ls="--", label=f"observed = {s.score:.3f}")
     if ref is not None:
         below = float(np.mean(x < ref))
         above = float(np.mean(x > ref))
@@ -266,6 +255,35 @@ def draw_density(
     ax.set_xlim(
         min(pts) - (pad if min(pts) < xmin else 0), max(pts) + (pad if max(pts) > xmax else 0)
     )
+
+
+def interval_rows(
+    ax: Axes, lo: Any, hi: Any, mean: Any, score: Any, y: np.ndarray, label: str, dense: bool
+) -> None:
+    """One HDI bar a row (a ``LineCollection``, gid ``"hdi_bars"``), its mean and observed score."""
+    segs = list(np.stack([np.stack([lo, y], -1), np.stack([hi, y], -1)], axis=1))
+    lw, ms = (1.2, 2.5) if dense else (2.5, 5)
+    bars = import_matplotlib().collections.LineCollection(
+        segs, colors=_DENSITY, linewidths=lw, label=label
+    )
+    ax.add_collection(bars).set_gid("hdi_bars")
+    ax.plot(mean, y, "o", color=_DENSITY, ms=ms, label="posterior mean", gid="means")
+    ax.plot(score, y, "D", mfc="none", mec=_SCORE, ms=ms, mew=1.0, label="observed", gid="scores")
+
+
+def finish_rows(ax: Axes, xs: list[Any]) -> None:
+    """The x range of every value in ``xs`` (padded), a light grid and the legend on top."""
+    allx = np.concatenate([np.asarray(v, dtype=float).ravel() for v in xs])
+    pad = 0.04 * max(float(allx.max() - allx.min()), 1e-3)
+    ax.set_xlim(float(allx.min()) - pad, float(allx.max()) + pad)
+    ax.grid(axis="x", color="#e5e5e5", lw=0.6)
+    ax.set_axisbelow(True)
+    for side in ("right", "top"):
+        ax.spines[side].set_visible(False)
+    ax.legend(
+        loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=4, fontsize=8, frameon=False,
+        borderaxespad=0.2, handlelength=1.5,
+    )  # fmt: skip
 
 
 def legend_below(ax: Axes) -> None:

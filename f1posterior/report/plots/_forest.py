@@ -10,12 +10,13 @@ import numpy as np
 
 from ..._core.describe import describe
 from ..._core.validation import check_choice, check_ref
+from ...posterior import check_evaluation, rows
 from ._common import (
-    DENSITY,
     REF,
-    SCORE,
     check_metric_name,
+    finish_rows,
     import_matplotlib,
+    interval_rows,
     metric_label,
     new_axes,
     pct_text,
@@ -31,7 +32,6 @@ if TYPE_CHECKING:  # pragma: no cover
 def _forest_rows(
     result: Evaluation, metrics: list[str], names: Sequence[Any] | None
 ) -> list[dict[str, Any]]:
-    from ...posterior import rows
 
     if names is None and len(result.batch_shape) == 1:
         names = [f"matrix {i}" for i in range(result.batch_shape[0])]
@@ -99,11 +99,8 @@ def plot_forest(
     >>> [t.get_text() for t in fig.axes[0].get_yticklabels()][:2]
     ['class A', 'class B']
     """
-    mpl = import_matplotlib()
-    from ...posterior import Evaluation
-
-    if not isinstance(result, Evaluation):
-        raise TypeError(f"result must be an Evaluation from evaluate(); got {describe(result)}")
+    import_matplotlib()
+    check_evaluation(result)
     if metric is None:
         metrics = list(result)
     else:
@@ -133,17 +130,8 @@ def plot_forest(
     hi = np.array([r["hdi"][1] for r in recs])
     mean = np.array([r["mean"] for r in recs])
     score = np.array([r["score"] for r in recs])
-    dense = n > 40
-    lw = 1.2 if dense else 2.5
-    segs = np.stack([np.stack([lo, y], -1), np.stack([hi, y], -1)], axis=1)
     pct = pct_text(result.ci_prob)
-    bars = mpl.collections.LineCollection(
-        list(segs), colors=DENSITY, linewidths=lw, label=f"{pct} HDI", gid="hdi_bars"
-    )
-    axes.add_collection(bars)
-    ms = 2.5 if dense else 5
-    axes.plot(mean, y, "o", color=DENSITY, ms=ms, label="posterior mean", gid="means")
-    axes.plot(score, y, "D", mfc="none", mec=SCORE, ms=ms, mew=1.0, label="observed", gid="scores")
+    interval_rows(axes, lo, hi, mean, score, y, f"{pct} HDI", dense=n > 40)
     r = result.ref if ref is None else check_ref(ref)
     if r is not None:
         axes.axvline(r, color=REF, lw=1.2, label=f"reference = {r:g}")
@@ -155,21 +143,10 @@ def plot_forest(
     if every > 1:
         how = "" if order_key is None else f", sorted by {order_key}"
         axes.set_ylabel(f"{n} rows{how} (1 in {every} labelled)", fontsize=8)
-    lows = np.concatenate([lo, score[np.isfinite(score)]] + ([[r]] if r is not None else []))
-    highs = np.concatenate([hi, score[np.isfinite(score)]] + ([[r]] if r is not None else []))
-    pad = 0.04 * max(float(highs.max() - lows.min()), 1e-3)
-    axes.set_xlim(float(lows.min()) - pad, float(highs.max()) + pad)
-    axes.grid(axis="x", color="#e5e5e5", lw=0.6)
-    axes.set_axisbelow(True)
-    for side in ("right", "top"):
-        axes.spines[side].set_visible(False)
     xl = ", ".join(metric_label(m) for m in metrics)
     axes.set_xlabel(xl if len(metrics) == 1 else "score")
     if title is None:
         title = f"{xl}: {pct} HDI, posterior mean and observed score"
     axes.set_title(title, fontsize=10, pad=20)
-    axes.legend(
-        loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=4, fontsize=8, frameon=False,
-        borderaxespad=0.2, handlelength=1.5,
-    )  # fmt: skip
+    finish_rows(axes, [lo, hi, score[np.isfinite(score)], [] if r is None else [r]])
     return fig

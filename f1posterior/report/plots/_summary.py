@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..._core.describe import describe
+from ...posterior import check_evaluation
 from ._common import (
     check_kind,
     import_matplotlib,
@@ -59,10 +59,7 @@ def plot_summary(
     2
     """
     mpl = import_matplotlib()
-    from ...posterior import Evaluation
-
-    if not isinstance(result, Evaluation):
-        raise TypeError(f"result must be an Evaluation from evaluate(); got {describe(result)}")
+    check_evaluation(result)
     k = check_kind(kind)
     panels: list[tuple[str, str, float]] = []
     for name, s in result.items():
