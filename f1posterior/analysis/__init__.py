@@ -1,22 +1,36 @@
 """Level 4: questions asked of posteriors: comparison and ranking of classifiers, prior
 sensitivity, frequentist intervals, thresholds."""
 
-from ._aggregate import MAX_TAU_SCALE, METHODS, aggregate
+from ._aggregate import MAX_TAU_SCALE as MAX_TAU_SCALE
+from ._aggregate import METHODS as METHODS
+from ._aggregate import aggregate
 from ._aggregate_result import Aggregate
 from ._comparison import Comparison, compare
 from ._delta import delta_interval
 from ._frequentist import DegenerateIntervalWarning, FrequentistInterval, bootstrap_interval
 from ._paired import compare_predictions
-from ._random_effects import SCALES
+from ._random_effects import SCALES as SCALES
 from ._ranking import Ranking, rank_classifiers, rank_predictions
-from ._sensitivity import DEFAULT_PRIORS, DEFAULT_THRESHOLD, PriorSensitivity, prior_sensitivity
+from ._sensitivity import DEFAULT_PRIORS as DEFAULT_PRIORS
+from ._sensitivity import DEFAULT_THRESHOLD as DEFAULT_THRESHOLD
+from ._sensitivity import PriorSensitivity, prior_sensitivity
 
+# The names imported but not in __all__ are for the package's other layers, not public API.
 # fmt: off
 __all__ = [
-    "Aggregate", "Comparison", "DEFAULT_PRIORS", "DEFAULT_THRESHOLD",
-    "DegenerateIntervalWarning", "FrequentistInterval", "MAX_TAU_SCALE", "METHODS",
-    "PriorSensitivity", "Ranking", "SCALES", "aggregate", "bootstrap_interval", "compare",
-    "compare_predictions", "delta_interval", "prior_sensitivity", "rank_classifiers",
+    "Aggregate",
+    "Comparison",
+    "DegenerateIntervalWarning",
+    "FrequentistInterval",
+    "PriorSensitivity",
+    "Ranking",
+    "aggregate",
+    "bootstrap_interval",
+    "compare",
+    "compare_predictions",
+    "delta_interval",
+    "prior_sensitivity",
+    "rank_classifiers",
     "rank_predictions",
 ]
 # fmt: on

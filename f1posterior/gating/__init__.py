@@ -4,28 +4,41 @@ The functions ``gate`` and ``assert_gate`` are ``f1posterior.gate`` and
 ``f1posterior.assert_gate``; this package is named ``gating`` so that no function
 shadows it (the modules are ``gating._gate``, ``gating._config``, ...)."""
 
-from ._checks import (
-    GATE_MULTILABEL_METRICS,
-    Floor,
-    GateCheck,
-    JointFloor,
-    NonInferiority,
-    per_class_metrics,
-)
-from ._config import CheckGroup, check_groups, find_pyproject_config, load_config
-from ._config_schema import GateConfig, GateConfigError
+from ._checks import GATE_MULTILABEL_METRICS as GATE_MULTILABEL_METRICS
+from ._checks import Floor, JointFloor, NonInferiority
+from ._checks import GateCheck as GateCheck
+from ._checks import per_class_metrics as per_class_metrics
+from ._config import CheckGroup as CheckGroup
+from ._config import check_groups as check_groups
+from ._config import find_pyproject_config as find_pyproject_config
+from ._config import load_config as load_config
+from ._config_schema import GateConfig as GateConfig
+from ._config_schema import GateConfigError
 from ._draws import NOISE_SIGMAS
-from ._gate import DEFAULT_MAX_DRAWS, MAX_DRAWS_LIMIT, MIN_DRAWS, assert_gate, gate, gate_multilabel
+from ._gate import DEFAULT_MAX_DRAWS as DEFAULT_MAX_DRAWS
+from ._gate import MAX_DRAWS_LIMIT as MAX_DRAWS_LIMIT
+from ._gate import MIN_DRAWS as MIN_DRAWS
+from ._gate import assert_gate, gate, gate_multilabel
 from ._plan_result import PlanResult
-from ._planning import DEFAULT_MAX_DOCUMENTS, MAX_DOCUMENTS_LIMIT, plan
+from ._planning import DEFAULT_MAX_DOCUMENTS as DEFAULT_MAX_DOCUMENTS
+from ._planning import MAX_DOCUMENTS_LIMIT as MAX_DOCUMENTS_LIMIT
+from ._planning import plan
 from ._verdicts import Check, GateResult
 
+# The names imported but not in __all__ are for the package's other layers, not public API.
 # fmt: off
 __all__ = [
-    "Check", "CheckGroup", "DEFAULT_MAX_DOCUMENTS", "DEFAULT_MAX_DRAWS", "Floor",
-    "GATE_MULTILABEL_METRICS", "GateCheck", "GateConfig", "GateConfigError", "GateResult",
-    "JointFloor", "MAX_DOCUMENTS_LIMIT", "MAX_DRAWS_LIMIT", "MIN_DRAWS", "NOISE_SIGMAS",
-    "NonInferiority", "PlanResult", "assert_gate", "check_groups", "find_pyproject_config",
-    "gate", "gate_multilabel", "load_config", "per_class_metrics", "plan",
+    "Check",
+    "Floor",
+    "GateConfigError",
+    "GateResult",
+    "JointFloor",
+    "NOISE_SIGMAS",
+    "NonInferiority",
+    "PlanResult",
+    "assert_gate",
+    "gate",
+    "gate_multilabel",
+    "plan",
 ]
 # fmt: on

@@ -89,10 +89,26 @@ def row_metadata(
 
 
 def read_metadata(path: str | os.PathLike[str]) -> dict[str, Any] | None:
-    """The metadata a row output recorded (see the module's docstring), or None.
+    """The metadata a row output recorded, or None.
 
     Reads the leading comment of a CSV/TSV file, the first line of an NDJSON
     file, the header of a JSON file or the schema metadata of a Parquet file.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A file written by ``f1posterior summarize`` or a
+        :class:`~f1posterior.io.RowWriter`.
+
+    Returns
+    -------
+    dict or None
+        The tool version, prior, draws, seed, interval probability, reference
+        value, labels and source of the run; None when the file has none.
+
+    See Also
+    --------
+    f1posterior.io.RowWriter : Writes the metadata before the rows.
 
     Examples
     --------

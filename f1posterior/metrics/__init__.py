@@ -10,25 +10,21 @@ The table-taking functions are importable from here: ``from f1posterior.metrics 
 """
 
 from ._agreement import cohen_kappa, mcc
-from ._confusion import (
-    align_ids,
-    confusion_matrix,
-    label_array,
-    label_codes,
-    label_kind,
-    multilabel_confusion_matrix,
-)
+
+# for the package's other layers, not public API
+from ._confusion import align_ids as align_ids
+from ._confusion import confusion_matrix, multilabel_confusion_matrix
+from ._confusion import label_array as label_array
+from ._confusion import label_codes as label_codes
+from ._confusion import label_kind as label_kind
 from ._divide import UndefinedMetricWarning, safe_divide
-from ._multiclass import (  # the package root re-exports these names too: the list repeats
-    accuracy,
-    f1,
-    fbeta,
-    fbeta_values,
-    macro_f1_star,
-    precision,
-    recall,
-)
-from ._multilabel import AGGREGATE_METRICS, PER_LABEL_METRICS, LabelTerms, aggregate, term_names
+from ._multiclass import accuracy, f1, fbeta, macro_f1_star, precision, recall
+from ._multiclass import fbeta_values as fbeta_values
+from ._multilabel import AGGREGATE_METRICS as AGGREGATE_METRICS
+from ._multilabel import PER_LABEL_METRICS as PER_LABEL_METRICS
+from ._multilabel import LabelTerms as LabelTerms
+from ._multilabel import aggregate as aggregate
+from ._multilabel import term_names as term_names
 from ._rates import (
     balanced_accuracy,
     diagnostic_odds_ratio,
@@ -43,17 +39,18 @@ from ._rates import (
     p4,
     specificity,
 )
-from ._registry import METRIC_RANGES, METRICS, PER_CLASS_METRICS, resolve_metric
-from ._sums import shared_class_sums
+from ._registry import METRIC_RANGES as METRIC_RANGES
+from ._registry import METRICS
+from ._registry import PER_CLASS_METRICS as PER_CLASS_METRICS
+from ._registry import resolve_metric as resolve_metric
+from ._sums import shared_class_sums as shared_class_sums
 
 # fmt: off
 __all__ = [
     "accuracy", "balanced_accuracy", "likelihood_ratios", "cohen_kappa",
     "diagnostic_odds_ratio", "f1", "fbeta", "fdr", "fnr", "fpr", "informedness", "jaccard",
     "macro_f1_star", "markedness", "mcc", "npv", "p4", "precision", "recall", "safe_divide",
-    "specificity", "AGGREGATE_METRICS", "LabelTerms", "METRICS", "METRIC_RANGES",
-    "PER_CLASS_METRICS", "PER_LABEL_METRICS", "UndefinedMetricWarning", "aggregate",
-    "align_ids", "confusion_matrix", "fbeta_values", "label_array", "label_codes", "label_kind",
-    "multilabel_confusion_matrix", "resolve_metric", "shared_class_sums", "term_names",
+    "specificity", "METRICS", "UndefinedMetricWarning", "confusion_matrix",
+    "multilabel_confusion_matrix",
 ]
 # fmt: on

@@ -77,6 +77,10 @@ def render_report(
     str
         A complete HTML document, or Markdown text.
 
+    See Also
+    --------
+    render_comparison_report : The report of a comparison or a ranking.
+
     Examples
     --------
     >>> from f1posterior import evaluate
@@ -215,6 +219,11 @@ def render_comparison_report(
     Returns
     -------
     str
+
+    See Also
+    --------
+    render_report : The report of an evaluation.
+    f1posterior.compare, f1posterior.rank_classifiers : The results it renders.
 
     Examples
     --------
