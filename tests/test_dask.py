@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import FIELDS
+from helpers import stack as _stack
 
 from f1posterior import evaluate
 
@@ -11,15 +13,6 @@ da = pytest.importorskip("dask.array")  # CI installs dask through the test extr
 import dask  # noqa: E402
 
 from f1posterior.integrations import dask as f1dask  # noqa: E402
-
-FIELDS = ("score", "mean", "median", "std", "mc_error", "hdi", "eti", "p_below", "p_above")
-
-
-def _stack(b, m, seed=0):
-    rng = np.random.default_rng(seed)
-    c = rng.integers(0, 30, size=(b, m, m))
-    c[..., np.arange(m), np.arange(m)] += 20
-    return c
 
 
 def assert_same(a, b):

@@ -18,20 +18,14 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from distributed import Client, LocalCluster
+from helpers import FIELDS
+from helpers import stack as _stack
 
 from f1posterior import evaluate
 from f1posterior.integrations import dask as f1dask
 from f1posterior.integrations import dask_files
 
-FIELDS = ("score", "mean", "median", "std", "mc_error", "hdi", "eti", "p_below", "p_above")
 KW = dict(metrics=("micro_f1", "macro_f1", "f1"), draws=1500, ref=0.6, rng=20260901)
-
-
-def _stack(b: int, m: int, seed: int = 0) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    c = rng.integers(0, 30, size=(b, m, m))
-    c[..., np.arange(m), np.arange(m)] += 20
-    return c
 
 
 @pytest.fixture(scope="module")
