@@ -9,7 +9,7 @@ from helpers import stack as _stack
 
 from f1posterior import evaluate
 
-da = pytest.importorskip("dask.array")  # CI installs dask through the test extra
+da = pytest.importorskip("dask.array")  # CI installs dask with the test dependency group
 import dask  # noqa: E402
 
 from f1posterior.integrations import dask as f1dask  # noqa: E402

@@ -319,7 +319,7 @@ def test_python_warnings_become_one_line(capsys, monkeypatch):
 
 
 def test_parquet_output_has_the_csv_columns(tmp_path, capsys):
-    import pyarrow.parquet as pq  # the parquet extra (in the test extras)
+    import pyarrow.parquet as pq  # the parquet extra (in the test dependency group)
 
     f = _jsonl(tmp_path)
     out = tmp_path / "o.parquet"
