@@ -82,7 +82,11 @@ def test_files_as_partitions_equal_one_evaluate(client, tmp_path, sizes):
     outs = dask_files.evaluate_files(paths, tmp_path, chunk=5, labels=["x", "y", "z"], **KW)
     assert [o.name for o in outs] == [f"part{k}.csv" for k in range(len(sizes))]
     got = pd.concat(
-        [pd.read_csv(o, dtype={"name": str}, comment="#") for o in outs], ignore_index=True
+        [
+            pd.read_csv(o, dtype={"name": str}, comment="#", float_precision="round_trip")
+            for o in outs
+        ],
+        ignore_index=True,
     )
     want = _expected(c, names, labels=["x", "y", "z"])
     assert "f1_y_hdi_low" in got.columns
