@@ -32,7 +32,7 @@ import numpy as np
 from _common import best_of, machine
 
 from f1posterior import aggregate
-from f1posterior.analysis.random_effects import population_mean
+from f1posterior.analysis._random_effects import population_mean
 
 OUT = Path(__file__).resolve().parent / "results"
 

@@ -1,4 +1,4 @@
-"""Benchmark of f1posterior.analysis.comparison: time per call at 50,000 draws.
+"""Benchmark of f1posterior.analysis._comparison: time per call at 50,000 draws.
 
 Writes benchmarks/results/compare.json. Run: python benchmarks/bench_compare.py
 """
@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 from _common import best_of, machine
 
-from f1posterior.analysis.comparison import compare
-from f1posterior.analysis.paired import compare_predictions
-from f1posterior.analysis.ranking import rank_predictions
+from f1posterior.analysis._comparison import compare
+from f1posterior.analysis._paired import compare_predictions
+from f1posterior.analysis._ranking import rank_predictions
 
 
 def case(m, n_docs=2_000, seed=0):

@@ -17,7 +17,7 @@ import numpy as np
 from _common import best_of, machine
 
 from f1posterior import evaluate, hdi, sample_posterior
-from f1posterior.io.data import figure3
+from f1posterior.io._data import figure3
 
 OUT = Path(__file__).resolve().parent / "results" / "bench_core.json"
 

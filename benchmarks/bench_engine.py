@@ -43,7 +43,7 @@ from _common import machine
 from f1posterior import evaluate, hdi, sample_posterior
 from f1posterior._core.priors import resolve
 from f1posterior._core.sampling import concentrations
-from f1posterior.posterior import batch
+from f1posterior.posterior import _batch as batch
 
 RESULTS = Path(__file__).resolve().parent / "results"
 METRICS = ("micro_f1", "macro_f1")
@@ -152,14 +152,14 @@ def scaling_case(name: str, c: np.ndarray, draws: int, rounds: int) -> dict[str,
     context switches."""
     res: dict[str, Any] = {"case": name, "draws": draws, "shape": list(c.shape)}
     best: dict[str, dict[str, float]] = {}
-    modes = {"workers_1": (1, batch._PROCESS_MIN_VARIATES),
+    modes = {"workers_1": (1, batch.PROCESS_MIN_VARIATES),
              "threads_2": (2, 1 << 62),
              "processes_2": (2, 0)}  # fmt: skip
-    default = batch._PROCESS_MIN_VARIATES
+    default = batch.PROCESS_MIN_VARIATES
     try:
         for _ in range(rounds):
             for mode, (w, threshold) in modes.items():
-                batch._PROCESS_MIN_VARIATES = threshold
+                batch.PROCESS_MIN_VARIATES = threshold
                 r0 = resource.getrusage(resource.RUSAGE_SELF)
                 k0 = resource.getrusage(resource.RUSAGE_CHILDREN)
                 wall, _ = clock(lambda w=w: evaluate(c, draws=draws, rng=0, workers=w))
@@ -172,7 +172,7 @@ def scaling_case(name: str, c: np.ndarray, draws: int, rounds: int) -> dict[str,
                 if wall < best.get(mode, {}).get("wall_s", math.inf):
                     best[mode] = {"wall_s": wall, "cpu_s": cpu, "context_switches": switches}
     finally:
-        batch._PROCESS_MIN_VARIATES = default
+        batch.PROCESS_MIN_VARIATES = default
     res.update(best)
     res["speedup_threads"] = best["workers_1"]["wall_s"] / best["threads_2"]["wall_s"]
     res["speedup_processes"] = best["workers_1"]["wall_s"] / best["processes_2"]["wall_s"]

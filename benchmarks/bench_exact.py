@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 from _common import best_of
 
-from f1posterior import evaluate
-from f1posterior.gating.gate import gate
+from f1posterior import Floor, evaluate
+from f1posterior.gating._gate import gate
 
 
 def main() -> None:
@@ -40,8 +40,8 @@ def main() -> None:
             )
             print(out["cases"][-1])
     cm = np.array([[40, 10], [5, 45]])
-    out["gate_exact_s"] = best_of(lambda: gate(cm, minimums={"micro_f1": 0.8}, beta="aligned"))
-    out["gate_sampled_s"] = best_of(lambda: gate(cm, minimums={"micro_f1": 0.8}), repeat=1)
+    out["gate_exact_s"] = best_of(lambda: gate(cm, [Floor("micro_f1", 0.8)], beta="aligned"))
+    out["gate_sampled_s"] = best_of(lambda: gate(cm, [Floor("micro_f1", 0.8)]), repeat=1)
     print(out["gate_exact_s"], out["gate_sampled_s"])
     path = Path(__file__).parent / "results" / "bench_exact.json"
     path.write_text(json.dumps(out, indent=2))

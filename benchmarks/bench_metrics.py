@@ -20,7 +20,7 @@ import numpy as np
 from _common import best_of, machine
 
 from f1posterior import evaluate, sample_posterior
-from f1posterior.metrics.registry import METRICS
+from f1posterior.metrics._registry import METRICS
 
 OUT = Path(__file__).resolve().parent / "results" / "metrics.json"
 

@@ -2,7 +2,7 @@
 
 Per-label f1, precision and recall of L labels: closed forms (``beta="aligned"``)
 against the sampler (a prior a hair off alignment: the same posterior, no
-closed form), and ``gate(multilabel=True)`` with per-label floors.
+closed form), and ``gate_multilabel`` with per-label floors.
 
 Run: python benchmarks/bench_multilabel_exact.py [--quick]
   ->  benchmarks/results/multilabel_exact.json
@@ -18,8 +18,7 @@ from pathlib import Path
 import numpy as np
 from _common import best_of, machine
 
-from f1posterior import evaluate_multilabel
-from f1posterior.gating.gate import gate
+from f1posterior import Floor, evaluate_multilabel, gate_multilabel
 
 PER_LABEL = ["f1", "precision", "recall"]
 
@@ -39,12 +38,12 @@ def main(quick: bool = False) -> None:
             partial(evaluate_multilabel, tables, metrics=PER_LABEL, draws=draws, rng=0, **near),
             repeat=1,
         )
-        mins = {"f1": 0.3, "micro_f1": 0.5}
+        floors = [Floor("f1", 0.3), Floor("micro_f1", 0.5)]
         gate_exact_s = best_of(
-            partial(gate, tables, multilabel=True, minimums=mins, beta="aligned", draws=draws)
+            partial(gate_multilabel, tables, floors, beta="aligned", draws=draws)
         )
         gate_sampled_s = best_of(
-            partial(gate, tables, multilabel=True, minimums=mins, draws=draws, **near), repeat=1
+            partial(gate_multilabel, tables, floors, draws=draws, **near), repeat=1
         )
         case = {
             "L": n_labels,

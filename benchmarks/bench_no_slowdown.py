@@ -85,7 +85,10 @@ def batch_1000x4x4():
 
 
 def gate_3x3():
-    g = f.gate(C3, minimums={"macro_f1": 0.8, "micro_f1": 0.8}, rng=0, **P)
+    if hasattr(f, "Floor"):  # checks as values
+        g = f.gate(C3, [f.Floor("macro_f1", 0.8), f.Floor("micro_f1", 0.8)], rng=0, **P)
+    else:  # the old package's minimums=
+        g = f.gate(C3, minimums={"macro_f1": 0.8, "micro_f1": 0.8}, rng=0, **P)
     return [float(c.prob) for c in g.checks]
 
 

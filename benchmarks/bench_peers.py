@@ -42,7 +42,7 @@ import numpy as np
 from _common import machine
 
 import f1posterior as f1p
-from f1posterior.io.data import figure3
+from f1posterior.io._data import figure3
 
 RESULTS = Path(__file__).resolve().parent / "results"
 

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from f1posterior import evaluate, f1_score
-from f1posterior.io.data import figure3
+from f1posterior import evaluate, f1
+from f1posterior.io._data import figure3
 
 OUT = Path(__file__).resolve().parent / "results" / "bench_pymc.json"
 DRAWS = 50_000
@@ -53,8 +53,8 @@ def main() -> None:
     mu_d = post["mu"].values[0]  # (draws, M)
     th_d = post["theta"].values[0]  # (draws, M, M)
     p = mu_d[:, :, None] * th_d
-    micro = f1_score(p, average="micro")
-    macro = f1_score(p, average="macro")
+    micro = f1(p, average="micro")
+    macro = f1(p, average="macro")
     ess = {k: float(az.ess(v[None, :])) for k, v in (("micro_f1", micro), ("macro_f1", macro))}
 
     t0 = time.perf_counter()

@@ -19,9 +19,9 @@ from pathlib import Path
 import numpy as np
 from _common import best_of, machine
 
-from f1posterior.analysis.paired import compare_predictions
-from f1posterior.analysis.ranking import rank_predictions
-from f1posterior.analysis.tuples import count_tuples, joint_prior, posterior_tuples
+from f1posterior.analysis._paired import compare_predictions
+from f1posterior.analysis._ranking import rank_predictions
+from f1posterior.analysis._tuples import count_tuples, joint_prior, posterior_tuples
 
 M, N_DOCS, DRAWS = 8, 3_000, 20_000
 

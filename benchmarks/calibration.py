@@ -23,7 +23,7 @@ Implements the pre-registered protocol of ``docs/calibration.md`` exactly:
   bootstrap comes free with the BCa resamples and is recorded as an extra,
   non-pre-registered method (it takes no part in the success criteria);
 * metrics: micro-F1, macro-F1 and the per-class F1, precision and recall;
-  the truths from :data:`f1posterior.metrics.registry.METRICS` applied to ``p``.
+  the truths from :data:`f1posterior.metrics.METRICS` applied to ``p``.
 
 The extension (``--extended``; docs/calibration.md, "Extension"): 17 further scenarios
 (indices 1000 + k), six scalar metrics and the three per-class ones, the hierarchical prior
@@ -74,10 +74,10 @@ from typing import Any
 import numpy as np
 
 from f1posterior import PRIOR_PRESETS, delta_interval, evaluate, prior_preset
-from f1posterior.analysis.frequentist import DegenerateIntervalWarning, _bootstrap_many
-from f1posterior.metrics.registry import METRICS
-from f1posterior.metrics.sums import shared_class_sums
-from f1posterior.posterior.summary import hdi
+from f1posterior.analysis._frequentist import DegenerateIntervalWarning, bootstrap_many
+from f1posterior.metrics._registry import METRICS
+from f1posterior.metrics._sums import shared_class_sums
+from f1posterior.posterior._summary import hdi
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # the reference
 
@@ -581,7 +581,7 @@ def run_scenario(index: int, seed: int, reps: int, methods: tuple[str, ...]) -> 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DegenerateIntervalWarning)  # counted as undefined
             warnings.simplefilter("ignore", RuntimeWarning)
-            boot = _bootstrap_many(
+            boot = bootstrap_many(
                 tables.astype(float),
                 [("all", lambda t: all_metrics(t, names))],
                 LEVEL,

@@ -42,7 +42,8 @@ from typing import Any
 import numpy as np
 from _common import machine
 
-from f1posterior.gating.gate import gate
+from f1posterior import Floor, NonInferiority
+from f1posterior.gating._gate import gate
 
 RESULTS = Path(__file__).parent / "results"
 PROB = 0.95
@@ -130,9 +131,9 @@ def _verdicts(
     """The gate's verdict on each matrix of ``counts``, with the staged draws (module doc)."""
     kw: dict[str, Any] = {"prob": PROB}
     if base is None:
-        kw["minimums"] = [(metric, t)]
+        kw["checks"] = [Floor(metric, t)]
     else:
-        kw.update(compare=metric, max_drop=-t)
+        kw["checks"] = [NonInferiority(metric, -t)]
     verdicts: list[str | None] = [None] * len(counts)
     todo = np.arange(len(counts))
     for stage, draws in enumerate(STAGES):

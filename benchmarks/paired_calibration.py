@@ -42,8 +42,8 @@ import numpy as np
 from _common import machine
 
 from f1posterior import compare_predictions
-from f1posterior.analysis.tuples import DEFAULT_AGREE, paired_alpha, shared_error_tuples
-from f1posterior.metrics.registry import METRICS
+from f1posterior.analysis._tuples import DEFAULT_AGREE, paired_alpha, shared_error_tuples
+from f1posterior.metrics._registry import METRICS
 
 RESULTS = Path(__file__).resolve().parent / "results"
 #: Non-inferiority margins of the gate rates.

@@ -88,7 +88,7 @@ def calibrated(sizes: list[int], runs: int, gen: np.random.Generator, a=2.0, b=5
         r_here = max(10, min(runs, int(runs * 20_000 / n)))
         p = gen.beta(a, b, size=(n, r_here))
         y = gen.random((n, r_here)) < p
-        res = best_threshold(p, y)
+        res = best_threshold(y, p)
         t, f = res.threshold, res.score
         row = {
             "n": n,
@@ -118,7 +118,7 @@ def winners_curse(n: int, runs: int, base_rates: list[float], gen: np.random.Gen
             m = min(25, runs - c0)
             s = b + gen.standard_normal((n, m))
             y = gen.random((n, m)) < b
-            res = best_threshold(s, y)
+            res = best_threshold(y, s)
             fracs.append((res.table[:, :, 1].sum(-1)) / n)
             f1s.append(res.score)
         frac = np.concatenate(fracs)
@@ -137,7 +137,7 @@ def curse_honest(gen: np.random.Generator, draws: int):
     for b, n in ((0.1, 5000), (0.01, 20_000), (0.001, 100_000)):
         y = gen.random(n) < b
         s = b + gen.standard_normal(n)
-        r = evaluate_threshold(s, y, folds=5, draws=draws, rng=int(gen.integers(2**31)))
+        r = evaluate_threshold(y, s, folds=5, draws=draws, rng=int(gen.integers(2**31)))
         rows.append(
             {
                 "b": b,
@@ -168,8 +168,8 @@ def macro_micro(d: int, n_labels: int, gen: np.random.Generator):
         np.broadcast_to(base, (d, n_labels)),
     )
     y = gen.random((d, n_labels)) < p
-    macro = best_threshold(p, y, strategy="per_label")
-    micro = best_threshold(p, y, strategy="shared")
+    macro = best_threshold(y, p, strategy="per_label")
+    micro = best_threshold(y, p, strategy="shared")
     plug_macro = expected_fbeta_decisions(p[:2000], strategy="per_label")  # O(D^2 L)
     frac_macro = macro.table[:, :, 1].sum(-1) / d
     frac_micro = micro.table[:, :, 1].sum(-1) / d
@@ -281,12 +281,12 @@ def timings() -> dict:
     s = gen.random(1_000_000)
     y = gen.random(1_000_000) < 0.1
     t0 = time.perf_counter()
-    best_threshold(s, y)
+    best_threshold(y, s)
     out["best_threshold_n1e6_seconds"] = time.perf_counter() - t0
     s = gen.random((100_000, 50))
     y = gen.random((100_000, 50)) < 0.1
     t0 = time.perf_counter()
-    best_threshold(s, y)
+    best_threshold(y, s)
     out["best_threshold_1e5x50_seconds"] = time.perf_counter() - t0
     for n in (1000, 5000):
         p = gen.random(n)

@@ -18,36 +18,63 @@ from ._core.priors import PRIOR_PRESETS, prior_preset
 from ._core.sampling import sample_posterior
 from ._core.validation import SeedLike
 from ._core.version import __version__
-from .analysis import thresholds
-from .analysis.aggregate import Aggregate, aggregate
-from .analysis.comparison import Comparison, compare
-from .analysis.delta import delta_interval
-from .analysis.frequentist import DegenerateIntervalWarning, FrequentistInterval, bootstrap_interval
-from .analysis.paired import compare_predictions
-from .analysis.ranking import Ranking, rank_classifiers, rank_predictions
-from .analysis.sensitivity import PriorSensitivity, prior_sensitivity
-from .gating.config_schema import GateConfigError
-from .gating.gate import assert_gate, gate
-from .gating.plan_result import PlanResult
-from .gating.planning import plan
-from .gating.verdicts import Check, GateResult
-from .io.readers import read_input
-from .io.sources import MatrixInput
-from .metrics.confusion import confusion_matrix, multilabel_confusion_matrix
-from .metrics.divide import UndefinedMetricWarning
-from .metrics.multiclass import (
-    accuracy_score,
-    f1_score,
-    fbeta_score,
-    macro_f1_star_score,
-    precision_score,
-    recall_score,
+from .analysis import (
+    Aggregate,
+    Comparison,
+    DegenerateIntervalWarning,
+    FrequentistInterval,
+    PriorSensitivity,
+    Ranking,
+    aggregate,
+    bootstrap_interval,
+    compare,
+    compare_predictions,
+    delta_interval,
+    prior_sensitivity,
+    rank_classifiers,
+    rank_predictions,
+    thresholds,
 )
-from .posterior.documents import document_scores, evaluate_documents
-from .posterior.evaluation import Evaluation, evaluate
-from .posterior.exact import BetaPosterior, exact_posterior, exact_summary
-from .posterior.multilabel import evaluate_multilabel, multilabel_scores
-from .posterior.summary import MetricSummary, eti, hdi, summarize_draws
+from .gating import (
+    Check,
+    Floor,
+    GateConfigError,
+    GateResult,
+    JointFloor,
+    NonInferiority,
+    PlanResult,
+    assert_gate,
+    gate,
+    gate_multilabel,
+    plan,
+)
+from .io import MatrixInput, read_input
+from .metrics import (
+    UndefinedMetricWarning,
+    accuracy,
+    confusion_matrix,
+    f1,
+    fbeta,
+    macro_f1_star,
+    multilabel_confusion_matrix,
+    precision,
+    recall,
+)
+from .posterior import (
+    BetaPosterior,
+    Evaluation,
+    MetricSummary,
+    document_scores,
+    eti,
+    evaluate,
+    evaluate_documents,
+    evaluate_multilabel,
+    exact_posterior,
+    exact_summary,
+    hdi,
+    multilabel_scores,
+    summarize_draws,
+)
 
 __all__ = [
     "thresholds",
@@ -58,12 +85,12 @@ __all__ = [
     "summarize_draws",
     "hdi",
     "eti",
-    "f1_score",
-    "fbeta_score",
-    "precision_score",
-    "recall_score",
-    "accuracy_score",
-    "macro_f1_star_score",
+    "f1",
+    "fbeta",
+    "precision",
+    "recall",
+    "accuracy",
+    "macro_f1_star",
     "delta_interval",
     "bootstrap_interval",
     "FrequentistInterval",
@@ -82,7 +109,11 @@ __all__ = [
     "exact_summary",
     "BetaPosterior",
     "gate",
+    "gate_multilabel",
     "assert_gate",
+    "Floor",
+    "JointFloor",
+    "NonInferiority",
     "GateResult",
     "Check",
     "plan",

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from f1posterior.io.data import figure3
+from f1posterior.io._data import figure3
 
 HERE = Path(__file__).parent
 

@@ -6,6 +6,8 @@ import numpy as np
 
 #: The fields of a MetricSummary that two runs of one computation must agree on, bit for bit.
 FIELDS = ("score", "mean", "median", "std", "mc_error", "hdi", "eti", "p_below", "p_above")
+#: ... and its prior and chance diagnostics (None where a computation has none).
+DIAGNOSTICS = ("prior_shift", "prior_dominated", "chance", "chance_score", "p_above_chance")
 
 
 def stack(b: int, m: int, seed: int = 0) -> np.ndarray:

@@ -22,8 +22,8 @@ from sklearn.metrics import f1_score as sk_f1  # noqa: E402
 
 from f1posterior import evaluate  # noqa: E402
 from f1posterior.integrations.sklearn import evaluate_estimator
-from f1posterior.io.data import figure3  # noqa: E402
-from f1posterior.posterior.frames import to_dataframe, to_inference_data
+from f1posterior.io._data import figure3  # noqa: E402
+from f1posterior.posterior._frames import to_dataframe, to_inference_data
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", FutureWarning)

@@ -24,8 +24,8 @@ from scipy import integrate, stats
 from f1posterior import ConfusionMatrix, aggregate, evaluate
 from f1posterior._core.results import values_equal
 from f1posterior._core.streams import child_seed
-from f1posterior.analysis import random_effects as rem
-from f1posterior.analysis.aggregate import Aggregate, default_scale
+from f1posterior.analysis import _random_effects as rem
+from f1posterior.analysis._aggregate import Aggregate, default_scale
 
 FOLDS = np.array(
     [

@@ -1,11 +1,21 @@
-"""The package's layers (docs/architecture.md): imports only go downward.
+"""The package's layers and boundary (docs/architecture.md).
 
 Every module under ``f1posterior/`` is parsed with :mod:`ast`; each relative or absolute
 ``f1posterior`` import (at module level or inside a function: lazy imports count, only those
-under ``if TYPE_CHECKING:`` are skipped) is an edge from the importing subpackage to the
-imported one. An edge may go to a lower level, or across one level only in a direction
-declared in ``SAME_LEVEL``. The front door ``f1posterior/__init__.py`` (and ``__main__``)
-re-exports from every level and is exempt.
+under ``if TYPE_CHECKING:`` are skipped) is an edge from the importing module to the imported
+one. The rules:
+
+- imports only go downward: an edge may go to a lower level, or across one level only in a
+  direction declared in ``SAME_LEVEL`` (the front door ``f1posterior/__init__.py`` and
+  ``__main__`` re-export from every level and are exempt from this rule only);
+- no import circle between modules;
+- no private name (``_x``) is imported from another module;
+- implementation modules are private (``_name.py``, except ``PUBLIC_MODULES``) and are
+  imported only from inside their own package; other packages import through the
+  subpackage, whose ``__init__`` lists its public names in ``__all__``;
+- no module is longer than ``MAX_LINES``.
+
+Each rule has a negative control: a throw-away package that breaks it is caught.
 """
 
 from __future__ import annotations
@@ -41,17 +51,23 @@ MAX_LINES = 550
 #: Modules not yet split, with the length they may not exceed. This list may only shrink.
 OVERSIZE_ALLOWED: dict[str, int] = {}
 
-#: Private names (``_x``) imported from another subpackage: each is a helper that should
-#: become public inside its layer. This list may only shrink.
-PRIVATE_ALLOWED: set[tuple[str, str, str]] = set()
-
 FRONT_DOOR = {"f1posterior", "f1posterior.__main__"}
 
+#: Modules users import by path, so they keep a public name: each adapts one library and its
+#: functions are named after that library's idiom (``integrations.dask.evaluate``), which would
+#: collide in one ``integrations`` namespace. Every other module of a public subpackage is
+#: private (``_name.py``), its public names listed in the subpackage's ``__all__``.
+PUBLIC_MODULES = {
+    "f1posterior.integrations.dask",
+    "f1posterior.integrations.dask_files",
+    "f1posterior.integrations.sklearn",
+}
 
-def _modules() -> dict[str, Path]:
+
+def _modules(package: Path = PACKAGE) -> dict[str, Path]:
     out = {}
-    for path in sorted(PACKAGE.rglob("*.py")):
-        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    for path in sorted(package.rglob("*.py")):
+        parts = list(path.relative_to(package.parent).with_suffix("").parts)
         if parts[-1] == "__init__":
             parts = parts[:-1]
         out[".".join(parts)] = path
@@ -72,8 +88,12 @@ def _is_type_checking(test: ast.expr) -> bool:
     )
 
 
-def _imports(module: str, path: Path) -> list[tuple[str, list[str], int]]:
+def _imports(
+    module: str, path: Path, modules: dict[str, Path] | None = None
+) -> list[tuple[str, list[str], int]]:
     """(imported module, imported names, line) of every f1posterior import in ``module``."""
+    modules = MODULES if modules is None else modules
+    root = module.split(".")[0]
     tree = ast.parse(path.read_text(encoding="utf-8"))
     is_pkg = path.name == "__init__.py"
     package = module if is_pkg else module.rsplit(".", 1)[0]
@@ -91,10 +111,10 @@ def _imports(module: str, path: Path) -> list[tuple[str, list[str], int]]:
                 target = ".".join(base + ([node.module] if node.module else []))
             else:
                 target = node.module or ""
-            if target == "f1posterior" or target.startswith("f1posterior."):
+            if target == root or target.startswith(root + "."):
                 names = [a.name for a in node.names]
                 # ``from . import x`` imports the submodule x where there is one
-                subs = [n for n in names if f"{target}.{n}" in MODULES]
+                subs = [n for n in names if f"{target}.{n}" in modules]
                 for n in subs:
                     found.append((f"{target}.{n}", [], node.lineno))
                 rest = [n for n in names if n not in subs]
@@ -102,7 +122,7 @@ def _imports(module: str, path: Path) -> list[tuple[str, list[str], int]]:
                     found.append((target, rest, node.lineno))
         elif isinstance(node, ast.Import):
             for a in node.names:
-                if a.name.startswith("f1posterior"):
+                if a.name == root or a.name.startswith(root + "."):
                     found.append((a.name, [], node.lineno))
         for child in ast.iter_child_nodes(node):
             visit(child)
@@ -111,12 +131,20 @@ def _imports(module: str, path: Path) -> list[tuple[str, list[str], int]]:
     return found
 
 
-EDGES = [
-    (mod, target, names, line)
-    for mod, path in MODULES.items()
-    if mod not in FRONT_DOOR
-    for target, names, line in _imports(mod, path)
-]
+def _edges(
+    modules: dict[str, Path], skip: set[str] | frozenset[str] = frozenset()
+) -> list[tuple[str, str, list[str], int]]:
+    """(importer, imported module, names, line) of every import between ``modules``."""
+    return [
+        (mod, target, names, line)
+        for mod, path in modules.items()
+        if mod not in skip
+        for target, names, line in _imports(mod, path, modules)
+    ]
+
+
+EDGES = _edges(MODULES, FRONT_DOOR)
+ALL_EDGES = _edges(MODULES)  # the front door too
 
 
 def test_every_subpackage_has_a_level() -> None:
@@ -153,17 +181,14 @@ def test_every_import_names_a_module() -> None:
 
 def test_no_module_is_shadowed_by_a_function() -> None:
     import importlib
+    from types import ModuleType
 
     import f1posterior
 
-    for name in sorted({m.split(".")[1] for m in MODULES if m.count(".") >= 1} - {"__main__"}):
-        module = importlib.import_module(f"f1posterior.{name}")
-        attr = getattr(f1posterior, name, module)
-        assert attr is module, f"f1posterior.{name} is {attr!r}, not the module"
-    gating = importlib.import_module("f1posterior.gating")
-    assert not hasattr(gating, "gate") or gating.gate is importlib.import_module(
-        "f1posterior.gating.gate"
-    )
+    for module in sorted(set(MODULES) - {"f1posterior"}):
+        parent, _, name = module.rpartition(".")
+        attr = getattr(importlib.import_module(parent), name, None)
+        assert attr is None or isinstance(attr, ModuleType), f"{module} is shadowed by {attr!r}"
     assert callable(f1posterior.gate) and callable(f1posterior.assert_gate)
 
 
@@ -173,22 +198,135 @@ def test_same_level_directions_have_no_cycles() -> None:
         assert (b, a) not in SAME_LEVEL
 
 
-def _private_imports() -> set[tuple[str, str, str]]:
-    out = set()
-    for mod, target, names, _ in EDGES:
-        src, dst = _subpackage(mod), _subpackage(target)
-        if dst is None or src == dst:
+def _private_names(edges: list[tuple[str, str, list[str], int]]) -> list[str]:
+    """Private names (``_x``, not a module) imported from another module."""
+    return [
+        f"{mod}:{line} imports {n} from {target}"
+        for mod, target, names, line in edges
+        for n in names
+        if n.startswith("_") and not n.startswith("__")
+    ]
+
+
+def test_no_private_name_crosses_a_module() -> None:
+    found = _private_names(ALL_EDGES)
+    assert not found, "private names imported from another module:\n" + "\n".join(found)
+
+
+def _private_modules(edges: list[tuple[str, str, list[str], int]]) -> list[str]:
+    """Imports of a private module (a ``_x`` in its path) from outside the package that
+    holds it: ``f1posterior.posterior._batch`` only from ``f1posterior.posterior``."""
+    bad = []
+    for mod, target, _, line in edges:
+        parts = target.split(".")
+        private = [i for i, p in enumerate(parts) if p.startswith("_") and not p.startswith("__")]
+        if private:
+            owner = ".".join(parts[: private[0]])
+            if mod != owner and not mod.startswith(owner + "."):
+                bad.append(f"{mod}:{line} imports {target} (private to {owner})")
+    return bad
+
+
+def test_private_modules_are_imported_only_inside_their_package() -> None:
+    found = _private_modules(ALL_EDGES)
+    assert not found, "go through the subpackage's __all__:\n" + "\n".join(found)
+
+
+def _public_modules(modules: dict[str, Path], public: set[str]) -> list[str]:
+    """Modules of a public subpackage that are neither private nor declared public."""
+    return [
+        mod
+        for mod, path in modules.items()
+        if path.name != "__init__.py"
+        and mod.count(".") >= 2
+        and not any(p.startswith("_") for p in mod.split(".")[1:])
+        and mod not in public
+    ]
+
+
+def test_implementation_modules_are_private() -> None:
+    found = _public_modules(MODULES, PUBLIC_MODULES)
+    assert not found, "rename to _name.py (or declare in PUBLIC_MODULES):\n" + "\n".join(found)
+    assert PUBLIC_MODULES <= set(MODULES)
+
+
+def _all_problems(modules: dict[str, Path]) -> list[str]:
+    """Each public subpackage's ``__init__`` has ``__all__``: a list of strings naming public
+    names it binds."""
+    bad = []
+    for mod, path in modules.items():
+        if path.name != "__init__.py" or mod.count(".") < 1:
             continue
-        out |= {(mod, target, n) for n in names if n.startswith("_") and not n.startswith("__")}
+        if any(p.startswith("_") for p in mod.split(".")[1:]):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        bound: set[str] = set()
+        listed: list[str] | None = None
+        for node in tree.body:
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                bound |= {(a.asname or a.name).split(".")[0] for a in node.names}
+            elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                bound.add(node.name)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for t in targets:
+                    if isinstance(t, ast.Name) and t.id == "__all__" and node.value is not None:
+                        listed = list(ast.literal_eval(node.value))
+                    elif isinstance(t, ast.Name):
+                        bound.add(t.id)
+        if listed is None:
+            bad.append(f"{mod}: no __all__")
+            continue
+        bad += [f"{mod}: __all__ lists the private {n}" for n in listed if n.startswith("_")]
+        bad += [f"{mod}: __all__ lists {n}, which it does not bind" for n in set(listed) - bound]
+        bad += [f"{mod}: __all__ repeats {n}" for n in set(listed) if listed.count(n) > 1]
+    return bad
+
+
+def test_every_subpackage_lists_its_public_names() -> None:
+    found = _all_problems(MODULES)
+    assert not found, "\n".join(found)
+
+
+def _circles(edges: list[tuple[str, str, list[str], int]]) -> list[list[str]]:
+    """Import circles between modules (Tarjan's strongly connected components); an import
+    of a package (``from ..posterior import x``) is an edge to its ``__init__``."""
+    graph: dict[str, set[str]] = {}
+    for mod, target, _, _ in edges:
+        graph.setdefault(mod, set()).add(target)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    out: list[list[str]] = []
+
+    def connect(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                connect(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1 or v in graph.get(v, ()):
+                out.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            connect(v)
     return out
 
 
-def test_no_private_names_across_subpackages() -> None:
-    found = _private_imports()
-    new = sorted(found - PRIVATE_ALLOWED)
-    assert not new, "private names imported across subpackages:\n" + "\n".join(map(str, new))
-    stale = sorted(PRIVATE_ALLOWED - found)
-    assert not stale, "remove from PRIVATE_ALLOWED (fixed):\n" + "\n".join(map(str, stale))
+def test_no_import_circle() -> None:
+    found = _circles(ALL_EDGES)
+    assert not found, "import circles (lazy imports count):\n" + "\n".join(map(str, found))
 
 
 @pytest.mark.parametrize("module", sorted(MODULES))
@@ -213,10 +351,67 @@ def test_the_checker_sees_lazy_and_relative_imports(tmp_path: Path) -> None:
         "if TYPE_CHECKING:\n"
         "    from ..cli import main\n"
         "def f():\n"
-        "    from ..report.html import write_report\n"
+        "    from ..report.pages import write_report\n"
         "    import f1posterior.cli\n"
     )
     path = tmp_path / "mod.py"
     path.write_text(src)
     got = {t for t, _, _ in _imports("f1posterior.metrics.mod", path)}
-    assert got == {"f1posterior._core.sampling", "f1posterior.report.html", "f1posterior.cli"}
+    assert got == {"f1posterior._core.sampling", "f1posterior.report.pages", "f1posterior.cli"}
+
+
+def _violating_package(tmp_path: Path, files: dict[str, str]) -> dict[str, Path]:
+    """A throw-away ``f1posterior`` package of ``files`` (path -> source) under ``tmp_path``."""
+    root = tmp_path / "f1posterior"
+    for name, src in {"__init__.py": "", **files}.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(src)
+    return _modules(root)
+
+
+def test_the_checks_catch_a_violating_package(tmp_path: Path) -> None:
+    mods = _violating_package(
+        tmp_path,
+        {
+            "posterior/__init__.py": "from ._a import run\n",
+            "posterior/_a.py": "from ._b import _helper\ndef run(): pass\n",
+            "posterior/_b.py": "def f():\n    from ._a import run\n_helper = 1\n",
+            "posterior/c.py": "",
+            "gating/__init__.py": '__all__ = ["_x", "y"]\n_x = 1\n',
+            "gating/_g.py": "from ..posterior._a import run\n",
+        },
+    )
+    edges = _edges(mods)
+    assert _private_names(edges) == [
+        "f1posterior.posterior._a:1 imports _helper from f1posterior.posterior._b"
+    ]
+    assert _circles(edges) == [["f1posterior.posterior._a", "f1posterior.posterior._b"]]
+    assert _private_modules(edges) == [
+        "f1posterior.gating._g:1 imports f1posterior.posterior._a (private to f1posterior.posterior)"
+    ]
+    assert _public_modules(mods, set()) == ["f1posterior.posterior.c"]
+    assert _public_modules(mods, {"f1posterior.posterior.c"}) == []
+    assert sorted(_all_problems(mods)) == [
+        "f1posterior.gating: __all__ lists the private _x",
+        "f1posterior.gating: __all__ lists y, which it does not bind",
+        "f1posterior.posterior: no __all__",
+    ]
+
+
+def test_the_checks_pass_a_clean_package(tmp_path: Path) -> None:
+    mods = _violating_package(
+        tmp_path,
+        {
+            "_core/__init__.py": "",
+            "_core/v.py": "def check(): pass\n",
+            "posterior/__init__.py": 'from ._a import run\n__all__ = ["run"]\n',
+            "posterior/_a.py": "from .._core.v import check\nfrom ._b import helper\ndef run(): pass\n",
+            "posterior/_b.py": "helper = 1\n",
+            "gating/__init__.py": "__all__: list[str] = []\n",
+            "gating/_g.py": "from ..posterior import run\n",
+        },
+    )
+    edges = _edges(mods)
+    assert (_private_names(edges), _circles(edges), _private_modules(edges)) == ([], [], [])
+    assert (_public_modules(mods, set()), _all_problems(mods)) == ([], [])

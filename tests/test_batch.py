@@ -11,12 +11,13 @@ import pytest
 from helpers import FIELDS
 from helpers import stack as _stack
 
-from f1posterior import evaluate, f1_score, sample_posterior, summarize_draws
+from f1posterior import evaluate, f1, sample_posterior, summarize_draws
 from f1posterior._core.sampling import block_draws, draw_chunks, fill_block
 from f1posterior._core.streams import block_stream
-from f1posterior.cli.progress import terminal_progress
-from f1posterior.metrics.registry import METRICS
-from f1posterior.posterior.batch import check_fits, plan, summarize_rows
+from f1posterior.cli._progress import terminal_progress
+from f1posterior.metrics._registry import METRICS
+from f1posterior.posterior._batch import check_fits, plan
+from f1posterior.posterior._summary import summarize_rows
 
 METRICS3 = ("micro_f1", "macro_f1", "f1")
 
@@ -118,9 +119,7 @@ def test_keep_draws_equal_metric_of_sample_posterior(dtype):
     assert p.dtype == dtype and p.shape == (2, 3, 1500, 4, 4)
     for name in ("micro_f1", "macro_f1"):
         np.testing.assert_array_equal(res.metric_draws[name], METRICS[name](p))
-    np.testing.assert_array_equal(
-        res.metric_draws["f1"], np.moveaxis(f1_score(p, average=None), -2, -1)
-    )
+    np.testing.assert_array_equal(res.metric_draws["f1"], np.moveaxis(f1(p, average=None), -2, -1))
     # the summaries are those of the kept draws
     s = summarize_draws(res.metric_draws["macro_f1"], ci_prob=0.95)
     for f in ("mean", "median", "std", "hdi", "eti"):
@@ -273,3 +272,22 @@ def test_docs_batch_examples_run():
     assert len(blocks) == 3
     for code in blocks:
         exec(compile(code, "docs/batch.md", "exec"), {})
+
+
+def test_cli_summarize_one_matrix_passes_workers_and_max_memory(tmp_path, capsys):
+    """An in-memory ``summarize`` runs the engine with --workers and --max-memory: the same
+    numbers, and a budget one matrix cannot fit is refused on one line (exit 2)."""
+    import json
+
+    from f1posterior.cli import main
+
+    path = tmp_path / "one.json"
+    path.write_text(json.dumps([[40, 3, 1], [2, 30, 5], [0, 4, 25]]))
+    argv = ["summarize", str(path), "--draws", "3000", "--seed", "2", "--format", "json"]
+    assert main(argv) == 0
+    base = json.loads(capsys.readouterr().out)
+    assert main([*argv, "--workers", "2", "--max-memory", "4M"]) == 0
+    assert json.loads(capsys.readouterr().out) == base
+    assert main([*argv[:3], "200000", *argv[4:], "--max-memory", "1M"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "max_memory" in err and "\n" not in err

@@ -11,9 +11,10 @@ import numpy as np
 import pytest
 
 from f1posterior import __version__, evaluate
+from f1posterior.cli import _stream as stream_mod
 from f1posterior.cli import main
-from f1posterior.cli import stream as stream_mod
-from f1posterior.io import rowmeta, writers
+from f1posterior.io import _rowmeta as rowmeta
+from f1posterior.io import _writers as writers
 
 pd = pytest.importorskip("pandas")
 
@@ -214,7 +215,7 @@ def test_progress_is_reported_at_once_and_within_the_first_chunk(tmp_path, monke
 
 
 def test_the_final_progress_line_is_printed_once():
-    from f1posterior.cli.progress import progress_reporter
+    from f1posterior.cli._progress import progress_reporter
 
     out = io.StringIO()
     ticks = iter([0.0, 0.1, 0.2, 0.3])

@@ -23,7 +23,7 @@ from scipy import integrate, stats
 
 from f1posterior import evaluate
 from f1posterior._core.priors import DEFAULT_PRIOR
-from f1posterior.metrics.registry import METRICS
+from f1posterior.metrics._registry import METRICS
 
 REPS = 300
 SE = math.sqrt(0.95 * 0.05 / REPS)

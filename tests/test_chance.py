@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from f1posterior import evaluate, sample_posterior
-from f1posterior.posterior.chance import chance_table
+from f1posterior.posterior._chance import chance_table
 
 C = np.array([[30, 4, 2], [6, 25, 5], [1, 3, 40]])
 
@@ -120,7 +120,7 @@ def test_dataframe_columns():
 
 
 def test_markdown_and_memory_check():
-    from f1posterior.posterior.table import format_markdown
+    from f1posterior.posterior._table import format_markdown
 
     res = evaluate(
         C, metrics="accuracy", draws=1000, rng=1, chance=True, prevalence=[0.2, 0.3, 0.5]

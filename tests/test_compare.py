@@ -1,4 +1,4 @@
-"""Tests of f1posterior.analysis.comparison and the ``compare`` command line.
+"""Tests of f1posterior.analysis._comparison and the ``compare`` command line.
 
 Statistical claims are checked against exact answers: the Beta law of the
 paired accuracy comparison under an aligned prior (aggregation property),
@@ -18,14 +18,14 @@ import pytest
 from scipy import integrate, stats
 
 import f1posterior
-from f1posterior import evaluate
+from f1posterior import NonInferiority, evaluate
 from f1posterior._core.priors import adaptive_alpha
-from f1posterior.analysis import paired
-from f1posterior.analysis.comparison import Comparison, compare
-from f1posterior.analysis.paired import compare_predictions
-from f1posterior.analysis.ranking import Ranking, rank_classifiers, rank_predictions
+from f1posterior.analysis import _paired as paired
+from f1posterior.analysis._comparison import Comparison, compare
+from f1posterior.analysis._paired import compare_predictions
+from f1posterior.analysis._ranking import Ranking, rank_classifiers, rank_predictions
 from f1posterior.cli import main
-from f1posterior.metrics.confusion import confusion_matrix
+from f1posterior.metrics._confusion import confusion_matrix
 
 K = 5.0  # Monte Carlo standard errors allowed
 
@@ -330,7 +330,7 @@ def test_batches_broadcast_and_match_single_calls():
 def test_paired_draws_do_not_depend_on_chunking(monkeypatch):
     y, a, b = make_pairs(30, 6, 9, 5, m=3, seed=1)
     full = compare_predictions(y, a, b, draws=9_000, rng=4)
-    monkeypatch.setattr(paired, "_CHUNK_VARIATES", 2_000)
+    monkeypatch.setattr(paired, "CHUNK_VARIATES", 2_000)
     chunked = compare_predictions(y, a, b, draws=9_000, rng=4)
     assert np.array_equal(full.draws, chunked.draws)
 
@@ -617,23 +617,22 @@ def _doc_pairs():
 
 
 def test_gate_baseline_uses_paired_model():
-    from f1posterior.gating.gate import gate
+    from f1posterior.gating._gate import gate
 
     y, pa, pb = _doc_pairs()
     ca, cb = confusion_matrix(y, pa).counts, confusion_matrix(y, pb).counts
-    res = gate(ca, baseline=cb, compare="macro_f1", paired=(y, pa, pb), draws=20_000, rng=7)
+    pair = dict(y_true=y, y_pred=pa, baseline_pred=pb)
+    res = gate(checks=[NonInferiority("macro_f1")], draws=20_000, rng=7, **pair)
     ref = compare_predictions(
         y, pa, pb, draws=20_000, rng=np.random.SeedSequence(7, spawn_key=(2,))
     )
     (check,) = res.checks
     assert check.prob == pytest.approx(np.mean(ref.draws >= 0))
     assert res.passed and "paired" in str(res)
-    indep = gate(ca, baseline=cb, compare="macro_f1", draws=20_000, rng=7)
+    indep = gate(ca, [NonInferiority("macro_f1")], baseline=cb, draws=20_000, rng=7)
     assert not indep.passed  # the independent model cannot tell them apart
-    with pytest.raises(ValueError, match=r"paired predictions do not match baseline"):
-        gate(ca, baseline=ca, compare="macro_f1", paired=(y, pa, pb), draws=100)
     with pytest.raises(ValueError, match=r"paired baseline comparisons take single-number"):
-        gate(ca, baseline=cb, compare="f1", paired=(y, pa, pb), draws=100)
+        gate(checks=[NonInferiority("f1")], draws=100, **pair)
 
 
 def test_gate_cli_pairs_prediction_files_with_the_same_documents(tmp_path, capsys):

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from f1posterior.cli import main
-from f1posterior.gating.config import GateConfigError, parse_config
-from f1posterior.io.readers import read_matrix
+from f1posterior.gating._config import GateConfigError, parse_config
+from f1posterior.io._readers import read_matrix
 
 # ------------------------------------------------------------- a header of integer labels
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import FIELDS
+from helpers import DIAGNOSTICS, FIELDS
 from helpers import stack as _stack
 
 from f1posterior import evaluate
@@ -19,7 +19,7 @@ def assert_same(a, b):
     assert list(a) == list(b)
     for name in a:
         assert a[name].draws == b[name].draws and a[name].exact == b[name].exact
-        for f in FIELDS:
+        for f in FIELDS + DIAGNOSTICS:
             np.testing.assert_array_equal(getattr(a[name], f), getattr(b[name], f), err_msg=f)
 
 

@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn import metrics as skm
 
-import f1posterior.posterior.documents as docs
-from f1posterior.posterior.documents import (
+import f1posterior.posterior._documents as docs
+from f1posterior.posterior._documents import (
     BINARY_METRICS,
     RANKING_METRICS,
     document_scores,
@@ -171,7 +171,7 @@ def test_bootstrap_mean_equals_observed_average_in_expectation(seed, d):
 def test_reproducible_whatever_the_chunking(monkeypatch):
     yt, yp, s = _data(5, 300, 4, ties=True)
     a = evaluate_documents(yt, yp, s, draws=3001, rng=11, keep_draws=True)
-    monkeypatch.setattr(docs, "_WEIGHT_BUDGET", 1)
+    monkeypatch.setattr(docs, "WEIGHT_BUDGET", 1)
     b = evaluate_documents(yt, yp, s, draws=3001, rng=11, keep_draws=True)
     for n in a:
         np.testing.assert_allclose(a.metric_draws[n], b.metric_draws[n], rtol=1e-12)

@@ -14,8 +14,8 @@ from sklearn import metrics as skm
 
 from f1posterior._core.streams import DEFAULT_SEED
 from f1posterior.cli import main
-from f1posterior.io.documents import read_documents
-from f1posterior.posterior.documents import evaluate_documents
+from f1posterior.io._documents import read_documents
+from f1posterior.posterior._documents import evaluate_documents
 
 
 def _data(seed: int = 3, d: int = 60, n_labels: int = 4):

@@ -17,9 +17,9 @@ from helpers import stack as _stack
 
 from f1posterior import evaluate, hdi, summarize_draws
 from f1posterior._core import streams
-from f1posterior.posterior import batch
-from f1posterior.posterior.batch import plan, summarize_rows
-from f1posterior.posterior.summary import _SORT_ROW, _SORT_TOTAL
+from f1posterior.posterior import _batch as batch
+from f1posterior.posterior._batch import plan
+from f1posterior.posterior._summary import SORT_ROW, SORT_TOTAL, summarize_rows
 
 
 def reference(x: np.ndarray, prob: float, ref: float | None = None) -> dict[str, np.ndarray]:
@@ -49,7 +49,7 @@ def datasets() -> list[tuple[str, np.ndarray]]:
     rng = np.random.default_rng(16)
     out = []
     # both sides of the sort/select switch: short rows, a small total, large rows and batches
-    for rows, n in [(1, 7), (3, 100), (1, _SORT_ROW + 1), (8, _SORT_ROW + 1), (1, 4001),
+    for rows, n in [(1, 7), (3, 100), (1, SORT_ROW + 1), (8, SORT_ROW + 1), (1, 4001),
                     (5, 1000), (4, 1001), (2, 10_000), (1, 50_000)]:  # fmt: skip
         out.append((f"beta{rows}x{n}", rng.beta(40, 10, size=(rows, n))))
     out.append(("ties", rng.integers(0, 4, size=(6, 3001)).astype(float) / 4))
@@ -90,10 +90,10 @@ def test_summarize_rows_equals_full_sort_reference(name, x, prob):
         np.testing.assert_allclose(s.mean, ref["mean"], rtol=1e-14)
 
 
-@pytest.mark.parametrize("n", [_SORT_ROW, _SORT_ROW + 1, 3000, 3001])
+@pytest.mark.parametrize("n", [SORT_ROW, SORT_ROW + 1, 3000, 3001])
 def test_summarize_rows_is_bit_identical_to_summarize_draws(n):
     """The engine's summary and the public one agree bit for bit, sorted or selected."""
-    x = np.random.default_rng(n).beta(3, 7, size=(_SORT_TOTAL // n + 2, n))
+    x = np.random.default_rng(n).beta(3, 7, size=(SORT_TOTAL // n + 2, n))
     fast, slow = summarize_rows(x, ref=0.3), summarize_draws(x, ref=0.3)
     for field in ("mean", "median", "std", "mc_error", "hdi", "eti", "p_below", "p_above"):
         np.testing.assert_array_equal(getattr(fast, field), getattr(slow, field), err_msg=field)
@@ -158,14 +158,15 @@ def test_process_pool_is_bit_identical_to_one_thread(monkeypatch):
             super().__init__(*args, **kwargs)
 
     monkeypatch.setattr(batch, "ProcessPoolExecutor", Recording)
-    monkeypatch.setattr(batch, "_PROCESS_MIN_VARIATES", 0)
-    monkeypatch.setattr(batch, "_can_fork", lambda: True)  # pytest may run helper threads
+    monkeypatch.setattr(batch, "PROCESS_MIN_VARIATES", 0)
+    monkeypatch.setattr(batch, "can_fork", lambda: True)  # pytest may run helper threads
     c = _stack(30, 3)
     kw = dict(draws=1500, rng=4, ref=0.7, metrics=("micro_f1", "macro_f1", "f1"))
     base = evaluate(c, workers=1, **kw)
     seen: list[tuple[int, int]] = []
     other = evaluate(c, workers=2, progress=lambda d, t: seen.append((d, t)), **kw)
     assert opened == [2]
+    assert batch.ForkedWorker.engine is None  # set in the forked workers only
     assert seen[-1] == (30, 30) and [d for d, _ in seen] == sorted(d for d, _ in seen)
     for name in base:
         for field in ("score", "mean", "median", "std", "hdi", "eti", "p_below", "p_above"):
@@ -175,8 +176,8 @@ def test_process_pool_is_bit_identical_to_one_thread(monkeypatch):
 
 
 def test_process_pool_reports_a_metric_error(monkeypatch):
-    monkeypatch.setattr(batch, "_PROCESS_MIN_VARIATES", 0)
-    monkeypatch.setattr(batch, "_can_fork", lambda: True)
+    monkeypatch.setattr(batch, "PROCESS_MIN_VARIATES", 0)
+    monkeypatch.setattr(batch, "can_fork", lambda: True)
 
     def broken(table):
         return np.full(table.shape[:-2], np.nan)
@@ -188,8 +189,8 @@ def test_process_pool_reports_a_metric_error(monkeypatch):
 def test_no_process_pool_for_kept_draws_or_small_batches(monkeypatch):
     opened = []
     monkeypatch.setattr(batch, "ProcessPoolExecutor", lambda *a, **k: opened.append(1))
-    monkeypatch.setattr(batch, "_can_fork", lambda: True)
+    monkeypatch.setattr(batch, "can_fork", lambda: True)
     evaluate(_stack(8, 3), draws=500, rng=0, workers=2)  # below _PROCESS_MIN_VARIATES
-    monkeypatch.setattr(batch, "_PROCESS_MIN_VARIATES", 0)
+    monkeypatch.setattr(batch, "PROCESS_MIN_VARIATES", 0)
     evaluate(_stack(8, 3), draws=500, rng=0, workers=2, keep_draws=True)
     assert opened == []

@@ -8,8 +8,8 @@ from scipy import integrate, stats
 
 from f1posterior import evaluate, sample_posterior
 from f1posterior._core.priors import adaptive_alpha, resolve_prior
-from f1posterior.metrics.registry import METRICS
-from f1posterior.posterior.exact import (
+from f1posterior.metrics._registry import METRICS
+from f1posterior.posterior._exact import (
     BetaPosterior,
     exact_posterior,
     exact_summary,
@@ -198,12 +198,12 @@ def test_user_callable_named_like_exact_metric_is_sampled() -> None:
 
 
 def test_falls_back_to_sampling_without_scipy(monkeypatch: pytest.MonkeyPatch) -> None:
-    import f1posterior.posterior.exact as ex
+    import f1posterior.posterior._exact as ex
 
     def missing() -> None:
         raise ImportError("no scipy")
 
-    monkeypatch.setattr(ex, "_special", missing)
+    monkeypatch.setattr(ex, "special", missing)
     with pytest.warns(UserWarning, match="need scipy"):
         res = evaluate(CM, metrics="micro_f1", beta="aligned", draws=500, rng=0)
     assert not res["micro_f1"].exact

@@ -17,10 +17,10 @@ import pytest
 import scipy.optimize as so
 import scipy.stats as ss
 
-import f1posterior.posterior.exact as fx
-from f1posterior import evaluate
+import f1posterior.posterior._exact as fx
+from f1posterior import Floor, evaluate
 from f1posterior._core.priors import resolve_prior
-from f1posterior.gating.gate import gate
+from f1posterior.gating._gate import gate
 
 #: Unequal prevalences and recalls, so that the prevalence weighting matters.
 SKEWED = np.array(
@@ -102,7 +102,7 @@ def test_without_scipy_recall_is_sampled_from_its_beta_marginal(monkeypatch):
     def missing():
         raise ImportError("no scipy")
 
-    monkeypatch.setattr(fx, "_special", missing)
+    monkeypatch.setattr(fx, "special", missing)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # silent under a non-aligned prior
         res = evaluate(
@@ -118,13 +118,13 @@ def test_without_scipy_recall_is_sampled_from_its_beta_marginal(monkeypatch):
         assert p > 0.01, (j, p)
     np.testing.assert_allclose(s.mean, a / (a + b), atol=5 * s.mc_error.max())
     # under an aligned prior the warning stays (the closed forms were asked for)
-    monkeypatch.setattr(fx, "_special", missing)
+    monkeypatch.setattr(fx, "special", missing)
     with pytest.warns(UserWarning, match="need.*scipy"):
         evaluate(SKEWED, metrics=["recall"], beta="aligned", draws=1_000, rng=3)
 
 
 def test_gate_recall_floor_is_exact_under_a_dirichlet_prior():
-    res = gate(SKEWED, minimums={"recall": 0.3}, alpha="adaptive", beta="adaptive")
+    res = gate(SKEWED, [Floor("recall", 0.3)], alpha="adaptive", beta="adaptive")
     a, b = _recall_beta(SKEWED, "adaptive", "adaptive")
     probs = np.array([c.prob for c in res.checks if c.verdict != "skipped"])
     exact = [c.exact for c in res.checks if c.verdict != "skipped"]
@@ -136,7 +136,7 @@ def test_gate_recall_floor_is_exact_under_a_dirichlet_prior():
 # --- micro-F1: the whole table's draws against its closed-form mean -------------------
 def test_micro_f1_exact_mean_under_the_paper_prior():
     """E[micro-F1] = sum_j E[mu_j] E[theta_jj] (DESIGN.md), 0.80274 on the Figure 3 matrix."""
-    from f1posterior.io.data import figure3
+    from f1posterior.io._data import figure3
 
     c = figure3().astype(float)
     s = evaluate(c, metrics=["micro_f1"], alpha="paper", beta="paper", rng=0)["micro_f1"]

@@ -15,10 +15,11 @@ from f1posterior import evaluate, sample_posterior
 from f1posterior._core import sampling, streams
 from f1posterior._core.priors import adaptive_alpha
 from f1posterior._core.sampling import block_draws, concentrations
-from f1posterior.metrics import multiclass as mt
-from f1posterior.metrics import registry, sums
-from f1posterior.metrics.divide import UndefinedMetricWarning
-from f1posterior.posterior.batch import summarize_rows
+from f1posterior.metrics import _multiclass as mt
+from f1posterior.metrics import _registry as registry
+from f1posterior.metrics import _sums as sums
+from f1posterior.metrics._divide import UndefinedMetricWarning
+from f1posterior.posterior._summary import summarize_rows
 
 ROOTS = [
     np.random.SeedSequence(0),
@@ -45,7 +46,7 @@ def test_bulk_seed_words_equal_numpy_seedsequence(root):
     rng = np.random.default_rng(0)
     bs = np.r_[0, 1, 2**32 - 1, rng.integers(0, 2**32, 60)]
     ks = np.r_[0, 2**32 - 1, 5, rng.integers(0, 2**32, 60)]
-    ours = streams._seed_words(streams._seed_prefix(root), bs, ks)
+    ours = streams.seed_words(streams.seed_prefix(root), bs, ks)
     ref = np.array([_child_words(root, int(b), int(k)) for b, k in zip(bs, ks, strict=True)])
     assert ours.dtype == np.uint64
     np.testing.assert_array_equal(ours, ref)
@@ -63,8 +64,8 @@ def test_bulk_streams_draw_what_single_streams_draw(root):
 
 def test_streams_fall_back_to_numpy_if_the_hash_differs(monkeypatch):
     root = np.random.SeedSequence(31)
-    monkeypatch.setattr(streams, "_seed_prefix", lambda r: ([1, 2, 3, 4], 5))  # wrong
-    assert streams._checked_prefix(root) is None
+    monkeypatch.setattr(streams, "seed_prefix", lambda r: ([1, 2, 3, 4], 5))  # wrong
+    assert streams.checked_prefix(root) is None
     gens = streams.block_streams(root, np.array([0, 1]), np.array([0, 0]))
     for g, b in zip(gens, (0, 1), strict=True):
         np.testing.assert_array_equal(g.random(5), streams.block_stream(root, b, 0).random(5))
@@ -123,12 +124,12 @@ def test_shared_class_sums_leave_every_metric_unchanged():
 def test_metric_helpers_keep_zero_division_and_nan_rules():
     # a 0/0 class: the cheap "all denominators positive" check must not skip it
     with pytest.warns(UndefinedMetricWarning):
-        assert mt.f1_score([[5, 0, 0], [1, 4, 0], [0, 0, 0]], average=None)[2] == 0.0
+        assert mt.f1([[5, 0, 0], [1, 4, 0], [0, 0, 0]], average=None)[2] == 0.0
     table = np.array([[5, 0, 0], [1, 4, 0], [0, 0, 0]])
-    assert mt.f1_score(table, average="macro", zero_division=np.nan) == pytest.approx(
+    assert mt.f1(table, average="macro", zero_division=np.nan) == pytest.approx(
         np.mean([10 / 11, 8 / 9])
     )  # NaN classes are left out of the mean, as scikit-learn does
-    assert mt.precision_score(table, average="macro", zero_division=1.0) == pytest.approx(
+    assert mt.precision(table, average="macro", zero_division=1.0) == pytest.approx(
         np.mean([5 / 6, 1.0, 1.0])
     )
 

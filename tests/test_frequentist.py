@@ -1,4 +1,4 @@
-"""Delta-method and multinomial-bootstrap intervals (f1posterior.analysis.frequentist).
+"""Delta-method and multinomial-bootstrap intervals (f1posterior.analysis._frequentist).
 
 Independent truths: the published example of Takahashi et al. (2022); the
 paper's closed-form variances; a generic numerical delta method (central
@@ -18,10 +18,10 @@ import numpy as np
 import pytest
 
 import f1posterior
-from f1posterior.analysis import frequentist as fq
-from f1posterior.analysis.delta import delta_interval
-from f1posterior.analysis.frequentist import DegenerateIntervalWarning, bootstrap_interval
-from f1posterior.metrics.registry import METRICS
+from f1posterior.analysis import _frequentist as fq
+from f1posterior.analysis._delta import delta_interval
+from f1posterior.analysis._frequentist import DegenerateIntervalWarning, bootstrap_interval
+from f1posterior.metrics._registry import METRICS
 
 PAPER = np.array([[3, 0, 0], [0, 8, 0], [2, 1, 6]])
 Z95 = 1.959963984540054
@@ -238,7 +238,7 @@ def test_bootstrap_is_deterministic_and_seed_dependent():
 def test_bootstrap_independent_of_chunking_and_other_matrices(monkeypatch):
     tables = random_tables(5, (5,), 3, low=1)
     full = bootstrap_interval(tables, "macro_f1", resamples=400, method="bca", rng=2)
-    monkeypatch.setattr(fq, "_BOOT_BUDGET", 1)  # one matrix per group
+    monkeypatch.setattr(fq, "BOOT_BUDGET", 1)  # one matrix per group
     chunked = bootstrap_interval(tables, "macro_f1", resamples=400, method="bca", rng=2)
     assert np.array_equal(full.interval, chunked.interval)
     other = tables.copy()
@@ -308,7 +308,7 @@ def naive_acceleration(table, fn):
 @pytest.mark.parametrize("name", ["macro_f1", "micro_f1", "macro_precision"])
 def test_jackknife_acceleration_equals_document_jackknife(name):
     t = np.array([[7, 2, 0], [1, 5, 3], [0, 2, 10]])
-    got = fq._jackknife_acceleration(t[None].astype(float), METRICS[name], ())
+    got = fq.jackknife_acceleration(t[None].astype(float), METRICS[name], ())
     assert got[0] == pytest.approx(naive_acceleration(t, METRICS[name]), rel=1e-10, abs=1e-15)
 
 
@@ -330,15 +330,15 @@ def test_bca_equals_scipy_on_the_same_bootstrap_distribution(level):
     )  # fmt: skip
     boot = res.bootstrap_distribution
     est = fn(t.astype(float))
-    accel = fq._jackknife_acceleration(t[None].astype(float), fn, ())[0]
-    q = fq._bca_quantile_levels(boot, np.asarray(est), np.asarray(accel), level)
-    ours = fq._quantiles(np.sort(boot), q)
+    accel = fq.jackknife_acceleration(t[None].astype(float), fn, ())[0]
+    q = fq.bca_quantile_levels(boot, np.asarray(est), np.asarray(accel), level)
+    ours = fq.quantiles(np.sort(boot), q)
     assert np.allclose(ours, [res.confidence_interval.low, res.confidence_interval.high],
                        rtol=0, atol=1e-12)  # fmt: skip
     # and the percentile method is numpy's quantile
     tail = (1 - level) / 2
     assert np.allclose(
-        fq._quantiles(np.sort(boot), np.array([tail, 1 - tail])),
+        fq.quantiles(np.sort(boot), np.array([tail, 1 - tail])),
         np.quantile(boot, [tail, 1 - tail]),
     )
 

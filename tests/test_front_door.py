@@ -14,11 +14,11 @@ from f1posterior import ConfusionMatrix, confusion_matrix
 def test_the_warning_and_error_classes_are_the_ones_raised(tmp_path):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        f1posterior.precision_score([[0, 0], [5, 0]], average=None)
+        f1posterior.precision([[0, 0], [5, 0]], average=None)
     assert any(issubclass(w.category, f1posterior.UndefinedMetricWarning) for w in caught)
     bad = tmp_path / "gate.toml"
     bad.write_text("zzzz = 1\n")
-    from f1posterior.gating.config import load_config
+    from f1posterior.gating._config import load_config
 
     with pytest.raises(f1posterior.GateConfigError):
         load_config(bad)

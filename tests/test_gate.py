@@ -6,10 +6,11 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
+from f1posterior import Floor, JointFloor, NonInferiority
 from f1posterior._core.priors import adaptive_alpha
 from f1posterior._core.streams import DEFAULT_SEED
-from f1posterior.gating.draws import _noise
-from f1posterior.gating.gate import assert_gate, gate
+from f1posterior.gating._draws import noise
+from f1posterior.gating._gate import assert_gate, gate
 
 NEW = np.array([[40, 10], [5, 45]])
 BASE = np.array([[38, 12], [6, 44]])
@@ -42,7 +43,7 @@ def test_default_seed_is_the_gates_and_the_clis() -> None:
     import inspect
 
     from f1posterior.cli import build_parser
-    from f1posterior.cli.gate_config import CONFIG_DEFAULTS
+    from f1posterior.cli._gate_config import CONFIG_DEFAULTS
 
     assert inspect.signature(gate).parameters["rng"].default == DEFAULT_SEED == 20150927
     assert CONFIG_DEFAULTS["seed"] == DEFAULT_SEED
@@ -56,7 +57,7 @@ def test_default_seed_is_the_gates_and_the_clis() -> None:
 def test_exact_min_check_equals_scipy(alpha: float | str, verdicts: list[bool]) -> None:
     res = gate(
         NEW,
-        minimums={"micro_f1": 0.8, "recall": 0.7},
+        [Floor("micro_f1", 0.8), Floor("recall", 0.7)],
         alpha=alpha,
         beta="aligned",
         labels=["a", "b"],
@@ -81,9 +82,9 @@ def test_exact_min_check_equals_scipy(alpha: float | str, verdicts: list[bool]) 
 
 @pytest.mark.parametrize("alpha", ALPHAS)
 def test_sampled_min_check_agrees_with_exact(alpha: float | str) -> None:
-    exact = gate(NEW, minimums={"micro_f1": 0.8}, alpha=alpha, beta="aligned").checks[0]
+    exact = gate(NEW, [Floor("micro_f1", 0.8)], alpha=alpha, beta="aligned").checks[0]
     near = NEAR_ALIGNED if alpha == 1.0 else _near_aligned(NEW, alpha)
-    sampled = gate(NEW, minimums={"micro_f1": 0.8}, draws=40_000, **near).checks[0]
+    sampled = gate(NEW, [Floor("micro_f1", 0.8)], draws=40_000, **near).checks[0]
     assert not sampled.exact and sampled.draws == 40_000
     se = np.sqrt(exact.prob * (1 - exact.prob) / 40_000)
     assert sampled.mc_error == pytest.approx(se, rel=0.05)
@@ -94,7 +95,14 @@ def test_sampled_min_check_agrees_with_exact(alpha: float | str) -> None:
 @pytest.mark.parametrize("alpha", ALPHAS)
 def test_baseline_probability_against_quadrature(alpha: float | str) -> None:
     d = 0.02
-    res = gate(NEW, baseline=BASE, max_drop=d, alpha=alpha, beta="aligned", draws=40_000)
+    res = gate(
+        NEW,
+        [NonInferiority("micro_f1", d)],
+        baseline=BASE,
+        alpha=alpha,
+        beta="aligned",
+        draws=40_000,
+    )
     (c,) = res.checks
     # micro-F1 of NEW and BASE (alpha = 1: Beta(87, 17) and Beta(84, 20)); an adaptive
     # alpha is each table's own
@@ -108,7 +116,7 @@ def test_baseline_probability_against_quadrature(alpha: float | str) -> None:
 
 def test_baseline_draws_are_independent_of_new_draws() -> None:
     """Comparing a matrix with itself: P(diff >= 0) must be about 1/2, not 1 (shared draws)."""
-    (c,) = gate(NEW, baseline=NEW, draws=20_000).checks
+    (c,) = gate(NEW, [NonInferiority("micro_f1")], baseline=NEW, draws=20_000).checks
     assert abs(c.prob - 0.5) < 5 * np.sqrt(0.25 / 20_000)
 
 
@@ -116,9 +124,8 @@ def test_per_class_baseline_and_batch_items() -> None:
     batch = np.stack([NEW, BASE])
     res = gate(
         batch,
-        minimums=[("f1", 0.5)],
+        [Floor("f1", 0.5), NonInferiority("f1")],
         baseline=BASE,
-        compare=["f1"],
         names=["m1", "m2"],
         labels=["a", "b"],
         draws=2_000,
@@ -129,11 +136,11 @@ def test_per_class_baseline_and_batch_items() -> None:
 
 
 def test_noise_flag_and_draws_to_settle() -> None:
-    se, noisy, settle = _noise(0.951, 0.95, 10_000)
+    se, noisy, settle = noise(0.951, 0.95, 10_000)
     assert noisy and se == pytest.approx(np.sqrt(0.951 * 0.049 / 10_000))
     assert settle == 750_000  # 4^2 * 0.951 * 0.049 / 0.001^2 = 745,584, two significant digits
-    assert _noise(0.99, 0.95, 10_000)[1:] == (False, None)
-    assert _noise(0.95, 0.95, 10_000)[1:] == (True, None)
+    assert noise(0.99, 0.95, 10_000)[1:] == (False, None)
+    assert noise(0.95, 0.95, 10_000)[1:] == (True, None)
 
 
 @pytest.mark.parametrize("alpha", ALPHAS)
@@ -141,28 +148,30 @@ def test_boundary_verdict_is_flagged_within_noise(alpha: float | str) -> None:
     # threshold whose exact probability is 0.95: a sampled verdict cannot be sure
     t = float(_micro(NEW, alpha).isf(0.95))  # alpha = 1: Beta(87, 17)
     near = NEAR_ALIGNED if alpha == 1.0 else _near_aligned(NEW, alpha)
-    (c,) = gate(NEW, minimums={"micro_f1": t}, draws=5_000, max_draws=5_000, **near).checks
+    (c,) = gate(NEW, [Floor("micro_f1", t)], draws=5_000, max_draws=5_000, **near).checks
     assert c.within_noise and (c.draws_to_settle is None or c.draws_to_settle > 5_000)
     assert c.verdict == "inconclusive" and c.reason == "within Monte Carlo noise at 5,000 draws"
     assert c.text.endswith("; within Monte Carlo noise at 5,000 draws")
     # adaptive draws: resolved clear of the noise, or inconclusive at max_draws with the reason
-    (a,) = gate(NEW, minimums={"micro_f1": t}, draws=5_000, **near).checks
+    (a,) = gate(NEW, [Floor("micro_f1", t)], draws=5_000, **near).checks
     assert a.draws > 5_000
     if a.within_noise:
         assert a.draws == 1_000_000 and a.verdict == "inconclusive"
         assert a.reason == "within Monte Carlo noise at 1,000,000 draws"
-    (e,) = gate(NEW, minimums={"micro_f1": t}, alpha=alpha, beta="aligned").checks
+    (e,) = gate(NEW, [Floor("micro_f1", t)], alpha=alpha, beta="aligned").checks
     assert e.exact and not e.within_noise and e.prob == pytest.approx(0.95, abs=1e-10)
 
 
 def test_deterministic_verdicts() -> None:
-    kw = dict(minimums={"macro_f1": 0.8}, draws=3_000)
+    kw = dict(checks=[Floor("macro_f1", 0.8)], draws=3_000)
     assert gate(NEW, **kw) == gate(NEW, **kw)
     assert gate(NEW, rng=1, **kw).checks[0].prob != gate(NEW, rng=2, **kw).checks[0].prob
 
 
 def test_renderings() -> None:
-    res = gate(NEW, minimums={"micro_f1": 0.75}, baseline=BASE, max_drop=0.1, draws=2_000)
+    res = gate(
+        NEW, [Floor("micro_f1", 0.75), NonInferiority("micro_f1", 0.1)], baseline=BASE, draws=2_000
+    )
     d = res.to_dict()
     assert d["passed"] == res.passed and len(d["checks"]) == 2
     assert d["checks"][0]["text"] == res.checks[0].text
@@ -172,9 +181,9 @@ def test_renderings() -> None:
 
 
 def test_assert_gate_pass_and_fail() -> None:
-    ok = assert_gate(NEW, minimums={"micro_f1": 0.7}, beta="aligned")
+    ok = assert_gate(NEW, [Floor("micro_f1", 0.7)], beta="aligned")
     assert ok.passed
-    kw = dict(minimums={"micro_f1": 0.85}, beta="aligned")
+    kw = dict(checks=[Floor("micro_f1", 0.85)], beta="aligned")
     with pytest.raises(AssertionError) as info:
         assert_gate(NEW, **kw)
     assert str(info.value) == str(gate(NEW, **kw))
@@ -182,24 +191,27 @@ def test_assert_gate_pass_and_fail() -> None:
     # assert_gate raises on INCONCLUSIVE as well as on FAIL
     assert "INCONCLUSIVE  micro_f1 >= 0.85" in str(info.value)
     with pytest.raises(AssertionError, match="FAIL  micro_f1 >= 0.95"):
-        assert_gate(NEW, minimums={"micro_f1": 0.95}, beta="aligned")
+        assert_gate(NEW, [Floor("micro_f1", 0.95)], beta="aligned")
 
 
 @pytest.mark.parametrize(
     "kwargs,exc,match",
     [
-        (dict(minimums={"f2": 0.5}), ValueError, "minimums must name known metrics.*got 'f2'"),
-        (dict(minimums={"micro_f1": 1.5}), ValueError, r"minimums\['micro_f1'\] must be .*1.5"),
-        (dict(minimums={"micro_f1": "x"}), TypeError, r"must be a number in \[0, 1\]; got 'x'"),
-        (dict(minimums=5), TypeError, "minimums must be a mapping or a sequence"),
+        (dict(checks=[Floor("f2", 0.5)]), ValueError, r"checks\[0\].metric must name a known .*'f2'"),
+        (dict(checks=[Floor("micro_f1", 0.5)], multilabel=1), TypeError, "unexpected keyword"),
+        (dict(checks=5), TypeError, "checks must be a list of Floor, JointFloor and"),
+        (dict(checks=[("micro_f1", 0.5)]), TypeError, r"checks\[0\] must be a Floor, JointF"),
         (dict(), ValueError, "a gate needs at least one check"),
-        (dict(compare=["micro_f1"]), ValueError, "compare needs a baseline"),
-        (dict(baseline=np.eye(3)), ValueError, r"baseline must have the classes .*\(3, 3\)"),
-        (dict(minimums={"micro_f1": 0.5}, prob=1.0), ValueError, "prob must be in the open"),
-        (dict(baseline=BASE, max_drop=-0.1), ValueError, r"max_drop must be .*-0.1"),
-        (dict(minimums={"micro_f1": 0.5}, names=["a"]), ValueError, "names must name each"),
+        (dict(checks=[NonInferiority("micro_f1")]), ValueError, r"needs a baseline .*got none"),
+        (dict(checks=[Floor("micro_f1", 0.5)], baseline=BASE), ValueError, "no NonInferiority"),
+        (dict(checks=[NonInferiority("micro_f1")], baseline=np.eye(3)), ValueError,
+         r"baseline must have the classes .*\(3, 3\)"),
+        (dict(checks=[Floor("micro_f1", 0.5)], prob=1.0), ValueError, "prob must be in the open"),
+        (dict(checks=[Floor("micro_f1", 0.5)], prob=0.5), ValueError, r"prob must be in \(0.5"),
+        (dict(checks=[Floor("micro_f1", 0.5)], names=["a"]), ValueError, "names must name each"),
+        (dict(checks=[Floor("recall", 0.5)], ci_prob=1.5), ValueError, "ci_prob"),
     ],
-)
+)  # fmt: skip
 def test_gate_errors(kwargs: dict, exc: type, match: str) -> None:
     with pytest.raises(exc, match=match):
         gate(NEW, **kwargs)
@@ -208,9 +220,77 @@ def test_gate_errors(kwargs: dict, exc: type, match: str) -> None:
 def test_floors_follow_each_metrics_range():
     """mcc floors may be negative and likelihood-ratio floors above 1; fpr is refused."""
     counts = np.array([[40, 10], [5, 45]])  # LR+ of class 1 = 0.9 / 0.2 = 4.5, mcc = 0.70
-    res = gate(counts, minimums={"mcc": -0.5, "positive_likelihood_ratio": 2.0}, draws=4000)
+    res = gate(counts, [Floor("mcc", -0.5), Floor("positive_likelihood_ratio", 2.0)], draws=4000)
     assert [c.verdict for c in res.checks] == ["pass", "pass", "pass"]  # LR+ per class
-    with pytest.raises(ValueError, match=r"minimums\['mcc'\] must be a number in \[-1, 1\]"):
-        gate(counts, minimums={"mcc": -1.5})
+    with pytest.raises(ValueError, match=r"Floor\('mcc'\).threshold must be a number in \[-1, 1\]"):
+        Floor("mcc", -1.5)
     with pytest.raises(ValueError, match="fpr is lower-is-better"):
-        gate(counts, minimums={"fpr": 0.1})
+        gate(counts, [Floor("fpr", 0.1)])
+
+
+@pytest.mark.parametrize(
+    "make,exc,match",
+    [
+        (lambda: Floor("micro_f1", 1.5), ValueError, r"Floor\('micro_f1'\).threshold must be .*1.5"),
+        (lambda: Floor("micro_f1", "x"), TypeError, r"must be a number in \[0, 1\]; got 'x'"),
+        (lambda: Floor(3, 0.5), TypeError, "Floor.metric must be a metric name"),
+        (lambda: Floor("recall", 0.5, min_support=0), ValueError, "min_support must be None or"),
+        (lambda: Floor("recall", 0.5, min_support=True), TypeError, "min_support must be None"),
+        (lambda: JointFloor("recall", 1.5), ValueError, r"JointFloor\('recall'\).threshold"),
+        (lambda: NonInferiority("micro_f1", -0.1), ValueError, r"max_drop must be .*-0.1"),
+        (lambda: NonInferiority("micro_f1", 2), ValueError, r"max_drop must be .*\[0, 1\]"),
+    ],
+)  # fmt: skip
+def test_check_objects_validate_their_fields(make, exc: type, match: str) -> None:
+    with pytest.raises(exc, match=match):
+        make()
+
+
+def test_checks_are_frozen_values() -> None:
+    import dataclasses
+
+    a, b = Floor("recall", 0.6, min_support=5), Floor("recall", 0.6, min_support=5)
+    assert a == b and hash(a) == hash(b) and a.threshold == 0.6
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        a.threshold = 0.7  # type: ignore[misc]
+    assert NonInferiority("micro_f1").max_drop == 0.0
+
+
+@pytest.mark.parametrize(
+    "check,match",
+    [
+        (JointFloor("micro_f1", 0.5), r"JointFloor applies to per-class metrics .*'micro_f1'"),
+        (Floor("micro_f1", 0.5, min_support=3), r"min_support applies to per-class metrics"),
+        (Floor("fpr", 0.5), "fpr is lower-is-better"),
+    ],
+)
+def test_per_class_options_need_a_per_class_metric(check, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        gate(NEW, [check])
+
+
+def test_one_function_decides_a_verdict_and_nothing_rewrites_it() -> None:
+    """``Check`` objects are built in ``draws.judge`` only; no code replaces a verdict."""
+    import ast
+    from pathlib import Path
+
+    import f1posterior
+
+    root = Path(f1posterior.__file__).parent
+    makers, rewrites = [], []
+    for path in sorted(root.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for fn in ast.walk(tree):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(fn):
+                if not isinstance(node, ast.Call):
+                    continue
+                name = getattr(node.func, "id", getattr(node.func, "attr", None))
+                where = (path.relative_to(root).as_posix(), fn.name)
+                if name == "Check":
+                    makers.append(where)
+                if name == "replace" and any(k.arg == "verdict" for k in node.keywords):
+                    rewrites.append(where)
+    assert makers == [("gating/_draws.py", "judge")]
+    assert rewrites == []

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from f1posterior import Floor, JointFloor, NonInferiority
 from f1posterior.cli import main
-from f1posterior.gating.config import (
+from f1posterior.gating._config import (
     CheckGroup,
     GateConfigError,
     check_groups,
@@ -168,21 +169,31 @@ def test_python_load_config_and_groups(project: Path) -> None:
     assert cfg.settings["prob"] == 0.9 and cfg.settings["prior"] == "aligned"
     assert cfg.settings["file"] == str(project / "data" / "m.json")
     groups = check_groups(cfg)
+    base = str(project / "data" / "b.json")
     assert groups == [
-        CheckGroup(minimums=(("micro_f1", 0.7),)),
-        CheckGroup(minimums=(("recall", 0.6),), min_support=5),
-        CheckGroup(compare=("micro_f1",), baseline=str(project / "data" / "b.json"), max_drop=0.05),
+        CheckGroup(
+            (
+                Floor("micro_f1", 0.7),
+                Floor("recall", 0.6, min_support=5),
+                NonInferiority("micro_f1", 0.05),
+            ),
+            baseline=base,
+        )
     ]
-    # floors with different settings are separate calls; like ones share one
+    # checks share a call unless they compare with different baselines
     (project / "two.toml").write_text(
-        "[[check]]\nmetric = 'micro_f1'\nmin = 0.7\n[[check]]\nmetric = 'f1'\nmin = 0.5\n"
+        "[[check]]\nmetric = 'micro_f1'\nbaseline = 'x.json'\n[[check]]\nmetric = 'f1'\nmin = 0.5\n"
+        "[[check]]\nmetric = 'f1'\nbaseline = 'y.json'\n"
     )
-    assert check_groups(load_config(project / "two.toml")) == [
-        CheckGroup(minimums=(("micro_f1", 0.7), ("f1", 0.5)))
+    two = check_groups(load_config(project / "two.toml"))
+    assert [(g.baseline, g.checks) for g in two] == [
+        (str(project / "x.json"), (NonInferiority("micro_f1"), Floor("f1", 0.5))),
+        (str(project / "y.json"), (NonInferiority("f1"),)),
     ]
     over = check_groups(cfg, baseline="other.json", max_drop=0.0, min_support=2, joint=True)
-    assert over[1] == CheckGroup(minimums=(("recall", 0.6),), min_support=2, joint=True)
-    assert over[-1].baseline == "other.json" and over[-1].max_drop == 0.0
+    assert over[0].checks[1] == JointFloor("recall", 0.6, min_support=2)
+    assert over[0].checks[0] == Floor("micro_f1", 0.7)  # not per-class: no joint, no support
+    assert over[-1].baseline == "other.json" and over[-1].checks[-1] == NonInferiority("micro_f1")
 
 
 BAD_CONFIGS = [

@@ -13,7 +13,8 @@ import math
 
 import numpy as np
 
-from f1posterior.gating.gate import gate
+from f1posterior import Floor
+from f1posterior.gating._gate import gate
 
 SIMS = 300
 N = 100
@@ -34,8 +35,8 @@ OFFSETS = (-0.1, -0.005, 0.005, 0.1)  # floors T = TRUTH + offset
 @functools.cache
 def _all_rates(prob: float, seed: int = 11) -> dict[float, dict[str, float]]:
     """Verdict rates per floor; all floors in one batched gate call (shared draws)."""
-    floors = [("micro_f1", TRUTH + off) for off in OFFSETS]
-    res = gate(_tables(seed), minimums=floors, prob=prob, draws=4_000, max_draws=16_000, rng=seed)
+    floors = [Floor("micro_f1", TRUTH + off) for off in OFFSETS]
+    res = gate(_tables(seed), floors, prob=prob, draws=4_000, max_draws=16_000, rng=seed)
     assert len(res.checks) == SIMS * len(OFFSETS)
     out = {}
     for off in OFFSETS:

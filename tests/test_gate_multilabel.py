@@ -1,4 +1,4 @@
-"""gate(..., multilabel=True): per-label floors, baselines, noise, assert_gate, errors."""
+"""gate_multilabel: per-label floors, baselines, noise, assert_gate, errors."""
 
 from __future__ import annotations
 
@@ -8,11 +8,12 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-import f1posterior.posterior.multilabel as ml
+import f1posterior.posterior._multilabel as ml
+from f1posterior import Floor, NonInferiority, gate_multilabel
 from f1posterior._core.priors import adaptive_alpha
-from f1posterior.gating.checks import GATE_MULTILABEL_METRICS
-from f1posterior.gating.gate import assert_gate, gate
-from f1posterior.posterior.multilabel import evaluate_multilabel, multilabel_scores
+from f1posterior.gating._checks import GATE_MULTILABEL_METRICS
+from f1posterior.gating._gate import assert_gate, gate
+from f1posterior.posterior._multilabel import evaluate_multilabel, multilabel_scores
 
 # three labels, [[tn, fp], [fn, tp]] each
 TABLES = np.array([[[50, 3], [7, 40]], [[80, 2], [4, 14]], [[60, 20], [10, 10]]], dtype=float)
@@ -39,8 +40,7 @@ def _kw(prior: str) -> dict:
 def test_exact_per_label_floors_equal_scipy(prior: str) -> None:
     """Aligned prior: P(f1 >= t) = P(B >= t / (2 - t)), B ~ Beta(A11, A01 + A10); precision Beta."""
     alpha = 1.0 if prior == "paper" else prior
-    res = gate(TABLES, multilabel=True, minimums={"f1": 0.6, "precision": 0.8},
-               alpha=alpha, beta="aligned", labels=LABELS)  # fmt: skip
+    res = gate_multilabel(TABLES, [Floor("f1", 0.6), Floor("precision", 0.8)], alpha=alpha, beta="aligned", labels=LABELS)  # fmt: skip
     a = TABLES + _alpha(TABLES, prior)
     tp, fp, fn = a[:, 1, 1], a[:, 0, 1], a[:, 1, 0]
     want = [*stats.beta.sf(0.6 / 1.4, tp, fp + fn), *stats.beta.sf(0.8, tp, fp)]
@@ -62,8 +62,7 @@ def test_sampled_floors_agree_with_closed_forms(prior: str) -> None:
     """recall ~ Beta(alpha_11 + tp, alpha_10 + fn) exactly, whatever beta (uniform prior:
     Beta(1 + tp, 1 + fn)), though the gate samples it."""
     n = 20_000  # max_draws=n: no adaptive rounds, so the draws are exactly those of evaluate
-    res = gate(TABLES, multilabel=True, minimums=[("recall", 0.75), ("micro_f1", 0.7)], draws=n,
-               max_draws=n, **_kw(prior))  # fmt: skip
+    res = gate_multilabel(TABLES, [Floor("recall", 0.75), Floor("micro_f1", 0.7)], draws=n, max_draws=n, **_kw(prior))  # fmt: skip
     rec = res.checks[:3]
     a = TABLES + _alpha(TABLES, prior)
     want = stats.beta.sf(0.75, a[:, 1, 1], a[:, 1, 0])
@@ -90,8 +89,8 @@ def test_floors_keep_no_draws(monkeypatch: pytest.MonkeyPatch) -> None:
         return real(*args, **kwargs)
 
     monkeypatch.setattr(ml, "evaluate_multilabel", spy)
-    res = gate(TABLES, multilabel=True, draws=1000, max_draws=1000,  # one round of draws
-               minimums=[("f1", 0.5), ("micro_f1", 0.5), ("recall", 0.6)])  # fmt: skip
+    monkeypatch.setattr("f1posterior.posterior.evaluate_multilabel", spy)
+    res = gate_multilabel(TABLES, [Floor("f1", 0.5), Floor("micro_f1", 0.5), Floor("recall", 0.6)], draws=1000, max_draws=1000)  # fmt: skip
     assert seen == [(False, 0.5, ["f1", "micro_f1"]), (False, 0.6, ["recall"])]
     assert [c.metric for c in res.checks] == ["f1"] * 3 + ["micro_f1"] + ["recall"] * 3
 
@@ -100,8 +99,7 @@ def test_floors_keep_no_draws(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_baseline_per_label_against_quadrature(prior: str) -> None:
     """Recall: P(R_new - R_base >= -d) = int pdf_base(y) sf_new(y - d) dy (each recall a Beta)."""
     n, d = 20_000, 0.05
-    res = gate(TABLES, multilabel=True, baseline=BASE, compare=["recall", "macro_f1"],
-               max_drop=d, draws=n, labels=LABELS, **_kw(prior))  # fmt: skip
+    res = gate_multilabel(TABLES, [NonInferiority("recall", d), NonInferiority("macro_f1", d)], baseline=BASE, draws=n, labels=LABELS, **_kw(prior))  # fmt: skip
     checks = res.checks
     assert [(c.kind, c.metric, c.item) for c in checks] == [
         ("baseline", "recall", "label a"),
@@ -118,7 +116,9 @@ def test_baseline_per_label_against_quadrature(prior: str) -> None:
         assert c.model == "independent posteriors" and c.threshold == -d
         assert c.score == pytest.approx(t[1, 1] / t[1].sum() - b[1, 1] / b[1].sum())
     # comparing with itself: P(diff >= 0) about 1/2 (independent draws, not shared ones)
-    (same,) = gate(TABLES, multilabel=True, baseline=TABLES, draws=n, **_kw(prior)).checks
+    (same,) = gate_multilabel(
+        TABLES, [NonInferiority("micro_f1")], baseline=TABLES, draws=n, **_kw(prior)
+    ).checks
     assert same.metric == "micro_f1" and abs(same.prob - 0.5) < 5 * np.sqrt(0.25 / n)
 
 
@@ -126,8 +126,7 @@ def test_baseline_per_label_against_quadrature(prior: str) -> None:
 def test_batch_names_and_label_items(prior: str) -> None:
     batch = np.stack([TABLES, TABLES * 3])
     alpha = 1.0 if prior == "paper" else prior
-    res = gate(batch, multilabel=True, minimums={"jaccard": 0.5, "macro_f1": 0.6}, alpha=alpha,
-               beta="aligned", draws=1000, names=["small", "large"], labels=LABELS)  # fmt: skip
+    res = gate_multilabel(batch, [Floor("jaccard", 0.5), Floor("macro_f1", 0.6)], alpha=alpha, beta="aligned", draws=1000, names=["small", "large"], labels=LABELS)  # fmt: skip
     items = [c.item for c in res.checks]
     assert items[:6] == [f"{m} label {x}" for m in ("small", "large") for x in LABELS]
     assert items[6:] == ["small", "large"]
@@ -145,84 +144,84 @@ def test_within_noise_notice() -> None:
                             keep_draws=True).metric_draws["micro_f1"]  # fmt: skip
     t = float(np.round(np.quantile(x, 0.055), 4))
     # without room for more draws (max_draws=n) the check is INCONCLUSIVE, with the reason
-    (c,) = gate(TABLES, multilabel=True, minimums={"micro_f1": t}, draws=n, max_draws=n).checks
+    (c,) = gate_multilabel(TABLES, [Floor("micro_f1", t)], draws=n, max_draws=n).checks
     assert 0 < abs(c.prob - 0.95) < 0.01
     assert c.within_noise and c.draws_to_settle is not None and c.draws_to_settle > n
     assert c.verdict == "inconclusive" and c.draws == n
     assert c.text.endswith("; within Monte Carlo noise at 4,000 draws")
     # adaptive draws (default max_draws): more draws, and a verdict clear of the noise or
     # inconclusive with the reason
-    (a,) = gate(TABLES, multilabel=True, minimums={"micro_f1": t}, draws=n).checks
+    (a,) = gate_multilabel(TABLES, [Floor("micro_f1", t)], draws=n).checks
     assert a.draws > n
     assert not a.within_noise or a.reason == f"within Monte Carlo noise at {a.draws:,} draws"
 
 
 def test_f_beta_and_scores() -> None:
-    res = gate(TABLES, multilabel=True, minimums={"micro_fbeta": 0.5, "fbeta": 0.3},
-               f_beta=2.0, beta="aligned", draws=500)  # fmt: skip
+    res = gate_multilabel(TABLES, [Floor("micro_fbeta", 0.5), Floor("fbeta", 0.3)], f_beta=2.0, beta="aligned", draws=500)  # fmt: skip
     want = multilabel_scores(TABLES, metrics=["micro_fbeta", "fbeta"], f_beta=2.0)
     assert res.checks[0].score == pytest.approx(float(want["micro_fbeta"]))
     np.testing.assert_allclose([c.score for c in res.checks[1:]], want["fbeta"])
     assert not any(c.exact for c in res.checks)  # F2 has no closed form
-    one = gate(TABLES, multilabel=True, minimums={"fbeta": 0.3}, beta="aligned")
-    two = gate(TABLES, multilabel=True, minimums={"f1": 0.3}, beta="aligned")
+    one = gate_multilabel(TABLES, [Floor("fbeta", 0.3)], beta="aligned")
+    two = gate_multilabel(TABLES, [Floor("f1", 0.3)], beta="aligned")
     assert all(c.exact for c in one.checks)
     assert [c.prob for c in one.checks] == [c.prob for c in two.checks]
 
 
 def test_deterministic_renderings_and_assert_gate() -> None:
-    kw = dict(multilabel=True, minimums={"macro_f1": 0.6, "f1": 0.5}, draws=1000)
-    a, b = gate(TABLES, **kw), gate(TABLES, **kw)
+    kw = dict(checks=[Floor("macro_f1", 0.6), Floor("f1", 0.5)], draws=1000)
+    a, b = gate_multilabel(TABLES, **kw), gate_multilabel(TABLES, **kw)
     assert a.to_dict() == b.to_dict() and a.seed == 20150927
     json.dumps(a.to_dict())
     # label 2's P = 0.117 is neither >= 0.95 nor <= 0.05: INCONCLUSIVE (three-state rule)
     assert "| ❔ INCONCLUSIVE | f1 [label 2] >= 0.5 |" in a.to_markdown()
     assert str(a).splitlines()[-1] == "GATE INCONCLUSIVE: 3 of 4 checks passed (1 inconclusive)"
     assert a.verdict == "inconclusive" and [c.verdict for c in a.checks][-1] == "inconclusive"
-    ok = assert_gate(TABLES, multilabel=True, minimums={"f1": 0.2}, beta="aligned")
+    ok = assert_gate(gate_multilabel(TABLES, [Floor("f1", 0.2)], beta="aligned"))
     assert ok.passed
+    with pytest.raises(TypeError, match="a GateResult is judged as it is"):
+        assert_gate(ok, [Floor("f1", 0.2)])
     # 0.1245 = P(Beta(11, 32) >= 1/3), label c's closed form under alpha = 1 (pinned)
     # (P = 0.1245 is INCONCLUSIVE under the three-state rule; assert_gate raises on it too)
     with pytest.raises(AssertionError, match=r"INCONCLUSIVE  f1 \[label c\] >= 0.5: P = 0.1245;"):
-        assert_gate(TABLES, multilabel=True, minimums={"f1": 0.5}, alpha=1.0, beta="aligned",
-                    labels=LABELS)  # fmt: skip
+        assert_gate(gate_multilabel(TABLES, [Floor("f1", 0.5)], alpha=1.0, beta="aligned", labels=LABELS))  # fmt: skip
     # the default alpha ("adaptive", label c's own table) with the aligned beta: its closed form
     ac = TABLES[2] + adaptive_alpha(TABLES[2])
     p = stats.beta(ac[1, 1], ac[0, 1] + ac[1, 0]).sf(0.5 / 1.5)
     with pytest.raises(AssertionError, match=rf"INCONCLUSIVE  f1 \[label c\] >= 0.5: P = {p:.4f};"):
-        assert_gate(TABLES, multilabel=True, minimums={"f1": 0.5}, beta="aligned", labels=LABELS)
+        assert_gate(gate_multilabel(TABLES, [Floor("f1", 0.5)], beta="aligned", labels=LABELS))
 
 
 @pytest.mark.parametrize(
     ("kwargs", "exc", "match"),
     [
-        ({"minimums": {"hamming_loss": 0.1}}, ValueError, r"minimums: hamming_loss is a loss"),
-        ({"minimums": {"accuracy": 0.5}}, ValueError,
-         r"minimums must name known metrics \(micro_f1, .*jaccard\); got 'accuracy'"),
-        ({"counts": [[1, 2], [3, 4]]}, ValueError,
-         r"counts must be per-label 2 x 2 tables of shape \(\*batch, L, 2, 2\).*got shape \(2, 2\)"),
-        ({"baseline": TABLES[:2]}, ValueError,
-         r"baseline must have the 3 labels of counts: tables of shape \(..., 3, 2, 2\); got "
+        ({"checks": [Floor("hamming_loss", 0.1)]}, ValueError, r"checks\[0\].metric: hamming_loss is a loss"),
+        ({"checks": [Floor("accuracy", 0.5)]}, ValueError,
+         r"checks\[0\].metric must name a known metric \(micro_f1, .*jaccard\); got 'accuracy'"),
+        ({"tables": [[1, 2], [3, 4]]}, ValueError,
+         r"tables must be per-label 2 x 2 tables of shape \(\*batch, L, 2, 2\).*got shape \(2, 2\)"),
+        ({"baseline": TABLES[:2], "checks": [NonInferiority("f1")]}, ValueError,
+         r"baseline must have the 3 labels of tables: shape \(..., 3, 2, 2\); got "
          r"shape \(2, 2, 2\)"),
-        ({"baseline": [[1, 2], [3, 4]]}, ValueError, r"baseline must be per-label 2 x 2 tables"),
-        ({"compare": "hamming_loss", "baseline": BASE}, ValueError, r"compare: hamming_loss is a"),
-        ({"paired": ([0], [0], [0]), "baseline": BASE}, ValueError,
-         r"paired predictions are for single-label confusion matrices"),
-        ({"multilabel": 1}, TypeError, r"multilabel must be True or False; got 1"),
+        ({"baseline": [[1, 2], [3, 4]], "checks": [NonInferiority("f1")]}, ValueError,
+         r"baseline must be per-label 2 x 2 tables"),
+        ({"checks": [NonInferiority("hamming_loss")], "baseline": BASE}, ValueError,
+         r"checks\[0\].metric: hamming_loss is a"),
+        ({"y_true": [[0, 1]]}, TypeError, r"unexpected keyword argument 'y_true'"),
         ({"f_beta": 0}, ValueError, r"f_beta must be a finite number > 0; got 0"),
         ({"labels": ["a"]}, ValueError, r"labels must name the 3 labels; got 1 names"),
         ({"names": ["x"]}, ValueError, r"names must name each matrix of a 1-D batch"),
     ],
 )  # fmt: skip
 def test_errors(kwargs: dict, exc: type, match: str) -> None:
-    args = {"counts": TABLES, "multilabel": True, "minimums": {"f1": 0.5}, "draws": 10, **kwargs}
+    args = {"tables": TABLES, "checks": [Floor("f1", 0.5)], "draws": 10, **kwargs}
     with pytest.raises(exc, match=match):
-        gate(**args)
+        gate_multilabel(**args)
 
 
-def test_f_beta_needs_multilabel() -> None:
-    with pytest.raises(ValueError, match=r"f_beta applies to .*multilabel=True\); got f_beta=2"):
-        gate([[40, 10], [5, 45]], minimums={"micro_f1": 0.5}, f_beta=2)
+def test_gate_has_no_multilabel_flag() -> None:
+    with pytest.raises(TypeError, match=r"unexpected keyword argument 'f_beta'"):
+        gate([[40, 10], [5, 45]], [Floor("micro_f1", 0.5)], f_beta=2)  # type: ignore[call-arg]
     assert set(GATE_MULTILABEL_METRICS) == set(ml.MULTILABEL_METRICS) - {"hamming_loss"}
 
 
@@ -233,6 +232,6 @@ def test_docs_ci_gate_python_blocks_run() -> None:
 
     text = (Path(__file__).resolve().parent.parent / "docs" / "ci-gate.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", text, re.S)
-    assert len(blocks) == 2 and "multilabel=True" in blocks[1]
+    assert len(blocks) == 3 and "gate_multilabel(" in blocks[2]
     for block in blocks:
         exec(compile(block, "docs/ci-gate.md", "exec"), {})

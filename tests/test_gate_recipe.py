@@ -134,13 +134,13 @@ def test_negative_controls_aligned_prior_and_a_bad_model(where, tmp_path):
 
 
 def test_python_recipe_passes_and_its_aligned_control_does_not():
-    from f1posterior import assert_gate
+    from f1posterior import Floor, assert_gate
 
     text = (ROOT / "docs" / "ci-gate.md").read_text(encoding="utf-8")
-    call = re.search(r"assert_gate\(confusion, (minimums=\{[^}]*\})\)", text)
+    call = re.search(r"assert_gate\(confusion, (\[Floor\([^\]]*\])\)", text)
     assert call is not None  # the documented call names no prior
-    minimums = eval(call.group(1).removeprefix("minimums="))  # a literal dict
-    assert minimums == {"micro_f1": 0.80, "recall": 0.60}
-    assert assert_gate(GOOD, minimums=minimums).verdict == "pass"
+    checks = eval(call.group(1), {"Floor": Floor})  # a literal list of floors
+    assert checks == [Floor("micro_f1", 0.80), Floor("recall", 0.60)]
+    assert assert_gate(GOOD, checks).verdict == "pass"
     with pytest.raises(AssertionError, match="INCONCLUSIVE"):
-        assert_gate(GOOD, minimums=minimums, alpha=1.0, beta="aligned")
+        assert_gate(GOOD, checks, alpha=1.0, beta="aligned")

@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from f1posterior import Floor, JointFloor, NonInferiority, gate_multilabel
 from f1posterior.cli import main
-from f1posterior.gating.gate import assert_gate, gate
-from f1posterior.metrics.confusion import confusion_matrix
+from f1posterior.gating._gate import assert_gate, gate
+from f1posterior.metrics._confusion import confusion_matrix
 
 CM = [[50, 5, 0], [3, 40, 2], [2, 2, 0]]  # class c: 4 true documents, none found
 LABELS = ["a", "b", "c"]
@@ -38,10 +39,10 @@ def one_line_error(capsys: pytest.CaptureFixture[str], code: int) -> str:
 
 
 def test_min_support_skips_small_classes_and_the_verdict_ignores_them() -> None:
-    plain = gate(CM, minimums={"recall": 0.6}, labels=LABELS, **EXACT)
+    plain = gate(CM, [Floor("recall", 0.6)], labels=LABELS, **EXACT)
     assert [c.verdict for c in plain.checks] == ["pass", "pass", "fail"]
     assert plain.verdict == "fail"
-    res = gate(CM, minimums={"recall": 0.6}, labels=LABELS, min_support=5, **EXACT)
+    res = gate(CM, [Floor("recall", 0.6, min_support=5)], labels=LABELS, **EXACT)
     assert [c.verdict for c in res.checks] == ["pass", "pass", "skipped"]
     assert [c.support for c in res.checks] == [55, 45, 4]
     assert res.verdict == "pass" and res.passed
@@ -68,12 +69,12 @@ def test_min_support_skips_small_classes_and_the_verdict_ignores_them() -> None:
 
 
 def test_min_support_equal_to_the_support_judges_the_class() -> None:
-    res = gate(CM, minimums={"recall": 0.6}, labels=LABELS, min_support=4, **EXACT)
+    res = gate(CM, [Floor("recall", 0.6, min_support=4)], labels=LABELS, **EXACT)
     assert [c.verdict for c in res.checks] == ["pass", "pass", "fail"]
 
 
 def test_every_check_skipped_is_inconclusive() -> None:
-    res = gate(CM, minimums={"recall": 0.6}, labels=LABELS, min_support=100, **EXACT)
+    res = gate(CM, [Floor("recall", 0.6, min_support=100)], labels=LABELS, **EXACT)
     assert {c.verdict for c in res.checks} == {"skipped"}
     assert res.verdict == "inconclusive"
     assert (
@@ -83,11 +84,11 @@ def test_every_check_skipped_is_inconclusive() -> None:
 
 def test_multilabel_label_without_positives_never_passes_unless_skipped() -> None:
     tables = [[[50, 3], [7, 40]], [[98, 2], [0, 0]]]  # label y: no positive documents
-    kw = dict(multilabel=True, minimums={"recall": 0.5}, labels=["x", "y"], **EXACT)
-    default = gate(tables, **kw)
+    kw = dict(labels=["x", "y"], **EXACT)
+    default = gate_multilabel(tables, [Floor("recall", 0.5)], **kw)
     assert [c.verdict for c in default.checks] == ["pass", "inconclusive"]
     assert default.verdict == "inconclusive"
-    res = gate(tables, min_support=1, **kw)
+    res = gate_multilabel(tables, [Floor("recall", 0.5, min_support=1)], **kw)
     assert [c.verdict for c in res.checks] == ["pass", "skipped"]
     assert res.checks[1].reason == "0 positive documents < min_support 1"
     assert res.verdict == "pass"
@@ -96,42 +97,37 @@ def test_multilabel_label_without_positives_never_passes_unless_skipped() -> Non
 def test_min_support_on_a_batch_counts_each_matrix() -> None:
     batch = [CM, [[50, 5, 0], [3, 40, 2], [1, 1, 20]]]
     res = gate(
-        batch, minimums={"recall": 0.6}, labels=LABELS, names=["m1", "m2"], min_support=5, **EXACT
+        batch, [Floor("recall", 0.6, min_support=5)], labels=LABELS, names=["m1", "m2"], **EXACT
     )
     verdicts = {c.item: c.verdict for c in res.checks}
     assert verdicts["m1 class c"] == "skipped" and verdicts["m2 class c"] == "pass"
 
 
 @pytest.mark.parametrize(
-    ("kw", "error", "message"),
+    ("value", "error", "message"),
     [
-        (
-            dict(min_support=0),
-            ValueError,
-            r"min_support must be None or an integer >= 1 \(documents\); got 0",
-        ),
-        (
-            dict(min_support=2.5),
-            TypeError,
-            r"min_support must be None or an integer >= 1 \(documents\); got 2.5",
-        ),
-        (dict(min_support=True), TypeError, r"min_support must be None .*; got True"),
-        (dict(joint="yes"), TypeError, r"joint must be True or False; got 'yes'"),
+        (0, ValueError, r"min_support must be None or an integer >= 1 \(documents\); got 0"),
+        (2.5, TypeError, r"min_support must be None or an integer >= 1 \(documents\); got 2.5"),
+        (True, TypeError, r"min_support must be None .*; got True"),
     ],
 )
-def test_bad_min_support_or_joint(kw: dict, error: type, message: str) -> None:
+def test_bad_min_support(value: object, error: type, message: str) -> None:
     with pytest.raises(error, match=message):
-        gate(CM, minimums={"recall": 0.6}, **kw)
+        Floor("recall", 0.6, min_support=value)  # type: ignore[arg-type]
+    with pytest.raises(error, match=message):
+        JointFloor("recall", 0.6, min_support=value)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("option", ["min_support", "joint"])
-def test_per_class_options_need_a_per_class_floor(option: str) -> None:
-    value = 5 if option == "min_support" else True
+@pytest.mark.parametrize(
+    "check", [Floor("micro_f1", 0.6, min_support=5), JointFloor("micro_f1", 0.6)]
+)
+def test_per_class_options_need_a_per_class_floor(check: object) -> None:
+    what = "min_support" if isinstance(check, Floor) else "JointFloor"
     with pytest.raises(
         ValueError,
-        match=rf"{option} applies to per-class floors \(.*, f1, jaccard, .*, recall, specificity\); the floors given are \['micro_f1'\]",
+        match=rf"{what} applies to per-class metrics \(.*, f1, jaccard, .*, recall, specificity\); got 'micro_f1'",
     ):
-        gate(CM, minimums={"micro_f1": 0.6}, **{option: value})
+        gate(CM, [check])
 
 
 # --- joint -----------------------------------------------------------------------------------
@@ -151,12 +147,12 @@ def test_joint_recall_floor_is_the_product_of_independent_beta_tails() -> None:
     tails = _recall_tails(cm, t)
     truth = float(np.prod(tails))
     assert 0.2 < truth < 0.8  # a test that can fail: neither 0 nor 1
-    res = gate(cm, minimums={"recall": t}, joint=True, draws=200_000, labels=LABELS, **EXACT)
+    res = gate(cm, [JointFloor("recall", t)], draws=200_000, labels=LABELS, **EXACT)
     (c,) = res.checks
     assert c.item == "every class" and not c.exact and c.kind == "min"
     assert abs(c.prob - truth) < 4 * c.mc_error, (c.prob, truth, c.mc_error)
     # the per-class floors of the same gate are exact: the product of their P is the same truth
-    per = gate(cm, minimums={"recall": t}, labels=LABELS, **EXACT)
+    per = gate(cm, [Floor("recall", t)], labels=LABELS, **EXACT)
     assert np.allclose([x.prob for x in per.checks], tails)
     # observed score and HDI are those of the smallest per-class recall
     assert c.score == pytest.approx(min(50 / 55, 40 / 45, 30 / 33))
@@ -165,23 +161,23 @@ def test_joint_recall_floor_is_the_product_of_independent_beta_tails() -> None:
 
 def test_joint_multilabel_floor_is_the_product_of_the_labels_exact_tails() -> None:
     tables = [[[50, 3], [7, 40]], [[80, 2], [4, 14]], [[60, 5], [5, 30]]]
-    kw = dict(multilabel=True, minimums={"f1": 0.8}, labels=["x", "y", "z"], **EXACT)
-    per = gate(tables, **kw)
+    kw = dict(labels=["x", "y", "z"], **EXACT)
+    per = gate_multilabel(tables, [Floor("f1", 0.8)], **kw)
     assert all(c.exact for c in per.checks)
     truth = float(np.prod([c.prob for c in per.checks]))  # labels' posteriors are independent
     assert 0.2 < truth < 0.9
-    (c,) = gate(tables, joint=True, draws=200_000, **kw).checks
+    (c,) = gate_multilabel(tables, [JointFloor("f1", 0.8)], draws=200_000, **kw).checks
     assert c.item == "every label"
     assert abs(c.prob - truth) < 4 * c.mc_error, (c.prob, truth, c.mc_error)
 
 
 def test_joint_with_min_support_leaves_small_classes_out() -> None:
-    res = gate(CM, minimums={"recall": 0.6}, joint=True, min_support=5, labels=LABELS, **EXACT)
+    res = gate(CM, [JointFloor("recall", 0.6, min_support=5)], labels=LABELS, **EXACT)
     (c,) = res.checks
     assert c.item == "every class with >= 5 true documents (2 of 3)"
     truth = float(np.prod(_recall_tails(CM, 0.6)[:2]))
     assert abs(c.prob - truth) <= 4 * max(c.mc_error, 1e-4) and c.verdict == "pass"
-    alone = gate(CM, minimums={"recall": 0.6}, joint=True, min_support=100, **EXACT)
+    alone = gate(CM, [JointFloor("recall", 0.6, min_support=100)], **EXACT)
     assert alone.checks[0].verdict == "skipped" and alone.verdict == "inconclusive"
     assert alone.checks[0].reason == "every class has fewer than 100 true documents"
 
@@ -196,16 +192,16 @@ def test_joint_draws_adaptively_near_the_boundary() -> None:
         lo, hi = (mid, hi) if np.prod(_recall_tails(cm, mid)) > 0.96 else (lo, mid)
     t = round(lo, 4)
     truth = float(np.prod(_recall_tails(cm, t)))
-    (c,) = gate(cm, minimums={"recall": t}, joint=True, draws=1_000, **EXACT).checks
+    (c,) = gate(cm, [JointFloor("recall", t)], draws=1_000, **EXACT).checks
     assert c.draws > 1_000
     assert abs(c.prob - truth) < 4 * c.mc_error
     assert c.verdict in ("pass", "inconclusive")
-    again = gate(cm, minimums={"recall": t}, joint=True, draws=1_000, **EXACT).checks[0]
+    again = gate(cm, [JointFloor("recall", t)], draws=1_000, **EXACT).checks[0]
     assert again == c  # reproducible from the seed
 
 
 def test_joint_is_reproducible_and_seeded() -> None:
-    kw = dict(minimums={"f1": 0.7}, joint=True, draws=5_000)
+    kw = dict(checks=[JointFloor("f1", 0.7)], draws=5_000)
     a, b = gate(CM, **kw), gate(CM, **kw)
     assert a.checks == b.checks
     seq = np.random.SeedSequence(7)
@@ -275,8 +271,7 @@ def test_cli_per_class_option_without_per_class_floor(
 ) -> None:
     code = main(["gate", cm_file, "--metric", "micro_f1", "--min", "0.6", *flag])
     line = one_line_error(capsys, code)
-    name = flag[0].lstrip("-").replace("-", "_")
-    assert f"{name} applies to per-class floors" in line
+    assert f"{flag[0]} applies to per-class floors" in line
 
 
 def test_inconclusive_line_points_to_plan(cm_file: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -295,10 +290,15 @@ def test_inconclusive_line_points_to_plan(cm_file: str, capsys: pytest.CaptureFi
 def test_plan_hint_never_spells_out_an_unsafe_file_name() -> None:
     import dataclasses
 
-    res = gate([[40, 10], [5, 45]], minimums={"micro_f1": 0.85}, source="a b;rm.json", **EXACT)
+    res = gate([[40, 10], [5, 45]], [Floor("micro_f1", 0.85)], source="a b;rm.json", **EXACT)
     cmd = dataclasses.replace(res, hints="command")  # as the command line shows it
     assert "`f1posterior plan FILE --metric micro_f1 --min 0.85`" in str(cmd)
-    res = gate([[40, 10], [5, 45]], baseline=[[40, 10], [5, 45]], max_drop=0.01, draws=2_000)
+    res = gate(
+        [[40, 10], [5, 45]],
+        [NonInferiority("micro_f1", 0.01)],
+        baseline=[[40, 10], [5, 45]],
+        draws=2_000,
+    )
     cmd = dataclasses.replace(res, hints="command")
     assert "--metric micro_f1 --baseline BASEFILE --max-drop 0.01`" in str(cmd)
 
@@ -319,7 +319,7 @@ def test_predictions_give_the_same_gate_as_their_counts() -> None:
     labels = ["neg", "neu", "pos"]
     yt, yp = [labels[i] for i in y], [labels[i] for i in new]
     counts = confusion_matrix(yt, yp).counts
-    kw = dict(minimums={"micro_f1": 0.8, "recall": 0.7}, draws=5_000)
+    kw = dict(checks=[Floor("micro_f1", 0.8), Floor("recall", 0.7)], draws=5_000)
     a = gate(y_true=yt, y_pred=yp, **kw)
     b = gate(counts, labels=labels, **kw)
     assert a.checks == b.checks
@@ -328,13 +328,19 @@ def test_predictions_give_the_same_gate_as_their_counts() -> None:
 
 def test_baseline_predictions_are_paired() -> None:
     y, new, old = _predictions()
-    res = gate(y_true=y, y_pred=new, baseline_pred=old, max_drop=0.02, draws=20_000)
+    res = gate(
+        checks=[NonInferiority("micro_f1", 0.02)],
+        y_true=y,
+        y_pred=new,
+        baseline_pred=old,
+        draws=20_000,
+    )
     (c,) = res.checks
     assert c.model == "paired model (same documents)"
     indep = gate(
         confusion_matrix(y, new).counts,
+        [NonInferiority("micro_f1", 0.02)],
         baseline=confusion_matrix(y, old).counts,
-        max_drop=0.02,
         draws=20_000,
     ).checks[0]
     assert indep.model == "independent posteriors"
@@ -345,7 +351,7 @@ def test_baseline_ids_align_rows_in_any_order() -> None:
     y, new, old = _predictions()
     ids = [f"doc{i}" for i in range(len(y))]
     perm = np.random.default_rng(1).permutation(len(y))
-    kw = dict(max_drop=0.02, draws=5_000)
+    kw = dict(checks=[NonInferiority("micro_f1", 0.02)], draws=5_000)
     ordered = gate(y_true=y, y_pred=new, baseline_pred=old, **kw)
     shuffled = gate(
         y_true=y,
@@ -363,21 +369,9 @@ def test_baseline_ids_align_rows_in_any_order() -> None:
 
 def test_assert_gate_takes_predictions() -> None:
     y, new, _ = _predictions()
-    assert_gate(y_true=y, y_pred=new, minimums={"micro_f1": 0.7}, draws=5_000)
+    assert_gate(checks=[Floor("micro_f1", 0.7)], y_true=y, y_pred=new, draws=5_000)
     with pytest.raises(AssertionError, match=r"FAIL  micro_f1 >= 0.95"):
-        assert_gate(y_true=y, y_pred=new, minimums={"micro_f1": 0.95}, draws=5_000)
-
-
-def test_multilabel_predictions() -> None:
-    rng = np.random.default_rng(5)
-    yt = rng.integers(0, 2, (300, 2))
-    yp = np.where(rng.random((300, 2)) < 0.9, yt, 1 - yt)
-    from f1posterior.metrics.confusion import multilabel_confusion_matrix
-
-    kw = dict(multilabel=True, minimums={"f1": 0.7}, **EXACT)
-    a = gate(y_true=yt, y_pred=yp, **kw)
-    b = gate(multilabel_confusion_matrix(yt, yp), **kw)
-    assert a.checks == b.checks
+        assert_gate(checks=[Floor("micro_f1", 0.95)], y_true=y, y_pred=new, draws=5_000)
 
 
 @pytest.mark.parametrize(
@@ -397,17 +391,17 @@ def test_multilabel_predictions() -> None:
          r"baseline_ids= pairs .* needs ids="),
         (dict(y_true=[0, 1], y_pred=[0, 1], ids=["a", "b"], baseline_ids=["a", "b"]),
          r"ids= and baseline_ids= align baseline_pred=, which was not given"),
-        (dict(y_true=[0, 1], y_pred=[0, 1], baseline_pred=[0, 1], paired=([0], [0], [0])),
-         r"paired= is built from y_true=, y_pred= and baseline_pred="),
+        (dict(y_true=[0, 1], y_pred=[0, 1], paired=([0], [0], [0])),
+         r"unexpected keyword argument 'paired'"),
     ],
 )  # fmt: skip
 def test_predictions_argument_errors(kw: dict, message: str | None) -> None:
     if message is None:  # counts baseline with predictions: allowed (independent sample)
-        res = gate(minimums=None, max_drop=0.5, draws=1_000, **kw)
+        res = gate(checks=[NonInferiority("micro_f1", 0.5)], draws=1_000, **kw)
         assert res.checks[0].model == "independent posteriors"
         return
     with pytest.raises(TypeError, match=message):
-        gate(minimums={"micro_f1": 0.5}, **kw)
+        gate(checks=[Floor("micro_f1", 0.5)], **kw)
 
 
 @pytest.mark.parametrize(
@@ -425,7 +419,7 @@ def test_predictions_argument_errors(kw: dict, message: str | None) -> None:
 )  # fmt: skip
 def test_predictions_value_errors(kw: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
-        gate(y_true=[0, 1], y_pred=[0, 1], minimums={"micro_f1": 0.5}, **kw)
+        gate(checks=[Floor("micro_f1", 0.5)], y_true=[0, 1], y_pred=[0, 1], **kw)
 
 
 def test_docs_predictions_example_runs() -> None:

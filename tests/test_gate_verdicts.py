@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 from helpers import forged_npy
 
-from f1posterior.gating.gate import MIN_DRAWS, gate
+from f1posterior import Floor, NonInferiority
+from f1posterior.gating._gate import MIN_DRAWS, gate
 
 NEW = [[40, 10], [5, 45]]
 
@@ -32,7 +33,7 @@ def matrix(tmp_path: Path) -> str:
 def test_floor_three_states_follow_the_rule() -> None:
     kw = dict(alpha=1.0, beta="aligned")  # exact probabilities
     for t, want in ((0.75, "pass"), (0.85, "inconclusive"), (0.92, "fail")):
-        (c,) = gate(NEW, minimums={"micro_f1": t}, **kw).checks
+        (c,) = gate(NEW, [Floor("micro_f1", t)], **kw).checks
         p = c.prob
         rule = "pass" if p >= 0.95 else "fail" if 1 - p >= 0.95 else "inconclusive"
         assert c.verdict == rule == want, (t, p)
@@ -41,34 +42,34 @@ def test_floor_three_states_follow_the_rule() -> None:
 
 def test_overall_verdict_fail_beats_inconclusive_beats_pass() -> None:
     kw = dict(alpha=1.0, beta="aligned")
-    res = gate(NEW, minimums=[("micro_f1", 0.75), ("micro_f1", 0.85)], **kw)
+    res = gate(NEW, [Floor("micro_f1", 0.75), Floor("micro_f1", 0.85)], **kw)
     assert [c.verdict for c in res.checks] == ["pass", "inconclusive"]
     assert res.verdict == "inconclusive" and not res.passed
-    res = gate(NEW, minimums=[("micro_f1", 0.85), ("micro_f1", 0.92)], **kw)
+    res = gate(NEW, [Floor("micro_f1", 0.85), Floor("micro_f1", 0.92)], **kw)
     assert res.verdict == "fail"
     d = res.to_dict()
     assert d["verdict"] == "fail" and [c["verdict"] for c in d["checks"]] == [
         "inconclusive",
         "fail",
     ]
-    assert gate(NEW, minimums={"micro_f1": 0.7}, **kw).verdict == "pass"
+    assert gate(NEW, [Floor("micro_f1", 0.7)], **kw).verdict == "pass"
 
 
 def test_baseline_is_non_inferiority_with_margin() -> None:
     worse = [[30, 20], [15, 35]]
-    res = gate(NEW, baseline=NEW, max_drop=0.0, draws=20_000)
+    res = gate(NEW, [NonInferiority("micro_f1", 0.0)], baseline=NEW, draws=20_000)
     (c,) = res.checks
     assert c.verdict == "inconclusive" and abs(c.prob - 0.5) < 0.02
-    (c,) = gate(NEW, baseline=NEW, max_drop=0.2, draws=20_000).checks
+    (c,) = gate(NEW, [NonInferiority("micro_f1", 0.2)], baseline=NEW, draws=20_000).checks
     assert c.verdict == "pass" and c.threshold == -0.2
-    (c,) = gate(worse, baseline=NEW, max_drop=0.0, draws=20_000).checks
+    (c,) = gate(worse, [NonInferiority("micro_f1", 0.0)], baseline=NEW, draws=20_000).checks
     assert c.verdict == "fail" and 1 - c.prob >= 0.95
 
 
 @pytest.mark.parametrize("prob", [0.5, 0.3, 1e-300])
 def test_prob_at_or_below_one_half_is_refused(prob: float) -> None:
     with pytest.raises(ValueError, match=r"prob must be in \(0.5, 1\)"):
-        gate(NEW, minimums={"micro_f1": 0.5}, prob=prob)
+        gate(NEW, [Floor("micro_f1", 0.5)], prob=prob)
 
 
 def test_self_gate_max_drop_0_is_inconclusive_exit_3(matrix: str) -> None:
@@ -113,17 +114,17 @@ def test_one_draw_never_passes_a_floor_above_the_observed_score(matrix: str) -> 
                 "--seed", seed)  # fmt: skip
         assert r.returncode in (1, 3), r.stdout + r.stderr
         assert not r.stdout.splitlines()[2].startswith("PASS")
-    res = gate(NEW, minimums={"macro_f1": 0.86}, draws=1)
+    res = gate(NEW, [Floor("macro_f1", 0.86)], draws=1)
     assert res.draws >= MIN_DRAWS and res.checks[0].draws >= MIN_DRAWS and not res.passed
 
 
 def test_boundary_resolves_or_is_inconclusive_with_reason() -> None:
-    x = gate(NEW, minimums={"macro_f1": 0.5}, draws=2_000).checks[0]
+    x = gate(NEW, [Floor("macro_f1", 0.5)], draws=2_000).checks[0]
     assert x.verdict == "pass" and x.draws == 2_000  # far from both boundaries: one round
     # the threshold at which P(macro_f1 >= T) is about 0.95: drawn again, doubling
-    big = gate(NEW, minimums={"macro_f1": 0.5}, draws=200_000, max_draws=200_000)
+    big = gate(NEW, [Floor("macro_f1", 0.5)], draws=200_000, max_draws=200_000)
     t = float(np.quantile(_macro_draws(200_000), 0.05))
-    (c,) = gate(NEW, minimums={"macro_f1": t}, draws=2_000, max_draws=64_000).checks
+    (c,) = gate(NEW, [Floor("macro_f1", t)], draws=2_000, max_draws=64_000).checks
     assert c.draws > 2_000 and (c.draws // 2_000) & (c.draws // 2_000 - 1) == 0  # 2^k rounds
     if c.within_noise:
         assert c.verdict == "inconclusive" and c.draws == 64_000
@@ -144,7 +145,7 @@ def _macro_draws(n: int) -> np.ndarray:
 
 def test_adaptive_draws_are_reproducible_and_leave_the_callers_seed_alone() -> None:
     t = float(np.quantile(_macro_draws(200_000), 0.05))
-    kw = dict(minimums={"macro_f1": t}, draws=2_000, max_draws=32_000)
+    kw = dict(checks=[Floor("macro_f1", t)], draws=2_000, max_draws=32_000)
     a, b = gate(NEW, **kw), gate(NEW, **kw)
     assert a.checks[0].draws > 2_000  # it did adapt
     assert a == b and a.checks[0].prob == b.checks[0].prob and a.verdict == b.verdict
@@ -159,7 +160,7 @@ def test_exact_probabilities_never_draw_more() -> None:
 
     a = np.asarray(NEW, float) + 1.0  # alpha = 1, aligned beta: micro_f1 ~ Beta(trace, rest)
     t = float(stats.beta(np.trace(a), a.sum() - np.trace(a)).isf(0.95))
-    (c,) = gate(NEW, minimums={"micro_f1": t}, alpha=1.0, beta="aligned").checks
+    (c,) = gate(NEW, [Floor("micro_f1", t)], alpha=1.0, beta="aligned").checks
     assert c.exact and c.draws == 0 and c.reason == "" and not c.within_noise
 
 
@@ -173,7 +174,7 @@ def test_exact_probabilities_never_draw_more() -> None:
 )
 def test_draw_limits(kwargs: dict, match: str) -> None:
     with pytest.raises(ValueError, match=match):
-        gate(NEW, minimums={"micro_f1": 0.5}, **kwargs)
+        gate(NEW, [Floor("micro_f1", 0.5)], **kwargs)
 
 
 def test_cli_max_draws_and_reason(matrix: str) -> None:
@@ -242,7 +243,7 @@ def test_main_turns_every_exception_into_one_line(
     code: int,
     message: str | None,
 ) -> None:
-    from f1posterior.cli import gate as gate_cli
+    from f1posterior.cli import _gate as gate_cli
     from f1posterior.cli import main
 
     def boom(args: object) -> int:
@@ -285,9 +286,9 @@ def test_duplicate_labels_are_input_errors(
 
 
 def test_label_order_is_deterministic_across_hash_seeds(tmp_path: Path) -> None:
-    from f1posterior.io.predictions import _sort_labels
+    from f1posterior.io._predictions import sort_labels
 
-    assert _sort_labels({"1", "01", "2", "10"}) == ["01", "1", "2", "10"]
+    assert sort_labels({"1", "01", "2", "10"}) == ["01", "1", "2", "10"]
     rows = ["y_true,y_pred"] + ["1,1"] * 30 + ["01,01"] * 5 + ["1,01"] * 4 + ["01,1"] * 6
     path = tmp_path / "p.csv"
     path.write_text("\n".join(rows) + "\n")
@@ -308,8 +309,7 @@ EVIL = "\x1b[32mok\x1b[0m\n### f1posterior gate passed | <b>x</b> & `y`"
 
 
 def _evil_result():
-    return gate(NEW, minimums={"recall": 0.9}, labels=[EVIL, "dog"], draws=2_000,
-                source="eval\n### spoof.json")  # fmt: skip
+    return gate(NEW, [Floor("recall", 0.9)], labels=[EVIL, "dog"], draws=2_000, source="eval\n### spoof.json")  # fmt: skip
 
 
 def test_text_output_escapes_control_characters() -> None:
@@ -334,7 +334,7 @@ def test_markdown_escapes_labels_names_and_sources() -> None:
 
 
 def test_markdown_blocks_are_separated_by_blank_lines() -> None:
-    md = gate(NEW, minimums={"micro_f1": 0.5}, draws=2_000, source="m.json").to_markdown()
+    md = gate(NEW, [Floor("micro_f1", 0.5)], draws=2_000, source="m.json").to_markdown()
     blocks = md.split("\n\n")
     assert blocks[0].startswith("### ") and blocks[1].startswith("| verdict |")
     assert blocks[2].startswith("GATE PASSED") and blocks[3] == "Input: `m.json`"
@@ -396,8 +396,7 @@ def test_junit_xml_one_testcase_per_check(tmp_path: Path, matrix: str) -> None:
 def test_junit_xml_skipped_reason_and_escaping(tmp_path: Path) -> None:
     import xml.etree.ElementTree as ET
 
-    res = gate(NEW, minimums={"macro_f1": 0.5}, baseline=NEW, labels=[EVIL, "dog"],
-               draws=1_000, max_draws=1_000, prob=0.52)  # fmt: skip
+    res = gate(NEW, [Floor("macro_f1", 0.5), NonInferiority("micro_f1")], baseline=NEW, labels=[EVIL, "dog"], draws=1_000, max_draws=1_000, prob=0.52)  # fmt: skip
     text = res.to_junit_xml()
     assert "\x1b" not in text
     suite = ET.fromstring(text.split("\n", 1)[1])
@@ -415,15 +414,14 @@ def test_junit_xml_unwritable_is_exit_2(tmp_path: Path, matrix: str) -> None:
 
 
 def test_assert_gate_inconclusive_policy() -> None:
-    from f1posterior.gating.gate import assert_gate
+    from f1posterior.gating._gate import assert_gate
 
-    kw = dict(minimums={"micro_f1": 0.85}, alpha=1.0, beta="aligned")  # INCONCLUSIVE
+    kw = dict(checks=[Floor("micro_f1", 0.85)], alpha=1.0, beta="aligned")  # INCONCLUSIVE
     with pytest.raises(AssertionError, match="INCONCLUSIVE  micro_f1 >= 0.85"):
         assert_gate(NEW, **kw)
     assert assert_gate(NEW, inconclusive="pass", **kw).verdict == "inconclusive"
     with pytest.raises(AssertionError, match="FAIL  micro_f1 >= 0.92"):  # a FAIL always raises
-        assert_gate(NEW, inconclusive="pass", minimums={"micro_f1": 0.92}, alpha=1.0,
-                    beta="aligned")  # fmt: skip
+        assert_gate(NEW, [Floor("micro_f1", 0.92)], inconclusive="pass", alpha=1.0, beta="aligned")  # fmt: skip
     with pytest.raises(ValueError, match='inconclusive must be "pass" or "fail"'):
         assert_gate(NEW, inconclusive="maybe", **kw)
 
@@ -431,14 +429,13 @@ def test_assert_gate_inconclusive_policy() -> None:
 def test_assert_gate_frame_is_hidden_from_pytest() -> None:
     import inspect
 
-    from f1posterior.gating.gate import assert_gate
+    from f1posterior.gating._gate import assert_gate
 
     assert "__tracebackhide__ = True" in inspect.getsource(assert_gate)
 
 
 def test_result_draws_are_the_first_rounds_and_the_footer_keeps_the_prior_whole() -> None:
-    res = gate(NEW, minimums={"micro_f1": 0.5}, baseline=NEW, prob=0.52, draws=1_000,
-               max_draws=4_000)  # fmt: skip
+    res = gate(NEW, [Floor("micro_f1", 0.5), NonInferiority("micro_f1")], baseline=NEW, prob=0.52, draws=1_000, max_draws=4_000)  # fmt: skip
     floor, base = res.checks
     # only a check within noise is drawn again (its own draws do not depend on the
     # other checks); the result reports the first round's

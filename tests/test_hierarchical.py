@@ -18,7 +18,7 @@ from f1posterior._core.hierarchical import (
     GRID_M,
     GRID_SIZE,
     POOLED_WEIGHT,
-    _gammaln_numpy,
+    gammaln_numpy,
     grid_weights,
     weights_from_rows,
 )
@@ -124,7 +124,7 @@ def test_numpy_log_gamma_matches_math_lgamma():
     x = np.concatenate(
         [np.geomspace(1e-3, 1e7, 4001), 0.5 + np.arange(200.0), np.arange(1.0, 60.0)]
     )
-    got = _gammaln_numpy(x)
+    got = gammaln_numpy(x)
     want = np.array([math.lgamma(v) for v in x])
     err = np.abs(got - want) / np.maximum(1.0, np.abs(want))
     assert err.max() < 1e-13, (err.max(), x[np.argmax(err)])
@@ -140,7 +140,7 @@ def test_without_scipy_the_numpy_log_gamma_is_used(monkeypatch):
 
     x = np.array([0.5, 3.25, 75.5, 1234.0])
     monkeypatch.setitem(sys.modules, "scipy.special", None)  # import scipy.special fails
-    np.testing.assert_array_equal(gammaln(x), _gammaln_numpy(x))
+    np.testing.assert_array_equal(gammaln(x), gammaln_numpy(x))
     got = grid_weights(IMBALANCED).probs
     monkeypatch.undo()
     np.testing.assert_allclose(got, brute_weights(IMBALANCED)[0], rtol=1e-8, atol=1e-14)
@@ -159,7 +159,7 @@ def test_grid_weights_match_brute_force(name):
     # the numpy log-gamma gives the same weights (no scipy needed at run time)
     hits, rows = np.diag(c), c.sum(axis=1)
     np.testing.assert_allclose(
-        weights_from_rows(hits, rows, _gammaln_numpy).probs, w, rtol=1e-8, atol=1e-14
+        weights_from_rows(hits, rows, gammaln_numpy).probs, w, rtol=1e-8, atol=1e-14
     )
 
 
@@ -453,7 +453,7 @@ def test_forked_workers_give_the_same_numbers():
 
 
 def test_recall_is_sampled_and_exact_routes_refuse_the_mixture():
-    from f1posterior.posterior.exact import exact_posterior
+    from f1posterior.posterior._exact import exact_posterior
 
     s = evaluate(IMBALANCED, metrics=("recall",), draws=2_000, rng=1)["recall"]
     assert not s.exact and np.all(s.mc_error > 0)
@@ -483,7 +483,7 @@ def test_off_diagonal_sums_gathered_or_reduced_are_the_same_bits(monkeypatch):
     batch = np.stack([WEAK, WEAK.T, WEAK + np.eye(5) * 30])
     got = {}
     for limit in (0.0, 1.0):
-        monkeypatch.setattr(hier, "_GATHER_BELOW", limit)
+        monkeypatch.setattr(hier, "GATHER_BELOW", limit)
         got[limit] = evaluate(batch, **kw).metric_draws["macro_f1"]
     np.testing.assert_array_equal(got[0.0], got[1.0])
     # negative control: another seed differs
@@ -496,7 +496,7 @@ def test_off_diagonal_sums_gathered_or_reduced_are_the_same_bits(monkeypatch):
 def test_grid_points_are_numpys_searchsorted(few, monkeypatch):
     import f1posterior._core.hierarchical as hier
 
-    monkeypatch.setattr(hier, "_FEW", few)
+    monkeypatch.setattr(hier, "FEW", few)
     rng = np.random.default_rng(0)
     c = rng.integers(0, 30, size=(40, 6, 6)) + np.eye(6, dtype=int) * rng.integers(
         0, 90, (40, 1, 1)

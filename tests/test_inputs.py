@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from f1posterior.io.predictions import read_predictions
-from f1posterior.io.readers import read_input, read_matrix
+from f1posterior.io._predictions import read_predictions
+from f1posterior.io._readers import read_input, read_matrix
 
 M = [[8, 2, 0], [1, 9, 3], [0, 4, 7]]
 
@@ -261,9 +261,9 @@ def test_non_regular_files_are_refused_at_once(tmp_path, kind, command):
     ],
 )
 def test_every_reader_names_the_file_and_what_it_expected(tmp_path, reader, name, data, match):
-    from f1posterior.io.documents import read_documents
-    from f1posterior.io.multilabel import read_multilabel
-    from f1posterior.io.sources import input_format_of
+    from f1posterior.io._documents import read_documents
+    from f1posterior.io._multilabel import read_multilabel
+    from f1posterior.io._sources import input_format_of
 
     path = tmp_path / name
     path.write_bytes(data)

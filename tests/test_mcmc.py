@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from mcmc import metropolis
 
-from f1posterior import f1_score, sample_posterior
+from f1posterior import f1, sample_posterior
 
 Z_MAX = 4.5  # agreement within 4.5 combined Monte Carlo standard errors
 
@@ -16,9 +16,9 @@ def _metrics(p: np.ndarray) -> np.ndarray:
     """micro-F1, macro-F1, F1 of class 0 and their squares (first and second moments)."""
     v = np.stack(
         [
-            f1_score(p, average="micro"),
-            f1_score(p, average="macro"),
-            f1_score(p, average=None)[..., 0],
+            f1(p, average="micro"),
+            f1(p, average="macro"),
+            f1(p, average=None)[..., 0],
         ],
         axis=-1,
     )

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 import f1posterior
-from f1posterior import assert_gate, evaluate, gate
+from f1posterior import Floor, NonInferiority, assert_gate, evaluate, gate
 from f1posterior.cli import main
-from f1posterior.io.readers import read_input
+from f1posterior.io._readers import read_input
 
 ROOT = Path(__file__).resolve().parents[1]
 CM = [[40, 10], [5, 45]]  # micro_f1 0.85: P(>= 0.85) is near 1/2, so a floor there is unsure
@@ -24,16 +24,16 @@ CM = [[40, 10], [5, 45]]  # micro_f1 0.85: P(>= 0.85) is near 1/2, so a floor th
 
 def test_assert_gate_message_starts_with_the_verdict():
     with pytest.raises(AssertionError) as info:
-        assert_gate(CM, minimums={"micro_f1": 0.85}, beta="aligned", draws=2000)
+        assert_gate(CM, [Floor("micro_f1", 0.85)], beta="aligned", draws=2000)
     first = str(info.value).splitlines()[0]
     assert first == "GATE INCONCLUSIVE: 0 of 1 checks passed (1 inconclusive)"
     with pytest.raises(AssertionError) as info:
-        assert_gate(CM, minimums={"micro_f1": 0.99}, draws=2000)
+        assert_gate(CM, [Floor("micro_f1", 0.99)], draws=2000)
     assert str(info.value).startswith("GATE FAILED: 0 of 1 checks passed")
 
 
 def test_str_of_a_gate_result_starts_and_ends_with_the_verdict():
-    res = gate(CM, minimums={"micro_f1": 0.5}, draws=2000)
+    res = gate(CM, [Floor("micro_f1", 0.5)], draws=2000)
     lines = str(res).splitlines()
     assert lines[0] == lines[-1] == "GATE PASSED: 1 of 1 checks passed"
     assert lines[1].startswith("Gate: prior ")
@@ -43,12 +43,12 @@ def test_str_of_a_gate_result_starts_and_ends_with_the_verdict():
 
 
 def test_library_text_gives_a_python_call_not_a_command():
-    res = gate(CM, minimums={"micro_f1": 0.85}, beta="aligned", draws=2000)
+    res = gate(CM, [Floor("micro_f1", 0.85)], beta="aligned", draws=2000)
     assert res.verdict == "inconclusive"
     for text in (str(res), res.to_markdown()):
-        assert "f1posterior.plan(counts, metric='micro_f1', min=0.85)" in text
+        assert "f1posterior.plan(counts, metric='micro_f1', threshold=0.85)" in text
         assert "f1posterior plan" not in text and "FILE" not in text
-    base = gate(CM, baseline=CM, compare=["micro_f1"], max_drop=0.01, draws=2000)
+    base = gate(CM, [NonInferiority("micro_f1", 0.01)], baseline=CM, draws=2000)
     assert "baseline=baseline_counts, max_drop=0.01)" in str(base)
 
 
@@ -70,7 +70,7 @@ def test_command_line_text_gives_the_command(tmp_path, capsys):
     [
         lambda: evaluate(CM, metrics="macro-f1"),
         lambda: evaluate(CM, metrics=["micro_f1", "macro_f1s"]),
-        lambda: gate(CM, minimums={"macro_f2": 0.5}),
+        lambda: gate(CM, [Floor("macro_f2", 0.5)]),
         lambda: f1posterior.evaluate_multilabel([[[5, 1], [2, 6]]], metrics="macro_f11"),
     ],
 )
@@ -184,7 +184,7 @@ def test_unbounded_metrics_under_a_vanishing_prior_warn_nothing():
 
     import numpy as np
 
-    from f1posterior.metrics.registry import METRICS
+    from f1posterior.metrics._registry import METRICS
 
     counts = np.array([[10, 0, 0, 0], [0, 0, 0, 0], [3, 0, 5, 0], [0, 0, 0, 0]])
     with warnings.catch_warnings():

@@ -11,15 +11,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from f1posterior import (
-    accuracy_score,
-    f1_score,
-    fbeta_score,
-    macro_f1_star_score,
-    precision_score,
-    recall_score,
+    accuracy,
+    f1,
+    fbeta,
+    macro_f1_star,
+    precision,
+    recall,
 )
-from f1posterior.metrics.divide import UndefinedMetricWarning
-from f1posterior.metrics.registry import METRICS
+from f1posterior.metrics._divide import UndefinedMetricWarning
+from f1posterior.metrics._registry import METRICS
 
 
 def predictions_from_table(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -53,30 +53,30 @@ def test_against_sklearn(table, average, zero_division, beta):
     labels = list(range(table.shape[0]))
     kw = {"average": average, "labels": labels, "zero_division": zero_division}
     np.testing.assert_allclose(
-        f1_score(table, average=average, zero_division=zero_division),
+        f1(table, average=average, zero_division=zero_division),
         skm.f1_score(y_true, y_pred, **kw),
         rtol=1e-12,
         equal_nan=True,
     )
     np.testing.assert_allclose(
-        fbeta_score(table, beta=beta, average=average, zero_division=zero_division),
+        fbeta(table, beta=beta, average=average, zero_division=zero_division),
         skm.fbeta_score(y_true, y_pred, beta=beta, **kw),
         rtol=1e-12,
         equal_nan=True,
     )
     np.testing.assert_allclose(
-        precision_score(table, average=average, zero_division=zero_division),
+        precision(table, average=average, zero_division=zero_division),
         skm.precision_score(y_true, y_pred, **kw),
         rtol=1e-12,
         equal_nan=True,
     )
     np.testing.assert_allclose(
-        recall_score(table, average=average, zero_division=zero_division),
+        recall(table, average=average, zero_division=zero_division),
         skm.recall_score(y_true, y_pred, **kw),
         rtol=1e-12,
         equal_nan=True,
     )
-    assert accuracy_score(table) == pytest.approx(skm.accuracy_score(y_true, y_pred))
+    assert accuracy(table) == pytest.approx(skm.accuracy_score(y_true, y_pred))
 
 
 @settings(max_examples=30, deadline=None, derandomize=True)
@@ -88,7 +88,7 @@ def test_labels_subset_against_sklearn(table, data):
     )
     y_true, y_pred = predictions_from_table(table)
     for average in ("micro", "macro", "weighted", None):
-        ours = f1_score(table, average=average, labels=labels, zero_division=0.0)
+        ours = f1(table, average=average, labels=labels, zero_division=0.0)
         theirs = skm.f1_score(y_true, y_pred, average=average, labels=labels, zero_division=0.0)
         np.testing.assert_allclose(ours, theirs, rtol=1e-12)
 
@@ -98,9 +98,9 @@ def test_binary_against_sklearn(pos_label):
     table = np.array([[50, 7], [12, 31]])
     y_true, y_pred = predictions_from_table(table)
     for ours, theirs in [
-        (f1_score, skm.f1_score),
-        (precision_score, skm.precision_score),
-        (recall_score, skm.recall_score),
+        (f1, skm.f1_score),
+        (precision, skm.precision_score),
+        (recall, skm.recall_score),
     ]:
         assert float(ours(table, average="binary", pos_label=pos_label)) == pytest.approx(
             theirs(y_true, y_pred, average="binary", pos_label=pos_label), rel=1e-12
@@ -111,7 +111,7 @@ def test_zero_division_warn_matches_sklearn_value_and_warns():
     table = np.array([[3, 0, 0], [2, 0, 0], [0, 0, 0]])
     y_true, y_pred = predictions_from_table(table)
     with pytest.warns(UndefinedMetricWarning, match="ill-defined"):
-        ours = f1_score(table, average=None)
+        ours = f1(table, average=None)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         theirs = skm.f1_score(y_true, y_pred, average=None, labels=[0, 1, 2])
@@ -121,7 +121,7 @@ def test_zero_division_warn_matches_sklearn_value_and_warns():
 def test_micro_f1_equals_accuracy_on_probabilities():
     rng = np.random.default_rng(3)
     p = rng.dirichlet(np.ones(16), size=(7, 3)).reshape(7, 3, 4, 4)
-    np.testing.assert_allclose(f1_score(p, average="micro"), accuracy_score(p), rtol=1e-12)
+    np.testing.assert_allclose(f1(p, average="micro"), accuracy(p), rtol=1e-12)
 
 
 def test_scale_free():
@@ -133,22 +133,22 @@ def test_scale_free():
 
 def test_macro_f1_star_is_harmonic_mean_of_macro_p_and_r():
     table = np.array([[10, 3, 1], [2, 8, 4], [0, 5, 20]])
-    p = precision_score(table, average="macro")
-    r = recall_score(table, average="macro")
-    assert float(macro_f1_star_score(table)) == pytest.approx(2 * p * r / (p + r))
-    assert float(macro_f1_star_score(table)) != pytest.approx(float(f1_score(table)))
+    p = precision(table, average="macro")
+    r = recall(table, average="macro")
+    assert float(macro_f1_star(table)) == pytest.approx(2 * p * r / (p + r))
+    assert float(macro_f1_star(table)) != pytest.approx(float(f1(table)))
 
 
 def test_batch_shapes():
     rng = np.random.default_rng(0)
     for batch in [(), (3,), (2, 4)]:
         t = rng.integers(1, 9, size=(*batch, 4, 4)).astype(float)
-        assert f1_score(t, average="macro").shape == batch
-        assert f1_score(t, average=None).shape == (*batch, 4)
-        assert f1_score(t, average=None, labels=[2, 0]).shape == (*batch, 2)
+        assert f1(t, average="macro").shape == batch
+        assert f1(t, average=None).shape == (*batch, 4)
+        assert f1(t, average=None, labels=[2, 0]).shape == (*batch, 2)
         flat = t.reshape(-1, 4, 4)
-        expected = [float(f1_score(x, average="weighted")) for x in flat]
-        np.testing.assert_allclose(f1_score(t, average="weighted").ravel(), expected)
+        expected = [float(f1(x, average="weighted")) for x in flat]
+        np.testing.assert_allclose(f1(t, average="weighted").ravel(), expected)
 
 
 # --- errors: one pytest.raises(match=) per message -------------------------------
@@ -156,66 +156,66 @@ def test_batch_shapes():
 
 def test_error_unknown_average():
     with pytest.raises(ValueError, match=r"average must be one of .*'micro'.*got 'samples'"):
-        f1_score([[1, 0], [0, 1]], average="samples")
+        f1([[1, 0], [0, 1]], average="samples")
 
 
 def test_error_binary_needs_2x2():
     with pytest.raises(ValueError, match=r'average="binary" needs a 2 x 2 table; got M = 3'):
-        f1_score(np.eye(3), average="binary")
+        f1(np.eye(3), average="binary")
 
 
 def test_error_binary_pos_label():
     with pytest.raises(ValueError, match=r"pos_label must be 0 or 1 .* got 2"):
-        f1_score(np.eye(2), average="binary", pos_label=2)
+        f1(np.eye(2), average="binary", pos_label=2)
 
 
 def test_error_binary_with_labels():
     with pytest.raises(ValueError, match=r'labels must be None with average="binary"'):
-        f1_score(np.eye(2), average="binary", labels=[0])
+        f1(np.eye(2), average="binary", labels=[0])
 
 
 def test_error_labels_out_of_range():
     with pytest.raises(ValueError, match=r"labels must be class indices in \[0, 3\); got \[0, 3\]"):
-        f1_score(np.eye(3), labels=[0, 3])
+        f1(np.eye(3), labels=[0, 3])
 
 
 def test_error_labels_repeated():
     with pytest.raises(ValueError, match=r"labels must not repeat a class; got \[1, 1\]"):
-        f1_score(np.eye(3), labels=[1, 1])
+        f1(np.eye(3), labels=[1, 1])
 
 
 def test_error_labels_not_integers():
     with pytest.raises(ValueError, match=r"labels must be a non-empty 1-D sequence of class"):
-        f1_score(np.eye(3), labels=["a"])
+        f1(np.eye(3), labels=["a"])
 
 
 def test_error_zero_division():
     with pytest.raises(ValueError, match=r'zero_division must be "warn", 0, 1 or numpy.nan; got 2'):
-        f1_score(np.eye(3), zero_division=2)
+        f1(np.eye(3), zero_division=2)
 
 
 def test_error_fbeta_beta():
     with pytest.raises(ValueError, match=r"beta must be a finite number > 0; got -1"):
-        fbeta_score(np.eye(3), beta=-1)
+        fbeta(np.eye(3), beta=-1)
 
 
 def test_error_table_shape():
     with pytest.raises(
         ValueError, match=r"table must have shape \(\.\.\., M, M\).*got shape \(2, 3\)"
     ):
-        f1_score(np.ones((2, 3)))
+        f1(np.ones((2, 3)))
 
 
 def test_error_table_negative():
     with pytest.raises(ValueError, match=r"table must be non-negative; got minimum -1"):
-        f1_score([[1, -1], [0, 1]])
+        f1([[1, -1], [0, 1]])
 
 
 def test_error_table_nan():
     with pytest.raises(ValueError, match=r"table must be finite"):
-        f1_score([[1, np.nan], [0, 1]])
+        f1([[1, np.nan], [0, 1]])
 
 
 def test_error_table_strings():
     with pytest.raises(TypeError, match=r"table must hold integers or floats; got dtype <U1"):
-        f1_score([["a", "b"], ["c", "d"]])
+        f1([["a", "b"], ["c", "d"]])

@@ -19,27 +19,27 @@ import sklearn.metrics as skm
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from f1posterior import evaluate, gate, sample_posterior
+from f1posterior import Floor, evaluate, gate, sample_posterior
 from f1posterior.cli import main
 from f1posterior.metrics import (
-    balanced_accuracy_score,
-    class_likelihood_ratios,
-    cohen_kappa_score,
+    balanced_accuracy,
+    cohen_kappa,
     diagnostic_odds_ratio,
-    fdr_score,
-    fnr_score,
-    fpr_score,
-    informedness_score,
-    jaccard_score,
-    markedness_score,
-    matthews_corrcoef,
-    npv_score,
-    p4_score,
+    fdr,
+    fnr,
+    fpr,
+    informedness,
+    jaccard,
+    likelihood_ratios,
+    markedness,
+    mcc,
+    npv,
+    p4,
     safe_divide,
-    specificity_score,
+    specificity,
 )
-from f1posterior.metrics.divide import UndefinedMetricWarning
-from f1posterior.metrics.registry import METRIC_RANGES, METRICS, PER_CLASS_METRICS
+from f1posterior.metrics._divide import UndefinedMetricWarning
+from f1posterior.metrics._registry import METRIC_RANGES, METRICS, PER_CLASS_METRICS
 
 NEW = [
     "mcc",
@@ -68,12 +68,12 @@ NEW = [
     "log_diagnostic_odds_ratio",
 ]
 RATES = {
-    "specificity": specificity_score,
-    "npv": npv_score,
-    "fpr": fpr_score,
-    "fnr": fnr_score,
-    "fdr": fdr_score,
-    "jaccard": jaccard_score,
+    "specificity": specificity,
+    "npv": npv,
+    "fpr": fpr,
+    "fnr": fnr,
+    "fdr": fdr,
+    "jaccard": jaccard,
 }
 #: Hypothesis examples run per test, reported in the final report's agreement counts.
 EXAMPLES = 80
@@ -145,22 +145,22 @@ def test_mcc_kappa_balanced_accuracy_against_sklearn(table, weights):
     y_true, y_pred = predictions_from_table(table)
     labels = list(range(table.shape[0]))
     np.testing.assert_allclose(
-        matthews_corrcoef(table), skm.matthews_corrcoef(y_true, y_pred), rtol=1e-12, atol=1e-15
+        mcc(table), skm.matthews_corrcoef(y_true, y_pred), rtol=1e-12, atol=1e-15
     )
     assert float(METRICS["mcc"](table)) == pytest.approx(skm.matthews_corrcoef(y_true, y_pred))
     theirs = quiet(skm.cohen_kappa_score, y_true, y_pred, labels=labels, weights=weights)
     np.testing.assert_allclose(
-        cohen_kappa_score(table, weights=weights), theirs, rtol=1e-12, atol=1e-15, equal_nan=True
+        cohen_kappa(table, weights=weights), theirs, rtol=1e-12, atol=1e-15, equal_nan=True
     )
     if weights is None:
         np.testing.assert_allclose(METRICS["cohen_kappa"](table), theirs, rtol=1e-12, atol=1e-15)
     theirs = quiet(skm.balanced_accuracy_score, y_true, y_pred)
-    np.testing.assert_allclose(balanced_accuracy_score(table), theirs, rtol=1e-12)
+    np.testing.assert_allclose(balanced_accuracy(table), theirs, rtol=1e-12)
     np.testing.assert_allclose(METRICS["balanced_accuracy"](table), theirs, rtol=1e-12)
     if (table.sum(axis=1) > 0).sum() >= 2:  # adjusted: chance 1/K needs K >= 2 classes
         theirs = quiet(skm.balanced_accuracy_score, y_true, y_pred, adjusted=True)
         np.testing.assert_allclose(
-            balanced_accuracy_score(table, adjusted=True), theirs, rtol=1e-12, atol=1e-15
+            balanced_accuracy(table, adjusted=True), theirs, rtol=1e-12, atol=1e-15
         )
 
 
@@ -180,7 +180,7 @@ def test_jaccard_against_sklearn(table, average, zero_division, data):
     num, den, support = ovr_reference(table, "jaccard")
     for lab in (None, labels):
         kw = {"average": average, "zero_division": zero_division}
-        ours = jaccard_score(table, labels=lab, **kw)
+        ours = jaccard(table, labels=lab, **kw)
         if np.isnan(zero_division):  # scikit-learn's jaccard_score refuses nan: the hand form
             k = lab or list(range(m))
             theirs = reference_average(num[k], den[k], support[k], average, zero_division)
@@ -197,7 +197,7 @@ def test_jaccard_against_sklearn(table, average, zero_division, data):
 def test_binary_jaccard_against_sklearn(pos_label):
     table = np.array([[50, 7], [12, 31]])
     y_true, y_pred = predictions_from_table(table)
-    assert float(jaccard_score(table, average="binary", pos_label=pos_label)) == pytest.approx(
+    assert float(jaccard(table, average="binary", pos_label=pos_label)) == pytest.approx(
         skm.jaccard_score(y_true, y_pred, pos_label=pos_label), rel=1e-12
     )
 
@@ -224,7 +224,7 @@ def test_one_vs_rest_rates_against_multilabel_confusion_matrix(table, average, z
 def test_likelihood_ratios_against_sklearn(table):
     y_true, y_pred = predictions_from_table(table)
     theirs = quiet(skm.class_likelihood_ratios, y_true, y_pred, labels=[0, 1])
-    ours = quiet(class_likelihood_ratios, table, average="binary")
+    ours = quiet(likelihood_ratios, table, average="binary")
     np.testing.assert_allclose(ours, theirs, rtol=1e-12, equal_nan=True)
     # per class: class 1's values are the binary ones
     np.testing.assert_allclose(
@@ -255,21 +255,21 @@ def test_p4_informedness_markedness_against_their_definitions(table):
     prec = quiet(skm.precision_score, y_true, y_pred, **kw)
     rec = quiet(skm.recall_score, y_true, y_pred, **kw)
     with np.errstate(divide="ignore", invalid="ignore"):
-        spec, npv = tn / (tn + fp), tn / (tn + fn)
-        p4 = 4.0 / (1 / prec + 1 / rec + 1 / spec + 1 / npv)
-    ours = p4_score(table, average=None, zero_division=np.nan)
-    defined = np.isfinite(p4) & (p4 > 0)  # the paper's form where all four scores are > 0
-    np.testing.assert_allclose(ours[defined], p4[defined], rtol=1e-12)
+        spec, npv_ = tn / (tn + fp), tn / (tn + fn)
+        p4_ = 4.0 / (1 / prec + 1 / rec + 1 / spec + 1 / npv_)
+    ours = p4(table, average=None, zero_division=np.nan)
+    defined = np.isfinite(p4_) & (p4_ > 0)  # the paper's form where all four scores are > 0
+    np.testing.assert_allclose(ours[defined], p4_[defined], rtol=1e-12)
     assert np.all(ours[(tp == 0) & (tn > 0) & (fp + fn > 0)] == 0)  # the limit with tp = 0
-    j = informedness_score(table, average=None, zero_division=np.nan)
+    j = informedness(table, average=None, zero_division=np.nan)
     np.testing.assert_allclose(j, rec + spec - 1, rtol=1e-12, atol=1e-15, equal_nan=True)
-    mk = markedness_score(table, average=None, zero_division=np.nan)
-    np.testing.assert_allclose(mk, prec + npv - 1, rtol=1e-12, atol=1e-15, equal_nan=True)
+    mk = markedness(table, average=None, zero_division=np.nan)
+    np.testing.assert_allclose(mk, prec + npv_ - 1, rtol=1e-12, atol=1e-15, equal_nan=True)
     if np.all(np.isfinite(j)):
         np.testing.assert_allclose(METRICS["informedness"](table), j.mean(), rtol=1e-12, atol=1e-15)
     if m == 2 and np.all(table.sum(axis=1) > 0):  # binary J = adjusted balanced accuracy
         adjusted = quiet(skm.balanced_accuracy_score, y_true, y_pred, adjusted=True)
-        assert float(informedness_score(table)) == pytest.approx(adjusted, abs=1e-12)
+        assert float(informedness(table)) == pytest.approx(adjusted, abs=1e-12)
         assert j[0] == pytest.approx(j[1], abs=1e-12)  # symmetric in the two classes
 
 
@@ -278,19 +278,19 @@ def test_p4_closed_form_example_and_symmetry():
     tn, fp, fn, tp = 30.0, 5.0, 10.0, 55.0
     prec, rec, spec, npv = tp / (tp + fp), tp / (tp + fn), tn / (tn + fp), tn / (tn + fn)
     expected = 4 / (1 / prec + 1 / rec + 1 / spec + 1 / npv)
-    assert float(p4_score(table, average="binary")) == pytest.approx(expected, rel=1e-13)
-    assert float(p4_score(table, average="binary", pos_label=0)) == pytest.approx(expected)
+    assert float(p4(table, average="binary")) == pytest.approx(expected, rel=1e-13)
+    assert float(p4(table, average="binary", pos_label=0)) == pytest.approx(expected)
     assert float(METRICS["p4"](table)) == pytest.approx(expected, rel=1e-13)
 
 
 def test_zero_division_warns_and_nan_classes_leave_the_average():
     table = np.array([[3, 0, 0], [2, 0, 0], [0, 0, 0]])  # class 2: no document, no prediction
     with pytest.warns(UndefinedMetricWarning, match="Jaccard is ill-defined"):
-        assert jaccard_score(table, average=None)[2] == 0.0
+        assert jaccard(table, average=None)[2] == 0.0
     # class 1: jaccard 0/(0+0+2) = 0, class 0: 3/5; class 2 (0/0, NaN) is left out
-    assert float(jaccard_score(table, zero_division=np.nan)) == pytest.approx(0.3)
-    assert float(matthews_corrcoef(np.diag([4.0, 0.0]))) == 0.0  # scikit-learn's 0/0 value
-    assert np.isnan(cohen_kappa_score(np.diag([4.0, 0.0])))  # scikit-learn's NaN
+    assert float(jaccard(table, zero_division=np.nan)) == pytest.approx(0.3)
+    assert float(mcc(np.diag([4.0, 0.0]))) == 0.0  # scikit-learn's 0/0 value
+    assert np.isnan(cohen_kappa(np.diag([4.0, 0.0])))  # scikit-learn's NaN
     assert np.isnan(METRICS["positive_likelihood_ratio"](np.diag([4.0, 6.0]))).all()  # fp = 0
 
 
@@ -314,7 +314,7 @@ def test_stack_of_draws_equals_the_loop_over_tables(m):
         assert stacked.shape == shape, name
         loop = np.array([[fn(p[i, j]) for j in range(7)] for i in range(6)])
         np.testing.assert_allclose(stacked, loop, rtol=1e-13, atol=0, err_msg=name)
-    for fn in (*RATES.values(), p4_score, informedness_score, markedness_score):
+    for fn in (*RATES.values(), p4, informedness, markedness):
         loop = np.array([[fn(p[i, j], average="weighted") for j in range(7)] for i in range(6)])
         np.testing.assert_allclose(fn(p, average="weighted"), loop, rtol=1e-13)
 
@@ -413,9 +413,11 @@ def test_evaluate_accepts_every_new_metric():
 
 def test_gate_accepts_new_metrics():
     counts = np.array([[90, 10], [8, 92]])
-    res = gate(counts, minimums={"mcc": 0.5, "specificity": 0.6, "p4": 0.7}, draws=4000, rng=0)
+    res = gate(
+        counts, [Floor("mcc", 0.5), Floor("specificity", 0.6), Floor("p4", 0.7)], draws=4000, rng=0
+    )
     assert res.passed
-    res = gate(counts, minimums={"balanced_accuracy": 0.99}, draws=4000, rng=0)
+    res = gate(counts, [Floor("balanced_accuracy", 0.99)], draws=4000, rng=0)
     assert not res.passed
 
 
@@ -443,17 +445,17 @@ def test_command_line_summarize_and_gate_accept_new_metrics(tmp_path, capsys):
 
 def test_error_composite_has_no_micro():
     with pytest.raises(ValueError, match=r"average must be one of 'macro', .*; got 'micro'"):
-        p4_score(np.eye(3), average="micro")
+        p4(np.eye(3), average="micro")
 
 
 def test_error_ratio_averages():
     with pytest.raises(ValueError, match=r"average must be one of None, 'binary'; got 'macro'"):
-        class_likelihood_ratios(np.eye(2), average="macro")
+        likelihood_ratios(np.eye(2), average="macro")
 
 
 def test_error_balanced_adjusted_not_bool():
     with pytest.raises(TypeError, match=r"adjusted must be True or False; got 1"):
-        balanced_accuracy_score(np.eye(2), adjusted=1)
+        balanced_accuracy(np.eye(2), adjusted=1)
 
 
 def test_error_log_not_bool():
@@ -463,7 +465,7 @@ def test_error_log_not_bool():
 
 def test_error_kappa_weights():
     with pytest.raises(ValueError, match=r"weights must be one of .*'linear'.*got 'cubic'"):
-        cohen_kappa_score(np.eye(2), weights="cubic")
+        cohen_kappa(np.eye(2), weights="cubic")
 
 
 def test_error_unknown_metric_lists_new_names():
@@ -477,8 +479,8 @@ def test_error_unknown_metric_lists_new_names():
 
 
 def test_multilabel_metrics_are_the_multiclass_functions_of_each_label():
-    from f1posterior.metrics import f1_score, fbeta_score, precision_score, recall_score
-    from f1posterior.posterior.multilabel import multilabel_scores
+    from f1posterior.metrics import f1, fbeta, precision, recall
+    from f1posterior.posterior._multilabel import multilabel_scores
 
     stack = np.array([[[50, 3], [7, 40]], [[80, 12], [2, 6]], [[95, 0], [5, 0]]], dtype=float)
     s = multilabel_scores(
@@ -486,17 +488,17 @@ def test_multilabel_metrics_are_the_multiclass_functions_of_each_label():
     )
     kw = {"average": "binary", "zero_division": 0.0}
     for name, fn in [
-        ("f1", f1_score),
-        ("precision", precision_score),
-        ("recall", recall_score),
-        ("jaccard", jaccard_score),
+        ("f1", f1),
+        ("precision", precision),
+        ("recall", recall),
+        ("jaccard", jaccard),
     ]:
         np.testing.assert_array_equal(s[name], [fn(t, **kw) for t in stack], err_msg=name)
-    np.testing.assert_array_equal(s["fbeta"], [fbeta_score(t, beta=2.0, **kw) for t in stack])
+    np.testing.assert_array_equal(s["fbeta"], [fbeta(t, beta=2.0, **kw) for t in stack])
     # micro = the same function of the pooled table
     micro = multilabel_scores(stack, metrics=["micro_f1", "micro_jaccard"])
-    assert float(micro["micro_f1"]) == float(f1_score(stack.sum(0), **kw))
-    assert float(micro["micro_jaccard"]) == float(jaccard_score(stack.sum(0), **kw))
+    assert float(micro["micro_f1"]) == float(f1(stack.sum(0), **kw))
+    assert float(micro["micro_jaccard"]) == float(jaccard(stack.sum(0), **kw))
 
 
 def test_docs_metrics_example_runs():
@@ -512,7 +514,7 @@ def test_docs_metrics_example_runs():
 
 def test_one_vs_rest_true_negatives_stay_exact_for_a_dominant_class():
     """tn of a class holding nearly all the mass: summed, not cancelled (total - row - col)."""
-    from f1posterior.metrics.sums import one_vs_rest
+    from f1posterior.metrics._sums import one_vs_rest
 
     e = 1e-300
     table = np.array([[1.0, e, e], [e, e, e], [e, 2 * e, e]])
@@ -521,4 +523,4 @@ def test_one_vs_rest_true_negatives_stay_exact_for_a_dominant_class():
     assert tn[0] == pytest.approx(5 * e, rel=1e-15)
     assert tn[1] == pytest.approx(1.0 + 3 * e, rel=1e-15)
     np.testing.assert_allclose(fp, [2 * e, 3 * e, 2 * e], rtol=1e-15)
-    assert float(specificity_score(table, average=None)[0]) == pytest.approx(5 / 7, rel=1e-14)
+    assert float(specificity(table, average=None)[0]) == pytest.approx(5 / 7, rel=1e-14)

@@ -9,11 +9,11 @@ from hypothesis import strategies as st
 from scipy import stats
 from sklearn import metrics as skm
 
-import f1posterior.posterior.multilabel as ml
+import f1posterior.posterior._multilabel as ml
 from f1posterior import evaluate
 from f1posterior._core.priors import adaptive_alpha
-from f1posterior.metrics.confusion import multilabel_confusion_matrix
-from f1posterior.posterior.multilabel import (
+from f1posterior.metrics._confusion import multilabel_confusion_matrix
+from f1posterior.posterior._multilabel import (
     MULTILABEL_METRICS,
     PER_LABEL_METRICS,
     evaluate_multilabel,
@@ -314,7 +314,7 @@ def test_exact_only_metrics_draw_nothing(monkeypatch):
     def fail(*args, **kwargs):
         raise AssertionError("sampled although every metric is exact")
 
-    monkeypatch.setattr(ml, "iter_cell_chunks", fail)
+    monkeypatch.setattr(ml, "Engine", fail)
     res = evaluate_multilabel(TABLES, metrics=["f1", "recall"], beta="aligned", draws=10**6)
     assert res["f1"].exact and res["recall"].exact
     with pytest.raises(AssertionError, match="sampled although"):
@@ -347,18 +347,77 @@ def test_exact_falls_back_to_sampling_without_scipy(monkeypatch):
 # --- chunking, shapes, reproducibility -------------------------------------------------
 
 
-def test_results_do_not_depend_on_memory_budgets(monkeypatch):
-    rng = np.random.default_rng(4)
-    t = rng.integers(0, 20, size=(3, 7, 2, 2)).astype(float) + 1
-    names = ["micro_f1", "weighted_f1", "macro_jaccard", "hamming_loss", "f1", "recall"]
-    full = evaluate_multilabel(t, metrics=names, draws=700, rng=9, keep_draws=True)
-    monkeypatch.setattr(ml, "_SUM_BUDGET", 1)  # one set of tables at a time
-    monkeypatch.setattr(ml, "_LABEL_BUDGET", 3 * 8 * 700 * 2)  # 3 labels: blocks cross sets
-    monkeypatch.setattr(ml, "_CELL_VARIATES", 5)  # one draw block per chunk
-    small = evaluate_multilabel(t, metrics=names, draws=700, rng=9, keep_draws=True)
-    for n in names:
-        np.testing.assert_allclose(small.metric_draws[n], full.metric_draws[n], rtol=1e-12)
-        np.testing.assert_allclose(small[n].hdi, full[n].hdi, rtol=1e-12)
+def _assert_same(a, b):
+    """Every summary field and every kept draw equal, bit for bit."""
+    assert list(a) == list(b)
+    for n in a:
+        for field, value in a[n].to_dict().items():
+            np.testing.assert_array_equal(getattr(b[n], field), value, err_msg=f"{n}.{field}")
+        if a.metric_draws is not None:
+            np.testing.assert_array_equal(b.metric_draws[n], a.metric_draws[n], err_msg=n)
+
+
+ML_NAMES = ["micro_f1", "weighted_f1", "macro_jaccard", "hamming_loss", "f1", "recall"]
+
+
+@pytest.mark.parametrize("keep", [False, True])
+def test_results_do_not_depend_on_workers_or_memory(keep):
+    """Bit-identical whatever workers and max_memory, chunked or not, on the engine."""
+    t = np.random.default_rng(4).integers(0, 20, size=(3, 7, 2, 2)).astype(float) + 1
+    kw = dict(metrics=ML_NAMES, draws=5000, rng=9, ref=0.6, keep_draws=keep)
+    full = evaluate_multilabel(t, workers=1, max_memory=1 << 31, **kw)
+    for workers, budget in [(2, None), (1, 1 << 20), (2, 1 << 20), (3, 3 << 20)]:
+        _assert_same(full, evaluate_multilabel(t, workers=workers, max_memory=budget, **kw))
+
+
+def test_small_budgets_really_split_sets_and_draws(monkeypatch):
+    """Guard for the test above: 1 MiB cuts each set of 7 labels into several groups
+    (whose sums are carried in order), and 100,001 draws on two workers run as parallel
+    ranges of draws."""
+    plans = []
+
+    class Spy(ml.Engine):
+        def run(self):
+            plans.append(self.plan)
+            return super().run()
+
+    monkeypatch.setattr(ml, "Engine", Spy)
+    t = np.random.default_rng(4).integers(0, 20, size=(3, 7, 2, 2)).astype(float) + 1
+    evaluate_multilabel(t, metrics=ML_NAMES, draws=5000, rng=9, workers=1, max_memory=1 << 20)
+    groups = plans[-1].groups()
+    assert plans[-1].group < 7 and plans[-1].parallel_draws and len(groups) > 3
+    assert all((g1 - 1) // 7 == g0 // 7 for g0, g1 in groups)  # no group crosses a set
+    kw = dict(metrics=["micro_f1", "f1"], draws=100_001, rng=2)
+    one = evaluate_multilabel(TABLES + 1, workers=1, **kw)
+    _assert_same(one, evaluate_multilabel(TABLES + 1, workers=2, **kw))
+    assert plans[-1].parallel_draws  # one set: its ranges of draws run in parallel
+
+
+def test_draws_are_those_of_sample_posterior_whatever_the_chunks():
+    """The per-label metric draws are functions of sample_posterior's cell draws on the
+    stack of tables (independent truth: the metric recomputed from those cells)."""
+    from f1posterior import sample_posterior
+
+    t = TABLES + 1
+    p = sample_posterior(t, draws=3000, rng=5)  # (L, draws, 2, 2)
+    tp, fn, fp = p[..., 1, 1], p[..., 1, 0], p[..., 0, 1]
+    for budget in (None, 1 << 20):
+        res = evaluate_multilabel(t, metrics=["recall", "micro_recall"], draws=3000, rng=5,
+                                  keep_draws=True, max_memory=budget)  # fmt: skip
+        np.testing.assert_allclose(res.metric_draws["recall"], tp / (tp + fn), rtol=1e-12)
+        n = t.sum(axis=(-2, -1))[:, None]
+        micro = (n * tp).sum(0) / (n * (tp + fn)).sum(0)
+        np.testing.assert_allclose(res.metric_draws["micro_recall"], micro, rtol=1e-12)
+        assert not np.allclose(micro, (n * tp).sum(0) / (n * (tp + fp)).sum(0))  # a control
+
+
+def test_progress_counts_label_tables_in_order():
+    t = np.broadcast_to(TABLES, (5, *TABLES.shape))
+    seen: list[tuple[int, int]] = []
+    evaluate_multilabel(t, draws=3000, rng=0, workers=2, max_memory=1 << 20,
+                        progress=lambda d, n: seen.append((d, n)))  # fmt: skip
+    assert len(seen) > 1 and seen[-1] == (20, 20)
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen)
 
 
 @pytest.mark.parametrize("batch", [(), (3,), (2, 2)])
@@ -394,25 +453,27 @@ def test_labels_and_text_report():
 def test_memory_is_bounded_for_30000_labels(monkeypatch):
     """L = 30,000 labels (the MeSH scale): no array ever holds all labels' cell draws.
 
-    Every chunk of cell draws passed to the metric code has at most
-    ``_CELL_VARIATES`` cells, far fewer than ``L * draws * 4``; peak memory is
-    measured in ``benchmarks/bench_multilabel.py``.
+    Every chunk of cell draws passed to the metric code is one of the engine's chunks
+    (at most ``_CHUNK_BYTES`` of cells), far fewer than ``L * draws * 4``; peak memory
+    is measured in ``benchmarks/bench_multilabel.py``.
     """
+    from f1posterior.posterior import _batch as batch
+
     rng = np.random.default_rng(0)
     n_labels, draws = 30_000, 100
     tp, fp, fn = (rng.integers(0, 40, n_labels) for _ in range(3))
     t = np.stack([1000 - tp - fp - fn, fp, fn, tp], -1).reshape(n_labels, 2, 2)
     seen: list[int] = []
-    real = ml._label_terms
+    real = ml.LabelTerms
 
     def spy(table, b2):
         seen.append(table.size)
         return real(table, b2)
 
-    monkeypatch.setattr(ml, "_label_terms", spy)
+    monkeypatch.setattr(ml, "LabelTerms", spy)
     res = evaluate_multilabel(t, metrics=["micro_f1", "macro_f1"], draws=draws, rng=1)
     chunks = seen[1:]  # seen[0] is the plug-in score on the counts
-    assert len(chunks) > 1 and max(chunks) <= ml._CELL_VARIATES < n_labels * draws * 4
+    assert len(chunks) > 1 and 8 * max(chunks) <= batch.CHUNK_BYTES < 8 * n_labels * draws * 4
     assert sum(chunks) == n_labels * draws * 4  # every draw of every label was used once
     scores = multilabel_scores(t)
     assert res["macro_f1"].score == pytest.approx(float(scores["macro_f1"]))
@@ -449,6 +510,10 @@ def test_memory_is_bounded_for_30000_labels(monkeypatch):
         ({"draws": 0}, ValueError, r"draws must be an integer >= 1; got 0"),
         ({"ci_prob": 1.5}, ValueError, r"ci_prob must be in the open interval"),
         ({"beta": "bogus"}, ValueError, r"beta must be a positive number, an array or one of"),
+        ({"workers": 0}, ValueError, r"workers must be None or an integer >= 1; got 0"),
+        ({"max_memory": 1000}, ValueError, r"max_memory must be None or a number of bytes >= "),
+        ({"progress": "yes"}, TypeError, r"progress must be a callable\(done, total\) or None"),
+        ({"keep_draws": "yes"}, TypeError, r"keep_draws must be True or False; got 'yes'"),
     ],
 )
 def test_bad_input(kwargs, exc, match):
@@ -480,12 +545,17 @@ def test_cli_summarize_multilabel_npy_and_json(tmp_path, capsys):
     want = evaluate_multilabel(TABLES, metrics=["micro_f1", "f1"], draws=2000, rng=4)
     assert out["metrics"]["micro_f1"]["mean"] == pytest.approx(want["micro_f1"].mean, rel=1e-12)
     assert out["metrics"]["f1"]["score"] == pytest.approx(want["f1"].score.tolist())
+    # --workers and --max-memory reach the engine: the same numbers
+    argv = ["summarize", str(tmp_path / "t.npy"), "--multilabel", "--metric", "micro_f1",
+            "--metric", "f1", "--draws", "2000", "--seed", "4", "--format", "json"]  # fmt: skip
+    assert main([*argv, "--workers", "2", "--max-memory", "1M"]) == 0
+    assert json.loads(capsys.readouterr().out) == out
 
     yt, yp = _indicators(1, 30, 3, 0.4)
     path = tmp_path / "p.json"
     path.write_text(json.dumps({"y_true": yt.tolist(), "y_pred": yp.tolist(), "labels": "abc"}))
     with pytest.raises(TypeError, match="labels must be a sequence"):
-        from f1posterior.io.multilabel import read_multilabel
+        from f1posterior.io._multilabel import read_multilabel
 
         read_multilabel(path)
     path.write_text(
@@ -549,3 +619,24 @@ def test_docs_examples_run():
     assert len(blocks) == 5
     for block in blocks:
         exec(compile(block, "docs/multilabel.md", "exec"), {})
+
+
+def test_forked_workers_give_the_same_numbers(monkeypatch):
+    """Large multi-label batches may run on forked processes, as evaluate's: same numbers."""
+    from f1posterior.posterior import _batch as batch
+
+    t = np.random.default_rng(6).integers(0, 30, size=(9, 5, 2, 2)).astype(float) + 1
+    kw = dict(metrics=["micro_f1", "macro_f1", "f1"], draws=2000, rng=3, ref=0.5)
+    one = evaluate_multilabel(t, workers=1, **kw)
+    opened = []
+
+    class Recording(batch.ProcessPoolExecutor):
+        def __init__(self, *args, **kwargs):
+            opened.append(kwargs.get("max_workers"))
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(batch, "ProcessPoolExecutor", Recording)
+    monkeypatch.setattr(batch, "PROCESS_MIN_VARIATES", 0)
+    monkeypatch.setattr(batch, "can_fork", lambda: True)  # pytest may run helper threads
+    _assert_same(one, evaluate_multilabel(t, workers=2, **kw))
+    assert opened == [2]

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from f1posterior.cli import main
-from f1posterior.gating.config import GateConfigError, parse_config
+from f1posterior.gating._config import GateConfigError, parse_config
 
 
 def test_gate_config_hdi_prob_is_an_unknown_key(tmp_path: Path):

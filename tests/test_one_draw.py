@@ -16,10 +16,10 @@ import numpy as np
 import pytest
 from helpers import FIELDS
 
-from f1posterior import evaluate, gate, sample_posterior
+from f1posterior import Floor, JointFloor, NonInferiority, evaluate, gate, sample_posterior
 from f1posterior.cli import main
-from f1posterior.gating.gate import DEFAULT_SEED
-from f1posterior.metrics.registry import METRICS
+from f1posterior.gating._gate import DEFAULT_SEED
+from f1posterior.metrics._registry import METRICS
 
 #: 10 classes, 551 documents, about 92% accuracy: micro- and macro-F1 near 0.92.
 TEN = np.array(
@@ -140,20 +140,20 @@ CLEAR, NOISY = 0.5, 0.05  # P far from 0.95 and 0.05; P right at 0.05
 def test_gate_floor_probability_alone_equals_beside_another_floor(micro, macro):
     kw = dict(draws=2_000, max_draws=16_000)
     micro, macro = _at("micro_f1", micro), _at("macro_f1", macro)
-    alone = gate(TEN, minimums={"micro_f1": micro}, **kw)
-    both = gate(TEN, minimums={"micro_f1": micro, "macro_f1": macro}, **kw)
+    alone = gate(TEN, [Floor("micro_f1", micro)], **kw)
+    both = gate(TEN, [Floor("micro_f1", micro), Floor("macro_f1", macro)], **kw)
     assert _probs(alone, "micro_f1") == _probs(both, "micro_f1")
-    macro_alone = gate(TEN, minimums={"macro_f1": macro}, **kw)
+    macro_alone = gate(TEN, [Floor("macro_f1", macro)], **kw)
     assert _probs(macro_alone, "macro_f1") == _probs(both, "macro_f1")
     # negative control: another seed gives another probability
-    moved = gate(TEN, minimums={"micro_f1": micro}, rng=7, **kw)
+    moved = gate(TEN, [Floor("micro_f1", micro)], rng=7, **kw)
     assert _probs(moved, "micro_f1")[0][1] != _probs(alone, "micro_f1")[0][1]
 
 
 def test_gate_adaptive_draws_redraw_only_the_noisy_check():
     kw = dict(draws=2_000, max_draws=16_000)
-    mins = {"micro_f1": _at("micro_f1", CLEAR), "macro_f1": _at("macro_f1", NOISY)}
-    both = gate(TEN, minimums=mins, **kw)
+    floors = [Floor("micro_f1", _at("micro_f1", CLEAR)), Floor("macro_f1", _at("macro_f1", NOISY))]
+    both = gate(TEN, floors, **kw)
     micro, macro = both.checks
     # the case the test is about: one check drawn again, the other clear at once
     assert macro.draws > 2_000 and micro.draws == 2_000
@@ -164,21 +164,24 @@ def test_gate_per_class_and_baseline_checks_alone_equal_beside_others():
     np.fill_diagonal(base, np.diag(TEN) - 2)
     base[:, 0] += 2
     kw = dict(draws=2_000, max_draws=16_000)
-    f1_alone = gate(TEN, minimums={"f1": 0.9}, **kw)
-    f1_with = gate(TEN, minimums={"f1": 0.9, "micro_f1": 0.9, "mcc": 0.9}, **kw)
+    f1_alone = gate(TEN, [Floor("f1", 0.9)], **kw)
+    f1_with = gate(TEN, [Floor("f1", 0.9), Floor("micro_f1", 0.9), Floor("mcc", 0.9)], **kw)
     assert _probs(f1_alone, "f1") == _probs(f1_with, "f1")
-    cmp_alone = gate(TEN, baseline=base, compare="micro_f1", **kw)
+    cmp_alone = gate(TEN, [NonInferiority("micro_f1")], baseline=base, **kw)
     cmp_with = gate(
         TEN,
+        [
+            Floor("macro_f1", _at("macro_f1", NOISY)),
+            NonInferiority("micro_f1"),
+            NonInferiority("macro_f1"),
+        ],
         baseline=base,
-        compare=("micro_f1", "macro_f1"),
-        minimums={"macro_f1": _at("macro_f1", NOISY)},
         **kw,
     )
     a = [c for c in cmp_alone.checks if c.kind == "baseline" and c.metric == "micro_f1"]
     b = [c for c in cmp_with.checks if c.kind == "baseline" and c.metric == "micro_f1"]
     assert [(c.prob, c.draws) for c in a] == [(c.prob, c.draws) for c in b]
-    moved = gate(TEN, baseline=base, compare="micro_f1", rng=8, **kw)  # negative control
+    moved = gate(TEN, [NonInferiority("micro_f1")], baseline=base, rng=8, **kw)  # negative control
     assert moved.checks[0].prob != a[0].prob
 
 
@@ -203,12 +206,12 @@ def test_summarize_prints_the_same_summary_alone_and_beside_others(tmp_path, cap
 
 
 def test_gate_joint_check_drawn_again_alone_equals_beside_another_floor():
-    kw = dict(joint=True, min_support=50, draws=2_000, max_draws=16_000)
-    floor = _at("recall", 0.95, joint=True)
-    alone = gate(TEN, minimums={"recall": floor}, **kw)
-    both = gate(TEN, minimums={"recall": floor, "micro_f1": _at("micro_f1", CLEAR)}, **kw)
+    kw = dict(draws=2_000, max_draws=16_000)
+    joint = JointFloor("recall", _at("recall", 0.95, joint=True), min_support=50)
+    alone = gate(TEN, [joint], **kw)
+    both = gate(TEN, [joint, Floor("micro_f1", _at("micro_f1", CLEAR))], **kw)
     assert alone.checks[0].draws > 2_000  # the joint check is within noise at first
     assert _probs(alone, "recall") == _probs(both, "recall")
     assert _probs(both, "micro_f1")[0][2] == 2_000  # the other check is not drawn again
-    moved = gate(TEN, minimums={"recall": floor}, rng=9, **kw)  # negative control
+    moved = gate(TEN, [joint], rng=9, **kw)  # negative control
     assert moved.checks[0].prob != alone.checks[0].prob

@@ -23,9 +23,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from f1posterior import compare_predictions
-from f1posterior.gating.gate import gate
-from f1posterior.metrics.registry import METRICS
+from f1posterior import NonInferiority, compare_predictions
+from f1posterior.gating._gate import gate
+from f1posterior.metrics._registry import METRICS
 
 K = 5.0  # Monte Carlo standard errors of a sampled probability
 Z = 3.5  # binomial standard errors of a simulated rate
@@ -75,7 +75,7 @@ def test_few_disagreements_are_not_certainty(n_disagree):
 
 def test_one_disagreement_does_not_fail_the_gate():
     y, a, b = one_off(1200, 1)
-    res = gate(y_true=y, y_pred=b, baseline_pred=a, compare="micro_f1", rng=0)
+    res = gate(checks=[NonInferiority("micro_f1")], y_true=y, y_pred=b, baseline_pred=a, rng=0)
     assert res.verdict == "inconclusive"
     (check,) = res.checks
     assert 0.05 < check.prob < 0.5
@@ -89,16 +89,18 @@ def test_identical_predictions_are_inconclusive_with_a_width_that_reflects_n():
     for n_docs in (300, 1200):
         y = np.repeat([0, 1, 2], n_docs // 3)
         pred = np.where(np.arange(n_docs) % 10 == 0, (y + 1) % 3, y)  # 90% accuracy
-        res = gate(y_true=y, y_pred=pred, baseline_pred=pred, compare="micro_f1", rng=0)
+        res = gate(
+            checks=[NonInferiority("micro_f1")], y_true=y, y_pred=pred, baseline_pred=pred, rng=0
+        )
         (check,) = res.checks
         assert check.verdict == "inconclusive" and check.score == 0.0
         assert abs(check.prob - 0.5) < 0.02
         widths.append(check.hdi[1] - check.hdi[0])
         # the same check on the two confusion matrices is also INCONCLUSIVE
-        from f1posterior.metrics.confusion import confusion_matrix
+        from f1posterior.metrics._confusion import confusion_matrix
 
         cm = confusion_matrix(y, pred).counts
-        assert gate(cm, baseline=cm, compare="micro_f1", rng=0).verdict == "inconclusive"
+        assert gate(cm, [NonInferiority("micro_f1")], baseline=cm, rng=0).verdict == "inconclusive"
     # no disagreement: the difference's spread comes from the prior's two pseudo-documents
     # of disagreement over N documents, so the width scales as 1/N (4x fewer at 4x N)
     assert 3.0 < widths[0] / widths[1] < 5.5
@@ -107,8 +109,7 @@ def test_identical_predictions_are_inconclusive_with_a_width_that_reflects_n():
     base = np.where(np.arange(1200) % 10 == 0, (y + 1) % 3, y)
     new = base.copy()
     new[np.flatnonzero(base != y)[:30]] = y[np.flatnonzero(base != y)[:30]]
-    assert gate(y_true=y, y_pred=new, baseline_pred=base, compare="micro_f1",
-                rng=0).verdict == "pass"  # fmt: skip
+    assert gate(checks=[NonInferiority("micro_f1")], y_true=y, y_pred=new, baseline_pred=base, rng=0).verdict == "pass"  # fmt: skip
 
 
 # ------------------------------------------------------------ calibration by simulation

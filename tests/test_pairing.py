@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from f1posterior.metrics.confusion import align_ids
+from f1posterior.metrics._confusion import align_ids
 
 
 class TestAlignIds:
@@ -110,11 +110,8 @@ import json  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from f1posterior.cli import main  # noqa: E402
-from f1posterior.cli.prediction_tables import (  # noqa: E402
-    PredictionTable,
-    pair_prediction_tables,
-    read_prediction_table,
-)
+from f1posterior.cli._prediction_tables import pair_prediction_tables  # noqa: E402
+from f1posterior.io._predictions import PredictionTable, read_prediction_table  # noqa: E402
 
 N_DOCS = 240
 

@@ -8,7 +8,7 @@ and for a 2.5%/97.5% quantile sqrt(q (1 - q) / 1000) / density. Published
 figures are rounded to 3 decimals (0.0005) or 0.1 percentage points. Each
 comparison allows 4 paper standard errors plus our own (far smaller) error
 plus the rounding. The published numbers are package data
-(:data:`f1posterior.io.data.TABLE1`, :data:`f1posterior.io.data.FIGURE3_MATRIX`).
+(:data:`f1posterior.io.TABLE1`, :data:`f1posterior.io._data.FIGURE3_MATRIX`).
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ import pytest
 import scipy.stats as ss
 
 from f1posterior import evaluate
-from f1posterior.io.data import FIGURE3_MATRIX, TABLE1
-from f1posterior.metrics.registry import METRICS
+from f1posterior.io._data import FIGURE3_MATRIX, TABLE1
+from f1posterior.metrics._registry import METRICS
 
 PAPER_ESS = 1000
 DRAWS = 200_000

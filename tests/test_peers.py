@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import f1posterior as f1p
-from f1posterior.io.data import figure3
+from f1posterior.io._data import figure3
 
 pcm = pytest.importorskip("prob_conf_mat")
 stats = pytest.importorskip("scipy.stats")

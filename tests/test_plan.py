@@ -27,8 +27,8 @@ import pytest
 stats = pytest.importorskip("scipy.stats")
 special = pytest.importorskip("scipy.special")
 
-from f1posterior import gate, plan  # noqa: E402
-from f1posterior.gating.plan_result import CurvePoint, PlanResult  # noqa: E402
+from f1posterior import Floor, gate, plan  # noqa: E402
+from f1posterior.gating._plan_result import CurvePoint, PlanResult  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 TABLE = [[45, 5], [8, 42]]  # recall 0.90 and 0.84 against a floor of 0.8: inconclusive
@@ -80,7 +80,7 @@ def exact_recall_assurance(
     [([[90, 10], [5, 95]], 0.5, "pass"), ([[60, 40], [45, 55]], 0.9, "fail")],
 )
 def test_already_conclusive_needs_no_documents(counts, floor, verdict) -> None:
-    res = plan(counts, metric="micro_f1", min=floor)
+    res = plan(counts, metric="micro_f1", threshold=floor)
     assert res.current_verdict == verdict
     assert res.additional_documents == 0 and res.reached
     assert res.curve == (CurvePoint(0, 1.0, 0.0),)
@@ -92,7 +92,7 @@ def test_already_conclusive_needs_no_documents(counts, floor, verdict) -> None:
 
 @pytest.mark.parametrize("require", ["every", "overall"])
 def test_curve_matches_exact_assurance(require: str) -> None:
-    res = plan(TABLE, metric="recall", min=0.8, simulations=600, rng=7, require=require)
+    res = plan(TABLE, metric="recall", threshold=0.8, simulations=600, rng=7, require=require)
     assert res.current_verdict == "inconclusive"
     assert res.curve[0] == CurvePoint(0, 0.0, 0.0)
     checked = 0
@@ -109,14 +109,14 @@ def test_curve_matches_exact_assurance(require: str) -> None:
 
 def test_exact_truth_detects_a_wrong_sample_size() -> None:
     # the comparison above can fail: the curve at n does not match the truth at 4n
-    res = plan(TABLE, metric="recall", min=0.8, simulations=600, rng=7)
+    res = plan(TABLE, metric="recall", threshold=0.8, simulations=600, rng=7)
     pt = next(p for p in res.curve if p.documents == 160)
     truth = exact_recall_assurance(TABLE, 640, 0.8)
     assert abs(pt.assurance - truth) > 4 * math.sqrt(truth * (1 - truth) / 600)
 
 
 def test_chosen_size_achieves_the_exact_assurance() -> None:
-    res = plan(TABLE, metric="recall", min=0.75, simulations=600, rng=3)
+    res = plan(TABLE, metric="recall", threshold=0.75, simulations=600, rng=3)
     n = res.additional_documents
     assert n is not None and 0 < n < 2000
     truth = exact_recall_assurance(TABLE, n, 0.75)
@@ -132,8 +132,8 @@ def test_chosen_size_achieves_the_exact_assurance() -> None:
 
 
 def test_score_at_floor_needs_more_than_score_above() -> None:
-    at = plan(TABLE, metric="recall", min=0.84, simulations=300, rng=5)
-    above = plan(TABLE, metric="recall", min=0.75, simulations=300, rng=5)
+    at = plan(TABLE, metric="recall", threshold=0.84, simulations=300, rng=5)
+    above = plan(TABLE, metric="recall", threshold=0.75, simulations=300, rng=5)
     assert above.current_verdict == at.current_verdict == "inconclusive"
     assert above.additional_documents is not None
     assert at.additional_documents is None or at.additional_documents >= 5 * (
@@ -142,7 +142,7 @@ def test_score_at_floor_needs_more_than_score_above() -> None:
 
 
 def test_not_reached_by_the_cap() -> None:
-    res = plan(TABLE, metric="recall", min=0.84, simulations=200, max_documents=300, rng=5)
+    res = plan(TABLE, metric="recall", threshold=0.84, simulations=200, max_documents=300, rng=5)
     assert not res.reached and res.additional_documents is None
     assert res.curve[-1].documents == 300
     assert res.curve[-1].assurance < 0.8
@@ -164,14 +164,14 @@ def _independent_assurance(counts, n, floor, seed, s, **gate_kw) -> tuple[float,
         theta = np.stack([rng.dirichlet(0.5 + c[j], size=s) for j in range(m)], axis=1)
         p = (mu[:, :, None] * theta).reshape(s, -1)
     future = c + rng.multinomial(n, p).reshape(s, m, m)
-    res = gate(future, minimums={"micro_f1": floor}, **gate_kw)
+    res = gate(future, [Floor("micro_f1", floor)], **gate_kw)
     ok = np.mean([ch.verdict != "inconclusive" for ch in res.checks])
     return float(ok), math.sqrt(ok * (1 - ok) / s)
 
 
 def test_chosen_size_achieves_assurance_when_resimulated_exact_gate() -> None:
     kw = dict(alpha=1.0, beta="aligned")
-    res = plan(TABLE, metric="micro_f1", min=0.82, simulations=400, rng=11, **kw)
+    res = plan(TABLE, metric="micro_f1", threshold=0.82, simulations=400, rng=11, **kw)
     n = res.additional_documents
     assert n is not None and n > 0
     ok, se = _independent_assurance(TABLE, n, 0.82, 2024, 2000, **kw)
@@ -182,7 +182,7 @@ def test_chosen_size_achieves_assurance_when_resimulated_exact_gate() -> None:
 
 
 def test_chosen_size_achieves_assurance_when_resimulated_sampled_gate() -> None:
-    res = plan(TABLE, metric="micro_f1", min=0.82, simulations=200, rng=13)
+    res = plan(TABLE, metric="micro_f1", threshold=0.82, simulations=200, rng=13)
     n = res.additional_documents
     assert n is not None and n > 0
     ok, se = _independent_assurance(TABLE, n, 0.82, 99, 200, draws=2_000, max_draws=32_000, rng=4)
@@ -194,12 +194,12 @@ def test_chosen_size_achieves_assurance_when_resimulated_sampled_gate() -> None:
 
 def test_reproducible_and_seed_sequence_not_consumed() -> None:
     seq = np.random.SeedSequence(42)
-    a = plan(TABLE, metric="recall", min=0.8, simulations=100, rng=seq)
+    a = plan(TABLE, metric="recall", threshold=0.8, simulations=100, rng=seq)
     assert seq.n_children_spawned == 0
-    b = plan(TABLE, metric="recall", min=0.8, simulations=100, rng=np.random.SeedSequence(42))
+    b = plan(TABLE, metric="recall", threshold=0.8, simulations=100, rng=np.random.SeedSequence(42))
     assert a == b and a.seed == 42
     gen = np.random.default_rng(0)
-    c = plan(TABLE, metric="recall", min=0.8, simulations=100, rng=gen)
+    c = plan(TABLE, metric="recall", threshold=0.8, simulations=100, rng=gen)
     assert isinstance(c, PlanResult)
 
 
@@ -207,7 +207,7 @@ def test_baseline_plan() -> None:
     base = [[40, 10], [9, 41]]
     res = plan(TABLE, metric="micro_f1", baseline=base, max_drop=0.02, simulations=60,
                draws=1_000, max_draws=4_000, max_documents=5_000, rng=1)  # fmt: skip
-    assert res.baseline and res.min is None and res.current_verdict == "inconclusive"
+    assert res.baseline and res.threshold is None and res.current_verdict == "inconclusive"
     assert any("independent samples" in a for a in res.assumptions)
     assert "new - baseline >= -0.02" in str(res)
     assert res.curve[-1].assurance > res.curve[1].assurance
@@ -219,16 +219,16 @@ def test_baseline_plan() -> None:
     ("kwargs", "error", "match"),
     [
         (dict(metric="recall"), ValueError, "plan needs a check"),
-        (dict(metric="f2", min=0.5), ValueError, "metric must name known metrics"),
-        (dict(metric="recall", min=1.5), ValueError, r"minimums\['recall'\] must be"),
-        (dict(metric="recall", min=0.8, prob=0.4), ValueError, r"prob must be in \(0.5, 1\)"),
-        (dict(metric="recall", min=0.8, assurance=1.0), ValueError, "assurance must be in"),
-        (dict(metric="recall", min=0.8, require="all"), ValueError, "require must be one of"),
-        (dict(metric="recall", min=0.8, simulations=10), ValueError, "simulations must be"),
-        (dict(metric="recall", min=0.8, simulations=1.5), TypeError, "simulations must be"),
-        (dict(metric="recall", min=0.8, max_documents=0), ValueError, "max_documents must"),
-        (dict(metric="recall", min=0.8, max_draws=500), ValueError, "max_draws must be"),
-        (dict(metric="recall", min=0.8, rng="x"), TypeError, "rng must be None"),
+        (dict(metric="f2", threshold=0.5), ValueError, "metric must name a known metric"),
+        (dict(metric="recall", threshold=1.5), ValueError, r"Floor\('recall'\).threshold must be"),
+        (dict(metric="recall", threshold=0.8, prob=0.4), ValueError, r"prob must be in \(0.5, 1\)"),
+        (dict(metric="recall", threshold=0.8, assurance=1.0), ValueError, "assurance must be in"),
+        (dict(metric="recall", threshold=0.8, require="all"), ValueError, "require must be one of"),
+        (dict(metric="recall", threshold=0.8, simulations=10), ValueError, "simulations must be"),
+        (dict(metric="recall", threshold=0.8, simulations=1.5), TypeError, "simulations must be"),
+        (dict(metric="recall", threshold=0.8, max_documents=0), ValueError, "max_documents must"),
+        (dict(metric="recall", threshold=0.8, max_draws=500), ValueError, "max_draws must be"),
+        (dict(metric="recall", threshold=0.8, rng="x"), TypeError, "rng must be None"),
         (dict(metric="micro_f1", baseline=[[1, 2, 3]]), ValueError, "baseline must be"),
     ],
 )
@@ -239,9 +239,9 @@ def test_python_errors(kwargs, error, match) -> None:
 
 def test_batch_is_refused() -> None:
     with pytest.raises(ValueError, match=r"counts must be one confusion matrix \(M, M\)"):
-        plan([TABLE, TABLE], metric="recall", min=0.8)
+        plan([TABLE, TABLE], metric="recall", threshold=0.8)
     with pytest.raises(ValueError, match=r"M >= 2 classes .*got shape \(1, 1\)"):
-        plan([[10]], metric="recall", min=0.8)
+        plan([[10]], metric="recall", threshold=0.8)
 
 
 # --- (e) the command line --------------------------------------------------------------
@@ -284,7 +284,7 @@ def test_cli_json(table_file: str) -> None:
             "--format", "json", "--seed", "3")  # fmt: skip
     assert r.returncode == 0, r.stderr
     d = json.loads(r.stdout)
-    py = plan(TABLE, metric="recall", min=0.8, simulations=200, rng=3, source=table_file)
+    py = plan(TABLE, metric="recall", threshold=0.8, simulations=200, rng=3, source=table_file)
     assert d == json.loads(json.dumps(py.to_dict()))
     assert d["additional_documents"] > 0 and d["seed"] == 3
     assert set(d["curve"][0]) == {"documents", "assurance", "mc_error", "undecided"}

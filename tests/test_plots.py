@@ -23,17 +23,17 @@ import pytest  # noqa: E402
 from scipy import stats  # noqa: E402
 
 from f1posterior import evaluate  # noqa: E402
-from f1posterior.analysis.comparison import compare  # noqa: E402
+from f1posterior.analysis._comparison import compare  # noqa: E402
 from f1posterior.cli import main  # noqa: E402
-from f1posterior.io.data import figure3  # noqa: E402
-from f1posterior.report.html import render_report, write_report  # noqa: E402
+from f1posterior.io._data import figure3  # noqa: E402
+from f1posterior.report._html import render_report, write_report  # noqa: E402
 from f1posterior.report.plots import (  # noqa: E402
     plot_comparison,
     plot_forest,
     plot_posterior,
     plot_summary,
 )
-from f1posterior.report.plots.common import _density  # noqa: E402
+from f1posterior.report.plots._common import density  # noqa: E402
 
 LABELS = list("ABCDE")
 
@@ -167,7 +167,7 @@ def test_posterior_of_plain_draws_and_into_given_axes():
 
 def test_density_matches_the_normal_pdf():
     x = np.random.default_rng(5).standard_normal(50_000)
-    grid, dens = _density(x)
+    grid, dens = density(x)
     assert np.trapezoid(dens, grid) == pytest.approx(1.0, abs=1e-6)
     inner = np.abs(grid) < 3
     assert np.max(np.abs(dens[inner] - stats.norm.pdf(grid[inner]))) < 0.015
@@ -345,8 +345,8 @@ def test_missing_matplotlib_names_the_extra(res, monkeypatch):
 
 def test_import_does_not_load_optional_extras():
     code = (
-        "import sys, f1posterior, f1posterior.report.plots, f1posterior.posterior.frames, "
-        "f1posterior.report.html; "
+        "import sys, f1posterior, f1posterior.report.plots, f1posterior.posterior._frames, "
+        "f1posterior.report._html; "
         "print(sorted(m for m in ('matplotlib', 'pandas', 'arviz') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from sklearn import metrics as skm
 
 from f1posterior._core.confusion import ConfusionMatrix
-from f1posterior.metrics.confusion import confusion_matrix, multilabel_confusion_matrix
+from f1posterior.metrics._confusion import confusion_matrix, multilabel_confusion_matrix
 
 # --- confusion_matrix -------------------------------------------------------------------
 

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from f1posterior import evaluate
-from f1posterior.metrics.multiclass import f1_score
-from f1posterior.posterior.prevalence import TargetPrevalence, reweight
+from f1posterior.metrics._multiclass import f1
+from f1posterior.posterior._prevalence import TargetPrevalence, reweight
 
 # class 0 = negatives (1000 documents), class 1 = positives (200)
 C = np.array([[900, 100], [20, 180]])
@@ -131,7 +131,7 @@ def test_batch_of_prevalences_equals_one_by_one():
                        index_offset=i, keep_draws=True)  # fmt: skip
         np.testing.assert_array_equal(res.metric_draws["f1"][i], one.metric_draws["f1"][0])
     # f1 of the re-weighted observed table, by the package's own metric on the same table
-    expect = f1_score(reweight(batch, pis), average=None)
+    expect = f1(reweight(batch, pis), average=None)
     np.testing.assert_allclose(res["f1"].score, expect, rtol=1e-12)
 
 

@@ -20,8 +20,8 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 
-from f1posterior import evaluate, gate
-from f1posterior.report.html import render_report
+from f1posterior import Floor, JointFloor, NonInferiority, evaluate, gate, gate_multilabel
+from f1posterior.report._html import render_report
 
 
 def _ten(correct: int, per_class: int = 54) -> np.ndarray:
@@ -55,9 +55,9 @@ def test_the_flag_agrees_with_the_closed_form_shift():
 
 # --- the gate, in Python ---------------------------------------------------------------
 def _gates():
-    mins = {"micro_f1": 0.8, "recall": 0.6}
-    flagged = gate(SMALL, minimums=mins, labels=LABELS, **ALIGNED)
-    clean = gate(LARGE, minimums=mins, labels=LABELS, draws=5_000)
+    floors = [Floor("micro_f1", 0.8), Floor("recall", 0.6)]
+    flagged = gate(SMALL, floors, labels=LABELS, **ALIGNED)
+    clean = gate(LARGE, floors, labels=LABELS, draws=5_000)
     return flagged, clean
 
 
@@ -101,16 +101,20 @@ def test_gate_markdown_and_junit():
 
 def test_gate_baseline_and_joint_checks_are_flagged_by_either_table():
     # the baseline check is flagged when either model's posterior is prior-dominated
-    kw = dict(compare="micro_f1", max_drop=0.05, draws=4_000)
-    both = gate(SMALL, baseline=SMALL, alpha="paper", beta="paper", **kw)
+    kw = dict(draws=4_000)
+    both = gate(
+        SMALL, [NonInferiority("micro_f1", 0.05)], baseline=SMALL, alpha="paper", beta="paper", **kw
+    )
     assert both.checks[0].prior_dominated
-    small_base = gate(LARGE, baseline=SMALL, alpha="paper", beta="paper", **kw)
+    small_base = gate(
+        LARGE, [NonInferiority("micro_f1", 0.05)], baseline=SMALL, alpha="paper", beta="paper", **kw
+    )
     assert small_base.checks[0].prior_dominated  # only the baseline's table is small
-    clean = gate(LARGE, baseline=LARGE, **kw)
+    clean = gate(LARGE, [NonInferiority("micro_f1", 0.05)], baseline=LARGE, **kw)
     assert not clean.checks[0].prior_dominated
-    joint = gate(SMALL, minimums={"recall": 0.6}, joint=True, draws=4_000, **ALIGNED)
+    joint = gate(SMALL, [JointFloor("recall", 0.6)], draws=4_000, **ALIGNED)
     assert len(joint.checks) == 1 and joint.checks[0].prior_dominated
-    joint = gate(LARGE, minimums={"recall": 0.6}, joint=True, draws=4_000)
+    joint = gate(LARGE, [JointFloor("recall", 0.6)], draws=4_000)
     assert not joint.checks[0].prior_dominated
 
 
@@ -185,9 +189,11 @@ def test_multilabel_gate_flags_the_label_the_prior_decides():
     # label b: 5 documents, all right (F1 1.0, the posterior mean well below it); label a:
     # 1,000 documents (the negative control, in the same gate); alpha = beta = 1
     tables = [[[500, 30], [70, 400]], [[3, 0], [0, 2]]]
-    kw = dict(multilabel=True, labels=["a", "b"], draws=4_000, alpha="paper", beta="paper")
-    res = gate(tables, minimums={"f1": 0.5}, **kw)
+    kw = dict(labels=["a", "b"], draws=4_000, alpha="paper", beta="paper")
+    res = gate_multilabel(tables, [Floor("f1", 0.5)], **kw)
     assert [c.prior_dominated for c in res.checks] == [False, True]
     assert "warning: the prior dominates f1 [label b] >= 0.5:" in str(res)
-    res = gate(tables, minimums={"f1": 0.5}, baseline=tables, compare="f1", max_drop=0.05, **kw)
+    res = gate_multilabel(
+        tables, [Floor("f1", 0.5), NonInferiority("f1", 0.05)], baseline=tables, **kw
+    )
     assert [c.prior_dominated for c in res.checks if c.kind == "baseline"] == [False, True]

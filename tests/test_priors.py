@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import f1posterior as fp
-from f1posterior import PRIOR_PRESETS, evaluate, prior_preset, sample_posterior
+from f1posterior import PRIOR_PRESETS, Floor, evaluate, prior_preset, sample_posterior
 from f1posterior._core.priors import DEFAULT_PRIOR, PRIOR_HELP, adaptive_alpha, resolve_prior
 
 PRESETS = list(PRIOR_PRESETS)
@@ -133,7 +133,7 @@ def test_every_preset_in_evaluate_sample_and_multilabel(name):
 @pytest.mark.parametrize("name", PRESETS)
 def test_every_preset_in_gate_compare_rank_sensitivity_thresholds(name):
     alpha, beta = prior_preset(name)
-    g = fp.gate(TABLE, minimums={"micro_f1": 0.5}, draws=2000, alpha=alpha, beta=beta)
+    g = fp.gate(TABLE, [Floor("micro_f1", 0.5)], draws=2000, alpha=alpha, beta=beta)
     assert g.passed
     other = TABLE + np.eye(3, dtype=int) * 5
     c = fp.compare(TABLE, other, metric="accuracy", draws=2000, rng=1, alpha=alpha, beta=beta)
@@ -160,7 +160,7 @@ def test_every_preset_in_gate_compare_rank_sensitivity_thresholds(name):
     assert s.reference == name
     scores = rng.random(200)
     yt = (rng.random(200) < scores).astype(int)
-    th = fp.thresholds.evaluate_threshold(scores, yt, folds=3, draws=1000, prior=name, rng=0)
+    th = fp.thresholds.evaluate_threshold(yt, scores, folds=3, draws=1000, prior=name, rng=0)
     assert 0 < th.held_out.mean < 1 and tuple(th.prior) == prior_preset(name)
 
 

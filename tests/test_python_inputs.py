@@ -15,6 +15,8 @@ from sklearn.metrics import accuracy_score, f1_score, recall_score
 from sklearn.metrics import confusion_matrix as sk_confusion_matrix
 
 from f1posterior import (
+    Floor,
+    NonInferiority,
     compare,
     confusion_matrix,
     evaluate,
@@ -24,8 +26,8 @@ from f1posterior import (
 )
 from f1posterior._core.labelled import labelled_counts
 from f1posterior._core.validation import as_counts, check_counts
-from f1posterior.io.writers import RowWriter
-from f1posterior.posterior.table import format_markdown, format_table, rows
+from f1posterior.io._writers import RowWriter
+from f1posterior.posterior._table import format_markdown, format_table, rows
 
 # The case: predictions a categorical whose class order differs from the truth's.
 Y_TRUE = ["a", "a", "b", "b", "c", "b", "c"]
@@ -158,7 +160,7 @@ def test_confusion_matrix_is_accepted_everywhere_counts_are():
         sample_posterior(cm, draws=5, rng=1), sample_posterior(cm.counts, draws=5, rng=1)
     )
     np.testing.assert_array_equal(check_counts(cm), cm.counts.astype(float))
-    g = gate(cm, minimums={"recall": 0.2}, draws=2000, rng=0)
+    g = gate(cm, [Floor("recall", 0.2)], draws=2000, rng=0)
     assert any("class a" in c.text for c in g.checks)
     c = compare(cm, misaligned_crosstab(), metric="accuracy", draws=2000, rng=0)
     assert c.difference.score == pytest.approx(0.0)  # the same table, once aligned
@@ -172,9 +174,8 @@ def test_compare_and_gate_match_the_second_table_by_label():
     np.testing.assert_array_equal(
         compare(a, b, **kw).draws, compare(a.to_numpy(), b_aligned, **kw).draws
     )
-    g1 = gate(a, baseline=b, minimums={"f1": 0.5}, draws=2000, rng=0)
-    g2 = gate(a.to_numpy(), baseline=b_aligned, minimums={"f1": 0.5}, labels=["neg", "pos"],
-              draws=2000, rng=0)  # fmt: skip
+    g1 = gate(a, [Floor("f1", 0.5), NonInferiority("micro_f1")], baseline=b, draws=2000, rng=0)
+    g2 = gate(a.to_numpy(), [Floor("f1", 0.5), NonInferiority("micro_f1")], baseline=b_aligned, labels=["neg", "pos"], draws=2000, rng=0)  # fmt: skip
     assert [c.text for c in g1.checks] == [c.text for c in g2.checks]
 
 

@@ -20,15 +20,15 @@ from scipy import stats  # noqa: E402
 
 from f1posterior import PRIOR_PRESETS, evaluate  # noqa: E402
 from f1posterior._core.priors import DEFAULT_PRIOR  # noqa: E402
-from f1posterior.analysis import paired  # noqa: E402
-from f1posterior.analysis.comparison import compare  # noqa: E402
-from f1posterior.analysis.paired import compare_predictions, paired_metric_draws  # noqa: E402
-from f1posterior.analysis.ranking import (  # noqa: E402
+from f1posterior.analysis import _paired as paired  # noqa: E402
+from f1posterior.analysis._comparison import compare  # noqa: E402
+from f1posterior.analysis._paired import compare_predictions, paired_metric_draws  # noqa: E402
+from f1posterior.analysis._ranking import (  # noqa: E402
     rank_classifiers,
     rank_predictions,
     rank_statistics,
 )
-from f1posterior.analysis.tuples import (  # noqa: E402
+from f1posterior.analysis._tuples import (  # noqa: E402
     count_tuples,
     joint_prior,
     marginal_counts,
@@ -36,8 +36,8 @@ from f1posterior.analysis.tuples import (  # noqa: E402
     posterior_tuples,
     shared_error_tuples,
 )
-from f1posterior.metrics.confusion import confusion_matrix  # noqa: E402
-from f1posterior.metrics.registry import METRICS  # noqa: E402
+from f1posterior.metrics._confusion import confusion_matrix  # noqa: E402
+from f1posterior.metrics._registry import METRICS  # noqa: E402
 from f1posterior.report.plots import plot_ranking  # noqa: E402
 
 K = 5.0
@@ -272,7 +272,7 @@ def test_many_models_many_classes_now_work():
 def test_draws_do_not_depend_on_chunking(monkeypatch):
     y, preds = noisy_models(200, 4, (0.8, 0.7, 0.6), seed=6)
     full = rank_predictions(y, preds, draws=3_000, rng=4)
-    monkeypatch.setattr(paired, "_CHUNK_VARIATES", 1_000)
+    monkeypatch.setattr(paired, "CHUNK_VARIATES", 1_000)
     chunked = rank_predictions(y, preds, draws=3_000, rng=4)
     assert np.array_equal(full.draws, chunked.draws)
 

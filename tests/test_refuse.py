@@ -13,10 +13,10 @@ import warnings
 import numpy as np
 import pytest
 
-from f1posterior import aggregate, evaluate, gate
+from f1posterior import Floor, aggregate, evaluate, gate
 from f1posterior._core.limits import MAX_EXACT_TOTAL, MIN_CONCENTRATION, MIN_PRIOR_CHECK_DRAWS
 from f1posterior._core.validation import MIN_SUMMARY_DRAWS, check_counts
-from f1posterior.analysis.aggregate import MAX_TAU_SCALE
+from f1posterior.analysis._aggregate import MAX_TAU_SCALE
 from f1posterior.cli import main
 
 TINY = float(np.finfo(np.float64).tiny)
@@ -225,7 +225,7 @@ def test_every_summarising_entry_point_refuses_one_draw(entry):
     calls = {
         "compare_predictions": lambda: fp.compare_predictions(y, a, b, draws=1, rng=0),
         "rank_predictions": lambda: fp.rank_predictions(y, [a, b], draws=1, rng=0),
-        "thresholds": lambda: evaluate_threshold([0.1, 0.8, 0.7, 0.2, 0.9, 0.3], y, draws=1, rng=0),
+        "thresholds": lambda: evaluate_threshold(y, [0.1, 0.8, 0.7, 0.2, 0.9, 0.3], draws=1, rng=0),
         "compare": lambda: fp.compare(TABLE, FOLDS[1], draws=1, rng=0),
         "rank_classifiers": lambda: fp.rank_classifiers(FOLDS, draws=1, rng=0),
         "prior_sensitivity": lambda: fp.prior_sensitivity(TABLE, draws=1, rng=0),
@@ -246,7 +246,7 @@ def test_the_prior_check_needs_100_draws():
 
 
 def test_the_gate_still_raises_few_draws_to_its_minimum():
-    res = gate(TABLE, minimums={"accuracy": 0.5}, draws=1, rng=0)
+    res = gate(TABLE, [Floor("accuracy", 0.5)], draws=1, rng=0)
     assert res.passed
 
 

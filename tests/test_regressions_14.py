@@ -20,25 +20,26 @@ from sklearn.metrics import confusion_matrix as sk_confusion_matrix
 from sklearn.metrics import precision_recall_fscore_support
 
 import f1posterior as fp
+from f1posterior import Floor, NonInferiority, gate_multilabel
 from f1posterior._core.results import value_hash_key, values_equal
 from f1posterior._core.streams import block_stream, child_seed
-from f1posterior.analysis.comparison import compare
-from f1posterior.analysis.delta import delta_interval
-from f1posterior.analysis.frequentist import FrequentistInterval, bootstrap_interval
-from f1posterior.analysis.ranking import rank_classifiers
-from f1posterior.analysis.sensitivity import prior_sensitivity
+from f1posterior.analysis._comparison import compare
+from f1posterior.analysis._delta import delta_interval
+from f1posterior.analysis._frequentist import FrequentistInterval, bootstrap_interval
+from f1posterior.analysis._ranking import rank_classifiers
+from f1posterior.analysis._sensitivity import prior_sensitivity
 from f1posterior.analysis.thresholds import best_threshold
-from f1posterior.gating.gate import gate
-from f1posterior.gating.planning import plan
-from f1posterior.io.data import figure3
-from f1posterior.metrics.divide import UndefinedMetricWarning
-from f1posterior.metrics.multiclass import (
-    f1_score,
-    fbeta_score,
-    precision_score,
-    recall_score,
+from f1posterior.gating._gate import gate
+from f1posterior.gating._planning import plan
+from f1posterior.io._data import figure3
+from f1posterior.metrics._divide import UndefinedMetricWarning
+from f1posterior.metrics._multiclass import (
+    f1,
+    fbeta,
+    precision,
+    recall,
 )
-from f1posterior.posterior.evaluation import evaluate
+from f1posterior.posterior._evaluation import evaluate
 
 C = figure3()
 BASE = C + np.diag([3, -1, 0, 0, 0])  # a baseline one class better, one worse
@@ -50,7 +51,7 @@ ML_BASE = ML_TABLES + np.array([[0, 0], [2, -2]])
 
 
 def _gate_baseline(rng):
-    return gate(C, compare=["macro_f1"], max_drop=0.01, baseline=BASE, rng=rng)
+    return gate(C, [NonInferiority("macro_f1", 0.01)], baseline=BASE, rng=rng)
 
 
 def test_gate_gives_one_verdict_per_seed_whatever_the_callers_sequence_did():
@@ -67,21 +68,22 @@ def test_gate_gives_one_verdict_per_seed_whatever_the_callers_sequence_did():
 
 def test_multilabel_gate_with_a_baseline_does_not_spawn_from_the_callers_sequence():
     seq = np.random.SeedSequence(7)
-    kw = dict(multilabel=True, compare=["macro_f1"], max_drop=0.02, baseline=ML_BASE)
-    first = gate(ML_TABLES, rng=seq, **kw)
+    kw = dict(checks=[NonInferiority("macro_f1", 0.02)], baseline=ML_BASE)
+    first = gate_multilabel(ML_TABLES, rng=seq, **kw)
     seq.spawn(3)
-    assert first == gate(ML_TABLES, rng=seq, **kw) == gate(ML_TABLES, rng=7, **kw)
+    again = gate_multilabel(ML_TABLES, rng=seq, **kw)
+    assert first == again == gate_multilabel(ML_TABLES, rng=7, **kw)
 
 
 def test_plan_compare_and_bootstrap_leave_the_callers_sequence_untouched():
     seq = np.random.SeedSequence(5)
     table = [[45, 5], [8, 42]]
-    p1 = plan(table, metric="recall", min=0.8, simulations=50, draws=200, rng=seq)
+    p1 = plan(table, metric="recall", threshold=0.8, simulations=50, draws=200, rng=seq)
     c1 = compare(C, BASE, metric="macro_f1", draws=2_000, rng=seq)
     b1 = bootstrap_interval(C, metric="macro_f1", resamples=200, rng=seq)
     assert seq.n_children_spawned == 0
     seq.spawn(1)
-    assert p1 == plan(table, metric="recall", min=0.8, simulations=50, draws=200, rng=seq)
+    assert p1 == plan(table, metric="recall", threshold=0.8, simulations=50, draws=200, rng=seq)
     assert c1 == compare(C, BASE, metric="macro_f1", draws=2_000, rng=seq)
     assert b1 == bootstrap_interval(C, metric="macro_f1", resamples=200, rng=seq)
 
@@ -105,8 +107,8 @@ def _results(seed: int) -> dict[str, object]:
     y = np.array([0, 1, 1, 0, 1, 0, 1, 1, 0, 1])
     s = np.linspace(0.05, 0.95, 10)
     return {
-        "GateResult": gate(C, minimums={"macro_f1": 0.8}, rng=seed),
-        "Check": gate(C, minimums={"macro_f1": 0.8}, rng=seed).checks[0],
+        "GateResult": gate(C, [Floor("macro_f1", 0.8)], rng=seed),
+        "Check": gate(C, [Floor("macro_f1", 0.8)], rng=seed).checks[0],
         "Comparison": compare(C, BASE, metric="macro_f1", draws=1_000, rng=seed),
         "Ranking": rank_classifiers([C, BASE], metric="macro_f1", draws=1_000, rng=seed),
         "PriorSensitivity": prior_sensitivity(C, metric="macro_f1", draws=1_000, rng=seed),
@@ -114,9 +116,9 @@ def _results(seed: int) -> dict[str, object]:
             np.stack([C, BASE]), metric="macro_f1", resamples=100, rng=seed
         ),
         "PlanResult": plan(
-            [[45, 5], [8, 42]], metric="recall", min=0.8, simulations=50, draws=200, rng=seed
+            [[45, 5], [8, 42]], metric="recall", threshold=0.8, simulations=50, draws=200, rng=seed
         ),  # fmt: skip
-        "ThresholdResult": best_threshold(s, y if seed == 1 else 1 - y),
+        "ThresholdResult": best_threshold(y if seed == 1 else 1 - y, s),
     }
 
 
@@ -207,9 +209,9 @@ def test_weighted_average_leaves_out_nan_classes_as_scikit_learn_does():
     table = sk_confusion_matrix(y_true, y_pred, labels=[0, 1, 2])
     p, r, f, _ = _sk(y_true, y_pred, average="weighted", zero_division=np.nan)
     assert np.isfinite(p)
-    assert precision_score(table, average="weighted", zero_division=np.nan) == pytest.approx(p)
-    assert recall_score(table, average="weighted", zero_division=np.nan) == pytest.approx(r)
-    assert f1_score(table, average="weighted", zero_division=np.nan) == pytest.approx(f)
+    assert precision(table, average="weighted", zero_division=np.nan) == pytest.approx(p)
+    assert recall(table, average="weighted", zero_division=np.nan) == pytest.approx(r)
+    assert f1(table, average="weighted", zero_division=np.nan) == pytest.approx(f)
 
 
 def test_weighted_average_over_labels_without_support_is_the_plain_mean():
@@ -220,9 +222,9 @@ def test_weighted_average_over_labels_without_support_is_the_plain_mean():
         p, r, f, _ = _sk(y_true, y_pred, labels=[2], average="weighted", zero_division=zd)
         assert (p, r, f) == (0.0, zd, 0.0)  # scikit-learn: the mean of the class's values
         kw = dict(labels=[2], average="weighted", zero_division=zd)
-        assert precision_score(table, **kw) == p
-        assert recall_score(table, **kw) == r
-        assert f1_score(table, **kw) == f
+        assert precision(table, **kw) == p
+        assert recall(table, **kw) == r
+        assert f1(table, **kw) == f
 
 
 AVERAGES = [None, "micro", "macro", "weighted", "binary"]
@@ -260,17 +262,17 @@ def test_point_metrics_equal_scikit_learns(m, data, average, zero_division, beta
     if average == "binary":
         sk_labels = None
     p, r, fb, _ = _sk(y_true, y_pred, labels=sk_labels, beta=beta, **kw)
-    _, _, f1, _ = _sk(y_true, y_pred, labels=sk_labels, **kw)
+    _, _, sk_f1, _ = _sk(y_true, y_pred, labels=sk_labels, **kw)
     ours_kw = dict(labels=labels, **kw)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         ours = {
-            "precision": precision_score(table, **ours_kw),
-            "recall": recall_score(table, **ours_kw),
-            "f1": f1_score(table, **ours_kw),
-            "fbeta": fbeta_score(table, beta=beta, **ours_kw),
+            "precision": precision(table, **ours_kw),
+            "recall": recall(table, **ours_kw),
+            "f1": f1(table, **ours_kw),
+            "fbeta": fbeta(table, beta=beta, **ours_kw),
         }
-    theirs = {"precision": p, "recall": r, "f1": f1, "fbeta": fb}
+    theirs = {"precision": p, "recall": r, "f1": sk_f1, "fbeta": fb}
     for name, value in ours.items():
         np.testing.assert_allclose(
             np.asarray(value, dtype=float),
@@ -283,9 +285,9 @@ def test_point_metrics_equal_scikit_learns(m, data, average, zero_division, beta
 
 
 def test_input_objects_compare_by_value():
-    from f1posterior.io.sources import MatrixInput
-    from f1posterior.io.streaming import BatchChunk
-    from f1posterior.metrics.confusion import confusion_matrix
+    from f1posterior.io._sources import MatrixInput
+    from f1posterior.io._streaming import BatchChunk
+    from f1posterior.metrics._confusion import confusion_matrix
 
     a, b = confusion_matrix([0, 1, 1], [0, 1, 0]), confusion_matrix([0, 1, 1], [0, 1, 0])
     assert a == b and hash(a) == hash(b) and a != confusion_matrix([0, 1, 1], [0, 1, 1])
@@ -329,7 +331,7 @@ _SEED_COUNTS = np.array([[30, 5, 3], [4, 25, 6], [2, 3, 22]])
         lambda rng: fp.evaluate_multilabel(
             np.array([[[50, 5], [4, 41]], [[60, 2], [9, 29]]]), draws=500, rng=rng
         ),
-        lambda rng: fp.gate(_SEED_COUNTS, minimums={"macro_f1": 0.7}, draws=1000, rng=rng),
+        lambda rng: fp.gate(_SEED_COUNTS, [Floor("macro_f1", 0.7)], draws=1000, rng=rng),
     ],
     ids=["compare", "rank_classifiers", "aggregate", "evaluate_multilabel", "gate"],
 )

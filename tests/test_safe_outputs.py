@@ -24,8 +24,8 @@ import pytest
 from f1posterior import evaluate
 from f1posterior._core.text import escape_csv
 from f1posterior.cli import main
-from f1posterior.io.writers import atomic_output, output_target, write_output
-from f1posterior.report.html import render_report
+from f1posterior.io._writers import atomic_output, output_target, write_output
+from f1posterior.report._html import render_report
 
 MATRIX = [[40, 10], [5, 45]]
 

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 import scipy.stats as ss
 
-from f1posterior import f1_score, precision_score, recall_score, sample_posterior
+from f1posterior import f1, precision, recall, sample_posterior
 from f1posterior._core.priors import adaptive_alpha, resolve_prior
 from f1posterior._core.sampling import RaggedGammas, concentrations, iter_cell_chunks
-from f1posterior.io.data import figure3
+from f1posterior.io._data import figure3
 
 SMALL = np.array([[5, 2, 0], [1, 3, 1], [0, 2, 6]])
 KS_PASS = 1e-3  # a correct sampler fails this at a fixed seed with probability 0.001
@@ -83,7 +83,7 @@ def _aligned_concentration(counts, alpha):
 @pytest.mark.parametrize("alpha", [1.0, "adaptive"])
 def test_aligned_micro_f1_is_beta(alpha):
     a = _aligned_concentration(SMALL, alpha)
-    micro = f1_score(_aligned_draws(SMALL, alpha=alpha), average="micro")
+    micro = f1(_aligned_draws(SMALL, alpha=alpha), average="micro")
     oracle = ss.beta(np.trace(a), a.sum() - np.trace(a))
     assert ss.kstest(micro, oracle.cdf).pvalue > KS_PASS
 
@@ -95,11 +95,11 @@ def test_aligned_per_class_f1_precision_recall_are_beta_transforms(j, alpha):
     p = _aligned_draws(SMALL, rng=20 + j, alpha=alpha)
     row, col, tp = a[j].sum(), a[:, j].sum(), a[j, j]
     b_f1 = ss.beta(tp, row + col - 2 * tp)
-    f1 = f1_score(p, average=None)[:, j]
-    assert ss.kstest(f1, lambda x: b_f1.cdf(x / (2 - x))).pvalue > KS_PASS
-    prec = precision_score(p, average=None)[:, j]
+    f1_draws = f1(p, average=None)[:, j]
+    assert ss.kstest(f1_draws, lambda x: b_f1.cdf(x / (2 - x))).pvalue > KS_PASS
+    prec = precision(p, average=None)[:, j]
     assert ss.kstest(prec, ss.beta(tp, col - tp).cdf).pvalue > KS_PASS
-    rec = recall_score(p, average=None)[:, j]
+    rec = recall(p, average=None)[:, j]
     assert ss.kstest(rec, ss.beta(tp, row - tp).cdf).pvalue > KS_PASS
 
 
@@ -108,11 +108,11 @@ def test_negative_controls_wrong_distributions_are_rejected():
     a = SMALL + 1.0
     tp, row, col = a[1, 1], a[1].sum(), a[:, 1].sum()
     wrong_prior = sample_posterior(SMALL, draws=20_000, alpha=1.0, beta=1.0, rng=1)
-    f1 = f1_score(wrong_prior, average=None)[:, 1]
+    f1_draws = f1(wrong_prior, average=None)[:, 1]
     oracle = ss.beta(tp, row + col - 2 * tp)
-    assert ss.kstest(f1, lambda x: oracle.cdf(x / (2 - x))).pvalue < KS_REJECT
+    assert ss.kstest(f1_draws, lambda x: oracle.cdf(x / (2 - x))).pvalue < KS_REJECT
     a2 = np.array([[30, 2, 0], [10, 30, 1], [10, 2, 60]]) + 1.0
-    rec = recall_score(_aligned_draws(a2 - 1.0), average=None)[:, 0]
+    rec = recall(_aligned_draws(a2 - 1.0), average=None)[:, 0]
     transposed = ss.beta(a2[0, 0], a2[:, 0].sum() - a2[0, 0])  # rows and columns swapped
     assert ss.kstest(rec, transposed.cdf).pvalue < KS_REJECT
     right = ss.beta(a2[0, 0], a2[0].sum() - a2[0, 0])
@@ -144,7 +144,7 @@ def test_exact_mean_of_micro_f1_figure3():
     assert mean == pytest.approx(0.80274, abs=5e-6)  # DESIGN.md's figure
     n = 200_000
     draws = sample_posterior(figure3(), draws=n, alpha=1.0, beta=1.0, rng=7)
-    micro = f1_score(draws, average="micro")
+    micro = f1(draws, average="micro")
     se = np.sqrt(var / n)
     assert abs(micro.mean() - mean) < 4 * se
     # the sample variance's standard error ~ var * sqrt(2 / n) for a near-normal quantity
@@ -161,9 +161,7 @@ def test_exact_micro_moments_random_tables_and_priors(seed):
     beta = rng.uniform(0.2, 3, size=m)
     mean, var = micro_moments(counts, alpha, beta)
     n = 100_000
-    micro = f1_score(
-        sample_posterior(counts, draws=n, alpha=alpha, beta=beta, rng=seed), average="micro"
-    )
+    micro = f1(sample_posterior(counts, draws=n, alpha=alpha, beta=beta, rng=seed), average="micro")
     assert abs(micro.mean() - mean) < 4 * np.sqrt(var / n)
     # var of the sample variance <= E[(x-mu)^4] / n <= var / n, as |x - mu| <= 1
     assert abs(micro.var() - var) < 4 * np.sqrt(var / n)
@@ -183,7 +181,7 @@ def test_exact_micro_moments_under_the_adaptive_prior(counts):
     np.testing.assert_array_equal(
         draws[:5], sample_posterior(counts, draws=n, alpha=alpha, beta=beta, rng=7)[:5]
     )
-    micro = f1_score(draws, average="micro")
+    micro = f1(draws, average="micro")
     assert abs(micro.mean() - mean) < 4 * np.sqrt(var / n)
     # var of the sample variance <= E[(x-mu)^4] / n <= var / n, as |x - mu| <= 1
     assert abs(micro.var() - var) < 4 * np.sqrt(var / n)
@@ -209,7 +207,7 @@ def test_tiny_priors_with_empty_classes_give_finite_in_range_metrics(dtype):
     assert np.all(np.isfinite(p)) and np.all(p > 0)
     np.testing.assert_allclose(p.sum(axis=(-2, -1)), 1.0, rtol=1e-5)
     for average in ("micro", "macro", "weighted", None):
-        for fn in (f1_score, precision_score, recall_score):
+        for fn in (f1, precision, recall):
             v = fn(p, average=average)
             assert np.all(np.isfinite(v)) and np.all((v >= 0) & (v <= 1))
 

@@ -1,4 +1,4 @@
-"""Tests of f1posterior.analysis.sensitivity and ``summarize --prior-sensitivity``."""
+"""Tests of f1posterior.analysis._sensitivity and ``summarize --prior-sensitivity``."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from sklearn.metrics import f1_score
 
 from f1posterior import evaluate
 from f1posterior._core.priors import adaptive_alpha
-from f1posterior.analysis.sensitivity import (
+from f1posterior.analysis._sensitivity import (
     DEFAULT_PRIORS,
     DEFAULT_THRESHOLD,
     PriorSensitivity,

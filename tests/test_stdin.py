@@ -13,8 +13,8 @@ import pytest
 from helpers import forged_npy
 
 from f1posterior.cli import main
-from f1posterior.io.readers import read_input
-from f1posterior.io.sources import _parse_npy, sniff_format
+from f1posterior.io._readers import read_input
+from f1posterior.io._sources import parse_npy, sniff_format
 
 MATRIX = [[50, 10], [5, 40]]
 NEW_PREDS = "y_true,y_pred\n" + "a,a\n" * 50 + "a,b\n" * 10 + "b,a\n" * 5 + "b,b\n" * 40
@@ -242,12 +242,12 @@ def test_object_npy_is_never_unpickled(
 def test_parse_npy_checks_length_before_allocating() -> None:
     # 10^16 doubles would be 80 PB: refused from the header, nothing allocated
     with pytest.raises(ValueError, match=r"claims shape \(100000000, 100000000\) of float64"):
-        _parse_npy(forged_npy((100000000, 100000000), bytes(64)), "x.npy")
+        parse_npy(forged_npy((100000000, 100000000), bytes(64)), "x.npy")
 
 
 def test_parse_npy_fortran_order() -> None:
     arr = np.asfortranarray(np.array([[1, 2], [3, 4]], dtype=np.int32))
-    out = _parse_npy(_npy_bytes(arr), "x.npy")
+    out = parse_npy(_npy_bytes(arr), "x.npy")
     assert out.tolist() == [[1, 2], [3, 4]]
 
 

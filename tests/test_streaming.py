@@ -17,9 +17,9 @@ from helpers import forged_npy
 
 from f1posterior import evaluate
 from f1posterior.cli import main
-from f1posterior.cli.stream import memory_size
-from f1posterior.io.streaming import open_batch
-from f1posterior.io.writers import RowWriter, atomic_output
+from f1posterior.cli._stream import memory_size
+from f1posterior.io._streaming import open_batch
+from f1posterior.io._writers import RowWriter, atomic_output
 
 RNG = np.random.default_rng(20261122)
 STACK = RNG.integers(0, 25, size=(23, 3, 3)).astype(float)
@@ -305,7 +305,7 @@ def test_large_m_is_chunked_over_draws_within_the_budget():
 def test_python_warnings_become_one_line(capsys, monkeypatch):
     import warnings
 
-    import f1posterior.cli.summarize as summarize
+    import f1posterior.cli._summarize as summarize
 
     def noisy(args):
         warnings.warn("something odd\nwith a second line", RuntimeWarning, stacklevel=1)
@@ -367,7 +367,7 @@ def test_an_interrupt_python_drops_in_a_finaliser_still_stops_the_run(monkeypatc
     """Python prints and drops a KeyboardInterrupt raised in ``__del__``; the flag keeps it."""
     import signal
 
-    from f1posterior.cli import common
+    from f1posterior.cli import _common as common
 
     dropped = []
     monkeypatch.setattr(sys, "unraisablehook", lambda u: dropped.append(u.exc_type))

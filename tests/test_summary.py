@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from f1posterior import eti, hdi, summarize_draws
+from f1posterior import MetricSummary, eti, hdi, summarize_draws
 
 
 def brute_hdi(x: np.ndarray, prob: float) -> tuple[float, float]:
@@ -113,7 +113,7 @@ def test_error_hdi_prob_type():
 def test_text_and_markdown_tables_escape_hostile_class_labels():
     """Class labels come from files: one line each in text, literal in Markdown."""
     from f1posterior import evaluate
-    from f1posterior.posterior.table import format_markdown
+    from f1posterior.posterior._table import format_markdown
 
     res = evaluate([[5, 1], [2, 7]], metrics="f1", labels=["a\nb", "c|<script>"], draws=500, rng=0)
     text = str(res)
@@ -121,3 +121,37 @@ def test_text_and_markdown_tables_escape_hostile_class_labels():
     md = format_markdown(res)
     assert "a\\\\nb" in md and "c\\|&lt;script&gt;" in md and "<script>" not in md
     assert all(line.startswith("|") for line in md.splitlines()[:4])
+
+
+def test_indexing_keeps_every_field_with_its_type():
+    """``summary[i]`` (the one indexer, used by the plots) keeps every field, the chance
+    and prior-check fields included, as Python floats and bools."""
+    from f1posterior import evaluate
+
+    c = np.array([[[30, 4, 1], [2, 25, 3], [0, 5, 20]], [[8, 2, 0], [1, 0, 1], [0, 1, 9]]])
+    res = evaluate(c, metrics=["micro_f1", "f1"], draws=800, rng=3, ref=0.5, chance=True)
+    for name, index in (("micro_f1", 1), ("f1", (1, 1))):
+        s = res[name]
+        one = s[index]
+        for field in s.to_dict():
+            want = getattr(s, field)
+            got = getattr(one, field)
+            if field in ("ci_prob", "ref", "draws", "exact") or want is None:
+                assert got == want, field
+                continue
+            np.testing.assert_array_equal(got, np.asarray(want)[index], err_msg=field)
+            assert isinstance(got, float | bool | np.ndarray), field
+        assert type(one.prior_dominated) is bool and type(one.mean) is float
+        assert one.p_above_chance is not None and one.chance_score is not None
+    assert res["f1"].prior_dominated[1, 1]  # two documents: the prior dominates (a control)
+    with pytest.raises(IndexError, match="cannot be indexed"):
+        res["micro_f1"][0][0]
+
+
+def test_concat_joins_flat_parts_into_any_leading_shape():
+    x = np.random.default_rng(0).beta(5, 5, size=(6, 500))
+    whole = summarize_draws(x.reshape(2, 3, 500), score=np.zeros((2, 3)), ref=0.5)
+    parts = [summarize_draws(x[i:j], score=np.zeros(j - i), ref=0.5) for i, j in ((0, 4), (4, 6))]
+    joined = MetricSummary.concat(parts, (2, 3))
+    for field, value in whole.to_dict().items():
+        np.testing.assert_array_equal(getattr(joined, field), value, err_msg=field)

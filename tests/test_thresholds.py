@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import itertools
 
 import numpy as np
@@ -23,7 +24,7 @@ from f1posterior.analysis.thresholds import (
     proportional_cutoff,
     top_k_cutoff,
 )
-from f1posterior.metrics.multiclass import fbeta_score
+from f1posterior.metrics._multiclass import fbeta
 
 # --- brute-force oracles ---------------------------------------------------------------
 
@@ -97,7 +98,7 @@ def scored(draw, max_labels=3):
 @given(scored(), betas, st.sampled_from([0.0, 1.0]))
 def test_sweep_matches_brute_force_per_label(data, beta, zd):
     s, y = data
-    r = best_threshold(s, y, beta=beta, zero_division=zd)
+    r = best_threshold(y, s, beta=beta, zero_division=zd)
     for j in range(s.shape[1]):
         best, thr = brute_best(s[:, j], y[:, j], beta * beta, zd)
         assert r.score[j] == pytest.approx(best, rel=1e-12, abs=1e-15)
@@ -106,7 +107,7 @@ def test_sweep_matches_brute_force_per_label(data, beta, zd):
         np.testing.assert_array_equal(r.table[j], _sk_table(y[:, j], pred))
     # the tables are the core's layout: binary F-beta of the table is the score
     np.testing.assert_allclose(
-        fbeta_score(r.table, beta=beta, average="binary", zero_division=zd), r.score, atol=1e-12
+        fbeta(r.table, beta=beta, average="binary", zero_division=zd), r.score, atol=1e-12
     )
 
 
@@ -114,7 +115,7 @@ def test_sweep_matches_brute_force_per_label(data, beta, zd):
 @given(scored(max_labels=4), betas)
 def test_sweep_matches_brute_force_shared(data, beta):
     s, y = data
-    r = best_threshold(s, y, beta=beta, strategy="shared")
+    r = best_threshold(y, s, beta=beta, strategy="shared")
     best, thr = brute_best(s.ravel(), y.ravel(), beta * beta)
     assert r.score == pytest.approx(best, rel=1e-12, abs=1e-15)
     assert r.threshold == thr
@@ -130,7 +131,7 @@ def test_sweep_matches_brute_force_shared(data, beta):
 
 
 def test_one_dimensional_input_gives_scalars_and_tied_scores_go_together():
-    r = best_threshold([0.5, 0.5, 0.5, 0.1], [1, 0, 0, 1])
+    r = best_threshold([1, 0, 0, 1], [0.5, 0.5, 0.5, 0.1])
     assert isinstance(r.threshold, float) and isinstance(r.score, float)
     assert r.table.shape == (2, 2)
     # the 3 tied scores can only be predicted together: F = 2*1/(2+3) < F(all) = 4/6
@@ -139,17 +140,17 @@ def test_one_dimensional_input_gives_scalars_and_tied_scores_go_together():
 
 
 def test_all_negative_truth_predicts_nothing_with_documented_score():
-    r = best_threshold([[0.9, 0.2], [0.1, 0.8]], [[0, 1], [0, 0]])
+    r = best_threshold([[0, 1], [0, 0]], [[0.9, 0.2], [0.1, 0.8]])
     assert r.threshold[0] == np.inf and r.score[0] == 0.0
     np.testing.assert_array_equal(r.table[0], [[2, 0], [0, 0]])
-    r1 = best_threshold([0.9, 0.1], [0, 0], zero_division=1)
+    r1 = best_threshold([0, 0], [0.9, 0.1], zero_division=1)
     assert r1.threshold == np.inf and r1.score == 1.0
 
 
 def test_uninformative_constant_scores_predict_all_theorem_4_3():
     y = np.zeros(1000, dtype=bool)
     y[:37] = True
-    r = best_threshold(np.full(1000, 0.037), y)
+    r = best_threshold(y, np.full(1000, 0.037))
     assert r.table[1, 1] + r.table[0, 1] == 1000
     assert r.score == pytest.approx(2 * 0.037 / 1.037)
 
@@ -269,17 +270,17 @@ def test_rank_cutoffs_against_loops():
         np.testing.assert_array_equal(np.flatnonzero(r.decisions[i]), sorted(order[: k[i]]))
     lab = top_k_cutoff(s, 3, pivot="label")
     assert (lab.decisions.sum(0) == 3).all()
-    prop = proportional_cutoff(s, y_train)
+    prop = proportional_cutoff(y_train, s)
     np.testing.assert_array_equal(prop.k, np.ceil(12 / 40 * y_train.sum(0) - 1e-9))
     assert (prop.decisions.sum(0) == prop.k).all()
-    doc = proportional_cutoff(s, y_train, pivot="document")
+    doc = proportional_cutoff(y_train, s, pivot="document")
     assert (doc.k == np.ceil(np.median(y_train.sum(1)))).all()
-    cal = calibrated_cutoff(s, y)
+    cal = calibrated_cutoff(y, s)
     tp = (cal.decisions & y).sum(1)
     np.testing.assert_array_equal(cal.decisions.sum(1), y.sum(1))  # precision == recall
     assert (tp <= y.sum(1)).all()
     for beta in (1.0, 2.0):
-        bep = break_even_cutoff(s, y, beta=beta)
+        bep = break_even_cutoff(y, s, beta=beta)
         for i in range(12):
             order = sorted(range(7), key=lambda j: (-s[i, j], j))
             fs = [_f(int(y[i, order[:kk]].sum()), kk, int(y[i].sum()), beta**2) for kk in range(8)]
@@ -293,7 +294,7 @@ def test_evaluate_threshold_cross_fitting_reconstructed_independently():
     gen = np.random.default_rng(4)
     y = gen.random((300, 3)) < np.array([0.4, 0.1, 0.02])
     s = np.round(np.where(y, gen.normal(1.0, 1.0, y.shape), gen.normal(0, 1, y.shape)), 2)
-    r = evaluate_threshold(s, y, folds=4, draws=3000, rng=9)
+    r = evaluate_threshold(y, s, folds=4, draws=3000, rng=9)
     assert r.metric == "macro_fbeta" and r.table.shape == (3, 2, 2)
     assert (r.table.sum(axis=(1, 2)) == 300).all()
     pred = np.zeros_like(y)
@@ -313,12 +314,12 @@ def test_evaluate_threshold_cross_fitting_reconstructed_independently():
     # the per-label posterior is the core's, draw for draw
     core = evaluate(
         r.table,
-        metrics=[lambda t: fbeta_score(t, beta=1.0, average="binary", zero_division=0)],
+        metrics=[lambda t: fbeta(t, beta=1.0, average="binary", zero_division=0)],
         draws=3000,
         rng=np.random.SeedSequence(r.seed.entropy, spawn_key=(1,)),
     )
     np.testing.assert_allclose(next(iter(core.values())).mean, r.summaries["fbeta"].mean)
-    again = evaluate_threshold(s, y, folds=4, draws=3000, rng=9)
+    again = evaluate_threshold(y, s, folds=4, draws=3000, rng=9)
     assert again.held_out.mean == r.held_out.mean
 
 
@@ -328,7 +329,7 @@ def test_evaluate_threshold_posterior_matches_exact_beta_oracle():
     y = gen.random(500) < 0.3
     s = np.where(y, gen.normal(0.8, 1, 500), gen.normal(0, 1, 500))
     draws = 40_000
-    r = evaluate_threshold(s, y, folds=5, draws=draws, prior="aligned", rng=2)
+    r = evaluate_threshold(y, s, folds=5, draws=draws, prior="aligned", rng=2)
     a = r.table + 1.0
     beta_dist = stats.beta(a[1, 1], a[1, 0] + a[0, 1])
     mean = integrate.quad(lambda x: 2 * x / (1 + x) * beta_dist.pdf(x), 0, 1)[0]
@@ -340,7 +341,7 @@ def test_winners_curse_uninformative_scores_are_optimistic():
     gen = np.random.default_rng(1)
     y = gen.random(2000) < 0.05
     s = gen.normal(size=2000)  # independent of y
-    r = evaluate_threshold(s, y, folds=5, draws=4000, rng=3)
+    r = evaluate_threshold(y, s, folds=5, draws=4000, rng=3)
     # in-sample F1 of an uninformative score beats the all-positive 2b/(1+b) by luck
     assert r.in_sample > 2 * y.mean() / (1 + y.mean())
     assert r.optimism > 0 and r.held_out.score < r.in_sample
@@ -356,20 +357,20 @@ def test_winners_curse_uninformative_scores_are_optimistic():
 @pytest.mark.parametrize(
     "kwargs, exc, match",
     [
-        ({"scores": [0.1, np.nan]}, ValueError, r"scores must be finite .*nan at index \(1,\)"),
-        ({"scores": [0.1, np.inf]}, ValueError, r"scores must be finite"),
-        ({"scores": "abc"}, TypeError, r"scores must be an array of real numbers; got 'abc'"),
+        ({"y_score": [0.1, np.nan]}, ValueError, r"y_score must be finite .*nan at index \(1,\)"),
+        ({"y_score": [0.1, np.inf]}, ValueError, r"y_score must be finite"),
+        ({"y_score": "abc"}, TypeError, r"y_score must be an array of real numbers; got 'abc'"),
         (
-            {"scores": [True, False]},
+            {"y_score": [True, False]},
             TypeError,
-            r"scores must hold integers or floats; got dtype bool",
+            r"y_score must hold integers or floats; got dtype bool",
         ),
         (
-            {"scores": np.zeros((2, 2, 2))},
+            {"y_score": np.zeros((2, 2, 2))},
             ValueError,
             r"shape \(n,\) or \(D documents.*\(2, 2, 2\)",
         ),
-        ({"scores": []}, ValueError, r"non-empty.*got shape \(0,\)"),
+        ({"y_score": []}, ValueError, r"non-empty.*got shape \(0,\)"),
         ({"y_true": [0, 2]}, ValueError, r"y_true must hold only 0 and 1; got 2 at index \(1,\)"),
         (
             {"y_true": [0, 0.5]},
@@ -381,17 +382,17 @@ def test_winners_curse_uninformative_scores_are_optimistic():
             TypeError,
             r"y_true must hold 0/1 indicators as bools, integers or floats; got dtype <U1",
         ),
-        ({"y_true": [0, 1, 1]}, ValueError, r"same shape as scores, \(2,\); got shape \(3,\)"),
+        ({"y_true": [0, 1, 1]}, ValueError, r"same shape as y_score, \(2,\); got shape \(3,\)"),
         ({"beta": 0}, ValueError, r"beta must be a finite number > 0; got 0"),
         ({"strategy": "macro"}, ValueError, r"strategy must be one of 'per_label', 'shared'"),
         ({"zero_division": "warn"}, ValueError, r"zero_division must be 0 or 1; got 'warn'"),
     ],
 )
 def test_best_threshold_bad_inputs(kwargs, exc, match):
-    args = {"scores": [0.1, 0.2], "y_true": [0, 1], **kwargs}
-    s, y = args.pop("scores"), args.pop("y_true")
+    args = {"y_score": [0.1, 0.2], "y_true": [0, 1], **kwargs}
+    s, y = args.pop("y_score"), args.pop("y_true")
     with pytest.raises(exc, match=match):
-        best_threshold(s, y, **args)
+        best_threshold(y, s, **args)
 
 
 def test_expected_and_cutoff_bad_inputs():
@@ -403,7 +404,7 @@ def test_expected_and_cutoff_bad_inputs():
         expected_fbeta([[0.2]], [[1]])
     with pytest.raises(ValueError, match=r"decisions must have the same shape as probabilities"):
         expected_fbeta([0.2, 0.3], [1])
-    with pytest.raises(ValueError, match=r"scores must be a \(D documents, L labels\) matrix"):
+    with pytest.raises(ValueError, match=r"y_score must be a \(D documents, L labels\) matrix"):
         top_k_cutoff([0.1, 0.2], 1)
     with pytest.raises(ValueError, match=r"k must lie in \[0, 2\]; got 3"):
         top_k_cutoff([[0.1, 0.2]], 3)
@@ -414,21 +415,21 @@ def test_expected_and_cutoff_bad_inputs():
     with pytest.raises(ValueError, match=r"pivot must be one of 'document', 'label'"):
         top_k_cutoff([[0.1, 0.2]], 1, pivot="row")
     with pytest.raises(ValueError, match=r"y_train must have shape \(D_train, 2\).*\(3, 3\)"):
-        proportional_cutoff([[0.1, 0.2]], np.zeros((3, 3)))
+        proportional_cutoff(np.zeros((3, 3)), [[0.1, 0.2]])
     with pytest.raises(ValueError, match=r"y_train must hold only 0 and 1"):
-        proportional_cutoff([[0.1, 0.2]], [[0, 3]])
+        proportional_cutoff([[0, 3]], [[0.1, 0.2]])
 
 
 def test_evaluate_threshold_bad_inputs():
     s, y = [0.1, 0.2, 0.3, 0.4], [0, 1, 0, 1]
     with pytest.raises(ValueError, match=r"folds must be an integer in \[2, 4\].*got 5"):
-        evaluate_threshold(s, y, folds=5)
+        evaluate_threshold(y, s, folds=5)
     with pytest.raises(TypeError, match=r"folds must be an integer >= 2; got 2.0"):
-        evaluate_threshold(s, y, folds=2.0)
+        evaluate_threshold(y, s, folds=2.0)
     with pytest.raises(ValueError, match=r"prior must be a preset name .*got 3"):
-        evaluate_threshold(s, y, folds=2, prior=3)
+        evaluate_threshold(y, s, folds=2, prior=3)
     with pytest.raises(ValueError, match=r"draws must be an integer >= 1; got 0"):
-        evaluate_threshold(s, y, folds=2, draws=0)
+        evaluate_threshold(y, s, folds=2, draws=0)
 
 
 def test_docs_examples_run():
@@ -441,3 +442,21 @@ def test_docs_examples_run():
     assert blocks
     for block in blocks:
         exec(compile(block, "docs/thresholds.md", "exec"), {})
+
+
+@pytest.mark.parametrize(
+    ("func", "first"),
+    [
+        (best_threshold, "y_true"),
+        (calibrated_cutoff, "y_true"),
+        (break_even_cutoff, "y_true"),
+        (evaluate_threshold, "y_true"),
+        (proportional_cutoff, "y_train"),
+    ],
+)
+def test_labels_come_first_then_scores_as_in_scikit_learn(func, first):
+    """scikit-learn's (y_true, y_score) order; scores given first are refused, naming y_true."""
+    assert list(inspect.signature(func).parameters)[:2] == [first, "y_score"]
+    scores, labels = [[0.9, 0.2], [0.4, 0.7], [0.3, 0.6]], [[1, 0], [0, 1], [1, 1]]
+    with pytest.raises(ValueError, match=rf"{first} must hold only 0 and 1; got 0.9"):
+        func(scores, labels)

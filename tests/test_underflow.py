@@ -28,7 +28,7 @@ from f1posterior._core.sampling import (
     gamma_chunk,
     prevalence_floor,
 )
-from f1posterior.metrics.registry import METRIC_RANGES, METRICS
+from f1posterior.metrics._registry import METRIC_RANGES, METRICS
 
 KS_PASS = 1e-3  # a correct sampler fails this at a fixed seed with probability <= 0.001
 KS_REJECT = 1e-6  # a negative control must be rejected at least this strongly
@@ -348,7 +348,7 @@ def test_every_draw_finite_and_in_range(dtype, alpha, beta):
 
 def test_paired_model_keeps_an_empty_rows_recall_exact():
     """The paired sampler uses the core's prevalence floor: empty row's recall ~ Beta(1, 2)."""
-    from f1posterior.analysis.paired import paired_metric_draws
+    from f1posterior.analysis._paired import paired_metric_draws
 
     joint = np.zeros((3, 9))
     joint[0, 0], joint[0, 4], joint[1, 4], joint[1, 0] = 10, 2, 8, 1  # class 2 never true

@@ -12,7 +12,7 @@ import matplotlib
 matplotlib.use("Agg")
 
 from f1posterior import evaluate  # noqa: E402
-from f1posterior.io.data import FIGURE3_LABELS, figure3  # noqa: E402
+from f1posterior.io import FIGURE3_LABELS, figure3  # noqa: E402
 from f1posterior.report.plots import metric_label, plot_forest, plot_posterior  # noqa: E402
 
 HERE = Path(__file__).resolve().parent

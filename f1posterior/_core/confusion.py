@@ -1,4 +1,4 @@
-"""The type of a labelled confusion matrix (built by :mod:`f1posterior.metrics.confusion`)."""
+"""The type of a labelled confusion matrix (built by :mod:`f1posterior.metrics._confusion`)."""
 
 from __future__ import annotations
 
@@ -26,6 +26,18 @@ class ConfusionMatrix:
     labels : list
         The labels of the rows and columns, in order (Python scalars for
         numeric and string labels).
+
+    See Also
+    --------
+    f1posterior.confusion_matrix : Build one from labels.
+    f1posterior.evaluate : Posterior summaries of its metrics.
+
+    Examples
+    --------
+    >>> from f1posterior import confusion_matrix
+    >>> m = confusion_matrix(["a", "b", "a"], ["a", "a", "a"])
+    >>> m.labels, m.counts.tolist()
+    (['a', 'b'], [[2, 0], [1, 0]])
     """
 
     counts: np.ndarray

@@ -17,7 +17,7 @@ def describe(value: Any, limit: int = 60) -> str:
     return text
 
 
-def _as_numeric_array(x: Any, name: str) -> np.ndarray:
+def as_numeric_array(x: Any, name: str) -> np.ndarray:
     if isinstance(x, (str, bytes)):
         raise TypeError(f"{name} must be an array of numbers; got {describe(x)}")
     try:

@@ -91,7 +91,7 @@ _STIRLING = (1 / 12, -1 / 360, 1 / 1260, -1 / 1680, 1 / 1188, -691 / 360360, 1 /
 _HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
 
 
-def _gammaln_numpy(x: np.ndarray) -> np.ndarray:
+def gammaln_numpy(x: np.ndarray) -> np.ndarray:
     """log Gamma(x) for x > 0, vectorised: shift to x >= 10 by recurrence, then Stirling."""
     z = np.array(x, dtype=np.float64)  # a copy
     prod = np.ones_like(z)
@@ -120,8 +120,8 @@ def gammaln(x: np.ndarray) -> np.ndarray:
     """
     try:
         from scipy.special import gammaln as sp_gammaln
-    except ImportError:  # pragma: no cover - exercised through _gammaln_numpy in tests
-        return _gammaln_numpy(x)
+    except ImportError:  # pragma: no cover - exercised through gammaln_numpy in tests
+        return gammaln_numpy(x)
     return np.asarray(sp_gammaln(x), dtype=np.float64)
 
 
@@ -276,7 +276,7 @@ class RecallMixture:
 
 
 #: At most this many uniforms left after the guide's two steps are searched one by one.
-_FEW = 32
+FEW = 32
 
 
 def grid_points(u: np.ndarray, cdf: np.ndarray, guide: np.ndarray) -> np.ndarray:
@@ -285,7 +285,7 @@ def grid_points(u: np.ndarray, cdf: np.ndarray, guide: np.ndarray) -> np.ndarray
     ``u`` (n, d) uniforms, ``cdf`` (n, G), ``guide`` (n, GUIDE). Starts at the guide
     table's bucket of each ``u`` and steps up once where ``cdf[g] <= u``; the few left
     (a bucket holding several points) finish by ``searchsorted`` one at a time, or, when
-    there are more than ``_FEW``, by bisection, never past the last point
+    there are more than ``FEW``, by bisection, never past the last point
     (``cdf[-1] = 1 > u``). Flat indices throughout (``np.take`` is the fast gather).
     """
     n, d = u.shape
@@ -299,7 +299,7 @@ def grid_points(u: np.ndarray, cdf: np.ndarray, guide: np.ndarray) -> np.ndarray
     todo = np.flatnonzero(np.take(flat_cdf, f) <= flat_u)
     f[todo] += 1
     todo = todo[np.take(flat_cdf, f[todo]) <= flat_u[todo]]
-    if 0 < todo.size <= _FEW:  # one search each (a call costs less than a bisection pass)
+    if 0 < todo.size <= FEW:  # one search each (a call costs less than a bisection pass)
         for t in todo.tolist():
             i = t // d
             f[t] = i * GRID_SIZE + cdf[i].searchsorted(flat_u[t], side="right")
@@ -409,7 +409,7 @@ def mixture_shapes(
 
 #: Off-diagonal sums are gathered cell by cell while at most this fraction of a
 #: chunk's rows and draws has an extra Gamma; above it, whole rows are reduced.
-_GATHER_BELOW = 0.125
+GATHER_BELOW = 0.125
 
 
 def shrink_diagonal(x: np.ndarray, extra: ExtraGammas, log_max: np.ndarray | None = None) -> None:
@@ -433,7 +433,7 @@ def shrink_diagonal(x: np.ndarray, extra: ExtraGammas, log_max: np.ndarray | Non
     tr = f // d  # i M + r
     at = f + tr * (m * d)  # flat x[i, r, r, j]
     flat = x.reshape(-1)
-    if len(ev) <= _GATHER_BELOW * n * m * d:
+    if len(ev) <= GATHER_BELOW * n * m * d:
         r = tr % m
         start = at - r * d  # flat x[i, r, 0, j]; cell k is at + k d
         s = np.zeros(len(ev), dtype=x.dtype)

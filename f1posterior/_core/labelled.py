@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .describe import _as_numeric_array, describe
+from .describe import as_numeric_array, describe
 
 
 def _is_dataframe(x: Any) -> bool:
@@ -67,7 +67,7 @@ def _dataframe_table(df: Any, name: str) -> tuple[np.ndarray, list[Any]]:
             )
     rows = _distinct_labels(df.index, f"{name}'s index (true classes)")
     cols = _distinct_labels(df.columns, f"{name}'s columns (predicted classes)")
-    values = _as_numeric_array(df.to_numpy(), name)
+    values = as_numeric_array(df.to_numpy(), name)
     if rows and cols and rows[-1] == cols[-1] == "All" and values.shape[0] > 1:
         head = values[:-1, :-1]
         if np.array_equal(values[-1, :-1], head.sum(axis=0)) and np.array_equal(
@@ -194,7 +194,7 @@ def labelled_counts(
     if _is_dataframe(counts):
         table, own = _dataframe_table(counts, name)
     elif _is_confusion_matrix(counts):
-        table = _as_numeric_array(counts.counts, name)
+        table = as_numeric_array(counts.counts, name)
         own = _distinct_labels(counts.labels, f"{name}.labels")
         if table.ndim != 2 or table.shape != (len(own), len(own)):
             raise ValueError(

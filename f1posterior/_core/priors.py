@@ -139,6 +139,21 @@ PriorArg = float | str | np.ndarray
 def prior_preset(name: str) -> tuple[float | str, float | str]:
     """Return the ``(alpha, beta)`` pair of a named prior preset.
 
+    Parameters
+    ----------
+    name : str
+        A key of :data:`f1posterior.PRIOR_PRESETS`.
+
+    Returns
+    -------
+    tuple
+        ``(alpha, beta)``, to pass as ``alpha=`` and ``beta=``.
+
+    See Also
+    --------
+    f1posterior.PRIOR_PRESETS : The preset names.
+    f1posterior.prior_sensitivity : How much the answer depends on the prior.
+
     Examples
     --------
     >>> prior_preset("jeffreys")

@@ -425,18 +425,21 @@ def sample_posterior(
     draws : int
         Number of posterior draws per matrix, >= 1.
     alpha : float, array_like or str, default "hierarchical"
-        Prior on each row ``theta_j``: a preset name (``"hierarchical"``, the
-        default, is a mixture of Dirichlet-like rows, :mod:`f1posterior._core.priors`)
-        or Dirichlet concentrations broadcasting against ``(M, M)`` or
-        ``(*batch, M, M)``.
+        Prior on each row ``theta_j``: a preset name of
+        :data:`f1posterior.PRIOR_PRESETS` (``"hierarchical"``, the default, is a
+        mixture over a grid of recall centres, not one Dirichlet; ``"adaptive"``,
+        ``"paper"``, ``"uniform"``, ``"jeffreys"``, ``"perks"``) or Dirichlet
+        concentrations broadcasting against ``(M, M)`` or ``(*batch, M, M)``.
     beta : float, array_like or str, default "hierarchical"
         Dirichlet prior on the prevalences ``mu``; broadcasts against ``(M,)``.
-        ``"aligned"`` sets ``beta_j = sum_k alpha_jk`` (one Dirichlet over
-        the cells; see :mod:`f1posterior._core.priors`).
+        A preset name gives its ``beta`` (``1/M`` for ``"hierarchical"``,
+        ``"adaptive"`` and ``"perks"``, 1 for ``"paper"`` and ``"uniform"``, 1/2
+        for ``"jeffreys"``); ``"aligned"`` sets ``beta_j = sum_k alpha_jk`` (one
+        Dirichlet over the cells).
     rng : None, int, SeedSequence or Generator
         Source of randomness, passed through :func:`numpy.random.default_rng`.
         Matrix ``b`` of the batch gets its own random streams, so its draws
-        do not depend on the other matrices (see :mod:`f1posterior._core.sampling`).
+        do not depend on the other matrices.
     dtype : numpy.float64 or numpy.float32
         Floating type of the draws.
 
@@ -448,6 +451,12 @@ def sample_posterior(
         memory (the layout :func:`f1posterior.evaluate` computes metrics on,
         so a metric of these draws equals evaluate's, bit for bit); use
         :func:`numpy.ascontiguousarray` if C order matters.
+
+    See Also
+    --------
+    f1posterior.evaluate : Summaries of metrics of these draws.
+    f1posterior.f1 : A metric function that takes the draws.
+    f1posterior.summarize_draws : Summaries of any draws.
 
     Examples
     --------

@@ -89,7 +89,7 @@ def _uint32_words(x: Any) -> list[int]:
     return [w for v in x for w in _uint32_words(v)]
 
 
-def _seed_prefix(root: np.random.SeedSequence) -> tuple[list[int], int]:
+def seed_prefix(root: np.random.SeedSequence) -> tuple[list[int], int]:
     """SeedSequence pool and hash constant after mixing everything but the last two keys."""
     pool_size = root.pool_size
     run = _uint32_words(root.entropy)
@@ -134,7 +134,7 @@ def _hash_consts(h: int, n: int, mult: int) -> tuple[np.ndarray, int]:
     return np.array(out, dtype=np.uint32)[:, None], h
 
 
-def _seed_words(prefix: tuple[list[int], int], bs: np.ndarray, ks: np.ndarray) -> np.ndarray:
+def seed_words(prefix: tuple[list[int], int], bs: np.ndarray, ks: np.ndarray) -> np.ndarray:
     """``SeedSequence(..., spawn_key=root_key + (b, k)).generate_state(4, uint64)``, (n, 4).
 
     ``bs`` and ``ks`` must be below 2**32 (one spawn-key word each). Vectorised over
@@ -177,15 +177,15 @@ class _SeedWords(ISeedSequence):
 _PREFIXES: dict[int, tuple[np.random.SeedSequence, tuple[list[int], int] | None]] = {}
 
 
-def _checked_prefix(root: np.random.SeedSequence) -> tuple[list[int], int] | None:
-    """:func:`_seed_prefix` of ``root`` if it reproduces numpy's SeedSequence, else None."""
+def checked_prefix(root: np.random.SeedSequence) -> tuple[list[int], int] | None:
+    """:func:`seed_prefix` of ``root`` if it reproduces numpy's SeedSequence, else None."""
     hit = _PREFIXES.get(id(root))
     if hit is not None and hit[0] is root:
         return hit[1]
-    computed = _seed_prefix(root)
+    computed = seed_prefix(root)
     prefix: tuple[list[int], int] | None = computed
     bs, ks = np.array([0, 1, 2**32 - 1]), np.array([2**32 - 1, 1, 0])
-    for b, k, words in zip(bs.tolist(), ks.tolist(), _seed_words(computed, bs, ks), strict=True):
+    for b, k, words in zip(bs.tolist(), ks.tolist(), seed_words(computed, bs, ks), strict=True):
         if not np.array_equal(child_seed(root, b, k).generate_state(4, np.uint64), words):
             prefix = None  # numpy's algorithm differs from ours: seed each stream by numpy
             break
@@ -203,12 +203,12 @@ def block_streams(
     ks = np.asarray(ks, dtype=np.int64)
     if bs.size <= _DIRECT_STREAMS:  # cheaper than checking the bulk hash for a new root
         return [block_stream(root, b, k) for b, k in zip(bs.tolist(), ks.tolist(), strict=True)]
-    prefix = _checked_prefix(root)
+    prefix = checked_prefix(root)
     if prefix is None or max(bs.max(), ks.max()) >= 2**32:
         return [block_stream(root, b, k) for b, k in zip(bs.tolist(), ks.tolist(), strict=True)]
     # numpy's bit generators accept any ISeedSequence (its stubs only name SeedSequence)
     pcg, gen = cast(Any, np.random.PCG64), np.random.Generator
-    return [gen(pcg(_SeedWords(w))) for w in _seed_words(prefix, bs, ks)]
+    return [gen(pcg(_SeedWords(w))) for w in seed_words(prefix, bs, ks)]
 
 
 def block_keys(b0: int, b1: int, k0: int, k1: int) -> tuple[np.ndarray, np.ndarray]:

@@ -15,7 +15,7 @@ from typing import Any, TypeAlias
 
 import numpy as np
 
-from .describe import _as_numeric_array, describe
+from .describe import as_numeric_array, describe
 from .labelled import labelled_counts
 from .limits import (
     MIN_SUMMARY_DRAWS,
@@ -111,7 +111,7 @@ def check_counts(counts: Any, name: str = "counts") -> np.ndarray:
     their labels.
     """
     counts, _ = labelled_counts(counts, None, name)
-    arr = _as_numeric_array(counts, name)
+    arr = as_numeric_array(counts, name)
     if arr.ndim < 2 or arr.shape[-1] != arr.shape[-2] or arr.shape[-1] < 2:
         raise ValueError(
             f"{name} must be square confusion matrices of shape (*batch, M, M) with M >= 2 "
@@ -321,7 +321,7 @@ def check_table(table: Any, name: str = "table") -> np.ndarray:
     not required, and all-zero tables are allowed (their scores follow
     ``zero_division``).
     """
-    arr = _as_numeric_array(table, name)
+    arr = as_numeric_array(table, name)
     if arr.ndim < 2 or arr.shape[-1] != arr.shape[-2] or arr.shape[-1] < 1:
         raise ValueError(
             f"{name} must have shape (..., M, M) with M >= 1 (rows = true class, "

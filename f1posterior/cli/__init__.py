@@ -29,8 +29,12 @@ from .._core.signals import (
     restore,
     signal_word,
 )
-from . import aggregate, compare, gate, plan, summarize
-from .common import check_interrupt, interrupt_seen, on_sigint, reset_interrupt
+from . import _aggregate as aggregate
+from . import _compare as compare
+from . import _gate as gate
+from . import _plan as plan
+from . import _summarize as summarize
+from ._common import check_interrupt, interrupt_seen, on_sigint, reset_interrupt
 
 __all__ = ["main", "build_parser"]
 
@@ -62,7 +66,22 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The full argument parser (for documentation and tests)."""
+    """The full argument parser (for documentation and tests).
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The parser of every subcommand.
+
+    See Also
+    --------
+    f1posterior.cli.main : Parse and run.
+
+    Examples
+    --------
+    >>> build_parser().parse_args(["summarize", "m.json"]).command
+    'summarize'
+    """
     parser = _Parser(
         prog="f1posterior",
         description="How far to trust an F1 score: exact Bayesian posteriors of F-scores.",
@@ -77,7 +96,28 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; return the exit status."""
+    """Run the command line; return the exit status.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        The arguments; None reads ``sys.argv``.
+
+    Returns
+    -------
+    int
+        The exit status: 0 success, 1 gate failed, 2 usage or input error, 3 inconclusive.
+
+    See Also
+    --------
+    f1posterior.cli.build_parser : The parser.
+    f1posterior.evaluate : What ``summarize`` computes.
+
+    Examples
+    --------
+    >>> main(["summarize", "no-such-file.json"])  # one line on stderr, exit status 2
+    2
+    """
     reset_interrupt()
     previous = install(on_sigint)  # SIGINT -> 130, SIGTERM -> 143, from the start
     hook, sys.unraisablehook = sys.unraisablehook, _quiet_interrupts(sys.unraisablehook)

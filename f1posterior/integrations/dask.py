@@ -1,9 +1,10 @@
 """Posterior summaries of Dask arrays of confusion matrices, block by block.
 
 ``f1posterior.integrations.dask.evaluate(x)`` takes a ``(B, M, M)`` Dask array chunked along
-``B`` and runs :func:`f1posterior.evaluate` on every block with
-:func:`dask.array.map_blocks`, on whatever scheduler is active (local threads,
-processes, or a distributed cluster). Each block passes its global offset as
+``B`` and runs :func:`f1posterior.evaluate` on every block as a
+:func:`dask.delayed` task, on whatever scheduler is active (local threads,
+processes, or a distributed cluster), then joins the blocks' summaries with
+:meth:`~f1posterior.MetricSummary.concat`. Each block passes its global offset as
 ``index_offset``, so every matrix reads the same random streams as in one
 in-memory call: the summaries equal ``f1posterior.evaluate(x.compute(), ...)``
 bit for bit, whatever the chunking.
@@ -35,34 +36,10 @@ from .._core.describe import describe
 from .._core.priors import DEFAULT_PRIOR, PriorArg
 from .._core.streams import DEFAULT_DRAWS
 from .._core.validation import SeedLike, check_sampling_args
-from ..posterior.evaluation import Evaluation, MetricSpec
-from ..posterior.evaluation import evaluate as evaluate_in_memory
-from ..posterior.summary import MetricSummary
+from ..posterior import Evaluation, MetricSpec, MetricSummary
+from ..posterior import evaluate as evaluate_in_memory
 
 __all__ = ["evaluate"]
-
-_SCALARS = ("score", "mean", "median", "std", "mc_error")
-_INTERVALS = ("hdi", "eti")
-_REF = ("p_below", "p_above")
-_CHANCE = ("chance", "chance_score", "p_above_chance")
-
-
-def _fields(ref: float | None, chance: bool = False) -> list[tuple[str, int]]:
-    """Packed fields and their number of values per class."""
-    out = [(f, 1) for f in _SCALARS] + [(f, 2) for f in _INTERVALS]
-    out += [(f, 1) for f in _REF] if ref is not None else []
-    return out + ([(f, 1) for f in _CHANCE] if chance else [])
-
-
-def _pack(res: Evaluation, widths: dict[str, int]) -> np.ndarray:
-    """Summaries of a block, (n, total width) float64."""
-    cols = []
-    for name, k in widths.items():
-        s = res[name]
-        for f, w in _fields(res.ref, res.chance):
-            v = np.asarray(getattr(s, f), dtype=np.float64)
-            cols.append(v.reshape(v.shape[0], k * w))
-    return np.concatenate(cols, axis=1)
 
 
 def _check_dask_counts(counts: Any) -> Any:
@@ -117,19 +94,23 @@ def evaluate(
     counts : dask.array.Array, shape (B, M, M)
         Confusion matrices, chunked along ``B`` (the class axes are made
         single chunks).
-    metrics, draws, alpha, beta, ref, ci_prob, dtype, labels, max_memory
+    metrics, draws, alpha, beta, ref, ci_prob
         As in :func:`f1posterior.evaluate`. ``alpha`` and ``beta`` must be the
         same for every matrix (presets, scalars, ``(M, M)`` and ``(M,)``
         arrays).
-    prevalence, chance
-        As in :func:`f1posterior.evaluate`; ``prevalence`` must be the same for
-        every matrix (one vector, or ``("dirichlet", a)`` with one vector ``a``).
     rng : None, int, SeedSequence or Generator
         Resolved once to a root seed; every block derives its matrices'
         streams from it and its global offset.
+    dtype, labels
+        As in :func:`f1posterior.evaluate`.
     workers : int or None, default 1
         Threads inside each block's computation (Dask already runs blocks in
         parallel; ``None`` uses every core per block).
+    max_memory
+        As in :func:`f1posterior.evaluate`.
+    prevalence, chance
+        As in :func:`f1posterior.evaluate`; ``prevalence`` must be the same for
+        every matrix (one vector, or ``("dirichlet", a)`` with one vector ``a``).
 
     Returns
     -------
@@ -137,6 +118,11 @@ def evaluate(
         Summaries with batch shape ``(B,)``, equal bit for bit to those of
         ``f1posterior.evaluate(counts.compute(), ...)`` with the same seed.
         Draws are never kept (``metric_draws`` is None).
+
+    See Also
+    --------
+    f1posterior.evaluate : The in-memory form.
+    f1posterior.integrations.dask_files.evaluate_files : Matrices in files.
 
     Examples
     --------
@@ -148,7 +134,7 @@ def evaluate(
     (4,)
     """
     x = _check_dask_counts(counts)
-    import dask.array as da
+    import dask
 
     sa = check_sampling_args(draws, ci_prob, ref, rng, dtype)  # rng resolved once: the root
     m = int(x.shape[-1])
@@ -178,39 +164,12 @@ def evaluate(
         chance=chance,
         **sa.as_keywords(),
     )
-    # A template run on one all-ones matrix validates every argument up front and
-    # gives the metric names, widths, draws and exactness of the summaries.
-    template = evaluate_in_memory(np.ones((1, m, m)), **{**kw, "draws": 2})
-    widths = {n: int(np.prod(np.shape(s.mean)[1:], dtype=int)) for n, s in template.items()}
-    total = sum(k * w for k in widths.values() for _, w in _fields(template.ref, template.chance))
-
-    def block(c: np.ndarray, block_info: Any = None) -> np.ndarray:
-        offset = block_info[0]["array-location"][0][0] if block_info else 0
-        res = evaluate_in_memory(c, index_offset=int(offset), **kw)
-        return _pack(res, widths)
-
-    packed = np.asarray(
-        da.map_blocks(
-            block, x, drop_axis=2, chunks=(x.chunks[0], (total,)), dtype=np.float64
-        ).compute()
-    )
-    b = packed.shape[0]
-    summaries: dict[str, MetricSummary] = {}
-    col = 0
-    for name, k in widths.items():
-        t = template[name]
-        extra = np.shape(t.mean)[1:]
-        fields: dict[str, Any] = {}
-        for f, w in _fields(template.ref, template.chance):
-            v = packed[:, col : col + k * w]
-            col += k * w
-            fields[f] = v.reshape((b, *extra, 2) if w == 2 else (b, *extra))
-        summaries[name] = MetricSummary(
-            **fields,
-            ci_prob=t.ci_prob,
-            ref=t.ref,
-            draws=t.draws if t.exact else sa.draws,
-            exact=t.exact,
-        )
-    # the template's prior, intervals, seed, labels, prevalence and chance, with the batch's
-    return dataclasses.replace(template, summaries=summaries, draws=sa.draws, batch_shape=(b,))
+    # A template run on one all-ones matrix validates every argument up front.
+    evaluate_in_memory(np.ones((1, m, m)), **{**kw, "draws": 2})
+    starts = np.cumsum((0, *x.chunks[0][:-1])).tolist()
+    run = dask.delayed(evaluate_in_memory)
+    blocks = zip(x.to_delayed().ravel(), starts, strict=True)
+    parts = dask.compute(*[run(blk, index_offset=s, **kw) for blk, s in blocks])
+    b = int(x.shape[0])
+    summaries = {n: MetricSummary.concat([p[n] for p in parts], (b,)) for n in parts[0]}
+    return dataclasses.replace(parts[0], summaries=summaries, batch_shape=(b,))

@@ -24,8 +24,8 @@ from .._core.describe import describe
 from .._core.priors import DEFAULT_PRIOR, PriorArg
 from .._core.streams import DEFAULT_DRAWS
 from .._core.validation import SeedLike, check_choice, check_sampling_args
-from ..posterior.evaluation import Evaluation, MetricSpec
-from ..posterior.evaluation import evaluate as evaluate_in_memory
+from ..posterior import Evaluation, MetricSpec
+from ..posterior import evaluate as evaluate_in_memory
 
 __all__ = ["evaluate_files", "FILE_SUFFIXES"]
 
@@ -39,7 +39,7 @@ def _count_matrices(path: str) -> int:
         import pyarrow.parquet as pq
 
         return int(pq.ParquetFile(path).metadata.num_rows)
-    from ..io.streaming import open_lines
+    from ..io import open_lines
 
     _, fh, _owned = open_lines(path)
     with fh:
@@ -58,8 +58,7 @@ def _parquet_chunks(
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
-    from ..io.readers import check_cells
-    from ..io.streaming import BatchChunk
+    from ..io import BatchChunk, check_cells
 
     pf = pq.ParquetFile(path)
     fields = pf.schema_arrow.names
@@ -122,8 +121,7 @@ def _evaluate_file(
     kw: dict[str, Any],
 ) -> int:
     """Evaluate one file chunk by chunk into ``target``; the number of matrices."""
-    from ..io.streaming import open_batch
-    from ..io.writers import RowWriter, atomic_output
+    from ..io import ParquetRowWriter, RowWriter, atomic_output, open_batch
 
     if path.lower().endswith(".parquet"):
         file_labels, chunks = _parquet_chunks(path, chunk, labels)
@@ -146,15 +144,13 @@ def _evaluate_file(
             done += len(c.names)
             yield ev, c.names
 
-    if fmt == "csv":
-        with atomic_output(target) as fh:
-            writer = RowWriter(fh, "csv")
-            for ev, names in evaluated():
-                writer.write(ev, names)
-            writer.close()
-            _check_count(path, done, expected)
-    else:
-        _write_parquet(target, evaluated(), lambda: _check_count(path, done, expected))
+    parquet = fmt == "parquet"
+    with atomic_output(target, binary=parquet) as fh:  # renamed into place on success
+        writer = ParquetRowWriter(fh) if parquet else RowWriter(fh, "csv")
+        for ev, names in evaluated():
+            writer.write(ev, names)
+        writer.close()
+        _check_count(path, done, expected)
     return done
 
 
@@ -164,20 +160,6 @@ def _check_count(path: str, done: int, expected: int) -> None:
             f"{path}: {done} matrices read, but {expected} were counted before the run (was the "
             "file changed?)"
         )
-
-
-def _write_parquet(
-    target: str, evaluated: Iterator[tuple[Evaluation, list[str]]], check: Any
-) -> None:
-    """Rows of every chunk, with the CSV writer's columns, to ``target`` (renamed on success)."""
-    from ..io.writers import ParquetRowWriter, atomic_output
-
-    with atomic_output(target, binary=True) as fh:
-        writer = ParquetRowWriter(fh)
-        for ev, names in evaluated:
-            writer.write(ev, names)
-        writer.close()
-        check()
 
 
 def _check_paths(paths: Any, out_dir: Any, fmt: str) -> tuple[list[str], list[str]]:
@@ -239,26 +221,28 @@ def evaluate_files(
     ----------
     paths : sequence of path
         Batch files, in order: JSON lines (``.jsonl``/``.ndjson``, read by
-        :func:`f1posterior.io.streaming.open_batch`) or Parquet (``.parquet``, a
+        :func:`f1posterior.io.open_batch`) or Parquet (``.parquet``, a
         ``matrix`` column holding a list of M lists of M counts per row and an
         optional ``name`` column; needs the ``parquet`` extra).
     out_dir : path
         Existing folder; file ``x.jsonl`` gives ``out_dir/x.csv`` (or
         ``x.parquet``). Each file is written to a temporary name and renamed
         when complete.
-    metrics, draws, alpha, beta, ref, ci_prob, dtype, max_memory
+    metrics, draws, alpha, beta, ref, ci_prob
         As in :func:`f1posterior.evaluate` (priors the same for every matrix).
     rng : None, int, SeedSequence or Generator
         Resolved once to a root seed. Matrix ``j`` of file ``i`` uses the
         streams of flat index (matrices in files ``0..i-1``) + ``j``, so the
         rows equal one :func:`f1posterior.evaluate` of all the matrices
         stacked in file order, whatever the partitioning.
+    dtype
+        As in :func:`f1posterior.evaluate`.
     labels : sequence of str, optional
         Class labels (as ``open_batch``'s ``labels``; names the per-class
         columns).
     fmt : {"csv", "parquet"}, default "csv"
         Output format; the columns are those of the command line's CSV
-        (:class:`f1posterior.io.writers.RowWriter`): ``name``, then
+        (:class:`f1posterior.io.RowWriter`): ``name``, then
         ``{metric}_{stat}`` and ``{metric}_{label}_{stat}``, with the
         ``prior_dominated`` flags; a CSV starts with the metadata line
         ``# f1posterior: {...}`` (``pandas.read_csv(path, comment="#")``).
@@ -266,11 +250,18 @@ def evaluate_files(
         Matrices read and evaluated at a time within a file (bounds memory).
     workers : int or None, default 1
         Threads inside each task (Dask runs the files in parallel).
+    max_memory
+        As in :func:`f1posterior.evaluate`.
 
     Returns
     -------
     list of Path
         The output files, in the order of ``paths``.
+
+    See Also
+    --------
+    f1posterior.integrations.dask.evaluate : A Dask array of matrices.
+    f1posterior.evaluate : The in-memory form.
 
     Notes
     -----

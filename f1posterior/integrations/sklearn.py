@@ -9,7 +9,9 @@ import numpy as np
 from .._core.describe import describe
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..posterior.evaluation import Evaluation
+    from ..posterior import Evaluation
+
+__all__ = ["evaluate_estimator"]
 
 
 def evaluate_estimator(estimator: Any, X: Any, y_true: Any, **evaluate_kwargs: Any) -> Evaluation:
@@ -34,6 +36,11 @@ def evaluate_estimator(estimator: Any, X: Any, y_true: Any, **evaluate_kwargs: A
     Returns
     -------
     Evaluation
+
+    See Also
+    --------
+    f1posterior.evaluate : The posterior of a confusion matrix.
+    f1posterior.confusion_matrix : The matrix of predictions.
 
     Examples
     --------
@@ -75,7 +82,7 @@ def evaluate_estimator(estimator: Any, X: Any, y_true: Any, **evaluate_kwargs: A
     p = np.fromiter((index[c] for c in pred.tolist()), dtype=np.intp, count=pred.size)
     m = classes.size
     counts = np.bincount(t * m + p, minlength=m * m).reshape(m, m)
-    from ..posterior.evaluation import evaluate
+    from ..posterior import evaluate
 
     evaluate_kwargs.setdefault("labels", [str(c) for c in classes.tolist()])
     return evaluate(counts, **evaluate_kwargs)

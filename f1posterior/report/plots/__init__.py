@@ -7,7 +7,7 @@
   (matrices of a batch, classes, labels, metrics), sorted, readable with
   hundreds of rows.
 - :func:`plot_comparison`: the posterior of a difference between two
-  classifiers (a result of :mod:`f1posterior.analysis.comparison`) with the region of
+  classifiers (a result of :mod:`f1posterior.analysis._comparison`) with the region of
   practical equivalence shaded.
 - :func:`plot_ranking`: rank probabilities of k classifiers (a
   :class:`~f1posterior.Ranking`) as a heat map.
@@ -29,13 +29,13 @@ needs it.
 
 from __future__ import annotations
 
-from .aggregate import plot_aggregate
-from .common import metric_label
-from .comparison import plot_comparison
-from .forest import plot_forest
-from .posterior import plot_posterior
-from .ranking import plot_ranking
-from .summary import plot_summary
+from ._aggregate import plot_aggregate
+from ._common import metric_label
+from ._comparison import plot_comparison
+from ._forest import plot_forest
+from ._posterior import plot_posterior
+from ._ranking import plot_ranking
+from ._summary import plot_summary
 
 __all__ = [
     "plot_posterior",

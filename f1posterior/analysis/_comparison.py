@@ -1,0 +1,469 @@
+"""Comparing classifiers: the posterior of a difference, paired or not, and rankings.
+
+Two designs, two models.
+
+**Independent test sets** (:func:`compare`, :func:`rank_classifiers`).
+Each classifier's confusion matrix has its own posterior under the core model
+(Zhang, Wang & Zhao, ICTIR 2015); the posteriors are independent, so draws of ``metric(A) -
+metric(B)`` are differences of independent draws. A and B use distinct random
+streams, children ``(0,)`` and ``(1,)`` of the root seed (each exactly the
+streams :func:`f1posterior.evaluate` would use with that child as ``rng``).
+
+**Paired predictions on the same documents** (:func:`compare_predictions`,
+:func:`rank_predictions`). The joint outcome of a document is the tuple
+``(true class t, A's prediction a, B's prediction b, ...)`` with the core
+model's conjugate structure::
+
+    mu      ~ Dir(beta)                  class prevalences (M)
+    theta_t ~ Dir(alpha_t)               rates of the prediction tuples of class t
+    posterior: mu | T ~ Dir(beta + n),  theta_t | T ~ Dir(alpha_t + T_t)
+
+Each draw of ``p[t, a, b, ...] = mu_t theta_tab...`` is marginalised into every
+classifier's confusion matrix and the metric applied to each, so differences
+keep the correlation between classifiers that share every document. That
+correlation is what makes the paired comparison far more decisive than
+pretending the test sets were independent (``docs/compare.md`` has a worked
+example).
+
+Joint prior of the paired model (the *shared-error* prior). Each classifier's
+marginal prior is an (M, M) ``A``: by default (``"paired"``) three
+pseudo-documents in all, ``3 / M`` per true class, half on the diagonal and half
+spread evenly over the M - 1 errors (each recall ``Beta(3/(2M), 3/(2M))``);
+any other preset, number or array is resolved as :func:`f1posterior.evaluate`
+resolves it, on the mean of the classifiers' tables. ``A`` is spread over the
+tuples as pseudo-documents: a pseudo-document of class ``t`` has each classifier
+right independently with probability ``r_t = A[t, t] / s_t`` (``s_t`` the row's
+total), and the wrong ones all predict one class ``u``, drawn with probability
+``A[t, u] / (s_t - A[t, t])``. By the aggregation property each classifier's
+marginal prior is exactly ``A``, and every ordered pair of classifiers gets the
+same prior mass on "i right, j wrong" as on "j right, i wrong". The default
+halves the weight of the tuples on which all classifiers agree (all right or
+all wrong; with ``r_t = 1/2`` the marginals stay exact), so with two
+classifiers one pseudo-document is on "A right, B wrong", one on the reverse and
+one on agreement, whatever M, as the Bayesian sign test spreads its prior pseudo-observation
+evenly over "A better", "equivalent" and "B better" (Benavoli, Corani, Demsar &
+Zaffalon, *JMLR* 18(77), 2017). A handful of disagreements therefore never
+gives certainty (one document in 1,200 gives P(A better) = 0.75 under an
+aligned beta), classifiers that never disagree get a difference centred on 0
+whose spread shrinks as 1/N, and with many disagreements the three
+pseudo-documents barely move the difference (simulation in ``docs/compare.md``). The posterior
+is a Dirichlet over the observed tuples and the prior's ``M (1 + (M - 1)(2^k -
+1))`` tuples at most (:mod:`f1posterior.analysis._tuples`); an (M, M^k) array is
+a prior per joint cell, taken as given. With ``beta="aligned"`` (``beta_t`` the
+row's prior total) the model is one Dirichlet over all cells and, by
+aggregation, the sign of the paired accuracy difference has an exact Beta
+answer (tested).
+
+Probabilities and decisions. With ``rope >= 0`` (region of practical
+equivalence), ``p_a_better = P(diff > rope)``, ``p_b_better = P(diff < -rope)``
+and ``p_equivalent = P(|diff| <= rope)``; they sum to 1. The decision at
+probability ``prob`` (> 0.5) is the one of "A better", "B better" and
+"equivalent" whose probability reaches ``prob``, else "undecided".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .._core.priors import PriorArg
+from .._core.results import value_equality
+from .._core.streams import DEFAULT_DRAWS, child_seed, run_seed, seed_json
+from .._core.validation import (
+    SeedLike,
+    as_counts,
+    check_draws,
+    check_nonnegative,
+    check_prob,
+    check_rng,
+)
+from ..metrics import PER_CLASS_METRICS, resolve_metric
+from ..posterior import MetricSummary, evaluate, summarize_draws
+
+__all__ = ["Comparison", "compare", "DECISIONS"]
+
+#: The possible values of :attr:`Comparison.decision`.
+DECISIONS = ("A better", "B better", "equivalent", "undecided")
+
+
+MetricSpec = str | Callable[[np.ndarray], Any]
+
+
+def plain(v: Any) -> Any:
+    return np.asarray(v).tolist() if isinstance(v, np.ndarray | np.generic) else v
+
+
+def _scalar(v: Any) -> Any:
+    a = np.asarray(v)
+    return a.item() if a.ndim == 0 else a
+
+
+# --------------------------------------------------------------------------- results
+
+
+@value_equality
+@dataclass(frozen=True)
+class Comparison:
+    """Result of :func:`compare` or :func:`compare_predictions`.
+
+    Probability fields are floats for one comparison, arrays of the batch
+    shape for a batch.
+
+    Attributes
+    ----------
+    metric : str
+        Name of the compared metric.
+    p_a_better : float or ndarray
+        P(metric(A) - metric(B) > rope).
+    p_b_better : float or ndarray
+        P(metric(A) - metric(B) < -rope).
+    p_equivalent : float or ndarray
+        P(|metric(A) - metric(B)| <= rope); the three probabilities sum to 1.
+    decision : str or ndarray of str
+        "A better", "B better" or "equivalent" when its probability is at
+        least ``prob``, else "undecided".
+    difference : MetricSummary
+        Posterior summary of ``metric(A) - metric(B)`` (same fields as
+        :func:`f1posterior.evaluate`'s); ``score`` is the observed difference,
+        ``ref`` is 0 so ``p_above``/``p_below`` are P(diff > 0)/P(diff < 0).
+    a, b : MetricSummary
+        Posterior summaries of the metric of A and of B.
+    draws : ndarray, shape (*batch, draws)
+        Posterior draws of the difference (for plots).
+    rope : float
+        Half-width of the region of practical equivalence.
+    prob : float
+        Probability a decision needs.
+    paired : bool
+        True for the paired model (same documents), False for independent
+        test sets.
+    prior : str
+        Statement of the prior used.
+    seed : Any
+        The root seed of the run (a SeedSequence): pass it back as ``rng=`` to repeat the run.
+    batch_shape : tuple of int
+        Batch shape of the comparison (``()`` for one).
+    labels : list or None
+        Class labels of the paired model (sorted when sortable).
+
+    See Also
+    --------
+    f1posterior.compare : Independent test sets.
+    f1posterior.compare_predictions : Paired predictions.
+
+    Examples
+    --------
+    >>> from f1posterior import compare
+    >>> res = compare([[45, 5], [5, 45]], [[30, 20], [20, 30]], metric="accuracy",
+    ...               draws=2000, rng=0)
+    >>> res.decision, res.paired, round(res.difference.score, 2)
+    ('A better', False, 0.3)
+    """
+
+    metric: str
+    p_a_better: Any
+    p_b_better: Any
+    p_equivalent: Any
+    decision: Any
+    difference: MetricSummary
+    a: MetricSummary
+    b: MetricSummary
+    draws: np.ndarray = field(repr=False)
+    rope: float = 0.0
+    prob: float = 0.95
+    paired: bool = False
+    prior: str = ""
+    seed: Any = None
+    batch_shape: tuple[int, ...] = ()
+    labels: list[Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dictionary of everything but the draws."""
+        return {
+            "metric": self.metric,
+            "p_a_better": plain(self.p_a_better),
+            "p_b_better": plain(self.p_b_better),
+            "p_equivalent": plain(self.p_equivalent),
+            "decision": plain(self.decision),
+            "difference": self.difference.to_dict(),
+            "a": self.a.to_dict(),
+            "b": self.b.to_dict(),
+            "rope": self.rope,
+            "prob": self.prob,
+            "paired": self.paired,
+            "prior": self.prior,
+            "seed": seed_json(self.seed),
+            "batch_shape": list(self.batch_shape),
+            "labels": None if self.labels is None else [plain(x) for x in self.labels],
+        }
+
+    def to_dataframe(self) -> Any:
+        """A pandas DataFrame with one row per comparison of the batch.
+
+        Columns: ``batch_0``, ``batch_1``, ... (a batch only), ``metric``, then
+        ``{part}_{stat}`` for ``part`` in ``a``, ``b``, ``diff`` and ``stat`` in
+        ``score``, ``mean``, ``std``, ``hdi_low``, ``hdi_high``, then
+        ``p_a_better``, ``p_b_better``, ``p_equivalent``, ``decision``, ``rope``
+        and ``paired``.
+
+        Examples
+        --------
+        >>> res = compare([[45, 5], [5, 45]], [[40, 10], [10, 40]], metric="accuracy",
+        ...               draws=2_000, rng=0)
+        >>> df = res.to_dataframe()
+        >>> df.shape, round(float(df["diff_score"][0]), 3)
+        ((1, 22), 0.1)
+        """
+        import pandas as pd
+
+        rows = []
+        for idx in np.ndindex(*self.batch_shape):
+            row: dict[str, Any] = {f"batch_{a}": i for a, i in enumerate(idx)}
+            row["metric"] = self.metric
+            for part, s in (("a", self.a), ("b", self.b), ("diff", self.difference)):
+                for stat in ("score", "mean", "std"):
+                    row[f"{part}_{stat}"] = float(np.asarray(getattr(s, stat))[idx])
+                lo, hi = np.asarray(s.hdi)[idx]
+                row[f"{part}_hdi_low"], row[f"{part}_hdi_high"] = float(lo), float(hi)
+            for name in ("p_a_better", "p_b_better", "p_equivalent"):
+                row[name] = float(np.asarray(getattr(self, name))[idx])
+            row["decision"] = str(np.asarray(self.decision)[idx])
+            row["rope"], row["paired"] = self.rope, self.paired
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def __str__(self) -> str:
+        design = "paired: same documents" if self.paired else "independent test sets"
+        pct = f"{100 * self.difference.ci_prob:g}%"
+        head = (
+            f"{self.metric}: A vs B ({design}); {self.difference.draws:,} posterior draws; "
+            f"prior {self.prior}"
+        )
+        lines = [head]
+        for idx in np.ndindex(*self.batch_shape):
+            if self.batch_shape:
+                lines.append(f"[{', '.join(map(str, idx))}]")
+            lines.append(f"  {'':<6} {'score':>8} {'mean':>8} {'std':>8}  {pct} HDI")
+            for name, s in (("A", self.a), ("B", self.b), ("A - B", self.difference)):
+                g = {k: np.asarray(getattr(s, k))[idx] for k in ("score", "mean", "std")}
+                lo, hi = np.asarray(s.hdi)[idx]
+                lines.append(
+                    f"  {name:<6} {g['score']:>8.4f} {g['mean']:>8.4f} {g['std']:>8.4f}  "
+                    f"[{lo:.4f}, {hi:.4f}]"
+                )
+            pa, pb, pe = (
+                float(np.asarray(v)[idx])
+                for v in (self.p_a_better, self.p_b_better, self.p_equivalent)
+            )
+            lines.append(
+                f"  P(A better) = {pa:.4f}   P(B better) = {pb:.4f}   "
+                f"P(|A - B| <= {self.rope:g}) = {pe:.4f}"
+            )
+            lines.append(
+                f"  decision at probability {self.prob:g}: {np.asarray(self.decision)[idx]}"
+            )
+        return "\n".join(lines)
+
+
+# ------------------------------------------------------------------------ validation
+
+
+def check_metric(metric: Any) -> tuple[str, Callable[[np.ndarray], Any]]:
+    if isinstance(metric, str) and metric in PER_CLASS_METRICS:
+        raise ValueError(
+            f"metric must be a single-number metric (per-class metrics {sorted(PER_CLASS_METRICS)} "
+            f"cannot be compared as one number); got {metric!r}"
+        )
+    return resolve_metric(metric, "metric")
+
+
+def check_decision_prob(prob: Any) -> float:
+    p = check_prob(prob, "prob")
+    if p <= 0.5:
+        raise ValueError(
+            f"prob must be in (0.5, 1) so that at most one decision reaches it; got {prob!r}"
+        )
+    return p
+
+
+def _child(root: np.random.SeedSequence, i: int) -> np.random.SeedSequence:
+    return child_seed(root, i)
+
+
+# ------------------------------------------------------------------------- sampling
+
+
+# ------------------------------------------------------------------------ decisions
+
+
+def comparison(
+    da: np.ndarray,
+    db: np.ndarray,
+    score_a: Any,
+    score_b: Any,
+    *,
+    metric: str,
+    rope: float,
+    prob: float,
+    ci_prob: float,
+    paired: bool,
+    prior: str,
+    seed: Any,
+    labels: list[Any] | None = None,
+) -> Comparison:
+    diff = da - db
+    if not np.isfinite(diff).all():
+        raise ValueError(f"metric {metric!r} returned non-finite values on posterior draws")
+    pa = (diff > rope).mean(axis=-1)
+    pb = (diff < -rope).mean(axis=-1)
+    pe = (np.abs(diff) <= rope).mean(axis=-1)
+    decision = np.select(
+        [pa >= prob, pb >= prob, pe >= prob],
+        ["A better", "B better", "equivalent"],
+        default="undecided",
+    )
+    sa = np.asarray(score_a, dtype=np.float64)
+    sb = np.asarray(score_b, dtype=np.float64)
+    return Comparison(
+        metric=metric,
+        p_a_better=_scalar(pa),
+        p_b_better=_scalar(pb),
+        p_equivalent=_scalar(pe),
+        decision=_scalar(decision),
+        difference=summarize_draws(diff, score=sa - sb, ci_prob=ci_prob, ref=0.0),
+        a=summarize_draws(da, score=np.broadcast_to(sa, da.shape[:-1]), ci_prob=ci_prob),
+        b=summarize_draws(db, score=np.broadcast_to(sb, db.shape[:-1]), ci_prob=ci_prob),
+        draws=diff,
+        rope=rope,
+        prob=prob,
+        paired=paired,
+        prior=prior,
+        seed=seed,
+        batch_shape=tuple(diff.shape[:-1]),
+        labels=labels,
+    )
+
+
+# ----------------------------------------------------------------------- public API
+
+
+def _check_compare(
+    counts_a: Any, counts_b: Any, metric: Any, rope: Any, prob: Any, draws: Any, ci_prob: Any
+) -> tuple[np.ndarray, np.ndarray, str, Any, float, float, int, float]:
+    ca, classes = as_counts(counts_a, None, "counts_a")
+    cb = as_counts(counts_b, classes, "counts_b")[0]  # labelled: matched to counts_a's classes
+    if ca.shape[-1] != cb.shape[-1]:
+        raise ValueError(
+            f"counts_a and counts_b must have the same classes (the same M x M); got "
+            f"{ca.shape[-1]} x {ca.shape[-1]} and {cb.shape[-1]} x {cb.shape[-1]}"
+        )
+    try:
+        np.broadcast_shapes(ca.shape[:-2], cb.shape[:-2])
+    except ValueError:
+        raise ValueError(
+            f"counts_a and counts_b must have broadcastable batch shapes; got "
+            f"{ca.shape[:-2]} and {cb.shape[:-2]}"
+        ) from None
+    name, _ = check_metric(metric)
+    return (
+        ca,
+        cb,
+        name,
+        metric,
+        check_nonnegative(rope, "rope"),
+        check_decision_prob(prob),
+        check_draws(draws),
+        check_prob(ci_prob, "ci_prob"),
+    )
+
+
+def compare(
+    counts_a: ArrayLike,
+    counts_b: ArrayLike,
+    *,
+    metric: MetricSpec = "macro_f1",
+    rope: float = 0.0,
+    prob: float = 0.95,
+    draws: int = DEFAULT_DRAWS,
+    alpha: PriorArg = "hierarchical",
+    beta: PriorArg = "hierarchical",
+    ci_prob: float = 0.95,
+    rng: SeedLike = None,
+) -> Comparison:
+    """Compare two classifiers evaluated on independent test sets.
+
+    The posteriors of the two confusion matrices are independent (core
+    model, same prior for both); the difference ``metric(A) - metric(B)`` is
+    drawn from independent draws of each.
+
+    Parameters
+    ----------
+    counts_a, counts_b : array_like, shape (*batch_a, M, M) and (*batch_b, M, M)
+        Confusion matrices (rows = true class) of A and B; batch shapes
+        broadcast against each other, M must agree.
+    metric : str or callable, default "macro_f1"
+        A single-number metric of :data:`f1posterior.metrics.METRICS` (not a
+        per-class one) or a callable mapping (..., M, M) to (...).
+    rope : float, default 0.0
+        Half-width of the region of practical equivalence, >= 0.
+    prob : float, default 0.95
+        Probability a decision needs, in (0.5, 1).
+    draws : int, default 50_000
+        Posterior draws.
+    alpha, beta : prior
+        Dirichlet priors, as in :func:`f1posterior.evaluate`.
+    ci_prob : float, default 0.95
+        Probability of the intervals of the summaries.
+    rng : None, int, SeedSequence or Generator
+        Root of randomness; A uses its child ``(0,)``, B its child ``(1,)``.
+
+    Returns
+    -------
+    Comparison
+        Fields of the broadcast batch shape; ``draws`` has shape
+        ``(*batch, draws)``.
+
+    See Also
+    --------
+    f1posterior.compare_predictions : Two classifiers on one test set (paired).
+    f1posterior.rank_classifiers : More than two classifiers.
+    f1posterior.Comparison : The result.
+
+    Examples
+    --------
+    >>> res = compare([[45, 5], [5, 45]], [[40, 10], [10, 40]], metric="accuracy",
+    ...               draws=20_000, rng=0)
+    >>> round(res.difference.score, 3), res.draws.shape
+    (0.1, (20000,))
+    >>> res.p_a_better > 0.9, res.decision in ("A better", "undecided")
+    (True, True)
+    """
+    ca, cb, name, spec, rp, pr, n, hp = _check_compare(
+        counts_a, counts_b, metric, rope, prob, draws, ci_prob
+    )
+    root = check_rng(rng)
+    batch = np.broadcast_shapes(ca.shape[:-2], cb.shape[:-2])
+    kw: dict[str, Any] = dict(metrics=[spec], draws=n, alpha=alpha, beta=beta, keep_draws=True)
+    ea = evaluate(ca, rng=_child(root, 0), **kw)
+    eb = evaluate(cb, rng=_child(root, 1), **kw)
+    key = next(iter(ea))
+    assert ea.metric_draws is not None and eb.metric_draws is not None
+    da = np.broadcast_to(ea.metric_draws[key], (*batch, n))
+    db = np.broadcast_to(eb.metric_draws[key], (*batch, n))
+    return comparison(
+        da,
+        db,
+        np.broadcast_to(ea[key].score, batch),
+        np.broadcast_to(eb[key].score, batch),
+        metric=name,
+        rope=rp,
+        prob=pr,
+        ci_prob=hp,
+        paired=False,
+        prior=ea.prior,
+        seed=run_seed(root),
+    )

@@ -1,0 +1,217 @@
+"""``f1posterior aggregate``: one metric over folds, seeds or test sets.
+
+``f1posterior aggregate fold1.json fold2.json ... [--method random_effects|pooled]``:
+every FILE is read as ``summarize`` reads it (a matrix, a predictions CSV, or a
+batch of matrices, whose matrices are all tables); one batch file ``(K, M, M)``
+alone is K tables. Labelled tables are put in the class order of the first.
+Output: a text table (default), JSON, CSV or Markdown, one row per table plus
+the aggregate (and the predictive of a new table); ``--plot`` draws the forest
+plot.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+from typing import Any
+
+import numpy as np
+
+from .._core.text import escape_csv, escape_markdown
+from ..analysis import MAX_TAU_SCALE, METHODS, SCALES, Aggregate, aggregate
+from ..io import INPUT_FORMATS, is_stdin, read_input
+from ..metrics import METRICS, PER_CLASS_METRICS
+from ._common import add_sampling_arguments, prior_from_args, save_figure
+from ._figures import PLOT_SUFFIXES
+from ._input_args import INPUT_FORMAT_HELP, check_stdin_inputs
+
+__all__ = ["register", "run"]
+
+SCALAR_METRICS = [m for m in METRICS if m not in PER_CLASS_METRICS]
+
+_COLUMNS: tuple[str, ...] = ("name", "kind", "score", "mean", "median", "std", "mc_error")
+_COLUMNS += ("hdi_low", "hdi_high", "eti_low", "eti_high")
+
+
+def _plot_path(text: str) -> str:
+    if not text.lower().endswith(PLOT_SUFFIXES):
+        raise argparse.ArgumentTypeError(
+            f"expected a file name ending in {', '.join(PLOT_SUFFIXES)}; got {text!r}"
+        )
+    return text
+
+
+def _tau_scale(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number > 0; got {text!r}") from None
+    if not (np.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"expected a number > 0; got {text!r}")
+    if value > MAX_TAU_SCALE:
+        raise argparse.ArgumentTypeError(
+            f"expected a number > 0 and at most {MAX_TAU_SCALE:g}; got {text!r}"
+        )
+    return value
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "aggregate",
+        help="one metric over folds, seeds or test sets (pooled or random effects)",
+        description="Posterior of one metric aggregated over K confusion matrices (folds, "
+        "seeds, test sets) of one model. --method random_effects (default): the tables' "
+        "true metrics differ around a mean; reports the mean over the population of "
+        "tables, the predictive of a new table, and the heterogeneity (tau, I^2). --method "
+        "pooled: the exact posterior of the summed table (disjoint test sets, no "
+        "difference between them).",
+    )
+    p.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="confusion-matrix files or predictions CSVs, one per table, or one batch file "
+        "(K, M, M); one may be - (standard input)",
+    )
+    p.add_argument("--metric", default="macro_f1", choices=SCALAR_METRICS, metavar="NAME",
+                   help="metric to aggregate (default macro_f1); one of "
+                   + ", ".join(SCALAR_METRICS))  # fmt: skip
+    p.add_argument("--method", default="random_effects", choices=METHODS,
+                   help="aggregation method (default random_effects)")  # fmt: skip
+    p.add_argument("--scale", default="auto", choices=["auto", *SCALES],
+                   help="working scale of the random-effects model (default auto: logit for "
+                   "rates, Fisher z for MCC-like metrics, log for ratios; a transform must fit "
+                   "the metric's range, identity always does)")  # fmt: skip
+    p.add_argument("--tau-scale", type=_tau_scale, default=0.5, metavar="A",
+                   help="scale of the half-normal prior of the between-table sd tau on the "
+                   f"working scale (default 0.5, at most {MAX_TAU_SCALE:g})")  # fmt: skip
+    p.add_argument("--ref", type=float, default=None,
+                   help="reference value: adds P(below) and P(above) to every row")  # fmt: skip
+    p.add_argument("--true-col", default="y_true", help="true-label column of predictions CSVs")
+    p.add_argument("--pred-col", default="y_pred", help="predicted-label column (y_pred)")
+    p.add_argument(
+        "--input-format", choices=INPUT_FORMATS, default=None, metavar="FMT", help=INPUT_FORMAT_HELP
+    )
+    p.add_argument("--format", choices=["text", "json", "csv", "markdown"], default="text")
+    p.add_argument("--plot", type=_plot_path, metavar="FILE",
+                   help="also draw the forest plot to FILE (.png, .svg or .pdf; needs "
+                   "matplotlib)")  # fmt: skip
+    add_sampling_arguments(p)
+    p.set_defaults(run=run)
+
+
+def _read_tables(args: argparse.Namespace) -> tuple[np.ndarray, list[str], list[str] | None]:
+    """Every FILE's matrices as one ``(K, M, M)`` stack, their names and class labels."""
+    check_stdin_inputs(args, args.files)
+    counts: list[np.ndarray] = []
+    names: list[str] = []
+    ref: Any = None
+    for f in args.files:
+        d = read_input(
+            f,
+            true_col=args.true_col,
+            pred_col=args.pred_col,
+            input_format=args.input_format if is_stdin(f) else None,
+        )
+        c = d.counts
+        if ref is not None and d.labels is not None and ref.labels is not None:
+            if set(d.labels) != set(ref.labels):
+                raise ValueError(
+                    f"{d.source}: different class labels from {ref.source}: {d.labels} vs "
+                    f"{ref.labels}; the tables must count the same classes"
+                )
+            order = [d.labels.index(x) for x in ref.labels]
+            c = c[..., order, :][..., :, order]
+        if ref is None:
+            ref = d
+        if counts and c.shape[-1] != counts[0].shape[-1]:
+            raise ValueError(
+                f"{d.source}: {c.shape[-1]} classes, but {ref.source} has "
+                f"{counts[0].shape[-1]}; the tables must count the same classes"
+            )
+        if c.ndim == 2:
+            counts.append(c)
+            names.append(d.source)
+        elif c.ndim == 3:
+            counts.extend(c)
+            own = d.names or [f"{i}" for i in range(c.shape[0])]
+            names.extend(own if len(args.files) == 1 else [f"{d.source}[{n}]" for n in own])
+        else:
+            raise ValueError(
+                f"{d.source}: expected a matrix (M, M) or a batch (K, M, M); got shape {c.shape}"
+            )
+    if len(set(names)) != len(names):
+        dup = next(n for n in names if names.count(n) > 1)
+        raise ValueError(f"table {dup!r} is given twice; give each table once")
+    labels = None if ref is None or ref.labels is None else list(ref.labels)
+    return np.stack(counts), names, labels
+
+
+def run(args: argparse.Namespace) -> int:
+    tables, names, labels = _read_tables(args)
+    result = aggregate(
+        tables, metric=args.metric, method=args.method, draws=args.draws, ci_prob=args.ci_prob,
+        rng=args.seed, names=names, scale=args.scale, tau_scale=args.tau_scale, ref=args.ref,
+        **prior_from_args(args),
+    )  # fmt: skip
+    print(render(result, args.format, labels), end="")
+    if args.plot:
+        from ..report.plots import plot_aggregate
+
+        save_figure(plot_aggregate(result), args.plot, "--plot")
+    return 0
+
+
+def _num(v: float, fmt: str) -> str:
+    if not np.isfinite(v):
+        return "nan" if fmt == "csv" else ""
+    return repr(float(v)) if fmt == "csv" else f"{v:.4f}"
+
+
+def render(result: Aggregate, fmt: str, labels: list[str] | None = None) -> str:
+    """The result as ``text``, ``json``, ``csv`` or ``markdown`` (names escaped in each)."""
+    if fmt == "json":
+        out = result.to_dict()
+        if labels is not None:
+            out["labels"] = labels
+        return json.dumps(_strict(out), indent=2, allow_nan=False) + "\n"
+    if fmt == "text":
+        return str(result) + "\n"
+    rows = result.rows()
+    if fmt == "csv":
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(_COLUMNS)
+        for r in rows:
+            w.writerow([escape_csv(r["name"]), r["kind"], *(_num(r[c], fmt) for c in _COLUMNS[2:])])
+        return buf.getvalue()
+    pct = f"{100 * result.ci_prob:g}%"
+    how = "pooled" if result.method == "pooled" else f"random effects, {result.scale} scale"
+    lines = [
+        f"**{escape_markdown(result.metric)}** over {len(result.names)} tables ({how}); "
+        f"{result.draws:,} draws; prior {escape_markdown(result.prior)}",
+        "",
+        f"| table | score | mean | std | {pct} HDI |",
+        "|---|---:|---:|---:|---|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {escape_markdown(r['name'])} | {_num(r['score'], fmt)} | {_num(r['mean'], fmt)} "
+            f"| {_num(r['std'], fmt)} | [{r['hdi_low']:.4f}, {r['hdi_high']:.4f}] |"
+        )
+    if result.heterogeneity is not None:
+        lines += ["", escape_markdown(str(result.heterogeneity))]
+    return "\n".join(lines) + "\n"
+
+
+def _strict(v: Any) -> Any:
+    """Strict JSON: an undefined number (NaN, infinity) becomes null."""
+    if isinstance(v, float):
+        return v if np.isfinite(v) else None
+    if isinstance(v, dict):
+        return {k: _strict(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_strict(x) for x in v]
+    return v

@@ -1,0 +1,433 @@
+"""The evidence behind each check, one round of draws at a time, and the one verdict rule.
+
+:func:`evidence` turns the checks of a gate into :class:`Evidence`: per item
+(matrix, class or label) the draws meeting the condition (or the exact
+probability), the observed score, the HDI, the support and the prior flags.
+The gate pools the draws of the rounds of adaptive draws; :func:`judge` then
+decides each item's verdict, once: "skipped" below ``min_support``, else PASS
+when P(condition) >= prob, FAIL when P(opposite) >= prob, INCONCLUSIVE
+otherwise, and INCONCLUSIVE for a sampled probability still within
+:data:`NOISE_SIGMAS` Monte Carlo standard errors of ``prob`` or ``1 - prob``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._core.priors import resolve
+from .._core.streams import child_seed
+from .._core.validation import check_counts, check_positive, check_prob
+from ..metrics import METRICS, PER_CLASS_METRICS, PER_LABEL_METRICS
+from ..posterior import Evaluation, MetricSummary, check_tables, evaluate, label_posterior
+from ..posterior import hdi as sample_hdi
+from ._checks import Floor, GateCheck, JointFloor, NonInferiority
+from ._verdicts import Check
+
+#: A sampled probability within this many Monte Carlo standard errors of ``prob`` or
+#: ``1 - prob`` is never decided: it is drawn again, and INCONCLUSIVE at ``max_draws``.
+NOISE_SIGMAS = 3.0
+#: The draws suggested to settle a noisy verdict put it this many standard errors away.
+SETTLE_SIGMAS = 4.0
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything a round of the gate needs, validated: inputs, prior, probabilities, names."""
+
+    counts: Any  # validated: a float array (*batch, M, M) or (*batch, L, 2, 2)
+    baseline: Any  # None or like counts
+    paired: tuple[list[Any], list[Any], list[Any]] | None
+    multilabel: bool
+    prob: float
+    ci_prob: float
+    alpha: Any
+    beta: Any
+    labels: Sequence[Any] | None
+    names: Sequence[str] | None
+    f_beta: float = 1.0
+
+    def __post_init__(self) -> None:
+        """Validate the inputs and settings (arrays as float, labels as text)."""
+        ml = self.multilabel
+        read = check_tables if ml else check_counts
+        c = read(self.counts, "tables" if ml else "counts")
+        base = None if self.baseline is None else read(self.baseline, "baseline")
+        core = 3 if ml else 2  # trailing axes of one input: (L, 2, 2) or (M, M)
+        if base is not None and base.shape[-core:] != c.shape[-core:]:
+            what = f"the {c.shape[-3]} labels of tables" if ml else "the classes of counts"
+            raise ValueError(
+                f"baseline must have {what}: shape (..., {', '.join(map(str, c.shape[-core:]))})"
+                f"; got shape {base.shape}"
+            )
+        other = c.shape if base is None else base.shape
+        try:
+            batch = np.broadcast_shapes(c.shape, other)[:-core]
+        except ValueError:
+            raise ValueError(
+                f"baseline must be one table or a batch like {c.shape}; got shape {other}"
+            ) from None
+        if self.names is not None and (len(batch) != 1 or len(self.names) != batch[0]):
+            raise ValueError(
+                f"names must name each matrix of a 1-D batch; got {len(self.names)} names for "
+                f"batch shape {batch}"
+            )
+        p = check_prob(self.prob, "prob")
+        if not p > 0.5:
+            raise ValueError(
+                f"prob must be in (0.5, 1): a check passes when P(condition) >= prob and fails "
+                f"when P(opposite) >= prob, which only exclude each other above 0.5; got "
+                f"{self.prob!r}"
+            )
+        labels = None if self.labels is None else [str(x) for x in self.labels]
+        fields = dict(
+            counts=c, baseline=base, prob=p, ci_prob=check_prob(self.ci_prob, "ci_prob"),
+            labels=labels, f_beta=check_positive(self.f_beta, "f_beta"),
+        )  # fmt: skip
+        for k, v in fields.items():
+            object.__setattr__(self, k, v)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One check's evidence from one round, flat over its items (C order).
+
+    ``hits`` are the draws meeting the condition out of ``draws``, or the exact
+    probabilities when ``draws`` is 0.
+    """
+
+    items: list[str]
+    hits: np.ndarray
+    draws: int
+    score: np.ndarray
+    hdi: np.ndarray
+    flags: np.ndarray
+    support: np.ndarray | None = None
+    skip: list[str] | None = None
+    model: str = ""
+
+
+def _items(shape: tuple[int, ...], per: bool, s: Settings) -> list[str]:
+    """The item names of a result of ``shape``: matrix (names or index) and class or label."""
+    unit = "label" if s.multilabel else "class"
+    return [
+        " ".join(
+            _prefix(idx[: len(shape) - per], s)
+            + ([f"{unit} {s.labels[idx[-1]] if s.labels is not None else idx[-1]}"] if per else [])
+        )
+        for idx in np.ndindex(*shape)
+    ]
+
+
+def _docs(s: Settings) -> str:
+    return "positive documents" if s.multilabel else "true documents"
+
+
+def _flags(name: str, summary: MetricSummary, table: np.ndarray, s: Settings) -> np.ndarray:
+    """Prior-dominance flags of a summary; multi-label summaries get theirs computed here."""
+    if summary.prior_dominated is None and s.multilabel:
+        from ..posterior import check_prior_dominance
+
+        def own(table: np.ndarray) -> Any:  # not a single-label metric: no margin checks
+            raise NotImplementedError
+
+        summary = check_prior_dominance({name: summary}, {name: own}, table)[name]
+    return np.broadcast_to(np.asarray(summary.prior_dominated, dtype=bool), np.shape(summary.score))
+
+
+def _support(s: Settings) -> np.ndarray:
+    """True documents per class ``(*batch, M)``, or positive documents per label."""
+    if s.multilabel:
+        return np.asarray(s.counts[..., 1, :].sum(axis=-1))
+    return np.asarray(s.counts.sum(axis=-1))
+
+
+def _evaluate(table: np.ndarray, metrics: list[str], s: Settings, **kw: Any) -> Evaluation:
+    common = dict(alpha=s.alpha, beta=s.beta, ci_prob=s.ci_prob, labels=s.labels)
+    if s.multilabel:
+        from ..posterior import evaluate_multilabel  # looked up at call time
+
+        return evaluate_multilabel(table, metrics=metrics, f_beta=s.f_beta, **common, **kw)
+    return evaluate(table, metrics=metrics, **common, **kw)
+
+
+def evidence(
+    checks: Sequence[GateCheck], s: Settings, draws: int, root: np.random.SeedSequence
+) -> list[Evidence]:
+    """The evidence of each check from ``draws`` draws of the streams of ``root``.
+
+    One evaluation per table serves every check (a metric's draws are the same
+    whatever else is evaluated with it): floors with a closed form are exact
+    (no draws); the others keep their metric draws. Multi-label floors are
+    evaluated at their threshold (``ref``), so only the counts of draws below
+    it are held, whatever the number of labels.
+    """
+    kw: dict[str, Any] = dict(draws=draws, rng=root)
+    floors = [c for c in checks if isinstance(c, Floor)]
+    compared = list(dict.fromkeys(c.metric for c in checks if isinstance(c, NonInferiority)))
+    drawn = [c.metric for c in checks if isinstance(c, JointFloor)] + compared
+    ev: dict[Any, Evaluation] = {}
+    if s.multilabel:
+        for t in dict.fromkeys(c.threshold for c in floors):
+            names = list(dict.fromkeys(c.metric for c in floors if c.threshold == t))
+            ev.update(
+                dict.fromkeys(((n, t) for n in names), _evaluate(s.counts, names, s, ref=t, **kw))
+            )
+    else:
+        from ..posterior import has_exact, is_aligned, scipy_available
+
+        prior = resolve(s.alpha, s.beta, s.counts)
+        closed = prior.mixture is None and is_aligned(prior.alpha, prior.beta)
+        closed = closed and scipy_available()
+        m = s.counts.shape[-1]
+        names = list(dict.fromkeys(c.metric for c in floors))
+        free = [n for n in names if closed and has_exact(n, m) and n not in drawn]
+        drawn += [n for n in names if n not in free]
+        if free:
+            ev.update(dict.fromkeys(free, _evaluate(s.counts, free, s, **kw)))
+    drawn = list(dict.fromkeys(drawn))
+    if drawn:
+        ev.update(dict.fromkeys(drawn, _evaluate(s.counts, drawn, s, keep_draws=True, **kw)))
+    base = None
+    if compared and s.baseline is not None:
+        base = _evaluate(
+            s.baseline, compared, s, keep_draws=True, draws=draws, rng=child_seed(root, 0)
+        )
+    out = []
+    for c in checks:
+        if isinstance(c, Floor):
+            e = ev[(c.metric, c.threshold) if s.multilabel else c.metric]
+            out.append(_floor(c, e, s, draws))
+        elif isinstance(c, JointFloor):
+            out.append(_joint(c, ev[c.metric], s, draws))
+        else:
+            assert base is not None
+            out.append(_non_inferiority(c, ev[c.metric], base, s, draws, root))
+    return out
+
+
+def _floor(c: Floor, e: Evaluation, s: Settings, draws: int) -> Evidence:
+    sm = e[c.metric]
+    if sm.exact:
+        a = resolve(s.alpha, s.beta, s.counts).alpha
+        if s.multilabel:
+            post: Any = label_posterior(a + s.counts, c.metric)
+        else:
+            from ..posterior import posterior_from_concentration
+
+            post = posterior_from_concentration(a + s.counts, c.metric)
+        hits, n = np.asarray(post.sf(c.threshold), dtype=float), 0
+    elif s.multilabel:  # the draws >= T, recovered exactly from p_below = count(< T) / draws
+        hits, n = draws - np.rint(np.asarray(sm.p_below) * draws), draws
+    else:
+        assert e.metric_draws is not None
+        hits, n = np.sum(e.metric_draws[c.metric] >= c.threshold, axis=-1).astype(float), draws
+    per = c.metric in (PER_LABEL_METRICS if s.multilabel else PER_CLASS_METRICS)
+    shape = np.shape(hits)
+    support, skip = None, None
+    if per:
+        support = np.broadcast_to(_support(s), shape).reshape(-1).astype(np.int64)
+        if c.min_support is not None:
+            skip = [
+                f"{k} {_docs(s)} < min_support {c.min_support}" if k < c.min_support else ""
+                for k in support.tolist()
+            ]
+    return Evidence(
+        items=_items(shape, per, s),
+        hits=np.reshape(hits, -1),
+        draws=n,
+        score=np.broadcast_to(np.asarray(sm.score, dtype=float), shape).reshape(-1),
+        hdi=np.broadcast_to(np.asarray(sm.hdi, dtype=float), (*shape, 2)).reshape(-1, 2),
+        flags=np.broadcast_to(_flags(c.metric, sm, s.counts, s), shape).reshape(-1),
+        support=support,
+        skip=skip,
+    )
+
+
+def _joint(c: JointFloor, e: Evaluation, s: Settings, draws: int) -> Evidence:
+    """One check per matrix: P(every judged class >= T), from the draws ``(*batch, K, n)``."""
+    assert e.metric_draws is not None
+    md = e.metric_draws[c.metric]
+    batch, k = md.shape[:-2], md.shape[-2]
+    sm = e[c.metric]
+    scores = np.broadcast_to(np.asarray(sm.score, dtype=float), md.shape[:-1])
+    support = np.broadcast_to(_support(s), md.shape[:-1])
+    flags = np.broadcast_to(_flags(c.metric, sm, s.counts, s), md.shape[:-1])
+    unit = "label" if s.multilabel else "class"
+    items, hits, score, hdis, flag, skip = [], [], [], [], [], []
+    for bidx in np.ndindex(*batch):
+        keep = np.ones(k, bool) if c.min_support is None else support[bidx] >= c.min_support
+        judged = int(keep.sum())
+        use = keep if judged else np.ones(k, bool)
+        low = md[bidx][use].min(axis=0)
+        what = f"every {unit}"
+        if judged and judged < k:
+            what += f" with >= {c.min_support} {_docs(s)} ({judged} of {k})"
+        items.append(" ".join([*_prefix(bidx, s), what]))
+        hits.append(float(np.sum(low >= c.threshold)))
+        score.append(float(scores[bidx][use].min()))
+        hdis.append(sample_hdi(low, s.ci_prob))
+        flag.append(bool(flags[bidx].any()))
+        skip.append("" if judged else f"every {unit} has fewer than {c.min_support} {_docs(s)}")
+    return Evidence(
+        items=items,
+        hits=np.array(hits),
+        draws=draws,
+        score=np.array(score),
+        hdi=np.array(hdis, dtype=float).reshape(-1, 2),
+        flags=np.array(flag),
+        skip=skip,
+    )
+
+
+def _prefix(bidx: tuple[int, ...], s: Settings) -> list[str]:
+    if not bidx:
+        return []
+    return [str(s.names[bidx[0]]) if s.names is not None else ",".join(map(str, bidx))]
+
+
+def _non_inferiority(
+    c: NonInferiority,
+    e: Evaluation,
+    base: Evaluation,
+    s: Settings,
+    draws: int,
+    root: np.random.SeedSequence,
+) -> Evidence:
+    """P(new - baseline >= -D): independent posteriors, or the paired model."""
+    if s.paired is not None:
+        diff, score, model = _paired_difference(c.metric, s, draws, root)
+    else:
+        assert e.metric_draws is not None and base.metric_draws is not None
+        diff = e.metric_draws[c.metric] - base.metric_draws[c.metric]
+        score = np.asarray(e[c.metric].score) - np.asarray(base[c.metric].score)
+        model = "independent posteriors"
+    shape = diff.shape[:-1]
+    per = c.metric in (PER_LABEL_METRICS if s.multilabel else PER_CLASS_METRICS)
+    flags = _flags(c.metric, e[c.metric], s.counts, s)
+    assert s.baseline is not None
+    flags = np.broadcast_to(flags, shape) | np.broadcast_to(
+        _flags(c.metric, base[c.metric], s.baseline, s), shape
+    )
+    return Evidence(
+        items=_items(shape, per, s),
+        hits=np.sum(diff >= -c.max_drop, axis=-1).astype(float).reshape(-1),
+        draws=draws,
+        score=np.broadcast_to(np.asarray(score, dtype=float), shape).reshape(-1),
+        hdi=np.asarray(sample_hdi(diff, s.ci_prob), dtype=float).reshape(-1, 2),
+        flags=flags.reshape(-1),
+        model=model,
+    )
+
+
+def _paired_difference(
+    metric: str, s: Settings, draws: int, root: np.random.SeedSequence
+) -> tuple[np.ndarray, np.ndarray, str]:
+    """Paired-model draws of metric(new) - metric(baseline) on the same documents."""
+    from ..analysis import compare_predictions
+
+    assert s.paired is not None and s.baseline is not None
+    if metric in PER_CLASS_METRICS:
+        raise ValueError(
+            f"paired baseline comparisons take single-number metrics; got per-class {metric!r}"
+        )
+    y, new, old = s.paired
+    res = compare_predictions(
+        y, new, old, metric=metric, alpha=s.alpha, beta=s.beta, draws=draws,
+        rng=child_seed(root, 2),
+    )  # fmt: skip
+    for sm, table, what in ((res.a, s.counts, "counts"), (res.b, s.baseline, "baseline")):
+        if not np.isclose(sm.score, float(METRICS[metric](table)), equal_nan=True):
+            raise ValueError(
+                f"paired predictions do not match {what}: {metric} is {sm.score:.4f} from the "
+                f"predictions but {float(METRICS[metric](table)):.4f} from the matrix"
+            )
+    return res.draws, np.asarray(res.difference.score), "paired model (same documents)"
+
+
+# --- the verdict ------------------------------------------------------------------------
+
+
+def noise(prob: float, required: float, n: int) -> tuple[float, bool, int | None]:
+    """MC standard error of a sampled probability, noise flag, and draws to settle it."""
+    pc = min(max(prob, 1.0 / n), 1.0 - 1.0 / n)
+    var = pc * (1.0 - pc)
+    se = math.sqrt(var / n)
+    gap = abs(prob - required)
+    if gap > NOISE_SIGMAS * se:
+        return se, False, None
+    if gap == 0.0:
+        return se, True, None
+    need = SETTLE_SIGMAS**2 * var / gap**2
+    digits = 10 ** max(0, int(math.floor(math.log10(need))) - 1)  # 2 significant digits
+    return se, True, int(math.ceil(need / digits) * digits)
+
+
+def noisy(hits: np.ndarray, n: np.ndarray | int, required: float) -> np.ndarray:
+    """Sampled probabilities ``hits / n`` within NOISE_SIGMAS standard errors of the bounds.
+
+    The standard error is binomial, with ``(k + 1/2) / (n + 1)`` near 0 and 1.
+    """
+    pr = hits / n
+    pc = (hits + 0.5) / (np.asarray(n) + 1)
+    se = np.sqrt(pc * (1.0 - pc) / n)
+    gap = np.minimum(np.abs(pr - required), np.abs(pr - (1.0 - required)))
+    return np.asarray(gap <= NOISE_SIGMAS * se)
+
+
+def _rule(prob: float, required: float) -> str:
+    """PASS when P(condition) >= required, FAIL when P(opposite) = 1 - P >= required."""
+    if prob >= required:
+        return "pass"
+    if 1.0 - prob >= required:
+        return "fail"
+    return "inconclusive"
+
+
+def judge(c: GateCheck, e: Evidence, i: int, hits: float, n: int, s: Settings) -> Check:
+    """The verdict of item ``i`` of check ``c``: ``hits`` of ``n`` pooled draws (exact: n = 0).
+
+    The one place a verdict is decided: skipped (``min_support``), within Monte
+    Carlo noise (inconclusive, with the draws that would settle it), or the rule.
+    """
+    p = s.prob
+    exact = e.draws == 0
+    pr = float(hits) if exact else hits / n
+    se, settle, reason = 0.0, None, e.skip[i] if e.skip else ""
+    within = False
+    if not exact:
+        se = noise(pr, p, n)[0]
+        within = not reason and bool(noisy(np.asarray(hits, dtype=np.float64), n, p))
+    if reason:
+        verdict = "skipped"
+    elif within:
+        near = p if abs(pr - p) <= abs(pr - (1.0 - p)) else 1.0 - p
+        verdict, settle = "inconclusive", noise(pr, near, n)[2]
+        reason = f"within Monte Carlo noise at {n:,} draws"
+    else:
+        verdict = _rule(pr, p)
+    return Check(
+        kind="baseline" if isinstance(c, NonInferiority) else "min",
+        metric=c.metric,
+        item=e.items[i],
+        threshold=0.0 - c.max_drop if isinstance(c, NonInferiority) else c.threshold,
+        prob=pr,
+        required=p,
+        verdict=verdict,
+        score=float(e.score[i]),
+        hdi=(float(e.hdi[i, 0]), float(e.hdi[i, 1])),
+        ci_prob=s.ci_prob,
+        exact=exact,
+        mc_error=se,
+        draws=0 if exact else n,
+        within_noise=within,
+        draws_to_settle=settle,
+        model=e.model,
+        reason=reason,
+        support=None if e.support is None else int(e.support[i]),
+        prior_dominated=bool(e.flags[i]),
+    )

@@ -1,0 +1,199 @@
+"""Results of `plan`: one `CurvePoint` per simulated sample size and the `PlanResult`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .._core.results import value_equality
+from .._core.streams import seed_json
+from .._core.text import escape_text
+from ..metrics import PER_CLASS_METRICS
+
+#: The settings of a :class:`PlanResult`, as its JSON's ``settings``.
+_SETTINGS = (
+    "metric", "threshold", "baseline", "max_drop", "prob", "assurance", "require", "prior",
+    "simulations", "draws", "max_draws", "max_documents",
+)  # fmt: skip
+
+
+@value_equality
+@dataclass(frozen=True)
+class CurvePoint:
+    """Assurance at one number of additional documents.
+
+    Attributes
+    ----------
+    documents : int
+        Additional documents.
+    assurance : float
+        Fraction of the simulated future test sets with a conclusive verdict.
+    mc_error : float
+        Binomial Monte Carlo standard error of ``assurance`` (0 at 0 documents:
+        the observed table, no simulation).
+    undecided : float
+        Fraction of the simulations still within Monte Carlo noise at
+        ``max_draws`` draws (counted as inconclusive).
+    """
+
+    documents: int
+    assurance: float
+    mc_error: float
+    undecided: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dictionary of the fields."""
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+
+@value_equality
+@dataclass(frozen=True)
+class PlanResult:
+    """Result of :func:`plan`.
+
+    Attributes
+    ----------
+    additional_documents : int or None
+        Smallest number of additional documents on the grid whose assurance
+        reaches ``assurance``; 0 when the verdict is conclusive now; None when
+        not reached by ``max_documents``.
+    reached : bool
+        ``additional_documents is not None``.
+    current_verdict : str
+        The gate's overall verdict on the observed table(s).
+    documents : int
+        Documents in the observed table.
+    curve : tuple of CurvePoint
+        Every size tried, in increasing order.
+    metric, threshold, max_drop, baseline, prob, assurance, require
+        The settings (``baseline`` is True when a baseline was compared).
+    prior : str
+        Statement of the prior.
+    simulations, draws, max_draws, max_documents : int
+        Simulated future test sets per size, first-round and maximum posterior
+        draws per simulated table, cap on the additional documents.
+    seed : Any
+        Root seed (entropy), so that a run can be repeated.
+    assumptions : tuple of str
+        What the simulation assumes.
+    source : str or None
+        Where the counts came from, when known.
+
+    See Also
+    --------
+    f1posterior.plan : Computes it.
+    CurvePoint : One size of the curve.
+
+    Examples
+    --------
+    >>> from f1posterior import plan
+    >>> res = plan([[90, 10], [5, 95]], metric="micro_f1", threshold=0.5)
+    >>> res.reached, res.additional_documents, res.current_verdict
+    (True, 0, 'pass')
+    """
+
+    additional_documents: int | None
+    reached: bool
+    current_verdict: str
+    documents: int
+    curve: tuple[CurvePoint, ...]
+    metric: str
+    threshold: float | None
+    max_drop: float
+    baseline: bool
+    prob: float
+    assurance: float
+    require: str
+    prior: str
+    simulations: int
+    draws: int
+    max_draws: int
+    max_documents: int
+    seed: Any
+    assumptions: tuple[str, ...]
+    source: str | None = None
+
+    @property
+    def condition(self) -> str:
+        """The checks planned for, e.g. ``recall >= 0.8 (every class)``."""
+        parts = []
+        every = " (every class)" if self.metric in PER_CLASS_METRICS else ""
+        if self.threshold is not None:
+            parts.append(f"{self.metric} >= {self.threshold:g}{every}")
+        if self.baseline:
+            parts.append(f"{self.metric}: new - baseline >= {-self.max_drop:g}{every}")
+        return "; ".join(parts)
+
+    @property
+    def summary(self) -> str:
+        """One sentence: the answer."""
+        n0 = f"{self.documents:,}"
+        if self.additional_documents == 0:
+            return (
+                f"The verdict is already conclusive ({self.current_verdict.upper()}) on the "
+                f"{n0} documents you have: no more documents are needed."
+            )
+        if self.additional_documents is not None:
+            pt = next(p for p in self.curve if p.documents == self.additional_documents)
+            times = self.additional_documents / max(self.documents, 1)
+            return (
+                f"About {self.additional_documents:,} more documents ({times:.3g} times the {n0} "
+                "you have, with the same class mix and error rates) make the gate's verdict "
+                f"conclusive (PASS or FAIL) with probability {pt.assurance:.2f} +/- "
+                f"{pt.mc_error:.2f} (target {self.assurance:g})."
+            )
+        last = self.curve[-1]
+        return (
+            f"Not reached by the cap: with {last.documents:,} more documents the verdict is "
+            f"conclusive with probability only {last.assurance:.2f} +/- {last.mc_error:.2f} "
+            f"(target {self.assurance:g}); the score is likely too close to the threshold for "
+            "any test set of that size to settle it."
+        )
+
+    def __str__(self) -> str:
+        req = "every check conclusive" if self.require == "every" else "overall verdict conclusive"
+        noisy = any(p.undecided > 0 for p in self.curve)
+        lines = []
+        if self.source:
+            lines.append(f"Input: {escape_text(self.source)}")
+        lines += [
+            f"Plan: {self.condition}; PASS or FAIL at P >= {self.prob:g} ({req}); target "
+            f"assurance {self.assurance:g}",
+            f"Now: {self.current_verdict.upper()} on {self.documents:,} documents (the gate)",
+            f"Simulated: {self.simulations:,} future test sets per size; prior {self.prior}; "
+            f"{self.draws:,} to {self.max_draws:,} draws per table; seed {self.seed}",
+            "",
+            f"{'more documents':>15}  {'P(conclusive)':>13}  {'MC error':>8}"
+            + ("  noisy*" if noisy else ""),
+        ]
+        for p in self.curve:
+            err = "-" if p.documents == 0 else f"{p.mc_error:.3f}"
+            row = f"{p.documents:>15,}  {p.assurance:>13.3f}  {err:>8}"
+            row += f"  {p.undecided:>6.3f}" if noisy else ""
+            row += f"  {'#' * round(20 * p.assurance):<20}"
+            lines.append(
+                (row + ("  <-" if p.documents == self.additional_documents else "")).rstrip()
+            )
+        lines += [""]
+        if noisy:
+            lines.append(
+                f"* fraction of simulated tables still within Monte Carlo noise at "
+                f"{self.max_draws:,} draws, counted as inconclusive"
+            )
+        lines.append(self.summary)
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dictionary: ``additional_documents``, ``curve``, ``settings``, ``seed``."""
+        return {
+            "additional_documents": self.additional_documents,
+            "reached": self.reached,
+            "current_verdict": self.current_verdict,
+            "documents": self.documents,
+            "curve": [p.to_dict() for p in self.curve],
+            "summary": self.summary,
+            "settings": {k: getattr(self, k) for k in _SETTINGS},
+            "assumptions": list(self.assumptions),
+            "seed": seed_json(self.seed),
+            "source": self.source,
+        }

@@ -1,0 +1,182 @@
+"""Assembling :func:`f1posterior.evaluate`'s summaries: its measure, closed forms, prior check."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from .._core.priors import ResolvedPrior
+from .._core.validation import SamplingArgs
+from ..metrics import shared_class_sums
+from ._batch import Chunk, GroupResult, MetricFn, Scratch
+from ._chance import chance_floor_inplace, chance_table, with_chance
+from ._summary import MetricSummary
+
+__all__ = ["TableMetrics", "check_prior_dominance", "exact_summaries"]
+
+#: Key prefix of the chance-level draws of a metric (``chance=True``).
+_CH = "\0chance "
+
+
+class TableMetrics:
+    """:func:`f1posterior.evaluate`'s measure: metric functions of each table (one unit).
+
+    ``values(fn, table, name)`` gives float64 metric values with shape checks;
+    ``scores[name]``, shape ``(B,)`` or ``(B, K)``, the observed scores, whose
+    trailing shape is the metric's; with ``chance_scores`` (the metrics of the observed
+    tables' chance tables, as ``scores``), also the metrics of each draw's chance table
+    (:mod:`f1posterior.posterior._chance`).
+    """
+
+    span = 1
+
+    def __init__(
+        self,
+        metrics: Sequence[tuple[str, MetricFn]],
+        scores: dict[str, np.ndarray],
+        values: Callable[[MetricFn, np.ndarray, str], np.ndarray],
+        sampling: SamplingArgs,
+        batch: tuple[int, ...],
+        chance_scores: dict[str, np.ndarray] | None = None,
+    ) -> None:
+        self.metrics, self.scores, self.values, self.a = list(metrics), scores, values, sampling
+        self.names = [name for name, _ in metrics]
+        self.extra = {name: scores[name].shape[1:] for name in self.names}
+        self.shapes = {name: batch for name in self.names}
+        self.chance, self.chance_scores = bool(chance_scores), chance_scores or {}
+        self.widths = [float(math.prod(self.extra[n])) for n in self.names] * (1 + self.chance)
+        self.keys = self.names + [_CH + n for n in self.names if self.chance]
+
+    def open(self, g0: int, g1: int, fresh: bool, scratch: Scratch) -> dict[str, np.ndarray]:
+        n, draws = g1 - g0, self.a.draws
+        return {
+            k: scratch.array("md_" + k, (n, draws, *self.extra[k.removeprefix(_CH)]), fresh)
+            for k in self.keys
+        }
+
+    def add(self, held: dict[str, np.ndarray], cells: np.ndarray, g0: int, c: Chunk) -> None:
+        i0, i1, d0, d1 = c
+        with shared_class_sums(cells):  # the metrics share one diagonal, row and column sums
+            for name, fn in self.metrics:
+                held[name][i0:i1, d0:d1] = self.values(fn, cells, name)
+        if self.chance:
+            table = chance_floor_inplace(chance_table(cells))
+            with shared_class_sums(table):
+                for name, fn in self.metrics:
+                    held[_CH + name][i0:i1, d0:d1] = self.values(fn, table, name)
+
+    def close(self, held: dict[str, np.ndarray], g0: int, g1: int, scratch: Scratch) -> GroupResult:
+        summaries, kept = [], []
+        size = (g1 - g0) * self.a.draws * int(max(self.widths))
+        for name in self.names:
+            x = np.ascontiguousarray(np.moveaxis(held[name], 1, -1))
+            s = scratch.summarize(name, x, self.scores[name][g0:g1], self.a, size)
+            if self.chance:
+                s = with_chance(s, x, np.moveaxis(held[_CH + name], 1, -1), name)
+                s = dataclasses.replace(s, chance_score=self.chance_scores[name][g0:g1])
+            summaries.append(s)
+            kept.append(x)
+        return summaries, kept
+
+
+#: Per-class metrics and the count margins that inform them (rows = true class).
+_INFORMED_BY = {"recall": ("row",), "precision": ("col",), "f1": ("row", "col")}
+
+
+def check_prior_dominance(
+    summaries: dict[str, MetricSummary],
+    fns: dict[str, Callable[[np.ndarray], Any]],
+    counts: np.ndarray,
+) -> dict[str, MetricSummary]:
+    """Fill ``prior_shift`` and ``prior_dominated`` (see :class:`MetricSummary`).
+
+    Under a vanishing prior the posterior mean of a recall is ``c_jj / n_j`` and
+    that of accuracy (micro-F1) is ``trace / N`` exactly: the observed score (mu
+    and theta are independent, and a Dirichlet's mean is its normalised
+    concentration). For the other metrics, ratios of sums of cells, the
+    observed score is the vanishing prior's posterior mean to first order; the
+    difference is of the order of the posterior variance, a small fraction of
+    the standard deviation once a few documents inform the metric. So the shift
+    is measured from the observed score, at no cost, and a metric that no
+    document informs (zero denominators) is flagged outright.
+    """
+    from ..metrics import METRICS
+
+    rows, cols = counts.sum(axis=-1), counts.sum(axis=-2)
+    out = {}
+    for name, s in summaries.items():
+        sd = np.maximum(np.asarray(s.std, dtype=float), np.finfo(float).tiny)
+        with np.errstate(invalid="ignore"):  # an infinite mean and std (inf / inf) is NaN
+            shift = np.abs(np.asarray(s.mean) - np.asarray(s.score)) / sd
+            noise = np.asarray(s.mc_error) / sd
+            flag = ~(shift - 3 * noise <= 0.5)  # a NaN score (undefined) is flagged too
+        margins = _INFORMED_BY.get(name) if fns[name] is METRICS.get(name) else None
+        if margins is not None:
+            uninformed = np.ones(np.broadcast_shapes(rows.shape, flag.shape), dtype=bool)
+            for margin in margins:
+                uninformed &= (rows if margin == "row" else cols) == 0
+            flag = flag | uninformed
+        out[name] = dataclasses.replace(
+            s,
+            prior_shift=float(shift) if shift.ndim == 0 else shift,
+            prior_dominated=bool(flag) if flag.ndim == 0 else flag,
+        )
+    return out
+
+
+def exact_summaries(
+    resolved: list[tuple[str, Callable[[np.ndarray], Any]]],
+    counts: np.ndarray,
+    prior: ResolvedPrior,
+    scores: dict[str, np.ndarray],
+    batch: tuple[int, ...],
+    prob: float,
+    ref: float | None,
+    target: Any = None,
+) -> dict[str, MetricSummary]:
+    """Exact summaries of the named metrics with a closed form under this prior.
+
+    Every one of :data:`f1posterior.posterior._exact.EXACT_METRICS` when the prior is aligned;
+    per-class recall (``theta_jj ~ Beta``, independent of ``mu``) under any Dirichlet
+    prior. None under the hierarchical prior's mixture (recall is a mixture of Betas
+    there, sampled like every other metric).
+    Needs scipy (the ``exact`` extra). Without it these metrics are sampled: with a
+    warning under an aligned prior (chosen for its closed forms), silently for recall
+    otherwise (numpy is the only runtime dependency, and recall is then drawn with the
+    whole table, whose theta_jj has that Beta marginal); each summary's ``exact`` says which.
+    """
+    from ..metrics import METRICS
+    from . import _exact as exact
+
+    if prior.mixture is not None:
+        return {}
+    alpha, beta = prior.alpha, prior.beta
+    m = counts.shape[-1]
+    names = [n for n, fn in resolved if exact.has_exact(n, m) and fn is METRICS.get(n)]
+    if names and (target is not None or not exact.is_aligned(alpha, beta)):
+        # at a target prevalence only recall (theta_jj, which no prevalence changes) keeps
+        # its closed form; the others assume the test set's prevalence
+        names = [n for n in names if n in exact.ANY_PRIOR_METRICS]
+        if not names or not exact.scipy_available():
+            return {}
+    if not names:
+        return {}
+    if not exact.scipy_available():
+        warnings.warn(
+            f"metrics {names} have exact posteriors under this aligned prior, but they need "
+            "scipy (pip install 'f1posterior[exact]'); sampling them instead",
+            stacklevel=3,
+        )
+        return {}
+    conc = alpha + counts
+    return {
+        n: exact.posterior_from_concentration(conc, n).summary(
+            score=scores[n].reshape(batch + scores[n].shape[1:]), ci_prob=prob, ref=ref
+        )
+        for n in names
+    }
