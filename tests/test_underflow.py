@@ -4,8 +4,8 @@ An empty class with a tiny ``beta_j`` has a prevalence ``mu_j`` below float
 range in most draws. Its recall is ``theta_jj`` and must follow exactly
 ``Beta(alpha_jj, sum_{k != j} alpha_jk)`` whatever ``beta`` (``theta_j`` is
 independent of ``mu``); before the fix it came out exactly ``1/M`` whenever
-``mu_j`` underflowed. See the module docstring of ``f1posterior._core.sampling``
-("Small concentrations") for what the sampler guarantees.
+``mu_j`` underflowed. See the design notes of ``f1posterior._core.sampling``
+(docs/design.md#core-sampling, "Small concentrations") for what the sampler guarantees.
 
 With ``alpha`` tiny the Beta puts most of its mass below float range, so the
 draws are rounded (massive ties at values near 0 and at 1): the KS statistic

@@ -1,37 +1,9 @@
 """The hierarchical prior's mixture: grid weights and the per-draw choice of component.
 
-Model (``"hierarchical"`` in :mod:`f1posterior._core.priors`): a centre ``m`` on a
-grid of ``GRID_SIZE`` points uniform in ``logit m`` on ``[-GRID_LOGIT, GRID_LOGIT]``,
-hyperprior ``m ~ Uniform(0, 1)`` (grid weights ``m (1 - m)``, the Jacobian); per row
-``j``, independently given ``m``,
+The default prior's posterior is a finite mixture of conjugate posteriors over a grid of
+recall centres, drawn exactly (no MCMC).
 
-    r_j = theta_jj ~ POOLED_WEIGHT Beta(s m, s (1 - m)) + (1 - POOLED_WEIGHT) Beta(1/2, 1/2)
-
-with ``s = 1 / (2 min(m, 1 - m))`` (Jeffreys tails, centre ``m``), and the error
-split ``theta_{j,-j} / (1 - theta_jj) ~ Dir(1/(2(M-1)), ...)`` independent of the
-recall; ``mu ~ Dir(1/M)``. For ``m >= 1/2`` the pooled component is
-``Beta(m / (2 (1 - m)), 1/2)`` and the row is exactly the Dirichlet row
-``(a, 1/(2(M-1)), ...)``; for ``m < 1/2`` it is ``Beta(1/2, (1 - m) / (2 m))``, a
-generalised-Dirichlet (Connor-Mosimann) row. The own component is the Dirichlet row
-``(1/2, 1/(2(M-1)), ...)``.
-
-Posterior: the split and ``mu`` are conjugate and the same under every component, so
-the grid weights use the recalls' Beta-binomial marginals only (binomial
-coefficients and the own component's terms cancel):
-``w_g ∝ m_g (1 - m_g) prod_j [0.1 + 0.9 exp(d_gj)]``, ``d_gj = log BB_pooled(g, j) -
-log BB_own(j)``; given ``g``, row ``j`` uses the pooled component with probability
-``expit(d_gj + log 9)``. One draw picks ``g``, then each row's component, then draws
-the conjugate Beta / Dirichlet posteriors: an exact finite mixture, no MCMC.
-
-Sampling with Gamma variates (:func:`f1posterior._core.blocks.fill_mixture_chunk`): the
-concentrations are those of the own component (``alpha_jj = 1/2``), and a draw that
-uses the pooled component adds ``GRID_SHIFT[g] = a_g - 1/2`` to the diagonal cell's
-shape. When ``m_g < 1/2`` its recall needs ``Beta(1/2 + c_jj, b_g + e_j)``: one extra
-``T ~ Gamma(b_g + e_j)`` (shape ``GRID_EXTRA[g]`` plus the row's off-diagonal
-concentrations, ``1/2 + e_j``) and the diagonal Gamma ``G_jj`` multiplied by ``S / T``
-(``S`` the sum of the row's off-diagonal Gammas): then the recall is
-``G_jj / (G_jj + T)`` and the split ``G_jk / S`` stays Dirichlet and independent
-of it (Lukacs).
+Design notes: docs/design.md#core-hierarchical
 """
 
 from __future__ import annotations

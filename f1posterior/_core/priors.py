@@ -1,73 +1,9 @@
 """Priors of the Zhang et al. model: the one resolver, and the named presets.
 
-The model has two priors: ``beta`` over the class prevalences ``mu`` (M
-entries) and ``alpha`` over each true class's row of prediction rates
-``theta_j`` (M x M entries). Every entry point (``evaluate``,
-``sample_posterior``, the gate, comparisons, rankings, multi-label tables,
-thresholds, sensitivity and the command line) resolves its prior here, with
-:func:`resolve` (a :class:`ResolvedPrior`: Dirichlet concentrations, plus the
-hierarchical prior's mixture when it applies); :func:`resolve_prior` gives
-Dirichlet concentrations alone (for the hierarchical prior, its plug-in form).
+Every entry point resolves its prior here: :func:`resolve` (Dirichlet concentrations, plus
+the hierarchical prior's mixture) and :func:`resolve_prior` (concentrations alone).
 
-Presets (each name is accepted for ``alpha`` and for ``beta``):
-
-``"hierarchical"`` (the default)
-    Each row's recall ``theta_jj`` gets a Jeffreys-tailed Beta prior whose
-    centre ``m`` is integrated over a grid (81 points uniform in ``logit m``
-    on [-7, 7], hyperprior ``m ~ Uniform(0, 1)``): per row, independently given
-    ``m``, ``0.9 Beta(s m, s (1 - m)) + 0.1 Beta(1/2, 1/2)`` with
-    ``s = 1 / (2 min(m, 1 - m))``. The error split
-    ``theta_{j,-j} / (1 - theta_jj) ~ Dir(1/(2(M-1)), ...)`` is independent of
-    the recall, and ``beta = 1/M``. In the terms of the model each row is a
-    mixture of generalised-Dirichlet (Connor-Mosimann) rows; for ``m >= 1/2``
-    exactly a mixture of Dirichlet rows ``(m / (2 (1 - m)), 1/(2(M-1)), ...)``.
-    The posterior is a finite mixture of conjugate posteriors, drawn exactly
-    (grid weights from the recalls' Beta-binomial marginals, once per table;
-    :mod:`f1posterior._core.hierarchical`). The recalls share strength
-    through their common centre, learnt from the table rather than plugged
-    in, so a rare class with a low recall is not pulled up to the pooled
-    accuracy. From ``POOLED_FROM`` classes on; with fewer, every row gets
-    ``Beta(1/2, 1/2)`` Jeffreys tails: ``alpha_jj = 1/2``,
-    ``alpha_jk = 1 / (2 (M - 1))``. Per-class recall is a mixture of Betas
-    under this prior, and is sampled (no closed form is used). ``beta =
-    "aligned"`` needs one Dirichlet: with ``alpha="hierarchical"`` it uses the
-    prior's plug-in form, the ``"adaptive"`` rows below (the centre fixed at
-    the pooled accuracy instead of integrated).
-``"adaptive"``
-    The previous default, an empirical-Bayes prior. With four or
-    more classes, each row's recall ``theta_jj`` gets a Beta prior with
-    Jeffreys tails centred on the table's pooled accuracy
-    ``r = (trace + 1/2) / (N + 1)``: ``Beta(a, b)`` with
-    ``(a, b) = (r / (2 (1 - r)), 1/2)`` when ``r >= 1/2`` and
-    ``(1/2, (1 - r) / (2 r))`` otherwise, each capped at
-    ``max(1/2, n_j / 2)`` so that the prior never outweighs a third of the
-    row's own documents. ``alpha_jj = a`` and the error mass ``b`` is spread
-    evenly over the ``M - 1`` other cells. With two or three classes there
-    is no common centre to estimate (Stein: shrinking towards an estimated
-    mean pays from four groups on), and every row gets ``Beta(1/2, 1/2)``
-    Jeffreys tails: ``alpha_jj = 1/2``, ``alpha_jk = 1 / (2 (M - 1))``.
-    ``beta = 1/M`` (Perks). Unlike a fixed prior it does not pull every
-    recall towards ``1/M`` (which biases every aggregate in the same
-    direction when M is large), and unlike a vanishing prior it keeps half a
-    pseudo-document in the tail of a row without errors. With four or more
-    classes it depends on the table, so it is an empirical-Bayes prior: say
-    so when you report it.
-``"paper"``
-    alpha = 1, beta = 1: the paper's prior (Zhang, Wang & Zhao 2015),
-    flat on every simplex; reproduces its Table 1. It adds M pseudo-documents
-    to every row and, with five or more classes, its intervals miss the true
-    F1 in most test sets (``docs/calibration.md``).
-``"uniform"``
-    The same numbers as ``"paper"``.
-``"jeffreys"``
-    alpha = 0.5, beta = 0.5: Jeffreys' prior for each multinomial.
-``"perks"``
-    alpha = 1/M, beta = 1/M (Perks' prior): one pseudo-document per row and
-    one on the prevalences, whatever M.
-``"aligned"`` (``beta`` only; as a full preset: alpha = 1, beta = "aligned")
-    ``beta_j = sum_k alpha_jk``. The model then collapses to one Dirichlet
-    over the M^2 cells, ``p ~ Dir(alpha + C)``, and micro-F1, per-class F1,
-    precision and recall have closed-form Beta posteriors.
+Design notes: docs/design.md#core-priors
 """
 
 from __future__ import annotations
@@ -180,7 +116,7 @@ def adaptive_alpha(counts: np.ndarray) -> np.ndarray:
     -------
     ndarray, shape (..., M, M)
         ``alpha``: ``alpha_jj = a_j``, ``alpha_jk = b_j / (M - 1)`` for
-        ``k != j`` (see the module docstring for ``a_j`` and ``b_j``).
+        ``k != j`` (``a_j`` and ``b_j``: docs/design.md#core-priors).
 
     Examples
     --------

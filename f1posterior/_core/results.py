@@ -1,28 +1,9 @@
 """Equality and hashing of result objects, by value.
 
-Result classes are frozen dataclasses whose fields may hold numpy arrays, for
-which ``==`` is elementwise and ``hash`` is undefined; the dataclass-generated
-``__eq__`` and ``__hash__`` therefore raised. :func:`value_equality` replaces
-them, for every result class, by one rule:
+:func:`value_equality` gives frozen dataclasses holding numpy arrays an ``==`` by value
+(NaN equal to NaN) and a hash of their shapes. It imports nothing from the package.
 
-``a == b``
-    ``a`` and ``b`` are of the same class and every field (``compare=True``)
-    is equal by value. Numbers and numpy arrays are equal when their shapes
-    match and :func:`numpy.array_equal` holds, NaN equal to NaN (a score that
-    is undefined in both results is the same score). Strings, ``None`` and
-    other values compare with ``==`` and must be of the same type; tuples,
-    lists, mappings and nested dataclasses are compared field by field with
-    the same rule.
-
-``hash(a)``
-    Defined, and consistent with ``==``: it covers the class, the strings,
-    ``None``\\ s, keys and the *shapes* of numbers and arrays, never their
-    contents. Arrays are mutable (``frozen`` only stops fields from being
-    rebound), so a hash of their contents could change while the object sits
-    in a set; and equal-with-NaN values have no common hash. Results that
-    differ only in numbers therefore share a hash, which is allowed.
-
-This module imports nothing from the package, so every module may use it.
+Design notes: docs/design.md#core-results
 """
 
 from __future__ import annotations

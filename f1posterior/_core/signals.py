@@ -1,17 +1,6 @@
 """Signals and worker processes: a command that stops cleanly, workers that die with it.
 
-* :func:`guard_startup` runs first when the package is imported. When this
-  process is the ``f1posterior`` command (not a program that imports the
-  library), SIGINT and SIGTERM make it exit at once with one line and status
-  130 / 143 until the command line installs its own handlers: an interrupt
-  during start-up never shows a traceback.
-* :class:`Terminated` is what the command line raises on SIGTERM (a
-  ``KeyboardInterrupt``, so every clean-up that handles an interrupt handles it).
-* :func:`die_with_parent` is the initializer of forked worker processes:
-  they ignore SIGINT (their parent stops them), take SIGTERM's default action,
-  and exit by themselves when their parent dies, even by SIGKILL.
-* :func:`signals_deferred` holds SIGINT and SIGTERM back while workers are being
-  stopped, so a second Ctrl-C cannot cut that short.
+Design notes: docs/design.md#core-signals
 """
 
 from __future__ import annotations

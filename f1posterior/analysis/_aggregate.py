@@ -1,27 +1,8 @@
 """Aggregating one metric over folds, seeds or test sets: :func:`aggregate`.
 
-Two methods.
+Two methods: ``"pooled"`` (the summed table) and ``"random_effects"``.
 
-``"pooled"``
-    The tables are disjoint test sets of one model with one true confusion
-    distribution: their sum is one bigger test set, and the posterior of the
-    metric is the core model's posterior of the summed table, exactly
-    (``evaluate(tables.sum(0))``, same seed, same numbers).
-``"random_effects"``
-    The tables' true metrics differ (folds trained on different data, test
-    sets from different sources, seeds): a normal-normal hierarchical model of
-    the metric across tables on an unbounded working scale, with the
-    between-table standard deviation ``tau`` integrated over a grid
-    (:mod:`f1posterior.analysis._random_effects`). Each table's posterior
-    (the core model, Zhang, Wang & Zhao 2015) gives the mean and variance of
-    ``g(metric)``; ``tau`` is drawn from its grid posterior and ``mu`` exactly
-    given ``tau``. The aggregate is the mean metric over the population of
-    tables, ``E[g^-1(mu + tau Z)]``; the predictive, ``g^-1(mu + tau Z)``, is the
-    metric of a new fold or test set.
-
-Both report each table's own summary and the heterogeneity (``tau`` and
-``I^2``, Higgins & Thompson 2002), so a pooled result still says when the
-tables disagree.
+Design notes: docs/design.md#analysis-aggregate
 """
 
 from __future__ import annotations

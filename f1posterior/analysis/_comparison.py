@@ -1,64 +1,6 @@
 """Comparing classifiers: the posterior of a difference, paired or not, and rankings.
 
-Two designs, two models.
-
-**Independent test sets** (:func:`compare`, :func:`rank_classifiers`).
-Each classifier's confusion matrix has its own posterior under the core model
-(Zhang, Wang & Zhao, ICTIR 2015); the posteriors are independent, so draws of ``metric(A) -
-metric(B)`` are differences of independent draws. A and B use distinct random
-streams, children ``(0,)`` and ``(1,)`` of the root seed (each exactly the
-streams :func:`f1posterior.evaluate` would use with that child as ``rng``).
-
-**Paired predictions on the same documents** (:func:`compare_predictions`,
-:func:`rank_predictions`). The joint outcome of a document is the tuple
-``(true class t, A's prediction a, B's prediction b, ...)`` with the core
-model's conjugate structure::
-
-    mu      ~ Dir(beta)                  class prevalences (M)
-    theta_t ~ Dir(alpha_t)               rates of the prediction tuples of class t
-    posterior: mu | T ~ Dir(beta + n),  theta_t | T ~ Dir(alpha_t + T_t)
-
-Each draw of ``p[t, a, b, ...] = mu_t theta_tab...`` is marginalised into every
-classifier's confusion matrix and the metric applied to each, so differences
-keep the correlation between classifiers that share every document. That
-correlation is what makes the paired comparison far more decisive than
-pretending the test sets were independent (``docs/compare.md`` has a worked
-example).
-
-Joint prior of the paired model (the *shared-error* prior). Each classifier's
-marginal prior is an (M, M) ``A``: by default (``"paired"``) three
-pseudo-documents in all, ``3 / M`` per true class, half on the diagonal and half
-spread evenly over the M - 1 errors (each recall ``Beta(3/(2M), 3/(2M))``);
-any other preset, number or array is resolved as :func:`f1posterior.evaluate`
-resolves it, on the mean of the classifiers' tables. ``A`` is spread over the
-tuples as pseudo-documents: a pseudo-document of class ``t`` has each classifier
-right independently with probability ``r_t = A[t, t] / s_t`` (``s_t`` the row's
-total), and the wrong ones all predict one class ``u``, drawn with probability
-``A[t, u] / (s_t - A[t, t])``. By the aggregation property each classifier's
-marginal prior is exactly ``A``, and every ordered pair of classifiers gets the
-same prior mass on "i right, j wrong" as on "j right, i wrong". The default
-halves the weight of the tuples on which all classifiers agree (all right or
-all wrong; with ``r_t = 1/2`` the marginals stay exact), so with two
-classifiers one pseudo-document is on "A right, B wrong", one on the reverse and
-one on agreement, whatever M, as the Bayesian sign test spreads its prior pseudo-observation
-evenly over "A better", "equivalent" and "B better" (Benavoli, Corani, Demsar &
-Zaffalon, *JMLR* 18(77), 2017). A handful of disagreements therefore never
-gives certainty (one document in 1,200 gives P(A better) = 0.75 under an
-aligned beta), classifiers that never disagree get a difference centred on 0
-whose spread shrinks as 1/N, and with many disagreements the three
-pseudo-documents barely move the difference (simulation in ``docs/compare.md``). The posterior
-is a Dirichlet over the observed tuples and the prior's ``M (1 + (M - 1)(2^k -
-1))`` tuples at most (:mod:`f1posterior.analysis._tuples`); an (M, M^k) array is
-a prior per joint cell, taken as given. With ``beta="aligned"`` (``beta_t`` the
-row's prior total) the model is one Dirichlet over all cells and, by
-aggregation, the sign of the paired accuracy difference has an exact Beta
-answer (tested).
-
-Probabilities and decisions. With ``rope >= 0`` (region of practical
-equivalence), ``p_a_better = P(diff > rope)``, ``p_b_better = P(diff < -rope)``
-and ``p_equivalent = P(|diff| <= rope)``; they sum to 1. The decision at
-probability ``prob`` (> 0.5) is the one of "A better", "B better" and
-"equivalent" whose probability reaches ``prob``, else "undecided".
+Design notes: docs/design.md#analysis-comparison
 """
 
 from __future__ import annotations

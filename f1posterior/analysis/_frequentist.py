@@ -1,49 +1,6 @@
 """Frequentist baselines: delta-method and multinomial-bootstrap confidence intervals.
 
-These are the usual answers to "how precise is this F1 score?", offered as
-comparisons with the Bayesian posterior (see ``docs/frequentist.md`` and the
-coverage study in ``benchmarks/calibration.py``).
-
-Both treat the ``N`` documents of a table as i.i.d. draws of one cell of the
-table, ``C ~ Mult(N, p)``, with ``p_hat = C / N``.
-
-Delta method (Takahashi, Yamamoto, Kuchiba & Koyama 2022, Applied Intelligence 52;
-the same derivation for binary F1, macro precision and macro recall)
-    ``Var(metric) = g^T (diag(p) - p p^T) g / N`` with ``g`` the analytic
-    gradient of the metric in ``p``, evaluated at ``p_hat``; the interval is
-    ``estimate +- z * std_error``.
-
-Multinomial bootstrap
-    Resampling the ``N`` documents with replacement is drawing a table from
-    ``Mult(N, p_hat)``; the percentile interval takes quantiles of the metric
-    over the resampled tables, the BCa interval (Efron 1987) corrects them for
-    bias and skewness, with the acceleration from the leave-one-document-out
-    jackknife, computed once per non-empty cell and weighted by its count.
-
-Degenerate tables (the rules, documented in ``docs/frequentist.md``)
-    * The estimate is always the registry metric on the counts
-      (:data:`f1posterior.metrics.METRICS`, scikit-learn's convention with
-      ``zero_division=0`` and all ``M`` classes): a per-class score whose
-      denominator is 0 (a class never predicted, never present, ...) counts as
-      0.
-    * Such a 0/0 term is constant under the model at ``p_hat`` (a cell with
-      no documents stays empty in every resample), so the delta method gives
-      it zero gradient and the bootstrap sees it constant: both methods agree
-      on it.
-    * A table whose metric cannot vary under ``Mult(N, p_hat)`` (a perfect
-      classifier, a single non-empty cell) has ``std_error = 0`` and a
-      zero-width interval. This is the known failure of Wald-type intervals
-      at the boundary, not a bug; the coverage study measures its cost.
-    * BCa is NaN where it is undefined: every resample strictly on one side
-      of the estimate (infinite bias correction) or a non-positive BCa
-      denominator ``1 - a (z0 + z)``. A :class:`DegenerateIntervalWarning`
-      says how many. An acceleration whose jackknife values are all equal is 0.
-    * An all-zero table, a non-square or non-count table is a ``ValueError``.
-
-Random streams: the resamples of matrix ``b`` (flat index into the batch) come
-from their own stream, ``SeedSequence(root.entropy, spawn_key=root.spawn_key
-+ (b,))``, so an interval never depends on the other matrices in the batch or
-on how the work is chunked.
+Design notes: docs/design.md#analysis-frequentist
 """
 
 from __future__ import annotations

@@ -1,34 +1,9 @@
 """The normal-normal random-effects model behind :func:`f1posterior.aggregate`.
 
-Each table ``k`` of ``K`` is summarised on an unbounded working scale ``g`` (logit
-for metrics in [0, 1], Fisher's z = atanh for metrics in [-1, 1], log for
-positive ratios) by the mean ``y_k`` and variance ``s_k^2`` of ``g(metric)`` over
-its own posterior draws. The model (Gelman et al., *Bayesian Data Analysis*, 3rd
-ed., 2013, section 5.4; the usual Bayesian random-effects meta-analysis)::
+``tau`` is drawn from its grid posterior and ``mu`` exactly given ``tau``: nothing is
+iterated.
 
-    y_k | theta_k ~ N(theta_k, s_k^2)        (s_k known)
-    theta_k       ~ N(mu, tau^2)             the tables' true metrics, on the g scale
-    p(mu)         flat
-    tau           ~ half-normal(scale A)     (Roever et al. 2021, Res. Synth. Methods 12:448)
-
-Integrating ``mu`` out under its flat prior gives the marginal posterior of ``tau``
-(BDA3 eq. 5.21)::
-
-    p(tau | y) ∝ p(tau) V(tau)^(1/2) prod_k N(y_k | mu_hat(tau), s_k^2 + tau^2)
-    w_k = 1 / (s_k^2 + tau^2),  V = 1 / sum_k w_k,  mu_hat = V sum_k w_k y_k
-
-and ``mu | tau, y ~ N(mu_hat(tau), V(tau))`` exactly. ``p(tau | y)`` is evaluated
-on a grid of cells and is piecewise constant within a cell (its density at the
-cell's midpoint); ``tau`` is drawn from it (a cell, then a uniform point in the
-cell), and ``mu`` from its exact normal given that ``tau``. Nothing is iterated,
-so there is no convergence to check.
-
-Heterogeneity: ``I^2 = tau^2 / (tau^2 + s^2)`` with Higgins & Thompson's (2002,
-Stat. Med. 21:1539, eq. 9) typical within-table variance
-``s^2 = (K - 1) sum w / ((sum w)^2 - sum w^2)``, ``w_k = 1 / s_k^2``. Its quantiles
-are those of ``tau`` mapped through this increasing function, so they are read off
-the grid's exact CDF (no Monte Carlo error). Cochran's Q and the moment form
-``max(0, (Q - (K - 1)) / Q)`` are reported too (the I^2 of classical software).
+Design notes: docs/design.md#analysis-random-effects
 """
 
 from __future__ import annotations

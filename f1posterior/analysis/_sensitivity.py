@@ -1,28 +1,9 @@
 """Prior sensitivity: the same metric's posterior under several named priors.
 
-On a large test set the prior hardly matters; on a small one it can dominate.
-The uniform prior (alpha = 1 in every cell) adds M pseudo-documents to each
-true class's row, spread evenly over the M predictions, so on a 20-document
-table it pulls F-scores a long way towards chance (``docs/compare.md`` has a
-20-document example whose macro-F1 of 0.83 gets a posterior mean of 0.66).
-:func:`prior_sensitivity` puts the posteriors side by side and flags the
-case where the choice moves the answer materially.
+A prior is flagged where it moves an HDI endpoint by more than ``threshold`` (a tenth by
+default) of the reference HDI's width.
 
-The flag. The first prior is the reference (``uniform`` by default). For every
-other prior, ``shift`` is the larger movement of the two HDI endpoints,
-divided by the width of the reference HDI::
-
-    shift = max(|lo - lo_ref|, |hi - hi_ref|) / (hi_ref - lo_ref)
-
-The result is ``sensitive`` where any prior's shift exceeds ``threshold``,
-:data:`DEFAULT_THRESHOLD` = 0.1 by default: switching priors moves an end of
-the interval by more than a tenth of its width. A tenth is a judgement: it is
-ten times the Monte Carlo noise of HDI endpoints at the default 50,000 draws
-(about 1% of the width), and it is where the endpoints a reader would quote
-start to change. A looser 0.25 would miss the case the check exists for: on
-the 20-document example above, uniform vs Jeffreys moves the HDI by 0.21 of
-its width (0.17 at 40 documents, 0.11 at 100, 0.085 at 200, 0.05 at 1,000,
-for the same table scaled up).
+Design notes: docs/design.md#analysis-sensitivity
 """
 
 from __future__ import annotations

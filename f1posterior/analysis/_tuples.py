@@ -1,36 +1,7 @@
 """Sparse form of the paired model: a Dirichlet over the (true class, prediction_1, ...,
 prediction_k) tuples that carry prior or posterior mass, never over all M^(k+1) of them.
 
-The joint prior (stated in :mod:`f1posterior.analysis._comparison` and ``docs/compare.md``)
-is the *shared-error* prior. Each true class ``t`` has a marginal prior row ``A[t]``:
-``s_t = sum_u A[t, u]`` pseudo-documents, each classifier right with probability
-``r_t = A[t, t] / s_t``, a wrong one predicting ``u`` with probability
-``e_tu = A[t, u] / (s_t - A[t, t])``. A pseudo-document of class ``t`` is drawn as: each
-classifier right or wrong independently (probability ``r_t``), and all the wrong ones
-predict one class ``u`` drawn from ``e_t``. So the prior tuple with correctness pattern
-``c`` (``c_i = 1``: classifier ``i`` wrong) and error class ``u`` has concentration
-proportional to ``r_t^(k - |c|) (1 - r_t)^|c| e_tu`` (``(t, ..., t)``: ``r_t^k``), the
-row scaled to ``s_t``.
-
-* Each classifier's marginal prior is exactly ``A`` (aggregation property of the
-  Dirichlet), and every ordered pair of classifiers gets the same prior mass on "i right,
-  j wrong" as on "j right, i wrong".
-* The default (:data:`PAIRED_PRIOR`) is ``A`` = :func:`paired_alpha`: three
-  pseudo-documents in all (:data:`DEFAULT_TOTAL`), ``3 / M`` per true class, with
-  ``r_t = 1/2`` and the errors spread evenly (each classifier's recall ``Beta(3/(2M),
-  3/(2M))``, the error split ``Dir(3/(2M(M-1)), ...)``), and the patterns on which every
-  classifier agrees (all right, all wrong) at half weight (:data:`DEFAULT_AGREE`; with
-  ``r_t = 1/2`` the marginals stay exactly ``A``). With two classifiers the prior is then
-  one pseudo-document on "A right, B wrong", one on the reverse and one on agreement,
-  whatever M, as the Bayesian sign test spreads its prior pseudo-observation evenly over
-  its three regions.
-* Exact and explicit: the prior's support is the tuples whose wrong predictions share one
-  class, ``M (1 + (M - 1)(2^k - 1))`` cells (k = 2: ``3 M^2 - 2 M``), so every prior
-  tuple is kept as a cell of the conjugate Dirichlet; no tuple is lumped or truncated. A
-  metric needs each classifier's marginal table, and the joint law of those marginals
-  needs every cell's Gamma variate, so a lumped row would not be exact. Tuples outside
-  the support (two classifiers wrong with different classes) carry their counts only.
-  More than :data:`MAX_PRIOR_CELLS` prior cells is an error.
+Design notes: docs/design.md#analysis-tuples
 """
 
 from __future__ import annotations

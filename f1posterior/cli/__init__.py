@@ -1,13 +1,9 @@
 """The ``f1posterior`` command line.
 
-Each subcommand lives in its own module with a ``register(subparsers)``
-function that adds its parser and sets ``run`` to a function of the parsed
-arguments returning the exit status. Exit status: 0 success (or gate
-passed), 1 gate failed, 2 usage or input error (and any other failure),
-3 gate inconclusive, 130 interrupted (SIGINT, Ctrl-C), 143 terminated (SIGTERM), 141 stdout
-closed (broken pipe).
-Errors are one line on stderr, never a traceback: :func:`main` turns every
-exception into one line ``f1posterior COMMAND: error: ...`` and exit 2.
+Exit status: 0 success (or gate passed), 1 gate failed, 2 usage or input error, 3 gate
+inconclusive, 130/143 interrupted/terminated, 141 stdout closed. Errors are one line.
+
+Design notes: docs/design.md#cli
 """
 
 from __future__ import annotations

@@ -1,22 +1,6 @@
 """``f1posterior compare``: is classifier A better than B?
 
-Two inputs:
-
-- confusion matrices of classifiers tested on **independent** test sets,
-  ``f1posterior compare A.json B.json`` (any format ``summarize`` reads); three
-  or more files rank the classifiers;
-- a predictions CSV of classifiers run on the **same** documents,
-  ``f1posterior compare --predictions preds.csv [--models a b]``: a ``y_true``
-  column and one column per model (the paired model; three or more models are
-  ranked).
-
-FILEs that are all predictions CSVs (``y_true`` and ``y_pred`` columns) are
-paired exactly as ``gate`` pairs FILE and BASEFILE
-(:func:`pair_prediction_tables`): joined on ``--id-col NAME`` in any row
-order, or, without it, paired only when every file lists the same true labels
-in the same order; otherwise a warning says they were not paired and they are
-compared as independent samples. One FILE (or ``--predictions``) may be ``-``,
-standard input.
+Design notes: docs/design.md#cli-compare
 """
 
 from __future__ import annotations

@@ -1,64 +1,8 @@
 """Gate configuration files: ``f1posterior gate --config gate.toml`` and ``pyproject.toml``.
 
-A configuration is a TOML table. Top-level keys (all optional):
+Keys, an example and the precedence of command-line flags are in the design notes.
 
-``file``, ``baseline``
-    The model's input and the baseline's (paths relative to the folder of
-    the configuration file).
-``prob``, ``draws``, ``max_draws``, ``seed``, ``prior``, ``ci_prob``
-    As the command-line flags of the same names (``--max-draws``, ...).
-``inconclusive``, ``multilabel``
-    ``"pass"`` or ``"fail"`` (``--inconclusive``); true or false (``--multilabel``).
-``id_col``
-    As ``--id-col``: the column naming each document in two predictions CSVs
-    (the file and a baseline); their rows are paired by it, in any order.
-
-and an array of ``[[check]]`` tables, one per check:
-
-``metric`` (required)
-    The metric's name.
-``min`` *or* ``baseline``
-    A floor T (PASS when P(metric >= T) >= prob), or a comparison with a
-    baseline: a path (relative to the configuration's folder) or ``true``
-    for the top-level ``baseline`` (or ``--baseline``).
-``max_drop``
-    The non-inferiority margin of a baseline check (default 0).
-``min_support``, ``joint``
-    For per-class floors: skip classes with fewer true documents; one joint
-    check P(every class >= T) (:class:`~f1posterior.JointFloor`).
-
-Example::
-
-    prob = 0.95
-    prior = "aligned"
-    file = "eval/confusion.csv"
-    baseline = "eval/production.csv"
-
-    [[check]]
-    metric = "micro_f1"
-    min = 0.8
-
-    [[check]]
-    metric = "recall"
-    min = 0.6
-    min_support = 20
-    joint = true
-
-    [[check]]
-    metric = "micro_f1"
-    baseline = true
-    max_drop = 0.01
-
-The same keys may live in ``pyproject.toml`` under ``[tool.f1posterior.gate]``
-(checks as ``[[tool.f1posterior.gate.check]]``). Command-line flags override
-the file; checks given on the command line (``--metric``) replace the file's
-checks: a floor (``--metric M --min T``) stays a floor (it is also compared
-with a baseline given on the command line, as without a file), and a bare
-``--metric M`` is compared with the baseline with the margin ``--max-drop``,
-or else the ``max_drop`` of the file's baseline check of ``M``. Every problem is
-a :class:`GateConfigError` (a ``ValueError``) of one line naming the file and
-the key. The keys' types and ranges are checked by
-:mod:`f1posterior.gating._config_schema`.
+Design notes: docs/design.md#gating-config
 """
 
 from __future__ import annotations

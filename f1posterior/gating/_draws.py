@@ -1,13 +1,6 @@
 """The evidence behind each check, one round of draws at a time, and the one verdict rule.
 
-:func:`evidence` turns the checks of a gate into :class:`Evidence`: per item
-(matrix, class or label) the draws meeting the condition (or the exact
-probability), the observed score, the HDI, the support and the prior flags.
-The gate pools the draws of the rounds of adaptive draws; :func:`judge` then
-decides each item's verdict, once: "skipped" below ``min_support``, else PASS
-when P(condition) >= prob, FAIL when P(opposite) >= prob, INCONCLUSIVE
-otherwise, and INCONCLUSIVE for a sampled probability still within
-:data:`NOISE_SIGMAS` Monte Carlo standard errors of ``prob`` or ``1 - prob``.
+Design notes: docs/design.md#gating-draws
 """
 
 from __future__ import annotations

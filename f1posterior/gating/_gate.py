@@ -1,26 +1,6 @@
 """Quality gates: pass a model only when its metrics are credibly good enough.
 
-A gate is a list of checks (:mod:`f1posterior.gating._checks`), each a
-posterior probability compared with a required probability ``prob`` (default
-0.95): a :class:`~f1posterior.Floor` P(metric >= T | data), a
-:class:`~f1posterior.JointFloor` P(every class >= T | data), a
-:class:`~f1posterior.NonInferiority` margin P(new - baseline >= -D | data).
-Each check is PASS when P(condition) >= prob, FAIL when P(opposite) >= prob,
-and INCONCLUSIVE otherwise (``prob`` in (0.5, 1)).
-
-Probabilities are exact where a closed form exists (aligned prior; see
-:mod:`f1posterior.posterior._exact`) and Monte Carlo estimates otherwise. A fixed
-default seed makes every verdict repeatable. A sampled probability within
-:data:`~f1posterior.gating.NOISE_SIGMAS` Monte Carlo standard errors of
-``prob`` or ``1 - prob`` is never decided: the gate draws again (doubling the
-total each round, from fresh streams derived from the seed, all rounds
-pooled) until it is clear or ``max_draws`` is reached, and then it is
-INCONCLUSIVE with the reason "within Monte Carlo noise at N draws". Each
-verdict is decided once, from the pooled draws (:func:`~f1posterior.gating._draws.judge`).
-
-Two confusion matrices are independent samples (independent posteriors); the
-predictions of both models on the same documents (``y_true``, ``y_pred``,
-``baseline_pred``) give the paired model of :func:`f1posterior.compare_predictions`.
+Design notes: docs/design.md#gating-gate
 """
 
 from __future__ import annotations

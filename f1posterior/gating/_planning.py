@@ -1,34 +1,8 @@
 """Planning the test set: how many more documents make the gate's verdict conclusive.
 
-:func:`plan` answers "the gate says INCONCLUSIVE: how many more test
-documents do I need?" by Bayesian assurance (posterior-predictive
-simulation). For a candidate number ``n`` of additional documents it draws
-``S`` parameter sets ``(mu, theta)`` from the current posterior
-(:func:`f1posterior.sample_posterior`, under the gate's prior), simulates
-``n`` more documents for each (class counts ``~ Mult(n, mu)``, row ``j ~
-Mult(n_j, theta_j)``: one multinomial over the cells ``mu_u theta_uv``),
-adds them to the observed counts, and applies the gate's rule to every
-simulated future table (PASS when ``P(condition) >= prob``, FAIL when
-``P(opposite) >= prob``; probabilities from :func:`f1posterior.evaluate` on
-the stack of ``S`` tables). ``assurance(n)`` is the fraction of conclusive
-simulations, with its binomial Monte Carlo error. The same parameter draws
-serve every ``n`` (common random numbers). Sizes: 0 (the gate itself on the
-observed table), then doubling from a round number near a tenth of the
-observed documents until the target or the cap ``max_documents``, then
-bisection (two significant digits) until the bracket is within 10%; the answer
-is the smallest size tried whose assurance reaches the target.
+Bayesian assurance: posterior-predictive simulation of future tables.
 
-Monte Carlo noise: probabilities with a closed form are exact (per-class
-``recall`` under any prior, since ``theta_jj`` is Beta whatever ``beta``;
-``micro_f1``, ``accuracy``, per-class ``f1`` and ``precision`` under an
-aligned prior; scipy needed). A sampled probability within
-:data:`f1posterior.gating.NOISE_SIGMAS` standard errors of ``prob`` or ``1 -
-prob`` (the gate's rule) is drawn again, doubling, up to ``max_draws``; a
-table still within noise then counts as inconclusive (conservative; reported
-as ``undecided``). The assumptions (same population; a baseline's future
-table an independent sample of the same new documents; every class
-conclusive for a per-class metric unless ``require="overall"``) are listed in
-every result's ``assumptions``.
+Design notes: docs/design.md#gating-planning
 """
 
 from __future__ import annotations

@@ -1,26 +1,9 @@
 """Posterior summaries of Dask arrays of confusion matrices, block by block.
 
-``f1posterior.integrations.dask.evaluate(x)`` takes a ``(B, M, M)`` Dask array chunked along
-``B`` and runs :func:`f1posterior.evaluate` on every block as a
-:func:`dask.delayed` task, on whatever scheduler is active (local threads,
-processes, or a distributed cluster), then joins the blocks' summaries with
-:meth:`~f1posterior.MetricSummary.concat`. Each block passes its global offset as
-``index_offset``, so every matrix reads the same random streams as in one
-in-memory call: the summaries equal ``f1posterior.evaluate(x.compute(), ...)``
-bit for bit, whatever the chunking.
+The summaries equal ``f1posterior.evaluate(x.compute(), ...)`` bit for bit, whatever the
+chunking. Dask is optional (``pip install 'f1posterior[dask]'``), imported only when used.
 
-``f1posterior.integrations.dask_files.evaluate_files(paths, out_dir)`` evaluates many batch files
-(JSON lines, or Parquet with the ``parquet`` extra) as partitions, one Dask task
-per file, and writes one result file per input file (one row per matrix, the
-columns of the command line's CSV output). Matrix ``i`` of the concatenation of
-the files, in the order given, reads the random streams of flat batch index
-``i``: the rows equal those of one :func:`f1posterior.evaluate` of the whole
-stack, whatever the files' sizes, the scheduler or the number of workers.
-
-Both run on any Dask scheduler, a ``dask.distributed`` cluster of processes
-included (``pip install 'f1posterior[distributed]'``). Dask is an optional
-dependency (``pip install 'f1posterior[dask]'``), imported only when these
-functions run.
+Design notes: docs/design.md#integrations-dask
 """
 
 from __future__ import annotations

@@ -1,13 +1,8 @@
 """Batch files as Dask partitions: :func:`evaluate_files`.
 
-``evaluate_files(paths, out_dir)`` evaluates many batch files (JSON lines, or
-Parquet with the ``parquet`` extra) as partitions, one Dask task per file, and
-writes one result file per input file (one row per matrix, the columns of the
-command line's CSV output). Matrix ``i`` of the concatenation of the files, in
-the order given, reads the random streams of flat batch index ``i``: the rows
-equal those of one :func:`f1posterior.evaluate` of the whole stack, whatever the
-files' sizes, the scheduler or the number of workers. Dask (and pyarrow for
-Parquet) are optional dependencies, imported only when it runs.
+Dask (and pyarrow for Parquet) are optional dependencies, imported only when it runs.
+
+Design notes: docs/design.md#integrations-dask-files
 """
 
 from __future__ import annotations

@@ -1,22 +1,8 @@
 """Streaming readers of batches of confusion matrices: JSON lines, ``.npy``, ``.npz``.
 
-A batch file is read chunk by chunk, so a million matrices never sit in memory
-at once and the time is linear in the file's size:
+A batch is read chunk by chunk (:class:`BatchChunk`), never whole.
 
-* **JSON lines** (``.jsonl``/``.ndjson``, or ``-`` for standard input): one
-  matrix per line, a nested list or ``{"matrix": ..., "labels": [...],
-  "name": ...}``. Names must be unique (checked with a set, not a list).
-* **.npy**: the header is parsed and its shape checked against the file's size
-  *before* anything is allocated, then the array is memory-mapped and read a
-  chunk at a time. Object arrays are never unpickled.
-* **.npz**: the array ``counts`` (or the archive's only array), with optional
-  ``names`` and ``labels`` string arrays; the member's header is checked
-  against its uncompressed size before it is read.
-
-Every error names the file and the line (or the matrix index). Chunks are
-:class:`BatchChunk` s whose ``start`` is the index of their first matrix, so
-``evaluate(chunk.counts, rng=root, index_offset=chunk.start)`` reproduces the
-rows of evaluating the whole stack at once.
+Design notes: docs/design.md#io-streaming
 """
 
 from __future__ import annotations

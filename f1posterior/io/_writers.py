@@ -1,38 +1,8 @@
 """Streaming writers: one row per matrix (or per matrix, metric and class), chunk by chunk.
 
-A :class:`RowWriter` takes :class:`~f1posterior.Evaluation` s of consecutive
-chunks of a batch and writes their rows as they come, so the output of a
-million matrices is never held in memory.
+Columns, run metadata, formats and escaping are described in the design notes.
 
-Columns (wide form, the default): ``name``, then for each metric
-``{metric}_{stat}`` with ``stat`` in :data:`STATS` (plus ``p_below`` and
-``p_above`` when a reference value is given, ``chance`` and ``p_above_chance``
-with ``evaluate(..., chance=True)``), then the flag ``{metric}_prior_dominated``
-(true where the prior dominates that matrix's posterior, see
-:attr:`~f1posterior.MetricSummary.prior_dominated`; empty/null when not
-checked); a per-class metric gives ``{metric}_{label}_{stat}``. The interval
-bounds are ``hdi_low``/``hdi_high`` whatever their probability: the
-probability is in the metadata. The long form (``long=True``) has one row per
-matrix, metric and class: ``name, metric, class``, the stats and the flag.
-
-Metadata (:func:`run_metadata`: the tool version, prior, draws, seed, interval
-probability, reference value and labels, plus what the caller adds) is
-written once: in CSV and TSV as a leading comment line ``# f1posterior:
-{JSON}`` (``pandas.read_csv(..., comment="#")`` skips it;
-:func:`f1posterior.io.read_metadata` reads it), in NDJSON as a first line
-``{"meta": {...}}``, in JSON beside ``rows``, and in Parquet as the schema metadata key
-``f1posterior``.
-
-Formats: ``csv``, ``tsv``, ``ndjson`` (one JSON object a line), ``json`` (an
-object with the settings and a ``rows`` list, streamed), ``markdown`` and
-``table``. Names and labels are escaped in every format: control characters
-everywhere (text, CSV), Markdown syntax and HTML in Markdown, and by JSON
-string encoding in JSON; in CSV and TSV, a text cell that a spreadsheet
-would run as a formula (one starting with ``=``, ``+``, ``-``, ``@``, a tab
-or a carriage return, and not a plain number) is prefixed with ``'``. Floats
-are written with full precision (shortest round-trip) except in the two
-human formats; an undefined value is ``nan`` in CSV and ``null`` in JSON.
-Files are written only through :func:`atomic_output`.
+Design notes: docs/design.md#io-writers
 """
 
 from __future__ import annotations

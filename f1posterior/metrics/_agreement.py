@@ -1,16 +1,9 @@
 """Chance-corrected agreement of confusion tables: Matthews' correlation and Cohen's kappa.
 
-Both are written with the one-vs-rest cells of :func:`._sums.one_vs_rest`, so that no
-quantity is a difference of two nearly equal sums (on posterior draws a class's mass
-can be ~1e-154): with ``n`` documents, ``t_k``/``p_k`` the true/predicted totals,
+Written with the one-vs-rest cells, so that no quantity is a difference of two nearly
+equal sums.
 
-- ``n * trace - sum_k t_k p_k = sum_k (tp_k tn_k - fp_k fn_k)``,
-- ``n**2 - sum_k p_k**2 = sum_k p_k (fn_k + tn_k)``, ``n**2 - sum_k t_k**2 =
-  sum_k t_k (fp_k + tn_k)`` and ``n**2 - sum_k t_k p_k = sum_k t_k (fn_k + tn_k)``.
-
-The multi-class Matthews correlation is Gorodkin's R_K (Gorodkin, 2004, Comput. Biol.
-Chem. 28(5)), scikit-learn's ``matthews_corrcoef``; kappa is Cohen's (1960), with
-scikit-learn's linear and quadratic weights (Cohen, 1968).
+Design notes: docs/design.md#metrics-agreement
 """
 
 from __future__ import annotations

@@ -1,13 +1,6 @@
 """Confusion matrices from predictions (numpy only; scikit-learn's semantics).
 
-:func:`confusion_matrix` counts single-label predictions of any hashable
-label type into an ``(M, M)`` table (rows = true label, columns = predicted
-label) and returns the label order with it. :func:`multilabel_confusion_matrix`
-counts ``(D, L)`` 0/1 indicator matrices into ``(L, 2, 2)`` per-label tables
-``[[tn, fp], [fn, tp]]``. Both agree exactly with scikit-learn's functions of
-the same names (tested against it); the few deliberate differences are listed
-in each docstring. :func:`align_ids` pairs two predictions of the same
-documents given in different row orders by their document ids.
+Design notes: docs/design.md#metrics-confusion
 """
 
 from __future__ import annotations

@@ -1,21 +1,8 @@
 """Metric functions of one confusion table, for counts and posterior draws alike.
 
-Every function takes a table of shape ``(..., M, M)`` (rows = true class,
-columns = predicted class) holding either document counts or cell
-probabilities, and returns the metric over the leading axes: ``(...)``, or
-``(..., K)`` for ``average=None`` (one value per selected class). Because the
-number of documents cancels from every F-score, precision, recall and
-accuracy, the same code gives the observed score from counts and the
-posterior draws from sampled probabilities (the cell probabilities
-``p[u, v] = mu_u * theta_uv`` of Zhang, Wang & Zhao, ICTIR 2015).
+``average`` and ``zero_division`` follow scikit-learn's ``precision_recall_fscore_support``.
 
-``average`` and ``zero_division`` follow scikit-learn's
-``precision_recall_fscore_support`` exactly; on counts the results equal
-scikit-learn's on the predictions the table summarises, with
-``labels=range(M)``. Every score is a ratio of the per-class sums of
-:mod:`._sums`, divided by the one :func:`._divide.safe_divide` and averaged by
-:func:`._divide.finish_average`; the named metrics are in :mod:`._registry`
-(``METRICS``).
+Design notes: docs/design.md#metrics-multiclass
 """
 
 from __future__ import annotations

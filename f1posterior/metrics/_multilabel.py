@@ -1,20 +1,6 @@
 """Multi-label metrics: the multi-class metric path on per-label 2 x 2 stacks.
 
-A multi-label classifier over ``L`` labels gives ``(..., L, 2, 2)`` tables in
-scikit-learn's ``multilabel_confusion_matrix`` layout ``[[tn, fp], [fn, tp]]``; each
-is a 2 x 2 confusion table whose positive class is index 1. Per label, ``f1``,
-``fbeta``, ``precision``, ``recall`` and ``jaccard`` are the multi-class functions'
-values of class 1 on the stack (:mod:`._multiclass`, :mod:`._rates`). Across labels:
-
-- ``micro_*``: the same function of the pooled table (the four cells summed over
-  labels);
-- ``macro_*``: the mean over labels of the per-label values;
-- ``weighted_*``: per-label values weighted by support ``tp + fn``;
-- ``hamming_loss``: ``(fp + fn) / (tn + fp + fn + tp)`` of the pooled table.
-
-The across-label metrics are computed from sums over labels (:class:`LabelTerms`,
-:func:`aggregate`), so a caller can add the labels' terms a block at a time.
-On counts ``0/0`` gives 0 (scikit-learn's default ``zero_division``).
+Design notes: docs/design.md#metrics-multilabel
 """
 
 from __future__ import annotations

@@ -1,14 +1,7 @@
 """One-vs-rest rates of confusion tables: specificity, NPV, error rates, Jaccard, P4,
 informedness, markedness, balanced accuracy and likelihood ratios.
 
-Class ``j`` against the rest has the 2 x 2 table ``[[tn_j, fp_j], [fn_j, tp_j]]``
-(scikit-learn's ``multilabel_confusion_matrix``; :func:`._sums.one_vs_rest`); each rate is
-a ratio of those cells (``_RATES``), averaged as scikit-learn averages precision. P4,
-informedness and markedness are per class with no micro form; for two classes their
-values for class 0 and class 1 are equal, so the macro value is the binary one.
-Likelihood and odds ratios are per class (class 1 of a 2 x 2 table is scikit-learn's
-``class_likelihood_ratios``); on counts a zero denominator is undefined
-(``zero_division``, NaN by default), on draws they are finite but unbounded above.
+Design notes: docs/design.md#metrics-rates
 """
 
 from __future__ import annotations

@@ -1,13 +1,8 @@
 """The named metrics of :func:`f1posterior.evaluate`, the gate and the command line.
 
-:data:`METRICS` maps each name to a function of a validated float table
-``(..., M, M)`` (counts or cell probabilities) returning ``(...)``, or ``(..., M)``
-for the names in :data:`PER_CLASS_METRICS`. All go through the one metric path
-(:mod:`._sums`, :mod:`._divide`). On counts a 0/0 takes scikit-learn's default value
-silently: 0 for rates and F-scores, 0 for Matthews' correlation, NaN for kappa and
-for the likelihood and odds ratios (an undefined observed score, which the posterior
-summaries flag as prior-dominated); balanced accuracy leaves out classes without
-documents. On posterior draws every cell is positive and no division is 0/0.
+:data:`METRICS` maps each name to a function of a float table ``(..., M, M)``.
+
+Design notes: docs/design.md#metrics-registry
 """
 
 from __future__ import annotations

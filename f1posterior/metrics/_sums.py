@@ -1,13 +1,6 @@
 """Per-class sums of confusion tables: the one representation of the metric path.
 
-Every metric is a function of, per class ``j`` (trailing class axis), the
-diagonal cell ``tp_j``, the predicted and true totals, and for one-vs-rest
-metrics the four cells ``tp_j, fp_j, fn_j, tn_j`` of class ``j`` against the
-rest. The one-vs-rest cells are sums of non-negative cells (``tn_j`` by subtraction only
-where it is not small against the total, so to ~1e-12): on posterior draws a class
-whose rows and columns hold nearly all the mass (the other classes at the sampler's
-prevalence floor, about 1.5e-154) keeps an exact small ``tn`` instead of a cancelled
-``total - true_j - fp_j``.
+Design notes: docs/design.md#metrics-sums
 """
 
 from __future__ import annotations

@@ -1,25 +1,9 @@
 """The batch engine behind :func:`f1posterior.evaluate` and :func:`f1posterior.evaluate_multilabel`.
 
-A run is an :class:`Engine` over a flat stack of posterior concentrations (one
-``(M + 1, M)`` table each) and a :class:`Measure`, the metric side. Work is
-planned (:func:`plan`) in **groups** of tables whose metric draws are held and
-summarised together (whole *units*: a matrix, or the ``L`` labels of a
-multi-label set, unless one unit alone is too large: its tables then run as
-consecutive groups, in order), and **chunks** of cell draws inside a group (whole
-tables, or whole random blocks of draws), each sampled into one working buffer
-and passed to the measure. Independent groups run on ``workers`` threads (numpy
-releases the GIL in its Gamma variates, ufuncs, sorts and partitions); with
-fewer units than workers, a group's ranges of draws run in parallel instead;
-large batches run on forked worker processes where forking is safe (two measured
-1.87-1.93x one worker, two threads 1.74-1.84x: the GIL's hand-offs).
+Groups of tables, chunks of draws, threads or forked workers; results are bit-identical
+whatever ``workers`` and ``max_memory`` are.
 
-Every chunk reads only its own random streams (one per table and block of draws,
-:mod:`f1posterior._core.streams`), and a measure sees the tables of one range of
-draws in order, so results are bit-identical whatever ``workers`` and
-``max_memory`` are. The working memory (Gamma buffers, metric temporaries,
-metric draws and the summary's partition) stays within ``max_memory``, except
-that one matrix's metric draws and one random block of its cell draws are always
-held.
+Design notes: docs/design.md#posterior-batch
 """
 
 from __future__ import annotations

@@ -1,19 +1,6 @@
 """The chance baseline: each metric against a classifier that guesses at the same rates.
 
-For a table of cell probabilities ``p`` with row sums ``r`` (the class
-prevalences) and column sums ``k`` (the rates at which each class is
-predicted), the *chance table* ``c_uv = r_u k_v`` is the table of a classifier
-that predicts each class at the same rate but independently of the truth. Its
-metric is the chance level: for accuracy ``sum_u r_u k_u`` (caret's
-"no-information rate" is the largest ``r_u``, the chance level of always
-predicting the majority class), for precision of class ``j`` ``r_j``, and so on.
-
-``evaluate(..., chance=True)`` computes, per posterior draw, the metric of
-the drawn table and of its chance table, and reports the posterior mean of the
-chance level (``chance``), the chance level of the observed table
-(``chance_score``) and ``p_above_chance`` = P(metric > its chance level), the two
-compared draw by draw (the analogue of caret's "accuracy > NIR" test and of
-prob_conf_mat's random-classifier baseline, here as a posterior probability).
+Design notes: docs/design.md#posterior-chance
 """
 
 from __future__ import annotations

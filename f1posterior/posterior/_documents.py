@@ -1,64 +1,9 @@
 """Document-level ("samples") multi-label metrics with Bayesian-bootstrap uncertainty.
 
-Document-level averages are not functions of the per-label tables, so they
-cannot come from the label model. Each metric is instead the average of a
-per-document value ``v_d`` over the ``D`` test documents, and its
-uncertainty comes from the Bayesian bootstrap (Rubin 1981): the documents'
-weights get a flat Dirichlet posterior, ``w ~ Dir(1, ..., 1)``, and each draw
-of the metric is ``sum_d w_d v_d``. Its posterior mean is the observed
-average exactly, and its variance is ``var(v) / (D + 1)`` (population
-variance of the ``v_d``).
+Each metric is the average of a per-document value; its draws weight the documents by
+``w ~ Dir(1, ..., 1)`` (Rubin 1981).
 
-Per-document values
--------------------
-With ``Y`` the true label set, ``P`` the predicted set, ``tp = |Y & P|``,
-``L`` labels and ``b2 = f_beta ** 2``:
-
-``samples_fbeta`` / ``samples_f1``
-    ``(1 + b2) tp / (b2 |Y| + |P|)``
-``samples_precision``
-    ``tp / |P|``
-``samples_recall``
-    ``tp / |Y|``
-``samples_jaccard``
-    ``tp / |Y | P|``
-``hamming_loss``
-    ``|Y ^ P| / L`` (symmetric difference)
-``subset_accuracy``
-    1 if ``P = Y``, else 0
-
-A ``0/0`` above (no true and/or no predicted labels) takes the value
-``zero_division`` (0 by default), exactly as scikit-learn's
-``average="samples"`` scores do.
-
-With a score matrix ``s`` (higher = more likely), ranks are pessimistic
-about ties, as in scikit-learn: ``rank(y) = |{l : s_l >= s_y}|`` (1 = top).
-
-``average_precision``
-    mean over ``y`` in ``Y`` of ``|{y' in Y : s_y' >= s_y}| / rank(y)``;
-    1 for a document with no true labels or with every label true
-    (scikit-learn's ``label_ranking_average_precision_score``).
-``ranking_loss``
-    ``|{(y, z) in Y x not-Y : s_y <= s_z}| / (|Y| |not-Y|)``; 0 when ``Y``
-    or its complement is empty (scikit-learn's ``label_ranking_loss``).
-``coverage``
-    ``max_{y in Y} rank(y)``, the number of labels one must go down the
-    ranking to cover every true label; 0 for a document with no true labels
-    (scikit-learn's ``coverage_error``; Rubin, Chambers, Smyth & Steyvers
-    2012's ``max rank - 1`` is this minus one).
-``one_error``
-    1 if a top-scoring label is not true (any label tied at the top counts),
-    else 0; so 1 for a document with no true labels.
-``is_error``
-    1 if the ranking is not perfect, i.e. some false label scores at least
-    as high as some true label (``ranking_loss > 0``), else 0; 0 when ``Y``
-    or its complement is empty. A fraction in [0, 1] (Rubin et al. 2012's
-    percentage, [0, 100], is this times 100).
-``margin``
-    ``rank(highest-ranked false label) - rank(lowest-ranked true label)``:
-    >= 1 for a perfect ranking, <= 0 otherwise (larger is better).
-    Undefined when ``Y`` or its complement is empty: such documents are an
-    error for this metric.
+Design notes: docs/design.md#posterior-documents
 """
 
 from __future__ import annotations
@@ -251,7 +196,7 @@ def document_scores(
     f_beta: float = 1.0,
     zero_division: float = 0,
 ) -> dict[str, np.ndarray]:
-    """Per-document values of document-level metrics (formulas in the module docstring).
+    """Per-document values of document-level metrics (formulas in the design notes).
 
     Their means equal scikit-learn's ``f1_score``/``fbeta_score``/
     ``precision_score``/``recall_score``/``jaccard_score`` with
@@ -316,8 +261,8 @@ def evaluate_documents(
     """Bayesian-bootstrap posteriors of document-level multi-label metrics.
 
     Each metric is the average over documents of a per-document value
-    (:func:`document_scores`; formulas in the module docstring). Each
-    posterior draw reweights the documents with ``w ~ Dirichlet(1, ..., 1)``
+    (:func:`document_scores`; formulas in docs/design.md#posterior-documents).
+    Each posterior draw reweights the documents with ``w ~ Dirichlet(1, ..., 1)``
     and returns ``sum_d w_d v_d``; the score is the plain average.
 
     Parameters

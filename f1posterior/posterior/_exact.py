@@ -1,43 +1,8 @@
 """Closed-form posteriors: under the aligned prior, and per-class recall under any Dirichlet prior.
 
-When ``beta_j = sum_k alpha_jk`` for every class (the ``"aligned"`` prior of
-:mod:`f1posterior._core.priors`), the Zhang et al. model is one Dirichlet over the
-M^2 cells, ``p ~ Dir(A)`` with ``A = alpha + C``. By the aggregation property
-of the Dirichlet, with ``r_j``/``c_j`` the row/column sums of ``A``:
+The incomplete beta function comes from scipy (optional), imported only when needed.
 
-============================  ==============================================
-metric                        posterior
-============================  ==============================================
-``micro_f1`` = ``accuracy``   ``Beta(trace A, sum A - trace A)``
-per-class ``precision``       ``Beta(A_jj, c_j - A_jj)``
-per-class ``recall``          ``Beta(A_jj, r_j - A_jj)``
-per-class ``f1``              ``2B / (1 + B)``, ``B ~ Beta(A_jj, r_j + c_j - 2 A_jj)``
-============================  ==============================================
-
-(``B`` is the posterior of the class's Jaccard index tp / (tp + fp + fn).)
-
-Per-class **recall** needs no aligned prior: ``recall_j = theta_jj`` and
-``theta_j | C ~ Dir(alpha_j + c_j)`` whatever ``beta`` (``theta`` is independent
-of the prevalences ``mu``), so ``recall_j ~ Beta(A_jj, r_j - A_jj)`` under
-*every* Dirichlet prior (:data:`ANY_PRIOR_METRICS`; ``r_j`` the row sum of ``alpha + C``).
-Under the hierarchical default prior (:mod:`f1posterior._core.priors`) a recall is a
-finite mixture of Betas (one per grid point and component); it is sampled there, with
-every other metric, and these functions refuse it.
-Every quantity of these posteriors is computed without sampling: the CDF with
-the regularised incomplete beta function, quantiles with its inverse, the
-mean and standard deviation of ``2B/(1+B)`` by a fast hypergeometric series,
-and the HDI as the shortest interval of the metric's *own* distribution (a
-1-D search over the lower tail mass; the HDI of ``2B/(1+B)`` is not the
-transform of the HDI of ``B``).
-
-scipy (the optional extra ``f1posterior[exact]``) supplies the incomplete
-beta function; it is imported only when needed. Without it
-:func:`f1posterior.evaluate` samples these metrics instead: with a warning
-under an aligned prior (asked for by name), silently for recall under other
-priors (the default install is numpy only; the summary's ``exact`` field and
-``mc_error`` say which way each number was computed). So a recall summary is
-exact where scipy is installed and a Monte Carlo estimate where it is not:
-the same seed gives the same numbers only within one kind of environment.
+Design notes: docs/design.md#posterior-exact
 """
 
 from __future__ import annotations

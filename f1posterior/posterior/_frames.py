@@ -1,22 +1,8 @@
-"""Results in the tools people already use: pandas, ArviZ and scikit-learn.
-
-- :func:`to_dataframe`: a pandas DataFrame, one row per metric, matrix and
-  class, with every summary field, or one row per matrix (``form="wide"``,
-  the columns of the command line's CSV) (optional extra ``f1posterior[pandas]``).
-- :func:`to_inference_data`: the metric draws as an ArviZ ``InferenceData``
-  posterior, so ``az.summary`` and ``az.plot_posterior`` work (optional extra
-  ``f1posterior[arviz]``).
-- :func:`evaluate_estimator`: from a fitted scikit-learn classifier and a test
-  set straight to a posterior.
-
-scikit-learn's ``confusion_matrix``, ``multilabel_confusion_matrix`` and
-``ConfusionMatrixDisplay.confusion_matrix`` are plain integer arrays in the
-layout :func:`~f1posterior.evaluate` expects (rows = true class), so they are
-accepted as they are: a ``multilabel_confusion_matrix`` of shape ``(L, 2, 2)``
-is a batch of ``L`` binary tables (``[[tn, fp], [fn, tp]]``), whose per-label
-F1 is the class-1 entry of the per-class ``"f1"`` metric.
+"""Results in the tools people already use: pandas and ArviZ.
 
 Every optional package is imported inside the function that needs it.
+
+Design notes: docs/design.md#posterior-frames
 """
 
 from __future__ import annotations

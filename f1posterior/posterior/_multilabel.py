@@ -1,42 +1,6 @@
 """Multi-label (and binary) evaluation: one M = 2 core model per label.
 
-A multi-label classifier over ``L`` labels is ``L`` binary classifiers
-(Zhang et al. 2015, section 4). Each label's 2 x 2 table, in scikit-learn's
-``multilabel_confusion_matrix`` layout ``[[tn, fp], [fn, tp]]`` (rows =
-truth), gets the core model with ``M = 2``; a two-category Dirichlet is a
-Beta, so per label, independently,
-
-    prevalence   pi | C ~ Beta(beta_1 + fn + tp,   beta_0 + tn + fp)
-    recall        r | C ~ Beta(alpha_11 + tp,      alpha_10 + fn)
-    false-pos.    f | C ~ Beta(alpha_01 + fp,      alpha_00 + tn)
-
-and the label's cell probabilities are ``tp = pi r``, ``fn = pi (1 - r)``,
-``fp = (1 - pi) f``, ``tn = (1 - pi)(1 - f)``. The draws are those of
-:func:`f1posterior.sample_posterior` on the stack of tables, so every
-per-label metric has exactly the distribution :func:`f1posterior.evaluate`
-gives the label's table.
-
-Metrics across labels need the labels' tables on one scale: each label's
-probability table is multiplied by its number of documents ``N_l`` (all equal
-to ``D`` when the tables come from one test set), giving expected counts;
-every metric is then the same function of the counts (plug-in score) and of
-the posterior expected counts (draws): the multi-class metric functions on the
-per-label 2 x 2 stacks, positive class index 1 (:mod:`f1posterior.metrics._multilabel`:
-per label ``f1``, ``fbeta``, ``precision``, ``recall``, ``jaccard``; micro on the
-pooled table, macro the mean over labels, weighted by support ``tp + fn``,
-``hamming_loss = sum_l (fp + fn) / sum_l N_l``). On counts, ``0/0`` gives 0
-(scikit-learn's default ``zero_division``; a label never true and never
-predicted scores 0 and counts in macro averages, as in scikit-learn). Posterior
-draws never divide by zero.
-
-Under the aligned prior (``beta="aligned"``: each label one Dirichlet over
-its four cells, ``A = alpha + C``) the per-label metrics have the M = 2
-closed forms of :mod:`f1posterior.posterior._exact` (:data:`EXACT_LABEL_METRICS`):
-``precision ~ Beta(A_11, A_01)``, ``recall ~ Beta(A_11, A_10)``,
-``jaccard = B ~ Beta(A_11, A_01 + A_10)`` and ``f1 = 2B / (1 + B)`` (also
-``fbeta`` when ``f_beta = 1``). Their summaries are then exact (``exact``
-True, ``mc_error`` 0, ``draws`` 0), as in :func:`f1posterior.evaluate`;
-metrics across labels are still sampled.
+Design notes: docs/design.md#posterior-multilabel
 """
 
 from __future__ import annotations

@@ -1,24 +1,9 @@
 """Metrics at a deployment prevalence: ``evaluate(..., prevalence=pi)``.
 
-A test set's class proportions need not be those met in deployment (a
-balanced test set of a screening model, a 1% prevalence in use). In the model
-of Zhang, Wang & Zhao (2015) a table of cell probabilities is
-``p_uv = mu_u theta_uv``: the prevalences ``mu`` times the rows ``theta_u`` of
-the classifier's confusion probabilities. The behaviour of the classifier,
-``theta``, does not depend on the prevalence, so the table at a target
-prevalence ``pi`` is
+The table at a target prevalence is ``p_uv(pi) = pi_u theta_uv``, ``theta`` drawn from its
+posterior as usual.
 
-    p_uv(pi) = pi_u theta_uv
-
-with ``theta`` drawn from its posterior as usual (``mu`` is then unused).
-Precision, F1 and accuracy change with ``pi``; recall (``theta_jj``) does not.
-For a binary table this is the familiar PPV = pi TPR / (pi TPR + (1 - pi) FPR).
-
-The target is either fixed (a probability vector, or one per matrix of a batch)
-or uncertain, ``("dirichlet", a)``: each posterior draw then takes its own
-``pi ~ Dirichlet(a)``, drawn by the package's Gamma sampler from streams of its
-own (the root seed's child :data:`PREVALENCE_KEY`), so the cell draws are the
-same as without a target and a run is reproducible.
+Design notes: docs/design.md#posterior-prevalence
 """
 
 from __future__ import annotations

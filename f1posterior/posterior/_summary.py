@@ -96,15 +96,8 @@ def _select(
     the ``n - k + 1`` largest, sorted (views of ``work``); and with ``median``,
     the order statistics ``(n - 1) // 2`` and ``n // 2``. The values are those
     of a full sort of each row, bit for bit (only order statistics are read), so
-    the result does not depend on which of the two ways below was taken.
-
-    A full sort is used for short rows, small arrays, and when the two tails
-    overlap. Otherwise, single-``kth`` partitions (numpy's fast selection path;
-    one partition with several ``kth`` goes through a slower loop: 1.5-2.2x a
-    full sort on this project's machine, while the cuts below take 0.35-0.75x):
-    without the median, a cut at ``k - 1`` and then one at ``nw - 1`` of the
-    part below it; with the median, a cut at the median and one in each half.
-    Only the two tails are then sorted.
+    the result does not depend on whether rows were sorted or partitioned
+    (docs/design.md#posterior-summary).
     """
     n = work.shape[-1]
     m0 = (n - 1) // 2

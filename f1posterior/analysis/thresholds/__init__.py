@@ -1,17 +1,9 @@
 """Decision thresholds that maximise F-beta, and honest scores for them.
 
-The tools of Lipton, Elkan & Narayanaswamy (2014, ECML PKDD) and of Rubin et al. (2012,
-Machine Learning 88): the empirical F-beta-optimal threshold (:func:`best_threshold`),
-the decisions maximising the exact expected F-beta of calibrated probabilities
-(:func:`expected_fbeta_decisions`), rank cut-offs for multi-label scores (``*_cutoff``),
-and a cross-fitted posterior for a threshold chosen from data (:func:`evaluate_threshold`).
+Labels come first and scores second (scikit-learn's ``(y_true, y_score)``); a prediction is
+positive when ``y_score >= threshold``.
 
-Conventions: labels come first and scores second (scikit-learn's ``(y_true, y_score)``),
-each ``(n,)`` for one binary problem or ``(D, L)`` for ``D`` documents and ``L`` labels.
-A prediction is positive when ``y_score >= threshold``, so tied scores go together.
-Tables are ``[[tn, fp], [fn, tp]]`` (rows = truth), the core's ``(M, M)`` layout with
-class 1 positive. A label without positives has F-beta 0/0 when nothing is predicted:
-the functions then predict nothing and score it ``zero_division`` (0 or 1; default 0).
+Design notes: docs/design.md#analysis-thresholds
 """
 
 from __future__ import annotations
