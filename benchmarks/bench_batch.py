@@ -8,7 +8,7 @@ Run from the repository root::
 Writes ``benchmarks/results/bench_batch.json`` (``bench_batch_quick.json`` with
 ``--quick``). Every time is the best of a few repeats (the machine is shared;
 the load average before and after is recorded). Peers, if installed
-(``pip install 'f1posterior[bench]'``; never runtime dependencies):
+(``pip install --group bench``; never runtime dependencies):
 ``prob_conf_mat`` (the same Dirichlet model, one matrix per ``Study``) and
 ``confidenceinterval`` (delta-method intervals from label vectors).
 """

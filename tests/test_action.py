@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml  # pyyaml: a dependency of dask[array], in the test extras
+import yaml  # pyyaml: in the test dependency group
 
 from f1posterior.cli import build_parser
 

@@ -8,6 +8,8 @@ import tracemalloc
 
 import numpy as np
 import pytest
+from helpers import FIELDS
+from helpers import stack as _stack
 
 from f1posterior import evaluate, f1, sample_posterior, summarize_draws
 from f1posterior._core.sampling import block_draws, draw_chunks, fill_block
@@ -17,15 +19,7 @@ from f1posterior.metrics._registry import METRICS
 from f1posterior.posterior._batch import check_fits, plan
 from f1posterior.posterior._summary import summarize_rows
 
-FIELDS = ("score", "mean", "median", "std", "mc_error", "hdi", "eti", "p_below", "p_above")
 METRICS3 = ("micro_f1", "macro_f1", "f1")
-
-
-def _stack(b, m, seed=0):
-    rng = np.random.default_rng(seed)
-    c = rng.integers(0, 30, size=(b, m, m))
-    c[..., np.arange(m), np.arange(m)] += 20
-    return c
 
 
 def _smallest_budget(m, draws, widths, itemsize=8):

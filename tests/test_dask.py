@@ -4,30 +4,22 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import DIAGNOSTICS, FIELDS
+from helpers import stack as _stack
 
 from f1posterior import evaluate
 
-da = pytest.importorskip("dask.array")  # CI installs dask through the test extra
+da = pytest.importorskip("dask.array")  # CI installs dask with the test dependency group
 import dask  # noqa: E402
 
 from f1posterior.integrations import dask as f1dask  # noqa: E402
-
-FIELDS = ("score", "mean", "median", "std", "mc_error", "hdi", "eti", "p_below", "p_above",
-          "prior_shift", "prior_dominated", "chance", "chance_score", "p_above_chance")  # fmt: skip
-
-
-def _stack(b, m, seed=0):
-    rng = np.random.default_rng(seed)
-    c = rng.integers(0, 30, size=(b, m, m))
-    c[..., np.arange(m), np.arange(m)] += 20
-    return c
 
 
 def assert_same(a, b):
     assert list(a) == list(b)
     for name in a:
         assert a[name].draws == b[name].draws and a[name].exact == b[name].exact
-        for f in FIELDS:
+        for f in FIELDS + DIAGNOSTICS:
             np.testing.assert_array_equal(getattr(a[name], f), getattr(b[name], f), err_msg=f)
 
 

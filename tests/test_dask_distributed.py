@@ -18,20 +18,14 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from distributed import Client, LocalCluster
+from helpers import FIELDS
+from helpers import stack as _stack
 
 from f1posterior import evaluate
 from f1posterior.integrations import dask as f1dask
 from f1posterior.integrations import dask_files
 
-FIELDS = ("score", "mean", "median", "std", "mc_error", "hdi", "eti", "p_below", "p_above")
 KW = dict(metrics=("micro_f1", "macro_f1", "f1"), draws=1500, ref=0.6, rng=20260901)
-
-
-def _stack(b: int, m: int, seed: int = 0) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    c = rng.integers(0, 30, size=(b, m, m))
-    c[..., np.arange(m), np.arange(m)] += 20
-    return c
 
 
 @pytest.fixture(scope="module")
@@ -88,7 +82,11 @@ def test_files_as_partitions_equal_one_evaluate(client, tmp_path, sizes):
     outs = dask_files.evaluate_files(paths, tmp_path, chunk=5, labels=["x", "y", "z"], **KW)
     assert [o.name for o in outs] == [f"part{k}.csv" for k in range(len(sizes))]
     got = pd.concat(
-        [pd.read_csv(o, dtype={"name": str}, comment="#") for o in outs], ignore_index=True
+        [
+            pd.read_csv(o, dtype={"name": str}, comment="#", float_precision="round_trip")
+            for o in outs
+        ],
+        ignore_index=True,
     )
     want = _expected(c, names, labels=["x", "y", "z"])
     assert "f1_y_hdi_low" in got.columns

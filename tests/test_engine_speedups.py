@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 import pytest
+from helpers import stack as _stack
 
 from f1posterior import evaluate, hdi, summarize_draws
 from f1posterior._core import streams
@@ -145,12 +146,6 @@ def test_bit_identical_across_workers_and_budgets(b, m, draws):
                 np.testing.assert_array_equal(
                     getattr(other[name], field), getattr(base[name], field), err_msg=field
                 )
-
-
-def _stack(b: int, m: int) -> np.ndarray:
-    c = np.random.default_rng(b * m).integers(0, 20, size=(b, m, m))
-    c[..., np.arange(m), np.arange(m)] += 30
-    return c
 
 
 def test_process_pool_is_bit_identical_to_one_thread(monkeypatch):

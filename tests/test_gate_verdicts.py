@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import forged_npy
 
 from f1posterior import Floor, NonInferiority
 from f1posterior.gating._gate import MIN_DRAWS, gate
@@ -192,14 +193,6 @@ def test_cli_max_draws_and_reason(matrix: str) -> None:
 # --- every failure: one line on stderr, exit 2 (item 3) ------------------------------
 
 
-def _forged_npy(path: Path) -> None:
-    header = "{'descr': '<f8', 'fortran_order': False, 'shape': (100000000, 100000000), }"
-    header = header + " " * (118 - len(header)) + "\n"
-    path.write_bytes(
-        b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode() + bytes(64)
-    )
-
-
 @pytest.mark.parametrize(
     ("case", "extra", "message"),
     [
@@ -221,7 +214,7 @@ def test_hostile_inputs_exit_2_one_line(
     elif case == "empty.npy":
         path.write_bytes(b"")
     elif case == "forged.npy":
-        _forged_npy(path)
+        path.write_bytes(forged_npy((100000000, 100000000), bytes(64)))
     else:
         path = Path(matrix)
     r = cli("gate", str(path), "--metric", "micro_f1", "--min", "0.5", *extra)

@@ -260,7 +260,7 @@ def test_p4_informedness_markedness_against_their_definitions(table):
     ours = p4(table, average=None, zero_division=np.nan)
     defined = np.isfinite(p4_) & (p4_ > 0)  # the paper's form where all four scores are > 0
     np.testing.assert_allclose(ours[defined], p4_[defined], rtol=1e-12)
-    assert np.all(ours[(tp == 0) & (fp + fn > 0)] == 0)  # the limit with tp = 0
+    assert np.all(ours[(tp == 0) & (tn > 0) & (fp + fn > 0)] == 0)  # the limit with tp = 0
     j = informedness(table, average=None, zero_division=np.nan)
     np.testing.assert_allclose(j, rec + spec - 1, rtol=1e-12, atol=1e-15, equal_nan=True)
     mk = markedness(table, average=None, zero_division=np.nan)

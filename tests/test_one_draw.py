@@ -14,6 +14,7 @@ import json
 
 import numpy as np
 import pytest
+from helpers import FIELDS
 
 from f1posterior import Floor, JointFloor, NonInferiority, evaluate, gate, sample_posterior
 from f1posterior.cli import main
@@ -35,7 +36,6 @@ TEN = np.array(
         [1, 0, 0, 0, 0, 1, 1, 0, 1, 47],
     ]
 )
-FIELDS = ("mean", "median", "std", "mc_error", "hdi", "eti", "p_below", "p_above")
 #: Sampled metrics (recall is drawn too when keep_draws asks for its draws).
 ALONE = ("micro_f1", "accuracy", "macro_f1", "f1", "mcc", "recall")
 OTHERS = [("macro_f1",), ("f1",), ("mcc",), ("macro_f1", "f1", "mcc", "precision")]

@@ -17,7 +17,8 @@ TEXT = README.read_text(encoding="utf-8")
 BLOCKS = re.findall(r"```python\n(.*?)```", TEXT, flags=re.S)
 FRESH_MACHINE = (
     "python -m pip install . && python -m f1posterior summarize",
-    'python -m pip install -e ".[test]" && python -m pytest',
+    "python -m pip install --upgrade pip && python -m pip install -e . --group test"
+    " && python -m pytest --all",
 )
 
 
@@ -33,6 +34,12 @@ def test_readme_has_python_blocks():
 def test_the_two_fresh_machine_commands_are_there_verbatim():
     sh_blocks = [b.strip() for b in re.findall(r"```sh\n(.*?)```", TEXT, flags=re.S)]
     assert sh_blocks[:2] == list(FRESH_MACHINE)
+
+
+def test_ci_runs_the_readme_test_command():
+    run = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    test_command = FRESH_MACHINE[1].rpartition(" && ")[2]
+    assert f"\nstep {test_command}\n" in run
 
 
 def test_what_the_first_command_prints_is_what_it_prints():

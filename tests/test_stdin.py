@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import forged_npy
 
 from f1posterior.cli import main
 from f1posterior.io._readers import read_input
@@ -23,12 +24,6 @@ def _npy_bytes(arr: np.ndarray) -> bytes:
     buf = io.BytesIO()
     np.save(buf, arr)
     return buf.getvalue()
-
-
-def _forged_npy(shape: str, data: bytes = b"") -> bytes:
-    header = "{'descr': '<f8', 'fortran_order': False, 'shape': " + shape + ", }"
-    header = header + " " * (118 - len(header)) + "\n"
-    return b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode() + data
 
 
 #: The same 2 x 2 matrix in every input format (class labels a, b where the format has them).
@@ -212,8 +207,8 @@ def test_stdin_usage_errors(
         (b"  \n", ["--input-format", "csv"], "<stdin>: the input is empty"),
         (b"hello\n", [], "<stdin>: cannot tell the input format"),
         (b"[[1, 2], [3", [], "<stdin>: broken JSON at line 1"),
-        (_forged_npy("(100000000, 100000000)", bytes(64)), [], "header claims shape"),
-        (_forged_npy("(2, 2)", bytes(8)), ["--input-format", "npy"], "the file is truncated"),
+        (forged_npy((100000000, 100000000), bytes(64)), [], "header claims shape"),
+        (forged_npy((2, 2), bytes(8)), ["--input-format", "npy"], "the file is truncated"),
         (b"\x93NUMPY\x01", [], "<stdin>: not a numeric .npy array"),
         (FORMATS["json"], ["--input-format", "npy"], "<stdin>: not a numeric .npy array"),
         ("y_true,y_pred\na,\xe9\n".encode("latin-1"), ["--input-format", "csv"], "not UTF-8"),
@@ -247,7 +242,7 @@ def test_object_npy_is_never_unpickled(
 def test_parse_npy_checks_length_before_allocating() -> None:
     # 10^16 doubles would be 80 PB: refused from the header, nothing allocated
     with pytest.raises(ValueError, match=r"claims shape \(100000000, 100000000\) of float64"):
-        parse_npy(_forged_npy("(100000000, 100000000)", bytes(64)), "x.npy")
+        parse_npy(forged_npy((100000000, 100000000), bytes(64)), "x.npy")
 
 
 def test_parse_npy_fortran_order() -> None:
@@ -258,7 +253,7 @@ def test_parse_npy_fortran_order() -> None:
 
 def test_file_npy_also_checks_the_header(tmp_path: Path) -> None:
     path = tmp_path / "forged.npy"
-    path.write_bytes(_forged_npy("(100000000, 100000000)", bytes(64)))
+    path.write_bytes(forged_npy((100000000, 100000000), bytes(64)))
     with pytest.raises(ValueError, match=r"forged\.npy: the \.npy header claims shape"):
         read_input(path)
 

@@ -13,6 +13,7 @@ import time
 
 import numpy as np
 import pytest
+from helpers import forged_npy
 
 from f1posterior import evaluate
 from f1posterior.cli import main
@@ -88,25 +89,16 @@ def test_npy_stack_is_memory_mapped_in_chunks(tmp_path):
     np.testing.assert_array_equal(np.concatenate([c.counts for c in chunks]), STACK)
 
 
-def _forged_npy(tmp_path, shape):
-    f = tmp_path / "forged.npy"
-    np.save(f, np.ones((2, 2, 2), dtype=np.int64))
-    raw = f.read_bytes()
-    header = raw[: raw.index(b"\n") + 1]
-    new = header.replace(b"(2, 2, 2)", str(shape).encode())
-    pad = len(header) - len(new)
-    f.write_bytes(new[:-1] + b" " * pad + b"\n" + raw[len(header) :])
-    return f
-
-
 def test_forged_npy_header_is_refused_before_allocation(tmp_path):
-    f = _forged_npy(tmp_path, (1 << 20, 1 << 10, 1 << 10))  # claims 8 TiB
+    f = tmp_path / "forged.npy"
+    f.write_bytes(forged_npy((1 << 20, 1 << 10, 1 << 10), bytes(64)))  # claims 8 TiB
     with pytest.raises(ValueError, match=r"header claims shape .* refusing a forged"):
         open_batch(f)
 
 
 def test_forged_npy_through_the_cli_is_one_line_exit_2(tmp_path, capsys):
-    f = _forged_npy(tmp_path, (1 << 20, 1 << 10, 1 << 10))
+    f = tmp_path / "forged.npy"
+    f.write_bytes(forged_npy((1 << 20, 1 << 10, 1 << 10), bytes(64)))
     t0 = time.perf_counter()
     assert main(["summarize", str(f), "--format", "csv"]) == 2
     assert time.perf_counter() - t0 < 1.0
@@ -328,7 +320,7 @@ def test_python_warnings_become_one_line(capsys, monkeypatch):
 
 
 def test_parquet_output_has_the_csv_columns(tmp_path, capsys):
-    import pyarrow.parquet as pq  # the parquet extra (in the test extras)
+    import pyarrow.parquet as pq  # the parquet extra (in the test dependency group)
 
     f = _jsonl(tmp_path)
     out = tmp_path / "o.parquet"

@@ -294,7 +294,7 @@ def run_stream(
                     flags = np.asarray(s.prior_dominated, dtype=bool).reshape(len(chunk.names), -1)
                     n, cls = dominated.get(name, (0, None))
                     if flags.shape[1] > 1 or np.ndim(s.prior_dominated) > 1:  # per class
-                        cls = flags.any(axis=0) | (False if cls is None else cls)
+                        cls = np.asarray(flags.any(axis=0) | (False if cls is None else cls))
                     dominated[name] = (n + int(flags.any(axis=1).sum()), cls)
             done += len(chunk.names)
             if progress is not None:

@@ -7,7 +7,6 @@ Design notes: docs/design.md#gating-config
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,10 +34,8 @@ MAX_CONFIG_BYTES = 1_000_000
 
 
 def _toml() -> Any:
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - Python 3.10
-        import tomli as tomllib
+    import tomllib
+
     return tomllib
 
 

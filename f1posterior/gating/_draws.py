@@ -394,7 +394,7 @@ def judge(c: GateCheck, e: Evidence, i: int, hits: float, n: int, s: Settings) -
     within = False
     if not exact:
         se = noise(pr, p, n)[0]
-        within = not reason and bool(noisy(np.float64(hits), n, p))
+        within = not reason and bool(noisy(np.asarray(hits, dtype=np.float64), n, p))
     if reason:
         verdict = "skipped"
     elif within:
