@@ -1,3 +1,3 @@
-"""The package version (one place: the front door and the command line read it here)."""
+"""The package version, in one place: pyproject.toml, the front door and the CLI read it."""
 
-__version__ = "0.2.0"
+__version__ = "1.0.0"
