@@ -94,26 +94,65 @@ def stack(b: int, m: int, seed: int = 0, off: int = 30, diag: int = 50) -> np.nd
     return c
 
 
-def floor_fns(c: np.ndarray, draws: int) -> dict[str, Callable[[], Any]]:
+def sparse(m: int, right: int = 90, nxt: int = 10) -> np.ndarray:
+    """A sparse real-looking ``m``-class matrix: ``right`` on the diagonal, ``nxt`` to the
+    next class (neighbour errors), every other off-diagonal cell empty."""
+    c = np.diag(np.full(m, right))
+    c[np.arange(m), (np.arange(m) + 1) % m] = nxt
+    return c
+
+
+def sparse_case(name: str, c: np.ndarray, draws: int, rounds: int) -> dict[str, Any]:
+    """The default prior against the paper prior on the same (sparse) matrix, with each
+    prior's own floor (numpy's Gamma variates for its concentrations), interleaved."""
+    fns = {"floor_default": floor_fns(c, draws)["floor_per_cell"],
+           "floor_paper": floor_fns(c, draws, "paper")["floor_per_cell"]}  # fmt: skip
+    for prior in ("hierarchical", "paper", "adaptive"):
+        fns[f"evaluate_{prior}"] = lambda p=prior: evaluate(
+            c, draws=draws, rng=0, workers=1, metrics=METRICS, alpha=p, beta=p
+        )
+    fns["evaluate_hierarchical"]()  # warm
+    t = interleaved(fns, rounds)
+    cpu = {k: v["cpu_s"] for k, v in t.items()}
+    return {
+        "case": name,
+        "draws": draws,
+        "cpu_s": cpu,
+        "default_vs_paper": cpu["evaluate_hierarchical"] / cpu["evaluate_paper"],
+        "adaptive_vs_paper": cpu["evaluate_adaptive"] / cpu["evaluate_paper"],
+        "floor_default_vs_paper": cpu["floor_default"] / cpu["floor_paper"],
+        "default_vs_its_floor": cpu["evaluate_hierarchical"] / cpu["floor_default"],
+    }
+
+
+def floor_fns(
+    c: np.ndarray, draws: int, prior: str = "hierarchical"
+) -> dict[str, Callable[[], Any]]:
     """numpy's Gamma variates for the concentrations ``evaluate`` samples (default prior:
-    those of its own component; the mixture's uniforms and extra Gammas are not counted)."""
+    those of its own component; the mixture's uniforms and extra Gammas are not counted),
+    into a cache-sized buffer: one broadcasting call at most 2^20 variates at a time, or
+    one scalar-shape call per cell into one reused vector of ``draws``."""
     c = np.asarray(c, dtype=float)
-    r = resolve("hierarchical", "hierarchical", c)
+    r = resolve(prior, prior, c)
     conc = concentrations(c, r.alpha, r.beta).reshape((-1, c.shape[-1] + 1, c.shape[-1]))
     gen = np.random.default_rng(1)
-    out = np.empty((*conc.shape, draws))
+    per = max(1, min(draws, (1 << 20) // conc.size))
+    out = np.empty((*conc.shape, per))
+    tail = np.empty((*conc.shape, draws % per))
+    vec = np.empty(draws)
     shape = conc[..., None]
-    rows = conc.tolist()
+    values = conc.reshape(-1).tolist()
 
     def broadcast() -> None:
-        gen.standard_gamma(shape, out=out)
+        for _ in range(draws // per):
+            gen.standard_gamma(shape, out=out)
+        if tail.size:
+            gen.standard_gamma(shape, out=tail)
 
     def per_cell() -> None:
         g = gen.standard_gamma
-        for i, mat in enumerate(rows):
-            for r, row in enumerate(mat):
-                for k, v in enumerate(row):
-                    g(v, None, np.float64, out[i, r, k])
+        for v in values:
+            g(v, None, np.float64, vec)
 
     return {"floor_broadcast": broadcast, "floor_per_cell": per_cell}
 
@@ -144,6 +183,64 @@ def engine_case(name: str, c: np.ndarray, draws: int, rounds: int) -> dict[str, 
     for fn in ("evaluate", "sample_posterior"):  # the new default against the previous one
         row[f"{fn}_vs_adaptive_cpu"] = t[fn]["cpu_s"] / t[f"{fn}_adaptive"]["cpu_s"]
     return row
+
+
+def large_case(name: str, c: np.ndarray, draws: int, rounds: int) -> dict[str, Any]:
+    """One matrix of many classes: ``evaluate`` (default prior) against its floor."""
+    fns = {
+        **floor_fns(c, draws),
+        "evaluate": lambda: evaluate(c, draws=draws, rng=0, workers=1, metrics=METRICS),
+    }
+    t = interleaved(fns, rounds)
+    cpu = {k: v["cpu_s"] for k, v in t.items()}
+    floor = min(cpu["floor_broadcast"], cpu["floor_per_cell"])
+    return {
+        "case": name,
+        "draws": draws,
+        "cpu_s": cpu,
+        "evaluate_vs_floor": cpu["evaluate"] / floor,
+    }
+
+
+def sampler_cases(info: dict[str, Any], quick: bool, rounds: int) -> int:
+    """Sparse real-looking matrices (default prior against the paper prior) and one matrix
+    of M = 50, 100, 300 classes at 10,000 draws; to ``results/sampler[_quick].json/.md``."""
+    draws = 2000 if quick else 10_000
+    sparse_rows = [sparse_case(f"sparse {m}x{m} (90 right, 10 to the next class)", sparse(m),
+                               draws, 3 * rounds) for m in (10, 20)]  # fmt: skip
+    large = [large_case(f"one {m}x{m}", stack(1, m), draws, rounds) for m in (50, 100, 300)]
+    info["load_average_after"] = os.getloadavg()
+    result = {"machine": info, "argv": sys.argv[1:], "sparse": sparse_rows, "large": large}
+    m = info
+    lines = [
+        f"Machine: {m['cpu_model']}, {m['cores']} cores, NumPy {m['numpy']}; load average "
+        f"{m['load_average'][0]:.1f} before, {m['load_average_after'][0]:.1f} after; "
+        f"{draws:,} draws, single thread, CPU time, minimum of interleaved rounds.",
+        "",
+        "| sparse case | default / paper (evaluate) | adaptive / paper | their floors, "
+        "default / paper | default / its floor |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for r in sparse_rows:
+        lines.append(
+            f"| {r['case']} | {r['default_vs_paper']:.2f}x | {r['adaptive_vs_paper']:.2f}x "
+            f"| {r['floor_default_vs_paper']:.2f}x | {r['default_vs_its_floor']:.2f}x |"
+        )
+    lines += [
+        "",
+        "| one matrix | floor (s) | evaluate (s) | evaluate / floor |",
+        "|---|---:|---:|---:|",
+    ]
+    for r in large:
+        fl = min(r["cpu_s"]["floor_broadcast"], r["cpu_s"]["floor_per_cell"])
+        lines.append(f"| {r['case']} | {fl:.2f} | {r['cpu_s']['evaluate']:.2f} "
+                     f"| {r['evaluate_vs_floor']:.2f}x |")  # fmt: skip
+    RESULTS.mkdir(exist_ok=True)
+    stem = "sampler_quick" if quick else "sampler"
+    (RESULTS / f"{stem}.json").write_text(json.dumps(result, indent=2) + "\n")
+    (RESULTS / f"{stem}.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    return 0
 
 
 def scaling_case(name: str, c: np.ndarray, draws: int, rounds: int) -> dict[str, Any]:
@@ -326,11 +423,18 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="only the engine cases (both priors), written to engine_priors*.json/.md",
     )
+    ap.add_argument(
+        "--sampler",
+        action="store_true",
+        help="sparse matrices (default vs paper prior) and M = 50/100/300, to sampler*.json/.md",
+    )
     args = ap.parse_args(argv)
     q = args.quick
     rounds = args.repeat or (2 if q else 3)
     info = machine()
     print(json.dumps(info), flush=True)
+    if args.sampler:
+        return sampler_cases(info, q, args.repeat or 2)
     cases = [
         ("one 2x2 matrix, 1,000 draws", np.array([[40, 10], [5, 45]]), 1000, 20 * rounds),
         ("2x2 x 10,000, 1,000 draws", stack(1000 if q else 10_000, 2), 1000, rounds),
@@ -342,6 +446,7 @@ def main(argv: list[str] | None = None) -> int:
             rounds,
         ),  # fmt: skip
         ("20x20 x 100, 1,000 draws", stack(20 if q else 100, 20), 1000, rounds),
+        ("sparse 10x10 x 100, 1,000 draws", np.stack([sparse(10)] * 100), 1000, rounds),
         ("300x300 x 1, 300 draws", stack(1, 300), 100 if q else 300, rounds),
     ]
     engine = []

@@ -8,7 +8,12 @@ import scipy.stats as ss
 
 from f1posterior import f1, precision, recall, sample_posterior
 from f1posterior._core.priors import adaptive_alpha, resolve_prior
-from f1posterior._core.sampling import RaggedGammas, concentrations, iter_cell_chunks
+from f1posterior._core.sampling import (
+    LOG_SPACE_BELOW,
+    RaggedGammas,
+    concentrations,
+    iter_cell_chunks,
+)
 from f1posterior.io._data import figure3
 
 SMALL = np.array([[5, 2, 0], [1, 3, 1], [0, 2, 6]])
@@ -225,6 +230,28 @@ def test_log_space_path_matches_distribution():
     assert ss.kstest(mu1, ss.beta(0.04, 0.04 + 1).cdf).pvalue > KS_PASS
     theta11 = p[:, 1, 1] / p[:, 1].sum(-1)
     assert ss.kstest(theta11, ss.beta(0.02, 0.08).cdf).pvalue > KS_PASS
+
+
+def test_only_a_row_of_small_concentrations_is_drawn_in_log_space():
+    """A small cell beside a large one is numpy's Gamma, drawn directly; a row whose every
+    cell is small is drawn in log space (direct draws would normalise it 0/0)."""
+    from f1posterior._core.blocks import fill_block
+
+    conc = np.array([[5.0, 1e-3], [1e-3, 1e-3], [3.0, 2.0]])  # (M + 1, M), M = 2
+    routed, direct = np.empty((3, 2, 400)), np.empty((3, 2, 400))
+    fill_block(np.random.default_rng(1), conc.tolist(), conc, conc < LOG_SPACE_BELOW, routed)
+    fill_block(np.random.default_rng(1), conc.tolist(), conc, None, direct)
+    np.testing.assert_array_equal(routed[0], direct[0])  # the mixed row: the same bits
+    assert (direct[1].max(axis=0) == 0).any()  # negative control: 0/0 without the route
+    assert (routed[1].max(axis=0) == 1).all()  # rescaled by its maximum: never 0/0
+    # the law of a small cell beside large ones (a row of small cells:
+    # test_log_space_path_matches_distribution)
+    counts = np.array([[4, 0, 0], [0, 0, 0], [1, 1, 3]])
+    alpha = np.array([[1.0, 0.05, 0.05], [0.05, 0.05, 0.02], [1.0, 1.0, 1.0]])
+    p = sample_posterior(counts, draws=20_000, alpha=alpha, beta=1.0, rng=3)
+    theta01 = p[:, 0, 1] / p[:, 0].sum(-1)
+    assert ss.kstest(theta01, ss.beta(0.05, 5.05).cdf).pvalue > KS_PASS
+    assert ss.kstest(theta01, ss.beta(0.07, 5.05).cdf).pvalue < KS_REJECT  # a wrong law
 
 
 def test_prior_broadcasting_and_presets():

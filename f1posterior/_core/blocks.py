@@ -29,49 +29,63 @@ def fill_block(
     """Fill one block ``out`` (M+1, M, nb) (last axis contiguous) with Gamma variates.
 
     The stream is consumed cell by cell in row-major order, ``nb`` draws per
-    cell; both code paths below consume it identically. With ``small`` (the
-    mask of concentrations below ``LOG_SPACE_BELOW``), uniforms for the small
-    cells follow, and rows are rescaled by a positive constant per draw.
+    cell; both code paths below consume it identically. ``small`` is the mask of
+    concentrations below ``LOG_SPACE_BELOW`` (None: none is). A row whose every
+    cell is small is drawn in log space: its cells take ``Gamma(a + 1)``, uniforms
+    for its cells follow (rows in order), and it is rescaled by a positive constant
+    per draw. Every other cell, small or not, is drawn directly: its row has a
+    concentration of at least ``LOG_SPACE_BELOW`` and cannot normalise 0/0
+    (``f1posterior._core.sampling``, "Small concentrations").
     (Under the hierarchical prior: :func:`fill_mixture_chunk`.)
     """
     nb = out.shape[-1]
     dt = out.dtype
-    if small is None and nb >= per_cell_min:
+    logs = _log_rows(small)
+    if logs is not None:
+        rows = [[a + 1.0 for a in row] if r in logs else row for r, row in enumerate(rows)]
+    if nb >= per_cell_min:
         gamma = gen.standard_gamma
         for r, row in enumerate(rows):
             out_r = out[r]
             for c, a in enumerate(row):
                 gamma(a, None, dt, out_r[c])
-        return
-    tmp = out if out.flags.c_contiguous else np.empty(out.shape, dt)
-    if small is None:
-        gen.standard_gamma(conc[..., None], dtype=dt, out=tmp)
     else:
-        gen.standard_gamma((conc + small)[..., None], dtype=dt, out=tmp)
-        _to_log_space(gen, tmp, conc, small)
-        _rescale_log_rows(tmp)
-    if tmp is not out:
-        out[...] = tmp
+        tmp = out if out.flags.c_contiguous else np.empty(out.shape, dt)
+        shape = conc if logs is None else np.array(rows)
+        gen.standard_gamma(shape[..., None], dtype=dt, out=tmp)
+        if tmp is not out:
+            out[...] = tmp
+    if logs is not None:
+        _to_log_rows(gen, out, conc, logs)
 
 
-def _to_log_space(
-    gen: np.random.Generator, tmp: np.ndarray, conc: np.ndarray, small: np.ndarray
-) -> None:
-    """Logs of a block's Gammas, the small cells' corrected: ``+ log(U) / a``."""
-    where = np.nonzero(small)
-    u = gen.random((len(where[0]), tmp.shape[-1]), dtype=tmp.dtype)
+def _log_rows(small: np.ndarray | None) -> list[int] | None:
+    """The rows of a block's mask ``small`` whose every cell is small (None: no such row)."""
+    if small is None:
+        return None
+    logs = np.flatnonzero(small.all(axis=-1)).tolist()
+    return logs or None
+
+
+def _to_log_rows(
+    gen: np.random.Generator, out: np.ndarray, conc: np.ndarray, logs: list[int]
+) -> np.ndarray:
+    """Rows ``logs`` of a block of ``Gamma(a + 1)``: ``log G = log Gamma(a + 1) + log(U) / a``,
+    minus the row's maximum (per draw), exponentiated, in place; the maxima (M + 1, nb),
+    0 in the other rows."""
+    dt = out.dtype
     with np.errstate(divide="ignore"):  # log(0) = -inf: a Gamma below float range
-        np.log(tmp, out=tmp)
-    inv = (1.0 / conc[where]).astype(tmp.dtype)
-    tmp[where] += np.log1p(-u) * inv[:, None]  # log(1 - u), 1 - u in (0, 1]
-
-
-def _rescale_log_rows(tmp: np.ndarray) -> np.ndarray:
-    """Subtract each row's maximum (per draw) and exponentiate, in place; the maxima."""
-    top = tmp.max(axis=1, keepdims=True)
-    tmp -= top
-    np.exp(tmp, out=tmp)
-    return top[:, 0]
+        sub = np.log(out[logs])  # (k, M, nb)
+    u = gen.random(sub.shape, dtype=dt)
+    inv = (1.0 / conc[logs]).astype(dt)
+    sub += np.log1p(-u) * inv[..., None]  # log(1 - u), 1 - u in (0, 1]
+    top = sub.max(axis=1, keepdims=True)
+    sub -= top
+    np.exp(sub, out=sub)
+    out[logs] = sub
+    maxima = np.zeros((out.shape[0], out.shape[-1]))
+    maxima[logs] = top[:, 0]
+    return maxima
 
 
 def log_space_tables(conc: np.ndarray, small_any: list[bool]) -> list[bool]:
@@ -131,7 +145,7 @@ def fill_mixture_chunk(
             _fill_per_cell(gen, rows[i], out, shapes[i, :, a:b], extra, (i, a, b))
             continue
         small = conc[i] < LOG_SPACE_BELOW if logs[i] else None
-        t = _fill_cells(gen, rows[i], conc[i], small, out, shapes[i, :, a:b])
+        t = _fill_cells(gen, conc[i], small, out, shapes[i, :, a:b])
         if top is not None and t is not None:
             top[i, :, a:b] = t
         if extra is not None:
@@ -182,38 +196,27 @@ def _fill_per_cell(
 
 def _fill_cells(
     gen: np.random.Generator,
-    rows: list[list[float]],
     conc: np.ndarray,
     small: np.ndarray | None,
     out: np.ndarray,
     diag: np.ndarray,
 ) -> np.ndarray | None:
-    """:func:`fill_block` with per-draw shapes ``diag`` (M, nb) for the diagonal cells.
+    """:func:`fill_block`'s cells in one call, with per-draw shapes ``diag`` (M, nb) for the
+    diagonal cells (numpy checks an array of shapes at every call).
 
-    Returns the rows' log maxima (M + 1, nb) subtracted on the log-space route, else None.
+    Returns the rows' log maxima (M + 1, nb) on the log-space route (0 in the rows not
+    on it), else None.
     """
     dt = out.dtype
-    nb = out.shape[-1]
-    if small is None and nb >= _PER_CELL_MIN_DRAWS:
-        gamma = gen.standard_gamma
-        for r, row in enumerate(rows):
-            out_r = out[r]
-            for c, a in enumerate(row):
-                gamma(diag[r] if c == r else a, None, dt, out_r[c])
-        return None
-    # one call for the whole block (numpy checks an array of shapes at every call)
+    logs = _log_rows(small)
     tmp = out if out.flags.c_contiguous else np.empty(out.shape, dt)
     full = np.empty(out.shape)
-    full[...] = (conc if small is None else conc + small)[..., None]  # log space: Gamma(a + 1)
+    full[...] = conc[..., None]
+    if logs is not None:
+        full[logs] += 1.0  # log space: Gamma(a + 1)
     idx = np.arange(len(diag))
     full[idx, idx] = diag
     gen.standard_gamma(full, dtype=dt, out=tmp)
-    if small is None:
-        if tmp is not out:
-            out[...] = tmp
-        return None
-    _to_log_space(gen, tmp, conc, small)
-    top = _rescale_log_rows(tmp)
     if tmp is not out:
         out[...] = tmp
-    return top
+    return None if logs is None else _to_log_rows(gen, out, conc, logs)

@@ -37,9 +37,25 @@ _SAMPLE_CHUNK_VARIATES = 1 << 20
 STREAM_BLOCK_VARIATES = 1 << 18
 
 
+#: Fewest draws in a random-stream block (:func:`fill_block` fills a block one cell at a
+#: time, a scalar shape a call, from ``_PER_CELL_MIN_DRAWS`` draws; numpy's array of
+#: shapes costs about 25% more a variate, and longer blocks spread each call's cost) ...
+MIN_BLOCK_DRAWS = 512
+#: ... unless that block would hold more than this many variates (64 MiB in float64).
+MAX_BLOCK_VARIATES = 1 << 23
+
+
+def block_length(per_draw: int) -> int:
+    """Draws per random-stream block of ``per_draw`` variates a draw: about
+    ``STREAM_BLOCK_VARIATES`` variates, at least ``MIN_BLOCK_DRAWS`` draws unless that
+    exceeds ``MAX_BLOCK_VARIATES``."""
+    longest = max(MIN_BLOCK_DRAWS, STREAM_BLOCK_VARIATES // per_draw)
+    return max(1, min(longest, MAX_BLOCK_VARIATES // per_draw))
+
+
 def block_draws(m: int) -> int:
-    """Number of draws per random-stream block for ``M = m`` classes."""
-    return max(1, STREAM_BLOCK_VARIATES // (m * (m + 1)))
+    """Number of draws per random-stream block for ``M = m`` classes (:func:`block_length`)."""
+    return block_length(m * (m + 1))
 
 
 def concentrations(counts: np.ndarray, alpha: np.ndarray, beta: np.ndarray) -> np.ndarray:
@@ -143,9 +159,8 @@ class RaggedGammas:
     (True, 5)
     """
 
-    #: Fewest draws in one block (:func:`fill_block` fills a block one cell at a time
-    #: from ``_PER_CELL_MIN_DRAWS`` draws; longer blocks spread the cost of each call).
-    MIN_BLOCK_DRAWS = 512
+    #: Fewest draws in one block (:func:`block_length`).
+    MIN_BLOCK_DRAWS = MIN_BLOCK_DRAWS
 
     def __init__(
         self,
@@ -156,9 +171,7 @@ class RaggedGammas:
     ) -> None:
         self.root, self.index = root, index
         self.per_draw = len(conc)
-        # at least 512 draws a block unless that would hold more than 2^23 variates (64 MiB)
-        longest = max(self.MIN_BLOCK_DRAWS, STREAM_BLOCK_VARIATES // self.per_draw)
-        self.block = max(1, min(longest, (1 << 23) // self.per_draw))
+        self.block = block_length(self.per_draw)
         self.rows = []
         for s0, s1 in segments:
             c = conc[None, s0:s1]
