@@ -47,6 +47,9 @@ _GROUPS_PER_WORKER = 4
 #: With several workers, batches of at least this many Gamma variates run on forked
 #: worker processes instead of threads, where forking is safe (:func:`can_fork`).
 PROCESS_MIN_VARIATES = 1 << 25
+#: One table's draws are split over threads only from this many Gamma variates (a 3 x 3
+#: table at 50,000 draws, 600,000, runs on the calling thread: threads would cost more).
+THREAD_MIN_VARIATES = 1 << 21
 
 MetricFn = Callable[[np.ndarray], Any]
 Progress = Callable[[int, int], None]
@@ -427,8 +430,10 @@ class Engine:
     def threads(self, groups: Sequence[Group]) -> None:
         """Run the groups in order on ``workers`` threads: whole groups in parallel, or one
         group at a time with its ranges of draws in parallel (``parallel_draws``)."""
-        workers, pool = self.settings.workers, None
-        if workers > 1:
+        s, (n, m1, m) = self.settings, self.conc.shape
+        workers, pool = s.workers, None
+        small = self.plan.parallel_draws and n * s.sampling.draws * m1 * m < THREAD_MIN_VARIATES
+        if workers > 1 and not small:
             from concurrent.futures import ThreadPoolExecutor
 
             pool = ThreadPoolExecutor(max_workers=workers)
