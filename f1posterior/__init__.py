@@ -17,7 +17,7 @@ _guard_startup()  # first: in the f1posterior command only, Ctrl-C while it star
 
 from ._core.lazy import attach as _attach
 
-if TYPE_CHECKING:  # the names, for type checkers and IDEs; each is imported at first use
+if TYPE_CHECKING:  # the names, for type checkers and IDEs
     from ._core.confusion import ConfusionMatrix
     from ._core.priors import PRIOR_PRESETS, prior_preset
     from ._core.sampling import sample_posterior
@@ -80,36 +80,36 @@ if TYPE_CHECKING:  # the names, for type checkers and IDEs; each is imported at 
         multilabel_scores,
         summarize_draws,
     )
-
-# fmt: off
-__getattr__, __dir__ = _attach(__name__, {
-    "._core.confusion": ("ConfusionMatrix",),
-    "._core.priors": ("PRIOR_PRESETS", "prior_preset"),
-    "._core.sampling": ("sample_posterior",),
-    "._core.validation": ("SeedLike",),
-    "._core.version": ("__version__",),
-    ".analysis": (
-        "Aggregate", "Comparison", "DegenerateIntervalWarning", "FrequentistInterval",
-        "PriorSensitivity", "Ranking", "aggregate", "bootstrap_interval", "compare",
-        "compare_predictions", "delta_interval", "prior_sensitivity", "rank_classifiers",
-        "rank_predictions", "thresholds"
-    ),
-    ".gating": (
-        "Check", "Floor", "GateConfigError", "GateResult", "JointFloor", "NonInferiority",
-        "PlanResult", "assert_gate", "gate", "gate_multilabel", "plan"
-    ),
-    ".io": ("MatrixInput", "read_input"),
-    ".metrics": (
-        "UndefinedMetricWarning", "accuracy", "confusion_matrix", "f1", "fbeta", "macro_f1_star",
-        "multilabel_confusion_matrix", "precision", "recall"
-    ),
-    ".posterior": (
-        "BetaPosterior", "Evaluation", "MetricSummary", "document_scores", "eti", "evaluate",
-        "evaluate_documents", "evaluate_multilabel", "exact_posterior", "exact_summary", "hdi",
-        "multilabel_scores", "summarize_draws"
-    ),
-})
-# fmt: on
+else:  # each name's module is imported at its first use
+    # fmt: off
+    __getattr__, __dir__ = _attach(__name__, {
+        "._core.confusion": ("ConfusionMatrix",),
+        "._core.priors": ("PRIOR_PRESETS", "prior_preset"),
+        "._core.sampling": ("sample_posterior",),
+        "._core.validation": ("SeedLike",),
+        "._core.version": ("__version__",),
+        ".analysis": (
+            "Aggregate", "Comparison", "DegenerateIntervalWarning", "FrequentistInterval",
+            "PriorSensitivity", "Ranking", "aggregate", "bootstrap_interval", "compare",
+            "compare_predictions", "delta_interval", "prior_sensitivity", "rank_classifiers",
+            "rank_predictions", "thresholds"
+        ),
+        ".gating": (
+            "Check", "Floor", "GateConfigError", "GateResult", "JointFloor", "NonInferiority",
+            "PlanResult", "assert_gate", "gate", "gate_multilabel", "plan"
+        ),
+        ".io": ("MatrixInput", "read_input"),
+        ".metrics": (
+            "UndefinedMetricWarning", "accuracy", "confusion_matrix", "f1", "fbeta",
+            "macro_f1_star", "multilabel_confusion_matrix", "precision", "recall"
+        ),
+        ".posterior": (
+            "BetaPosterior", "Evaluation", "MetricSummary", "document_scores", "eti", "evaluate",
+            "evaluate_documents", "evaluate_multilabel", "exact_posterior", "exact_summary", "hdi",
+            "multilabel_scores", "summarize_draws"
+        ),
+    })
+    # fmt: on
 
 __all__ = [
     "thresholds",

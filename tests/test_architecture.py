@@ -89,12 +89,12 @@ def _is_type_checking(test: ast.expr) -> bool:
 
 
 def _is_lazy(tree: ast.Module) -> bool:
-    """A lazy package (``__getattr__, __dir__ = attach(...)``): the imports under its
-    ``if TYPE_CHECKING:`` are the ones it makes at first use, so they count and bind."""
+    """A lazy package: ``if TYPE_CHECKING:`` imports, ``else: __getattr__, __dir__ =
+    attach(...)``; the imports are the ones it makes at first use, so they count and bind."""
     return any(
-        isinstance(node, ast.Assign)
-        and any(isinstance(e, ast.Name) and e.id == "__getattr__" for t in node.targets
-                for e in (t.elts if isinstance(t, ast.Tuple) else [t]))
+        isinstance(node, ast.If) and _is_type_checking(node.test)
+        and any(isinstance(a, ast.Assign) and "__getattr__" in ast.unparse(a.targets[0])
+                for a in node.orelse)
         for node in tree.body
     )  # fmt: skip
 
@@ -470,7 +470,8 @@ def test_a_lazy_package_s_imports_count_and_bind(tmp_path: Path) -> None:
         "from .._core.lazy import attach as _attach\n"
         "if TYPE_CHECKING:\n"
         "    from ._a import run\n"
-        '__getattr__, __dir__ = _attach(__name__, {"._a": ("run",)})\n'
+        "else:\n"
+        '    __getattr__, __dir__ = _attach(__name__, {"._a": ("run",)})\n'
         '__all__ = ["run", "walk"]\n'
     )
     mods = _violating_package(

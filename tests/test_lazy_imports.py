@@ -120,9 +120,10 @@ def _static_names(package: str) -> tuple[dict[str, str], dict[str, str]]:
                 for a in imp.names:
                     assert a.asname in (None, a.name), f"{package}: {a.name} as {a.asname}"
                     typed[a.name] = "." + (imp.module or "")
-        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
-            mapping = ast.literal_eval(node.value.args[1])
-            lazy = {name: module for module, names in mapping.items() for name in names}
+            for assign in node.orelse:
+                assert isinstance(assign, ast.Assign) and isinstance(assign.value, ast.Call)
+                mapping = ast.literal_eval(assign.value.args[1])
+                lazy = {name: module for module, names in mapping.items() for name in names}
     return typed, lazy
 
 

@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 
 from .._core.lazy import attach as _attach
 
-if TYPE_CHECKING:  # for type checkers; each module is imported at first use
+if TYPE_CHECKING:  # the names, for type checkers and IDEs
     from ._aggregate import MAX_TAU_SCALE as MAX_TAU_SCALE
     from ._aggregate import METHODS as METHODS
     from ._aggregate import aggregate
@@ -19,22 +19,22 @@ if TYPE_CHECKING:  # for type checkers; each module is imported at first use
     from ._sensitivity import DEFAULT_PRIORS as DEFAULT_PRIORS
     from ._sensitivity import DEFAULT_THRESHOLD as DEFAULT_THRESHOLD
     from ._sensitivity import PriorSensitivity, prior_sensitivity
-
-# fmt: off
-__getattr__, __dir__ = _attach(__name__, {
-    "._aggregate": ("MAX_TAU_SCALE", "METHODS", "aggregate"),
-    "._aggregate_result": ("Aggregate",),
-    "._comparison": ("Comparison", "compare"),
-    "._delta": ("delta_interval",),
-    "._frequentist": ("DegenerateIntervalWarning", "FrequentistInterval", "bootstrap_interval"),
-    "._paired": ("compare_predictions",),
-    "._random_effects": ("SCALES",),
-    "._ranking": ("Ranking", "rank_classifiers", "rank_predictions"),
-    "._sensitivity": (
-        "DEFAULT_PRIORS", "DEFAULT_THRESHOLD", "PriorSensitivity", "prior_sensitivity"
-    ),
-})
-# fmt: on
+else:  # each name's module is imported at its first use
+    # fmt: off
+    __getattr__, __dir__ = _attach(__name__, {
+        "._aggregate": ("MAX_TAU_SCALE", "METHODS", "aggregate"),
+        "._aggregate_result": ("Aggregate",),
+        "._comparison": ("Comparison", "compare"),
+        "._delta": ("delta_interval",),
+        "._frequentist": ("DegenerateIntervalWarning", "FrequentistInterval", "bootstrap_interval"),
+        "._paired": ("compare_predictions",),
+        "._random_effects": ("SCALES",),
+        "._ranking": ("Ranking", "rank_classifiers", "rank_predictions"),
+        "._sensitivity": (
+            "DEFAULT_PRIORS", "DEFAULT_THRESHOLD", "PriorSensitivity", "prior_sensitivity"
+        ),
+    })
+    # fmt: on
 
 # The names imported but not in __all__ are for the package's other layers, not public API.
 # fmt: off

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from .._core.lazy import attach as _attach
 
-if TYPE_CHECKING:  # for type checkers; each module is imported at first use
+if TYPE_CHECKING:  # the names, for type checkers and IDEs
     from ._checks import GATE_MULTILABEL_METRICS as GATE_MULTILABEL_METRICS
     from ._checks import Floor, JointFloor, NonInferiority
     from ._checks import GateCheck as GateCheck
@@ -29,25 +29,25 @@ if TYPE_CHECKING:  # for type checkers; each module is imported at first use
     from ._planning import MAX_DOCUMENTS_LIMIT as MAX_DOCUMENTS_LIMIT
     from ._planning import plan
     from ._verdicts import Check, GateResult
-
-# fmt: off
-__getattr__, __dir__ = _attach(__name__, {
-    "._checks": (
-        "GATE_MULTILABEL_METRICS", "Floor", "JointFloor", "NonInferiority", "GateCheck",
-        "per_class_metrics"
-    ),
-    "._config": ("CheckGroup", "check_groups", "find_pyproject_config", "load_config"),
-    "._config_schema": ("GateConfig", "GateConfigError"),
-    "._draws": ("NOISE_SIGMAS",),
-    "._gate": (
-        "DEFAULT_MAX_DRAWS", "MAX_DRAWS_LIMIT", "MIN_DRAWS", "assert_gate", "gate",
-        "gate_multilabel"
-    ),
-    "._plan_result": ("PlanResult",),
-    "._planning": ("DEFAULT_MAX_DOCUMENTS", "MAX_DOCUMENTS_LIMIT", "plan"),
-    "._verdicts": ("Check", "GateResult"),
-})
-# fmt: on
+else:  # each name's module is imported at its first use
+    # fmt: off
+    __getattr__, __dir__ = _attach(__name__, {
+        "._checks": (
+            "GATE_MULTILABEL_METRICS", "Floor", "JointFloor", "NonInferiority", "GateCheck",
+            "per_class_metrics"
+        ),
+        "._config": ("CheckGroup", "check_groups", "find_pyproject_config", "load_config"),
+        "._config_schema": ("GateConfig", "GateConfigError"),
+        "._draws": ("NOISE_SIGMAS",),
+        "._gate": (
+            "DEFAULT_MAX_DRAWS", "MAX_DRAWS_LIMIT", "MIN_DRAWS", "assert_gate", "gate",
+            "gate_multilabel"
+        ),
+        "._plan_result": ("PlanResult",),
+        "._planning": ("DEFAULT_MAX_DOCUMENTS", "MAX_DOCUMENTS_LIMIT", "plan"),
+        "._verdicts": ("Check", "GateResult"),
+    })
+    # fmt: on
 
 # The names imported but not in __all__ are for the package's other layers, not public API.
 # fmt: off

@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 
 from .._core.lazy import attach as _attach
 
-if TYPE_CHECKING:  # for type checkers; each module is imported at first use
+if TYPE_CHECKING:  # the names, for type checkers and IDEs
     from ._cells import check_cells as check_cells
     from ._data import FIGURE3_LABELS as FIGURE3_LABELS
     from ._data import TABLE1 as TABLE1
@@ -33,23 +33,23 @@ if TYPE_CHECKING:  # for type checkers; each module is imported at first use
     from ._writers import append_output as append_output
     from ._writers import atomic_output as atomic_output
     from ._writers import write_output as write_output
-
-# fmt: off
-__getattr__, __dir__ = _attach(__name__, {
-    "._cells": ("check_cells",),
-    "._data": ("FIGURE3_LABELS", "TABLE1", "figure3"),
-    "._documents": ("read_documents",),
-    "._multilabel": ("read_multilabel",),
-    "._predictions": ("PredictionTable", "is_predictions_table", "read_prediction_table"),
-    "._readers": ("read_input",),
-    "._rowmeta": ("read_metadata", "row_metadata"),
-    "._sources": ("INPUT_FORMATS", "MatrixInput", "is_stdin", "npy_ndim", "source_name"),
-    "._streaming": ("DEFAULT_CHUNK", "BatchChunk", "BatchReader", "open_batch", "open_lines"),
-    "._writers": (
-        "ParquetRowWriter", "RowWriter", "append_output", "atomic_output", "write_output"
-    ),
-})
-# fmt: on
+else:  # each name's module is imported at its first use
+    # fmt: off
+    __getattr__, __dir__ = _attach(__name__, {
+        "._cells": ("check_cells",),
+        "._data": ("FIGURE3_LABELS", "TABLE1", "figure3"),
+        "._documents": ("read_documents",),
+        "._multilabel": ("read_multilabel",),
+        "._predictions": ("PredictionTable", "is_predictions_table", "read_prediction_table"),
+        "._readers": ("read_input",),
+        "._rowmeta": ("read_metadata", "row_metadata"),
+        "._sources": ("INPUT_FORMATS", "MatrixInput", "is_stdin", "npy_ndim", "source_name"),
+        "._streaming": ("DEFAULT_CHUNK", "BatchChunk", "BatchReader", "open_batch", "open_lines"),
+        "._writers": (
+            "ParquetRowWriter", "RowWriter", "append_output", "atomic_output", "write_output"
+        ),
+    })
+    # fmt: on
 
 # The names imported but not in __all__ are for the package's other layers, not public API.
 # fmt: off

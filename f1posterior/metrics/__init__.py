@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from .._core.lazy import attach as _attach
 
-if TYPE_CHECKING:  # for type checkers; each module is imported at first use
+if TYPE_CHECKING:  # the names, for type checkers and IDEs
     from ._agreement import cohen_kappa, mcc
 
     # for the package's other layers, not public API
@@ -49,29 +49,29 @@ if TYPE_CHECKING:  # for type checkers; each module is imported at first use
     from ._registry import PER_CLASS_METRICS as PER_CLASS_METRICS
     from ._registry import resolve_metric as resolve_metric
     from ._sums import shared_class_sums as shared_class_sums
-
-# fmt: off
-__getattr__, __dir__ = _attach(__name__, {
-    "._agreement": ("cohen_kappa", "mcc"),
-    "._confusion": (
-        "align_ids", "confusion_matrix", "multilabel_confusion_matrix", "label_array",
-        "label_codes", "label_kind"
-    ),
-    "._divide": ("UndefinedMetricWarning", "safe_divide"),
-    "._multiclass": (
-        "accuracy", "f1", "fbeta", "macro_f1_star", "precision", "recall", "fbeta_values"
-    ),
-    "._multilabel": (
-        "AGGREGATE_METRICS", "PER_LABEL_METRICS", "LabelTerms", "aggregate", "term_names"
-    ),
-    "._rates": (
-        "balanced_accuracy", "diagnostic_odds_ratio", "fdr", "fnr", "fpr", "informedness",
-        "jaccard", "likelihood_ratios", "markedness", "npv", "p4", "specificity"
-    ),
-    "._registry": ("METRIC_RANGES", "METRICS", "PER_CLASS_METRICS", "resolve_metric"),
-    "._sums": ("shared_class_sums",),
-})
-# fmt: on
+else:  # each name's module is imported at its first use
+    # fmt: off
+    __getattr__, __dir__ = _attach(__name__, {
+        "._agreement": ("cohen_kappa", "mcc"),
+        "._confusion": (
+            "align_ids", "confusion_matrix", "multilabel_confusion_matrix", "label_array",
+            "label_codes", "label_kind"
+        ),
+        "._divide": ("UndefinedMetricWarning", "safe_divide"),
+        "._multiclass": (
+            "accuracy", "f1", "fbeta", "macro_f1_star", "precision", "recall", "fbeta_values"
+        ),
+        "._multilabel": (
+            "AGGREGATE_METRICS", "PER_LABEL_METRICS", "LabelTerms", "aggregate", "term_names"
+        ),
+        "._rates": (
+            "balanced_accuracy", "diagnostic_odds_ratio", "fdr", "fnr", "fpr", "informedness",
+            "jaccard", "likelihood_ratios", "markedness", "npv", "p4", "specificity"
+        ),
+        "._registry": ("METRIC_RANGES", "METRICS", "PER_CLASS_METRICS", "resolve_metric"),
+        "._sums": ("shared_class_sums",),
+    })
+    # fmt: on
 
 # fmt: off
 __all__ = [

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from .._core.lazy import attach as _attach
 
-if TYPE_CHECKING:  # for type checkers; each module is imported at first use
+if TYPE_CHECKING:  # the names, for type checkers and IDEs
     from ._assemble import check_prior_dominance as check_prior_dominance
     from ._documents import BINARY_METRICS as BINARY_METRICS
     from ._documents import DOCUMENT_METRICS as DOCUMENT_METRICS
@@ -34,33 +34,33 @@ if TYPE_CHECKING:  # for type checkers; each module is imported at first use
     from ._table import format_table as format_table
     from ._table import rows as rows
     from ._table import table_cells as table_cells
-
-# fmt: off
-__getattr__, __dir__ = _attach(__name__, {
-    "._assemble": ("check_prior_dominance",),
-    "._documents": (
-        "BINARY_METRICS", "DOCUMENT_METRICS", "RANKING_METRICS", "document_scores",
-        "evaluate_documents"
-    ),
-    "._evaluation": (
-        "PRIOR_DOMINATED_WHY", "Evaluation", "evaluate", "MetricSpec", "dominated_name",
-        "metric_values", "prior_warning_line"
-    ),
-    "._exact": (
-        "BetaPosterior", "exact_posterior", "exact_summary", "has_exact", "is_aligned",
-        "posterior_from_concentration", "scipy_available"
-    ),
-    "._multilabel": (
-        "MULTILABEL_METRICS", "check_tables", "evaluate_multilabel", "multilabel_scores",
-        "label_posterior"
-    ),
-    "._summary": ("MetricSummary", "eti", "hdi", "summarize_draws"),
-    "._table": (
-        "check_evaluation", "evaluation_rows", "run_metadata", "format_markdown", "format_table",
-        "rows", "table_cells"
-    ),
-})
-# fmt: on
+else:  # each name's module is imported at its first use
+    # fmt: off
+    __getattr__, __dir__ = _attach(__name__, {
+        "._assemble": ("check_prior_dominance",),
+        "._documents": (
+            "BINARY_METRICS", "DOCUMENT_METRICS", "RANKING_METRICS", "document_scores",
+            "evaluate_documents"
+        ),
+        "._evaluation": (
+            "PRIOR_DOMINATED_WHY", "Evaluation", "evaluate", "MetricSpec", "dominated_name",
+            "metric_values", "prior_warning_line"
+        ),
+        "._exact": (
+            "BetaPosterior", "exact_posterior", "exact_summary", "has_exact", "is_aligned",
+            "posterior_from_concentration", "scipy_available"
+        ),
+        "._multilabel": (
+            "MULTILABEL_METRICS", "check_tables", "evaluate_multilabel", "multilabel_scores",
+            "label_posterior"
+        ),
+        "._summary": ("MetricSummary", "eti", "hdi", "summarize_draws"),
+        "._table": (
+            "check_evaluation", "evaluation_rows", "run_metadata", "format_markdown",
+            "format_table", "rows", "table_cells"
+        ),
+    })
+    # fmt: on
 
 # The names imported but not in __all__ are for the package's other layers, not public API.
 # fmt: off
