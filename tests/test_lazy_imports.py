@@ -37,7 +37,7 @@ GATE_MODULES = {
     "cli.prediction_tables",
     "gating", "gating.checks", "gating.config", "gating.config_schema", "gating.draws",
     "gating.gate", "gating.predictions", "gating.verdicts",
-    "io", "io.cells", "io.multilabel", "io.readers", "io.rowmeta", "io.sources", "io.writers",
+    "io", "io.cells", "io.readers", "io.sources",
     "metrics", "metrics.agreement", "metrics.confusion", "metrics.divide", "metrics.multiclass",
     "metrics.multilabel", "metrics.rates", "metrics.registry", "metrics.sums",
     "posterior", "posterior.assemble", "posterior.batch", "posterior.chance",
