@@ -150,3 +150,23 @@ def test_an_unknown_name_is_an_attribute_error_naming_it():
         f1posterior.evalute  # noqa: B018
     with pytest.raises(AttributeError, match="'f1posterior.gating' has no attribute 'nope'"):
         f1posterior.gating.nope  # noqa: B018
+
+
+def test_plain_ascii_text_is_returned_as_it_is_and_controls_still_escaped():
+    """The fast path of ``escape_text`` (printable ASCII, no ``unicodedata``) agrees with the
+    character-by-character rule on every ASCII character and on a mixed string."""
+    import unicodedata
+
+    from f1posterior._core.text import escape_text
+
+    def by_category(text: str) -> str:
+        bad = ("Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn")
+        return "".join(
+            repr(ch)[1:-1] if unicodedata.category(ch) in bad and ch not in "'\"" else ch
+            for ch in text
+        )
+
+    for code in range(128):
+        assert escape_text(chr(code)) == by_category(chr(code)), code
+    text = "".join(map(chr, range(128))) + "é\u202e"
+    assert escape_text(text) == by_category(text) and "\\x1b" in escape_text(text)
