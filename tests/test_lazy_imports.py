@@ -38,7 +38,7 @@ GATE_MODULES = {
     "gating", "gating.checks", "gating.config", "gating.config_schema", "gating.draws",
     "gating.gate", "gating.predictions", "gating.verdicts",
     "io", "io.cells", "io.readers", "io.sources",
-    "metrics", "metrics.agreement", "metrics.confusion", "metrics.divide", "metrics.multiclass",
+    "metrics", "metrics.agreement", "metrics.divide", "metrics.multiclass",
     "metrics.multilabel", "metrics.rates", "metrics.registry", "metrics.sums",
     "posterior", "posterior.assemble", "posterior.batch", "posterior.chance",
     "posterior.evaluation", "posterior.exact", "posterior.multilabel", "posterior.prevalence",

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 
 from .._core.text import escape_text
 from ..io import is_stdin, source_name
-from ..metrics import align_ids
 from ._input_args import check_stdin_inputs
 
 if TYPE_CHECKING:
@@ -40,6 +39,7 @@ def pair_prediction_tables(
     paired and the result is None (compare them as independent samples).
     """
     from ..io import PredictionTable  # here: a gate on matrices never loads it
+    from ..metrics import align_ids
 
     ref = tables[0]
     if id_col is not None:
