@@ -1,18 +1,16 @@
-"""Whole-process wall time of ``f1posterior gate`` on a small matrix, and where it goes.
+"""Whole-process time of ``f1posterior gate`` on a 3 x 3 matrix against ``import numpy``.
 
-Times, over several repetitions (median and min), in fresh processes:
+The gate (``f1posterior gate m.json --metric micro_f1 --min 0.5``: default prior, 50,000
+draws) and ``python -c "import numpy"`` run in turn, A B A B ..., after one warm-up each,
+from compiled bytecode (``compileall`` first); each run's wall time and CPU time (user +
+system, the kernel's accounting of the finished child, ``os.wait4``) are recorded, and the
+ratios A/B pair by pair, so that a drift of the machine's speed cancels. Quoted: medians.
+Then the modules one gate run loads (its f1posterior modules; heavy ones it must not load).
 
-- ``python -c "import numpy"``: the floor (interpreter + NumPy);
-- ``python -c "import f1posterior.cli"``: the package and its command line;
-- ``python -m f1posterior gate m.json --metric micro_f1 --min 0.5`` (default prior,
-  50,000 draws) and the same through the ``f1posterior`` console script;
-- the same gate with ``--prior aligned`` (exact; imports scipy).
+Run with the interpreter whose install is measured (editable, or a wheel in a venv)::
 
-Then ``python -X importtime -c "import f1posterior.cli"``: the modules with the
-largest cumulative import times, and whether scipy or matplotlib are imported.
-
-Run: python benchmarks/bench_gate_startup.py [--repeat 7]
- ->  benchmarks/results/bench_gate_startup.json
+    python benchmarks/bench_gate_startup.py [--runs 9] [--script PATH] [--label NAME]
+ ->  benchmarks/results/bench_gate_startup.json (one entry per label)
 """
 
 from __future__ import annotations
@@ -31,99 +29,87 @@ from pathlib import Path
 from _common import machine
 
 MATRIX = "[[50, 3, 2], [4, 40, 6], [1, 5, 39]]"
-HEAVY = ("scipy", "matplotlib", "pandas", "dask", "arviz", "pyarrow", "sklearn")
+GATE = ["gate", "m.json", "--metric", "micro_f1", "--min", "0.5"]
+NOT_LOADED = ("multiprocessing", "concurrent.futures.process", "zipfile", "statistics",
+              "fractions", "decimal", "scipy", "matplotlib", "pandas")  # fmt: skip
+RESULTS = Path(__file__).resolve().parent / "results" / "bench_gate_startup.json"
 
 
-def _time(cmd: list[str], repeat: int, cwd: str) -> dict[str, float | int]:
-    times = []
-    status = None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        proc = subprocess.run(cmd, cwd=cwd, capture_output=True)
-        times.append(time.perf_counter() - t0)
-        status = proc.returncode
-    return {"median_s": statistics.median(times), "min_s": min(times), "exit": int(status or 0)}
+def _run(cmd: list[str], cwd: str) -> tuple[float, float, int]:
+    """(wall s, CPU s, exit status) of one whole process."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return wall, usage.ru_utime + usage.ru_stime, proc.returncode
 
 
-def importtime(target: str, cwd: str, top: int = 10) -> dict[str, object]:
-    """``-X importtime`` of ``import target``: the slowest modules by self time, the
-    f1posterior modules by cumulative time (ms), and the heavy modules imported."""
-    proc = subprocess.run(
-        [sys.executable, "-X", "importtime", "-c", f"import {target}"],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-    )
-    rows = []  # (module, self ms, cumulative ms)
-    for line in proc.stderr.splitlines():
-        if not line.startswith("import time:") or "cumulative" in line:
-            continue
-        own, cum, name = line[len("import time:") :].split("|")
-        rows.append((name.strip(), int(own) / 1000.0, int(cum) / 1000.0))
+def compare(a: list[str], b: list[str], runs: int, cwd: str) -> dict[str, object]:
+    """A and B in turn after a warm-up each: medians and pairwise ratios A/B."""
+    _run(a, cwd), _run(b, cwd)
+    rows = [(_run(a, cwd), _run(b, cwd)) for _ in range(runs)]
+    med = statistics.median
     return {
-        "by_self_ms": [(n, o) for n, o, _ in sorted(rows, key=lambda r: -r[1])[:top]],
-        "f1posterior_cumulative_ms": [
-            (n, c) for n, _, c in sorted(rows, key=lambda r: -r[2]) if n.startswith("f1posterior")
-        ][:top],
-        "numpy_cumulative_ms": max((c for n, _, c in rows if n == "numpy"), default=0.0),
-        "total_ms": sum(o for _, o, _ in rows),
-        "heavy_imported": sorted(m for m in HEAVY if any(n == m for n, _, _ in rows)),
+        "runs": runs,
+        "a_wall_s": med(ra[0] for ra, _ in rows),
+        "a_cpu_s": med(ra[1] for ra, _ in rows),
+        "b_wall_s": med(rb[0] for _, rb in rows),
+        "b_cpu_s": med(rb[1] for _, rb in rows),
+        "ratio_wall": med(ra[0] / rb[0] for ra, rb in rows),
+        "ratio_cpu": med(ra[1] / rb[1] for ra, rb in rows),
+        "ratio_wall_range": [
+            min(ra[0] / rb[0] for ra, rb in rows),
+            max(ra[0] / rb[0] for ra, rb in rows),
+        ],  # fmt: skip
+        "exit": sorted({ra[2] for ra, _ in rows} | {rb[2] for _, rb in rows}),
+    }
+
+
+def loaded(py: str, cwd: str) -> dict[str, object]:
+    """The modules one gate run loads, in a fresh interpreter."""
+    code = (
+        "import contextlib, io, json, sys\nfrom f1posterior.cli import main\n"
+        f"with contextlib.redirect_stdout(io.StringIO()):\n    main({GATE!r})\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    mods = json.loads(subprocess.run([py, "-c", code], cwd=cwd, capture_output=True,
+                                     text=True, check=True).stdout)  # fmt: skip
+    return {
+        "f1posterior_modules": sum(m.startswith("f1posterior") for m in mods),
+        "all_modules": len(mods),
+        "heavy_loaded": [m for m in NOT_LOADED if m in mods],
     }
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--runs", type=int, default=9)
+    ap.add_argument("--script", help="the f1posterior console script (default: beside python)")
+    ap.add_argument("--label", default="editable install")
     a = ap.parse_args()
     py = sys.executable
-    script = shutil.which("f1posterior")
-    gate = ["gate", "m.json", "--metric", "micro_f1", "--min", "0.5"]
+    script = a.script or shutil.which("f1posterior", path=str(Path(py).parent))
+    if script is None:
+        raise SystemExit("no f1posterior console script beside this python; give --script")
+    import f1posterior
+
+    subprocess.run([py, "-m", "compileall", "-q", str(Path(f1posterior.__file__).parent)],
+                   check=True, stdout=subprocess.DEVNULL)  # fmt: skip
     with tempfile.TemporaryDirectory() as tmp:
         Path(tmp, "m.json").write_text(MATRIX)
-        cases = {
-            "python -c 'import numpy' (floor)": [py, "-c", "import numpy"],
-            "python -c 'import f1posterior.cli'": [py, "-c", "import f1posterior.cli"],
-            "python -m f1posterior gate (default prior)": [py, "-m", "f1posterior", *gate],
-            "python -m f1posterior gate --prior aligned (exact, scipy)": [
-                py,
-                "-m",
-                "f1posterior",
-                *gate,
-                "--prior",
-                "aligned",
-            ],
-        }
-        if script:
-            cases["f1posterior gate (console script)"] = [script, *gate]
-        rows = {}
-        for name, cmd in cases.items():
-            rows[name] = _time(cmd, a.repeat, tmp)
-        top = importtime("f1posterior.cli", tmp)
-    width = max(map(len, rows))
-    print(f"\n{'command':<{width}}  median s  min s  exit")
-    for name, r in rows.items():
-        print(f"{name:<{width}}  {r['median_s']:8.3f}  {r['min_s']:5.3f}  {r['exit']:4d}")
-    print(
-        f"\npython -X importtime -c 'import f1posterior.cli': {top['total_ms']:.0f} ms in all, "
-        f"numpy {top['numpy_cumulative_ms']:.0f} ms; heavy modules imported: "
-        f"{top['heavy_imported'] or 'none'}"
-    )
-    print("slowest modules (self ms):")
-    for name, ms in top["by_self_ms"]:  # type: ignore[attr-defined]
-        print(f"  {name:<45} {ms:7.1f}")
-    print("f1posterior modules (cumulative ms):")
-    for name, ms in top["f1posterior_cumulative_ms"]:  # type: ignore[attr-defined]
-        print(f"  {name:<45} {ms:7.1f}")
-    out = {
-        "repeat": a.repeat,
-        "matrix": MATRIX,
-        "wall_time": rows,
-        "importtime_ms": top,
-        "machine": machine(),
-        "cwd_env": {"PYTHONPATH": os.environ.get("PYTHONPATH", "")},
-    }
-    path = Path(__file__).parent / "results" / "bench_gate_startup.json"
-    path.write_text(json.dumps(out, indent=2) + "\n")
+        result = compare([script, *GATE], [py, "-c", "import numpy"], a.runs, tmp)
+        result.update(loaded(py, tmp))
+    result["machine"] = machine()
+    print(f"{a.label}: gate {result['a_wall_s']:.3f} s wall, {result['a_cpu_s']:.3f} s CPU; "
+          f"import numpy {result['b_wall_s']:.3f} s, {result['b_cpu_s']:.3f} s; ratio (median "
+          f"of {a.runs} pairs) wall {result['ratio_wall']:.2f}, CPU {result['ratio_cpu']:.2f}; "
+          f"{result['f1posterior_modules']} f1posterior modules, heavy: "
+          f"{result['heavy_loaded'] or 'none'}")  # fmt: skip
+    old = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    old = old if "wall_time" not in old else {}  # an earlier format
+    old[a.label] = result
+    RESULTS.write_text(json.dumps(old, indent=2) + "\n")
 
 
 if __name__ == "__main__":

@@ -9,72 +9,107 @@ Shapes: tables are ``(*batch, M, M)`` (rows = true class); metric draws are
 """
 
 # ruff: noqa: E402
+from typing import TYPE_CHECKING
+
 from ._core.signals import guard_startup as _guard_startup
 
 _guard_startup()  # first: in the f1posterior command only, Ctrl-C while it starts exits quietly
 
-from ._core.confusion import ConfusionMatrix
-from ._core.priors import PRIOR_PRESETS, prior_preset
-from ._core.sampling import sample_posterior
-from ._core.validation import SeedLike
-from ._core.version import __version__
-from .analysis import (
-    Aggregate,
-    Comparison,
-    DegenerateIntervalWarning,
-    FrequentistInterval,
-    PriorSensitivity,
-    Ranking,
-    aggregate,
-    bootstrap_interval,
-    compare,
-    compare_predictions,
-    delta_interval,
-    prior_sensitivity,
-    rank_classifiers,
-    rank_predictions,
-    thresholds,
-)
-from .gating import (
-    Check,
-    Floor,
-    GateConfigError,
-    GateResult,
-    JointFloor,
-    NonInferiority,
-    PlanResult,
-    assert_gate,
-    gate,
-    gate_multilabel,
-    plan,
-)
-from .io import MatrixInput, read_input
-from .metrics import (
-    UndefinedMetricWarning,
-    accuracy,
-    confusion_matrix,
-    f1,
-    fbeta,
-    macro_f1_star,
-    multilabel_confusion_matrix,
-    precision,
-    recall,
-)
-from .posterior import (
-    BetaPosterior,
-    Evaluation,
-    MetricSummary,
-    document_scores,
-    eti,
-    evaluate,
-    evaluate_documents,
-    evaluate_multilabel,
-    exact_posterior,
-    exact_summary,
-    hdi,
-    multilabel_scores,
-    summarize_draws,
-)
+from ._core.lazy import attach as _attach
+
+if TYPE_CHECKING:  # the names, for type checkers and IDEs
+    from ._core.confusion import ConfusionMatrix
+    from ._core.priors import PRIOR_PRESETS, prior_preset
+    from ._core.sampling import sample_posterior
+    from ._core.validation import SeedLike
+    from ._core.version import __version__
+    from .analysis import (
+        Aggregate,
+        Comparison,
+        DegenerateIntervalWarning,
+        FrequentistInterval,
+        PriorSensitivity,
+        Ranking,
+        aggregate,
+        bootstrap_interval,
+        compare,
+        compare_predictions,
+        delta_interval,
+        prior_sensitivity,
+        rank_classifiers,
+        rank_predictions,
+        thresholds,
+    )
+    from .gating import (
+        Check,
+        Floor,
+        GateConfigError,
+        GateResult,
+        JointFloor,
+        NonInferiority,
+        PlanResult,
+        assert_gate,
+        gate,
+        gate_multilabel,
+        plan,
+    )
+    from .io import MatrixInput, read_input
+    from .metrics import (
+        UndefinedMetricWarning,
+        accuracy,
+        confusion_matrix,
+        f1,
+        fbeta,
+        macro_f1_star,
+        multilabel_confusion_matrix,
+        precision,
+        recall,
+    )
+    from .posterior import (
+        BetaPosterior,
+        Evaluation,
+        MetricSummary,
+        document_scores,
+        eti,
+        evaluate,
+        evaluate_documents,
+        evaluate_multilabel,
+        exact_posterior,
+        exact_summary,
+        hdi,
+        multilabel_scores,
+        summarize_draws,
+    )
+else:  # each name's module is imported at its first use
+    # fmt: off
+    __getattr__, __dir__ = _attach(__name__, {
+        "._core.confusion": ("ConfusionMatrix",),
+        "._core.priors": ("PRIOR_PRESETS", "prior_preset"),
+        "._core.sampling": ("sample_posterior",),
+        "._core.validation": ("SeedLike",),
+        "._core.version": ("__version__",),
+        ".analysis": (
+            "Aggregate", "Comparison", "DegenerateIntervalWarning", "FrequentistInterval",
+            "PriorSensitivity", "Ranking", "aggregate", "bootstrap_interval", "compare",
+            "compare_predictions", "delta_interval", "prior_sensitivity", "rank_classifiers",
+            "rank_predictions", "thresholds"
+        ),
+        ".gating": (
+            "Check", "Floor", "GateConfigError", "GateResult", "JointFloor", "NonInferiority",
+            "PlanResult", "assert_gate", "gate", "gate_multilabel", "plan"
+        ),
+        ".io": ("MatrixInput", "read_input"),
+        ".metrics": (
+            "UndefinedMetricWarning", "accuracy", "confusion_matrix", "f1", "fbeta",
+            "macro_f1_star", "multilabel_confusion_matrix", "precision", "recall"
+        ),
+        ".posterior": (
+            "BetaPosterior", "Evaluation", "MetricSummary", "document_scores", "eti", "evaluate",
+            "evaluate_documents", "evaluate_multilabel", "exact_posterior", "exact_summary", "hdi",
+            "multilabel_scores", "summarize_draws"
+        ),
+    })
+    # fmt: on
 
 __all__ = [
     "thresholds",

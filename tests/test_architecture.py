@@ -88,6 +88,31 @@ def _is_type_checking(test: ast.expr) -> bool:
     )
 
 
+def _is_lazy(tree: ast.Module) -> bool:
+    """A lazy package: ``if TYPE_CHECKING:`` imports, ``else: __getattr__, __dir__ =
+    attach(...)``; the imports are the ones it makes at first use, so they count and bind."""
+    return any(
+        isinstance(node, ast.If) and _is_type_checking(node.test)
+        and any(isinstance(a, ast.Assign) and "__getattr__" in ast.unparse(a.targets[0])
+                for a in node.orelse)
+        for node in tree.body
+    )  # fmt: skip
+
+
+def _top_level(tree: ast.Module) -> list[ast.stmt]:
+    """The module's statements, with a lazy package's ``if TYPE_CHECKING:`` block opened."""
+    lazy = _is_lazy(tree)
+    return [
+        child
+        for node in tree.body
+        for child in (
+            node.body
+            if lazy and isinstance(node, ast.If) and _is_type_checking(node.test)
+            else [node]
+        )
+    ]
+
+
 def _imports(
     module: str, path: Path, modules: dict[str, Path] | None = None
 ) -> list[tuple[str, list[str], int]]:
@@ -98,9 +123,10 @@ def _imports(
     is_pkg = path.name == "__init__.py"
     package = module if is_pkg else module.rsplit(".", 1)[0]
     found: list[tuple[str, list[str], int]] = []
+    lazy = is_pkg and _is_lazy(tree)
 
     def visit(node: ast.AST) -> None:
-        if isinstance(node, ast.If) and _is_type_checking(node.test):
+        if isinstance(node, ast.If) and _is_type_checking(node.test) and not lazy:
             for child in node.orelse:
                 visit(child)
             return
@@ -262,7 +288,7 @@ def _all_problems(modules: dict[str, Path]) -> list[str]:
         tree = ast.parse(path.read_text(encoding="utf-8"))
         bound: set[str] = set()
         listed: list[str] | None = None
-        for node in tree.body:
+        for node in _top_level(tree):
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 bound |= {(a.asname or a.name).split(".")[0] for a in node.names}
             elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
@@ -434,3 +460,32 @@ def test_type_hints_import_downward_too(tmp_path: Path) -> None:
             ):
                 bad.append(f"{mod}:{line} imports {target} (level {LEVELS[dst]}) for type hints")
     assert not bad, "\n".join(bad)
+
+
+def test_a_lazy_package_s_imports_count_and_bind(tmp_path: Path) -> None:
+    """A lazy ``__init__`` imports under ``if TYPE_CHECKING:`` what it loads at first use: those
+    imports are edges (a circle through them is caught) and bind the names ``__all__`` lists."""
+    lazy = (
+        "from typing import TYPE_CHECKING\n"
+        "from .._core.lazy import attach as _attach\n"
+        "if TYPE_CHECKING:\n"
+        "    from ._a import run\n"
+        "else:\n"
+        '    __getattr__, __dir__ = _attach(__name__, {"._a": ("run",)})\n'
+        '__all__ = ["run", "walk"]\n'
+    )
+    mods = _violating_package(
+        tmp_path,
+        {
+            "_core/__init__.py": "",
+            "_core/lazy.py": "def attach(): pass\n",
+            "posterior/__init__.py": lazy,
+            "posterior/_a.py": "def run():\n    from . import run\n",
+        },
+    )
+    edges = _edges(mods)
+    assert ("f1posterior.posterior", "f1posterior.posterior._a", ["run"], 4) in edges
+    assert _circles(edges) == [["f1posterior.posterior", "f1posterior.posterior._a"]]
+    assert _all_problems(mods) == [
+        "f1posterior.posterior: __all__ lists walk, which it does not bind"
+    ]

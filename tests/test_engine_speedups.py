@@ -9,6 +9,7 @@ direct seeding of a few streams are checked for bit-identity.
 
 from __future__ import annotations
 
+import concurrent.futures as futures
 import math
 
 import numpy as np
@@ -152,12 +153,12 @@ def test_process_pool_is_bit_identical_to_one_thread(monkeypatch):
     """Large batches on several workers run on forked processes: same numbers, same progress."""
     opened = []
 
-    class Recording(batch.ProcessPoolExecutor):
+    class Recording(futures.ProcessPoolExecutor):
         def __init__(self, *args, **kwargs):
             opened.append(kwargs.get("max_workers"))
             super().__init__(*args, **kwargs)
 
-    monkeypatch.setattr(batch, "ProcessPoolExecutor", Recording)
+    monkeypatch.setattr(futures, "ProcessPoolExecutor", Recording)
     monkeypatch.setattr(batch, "PROCESS_MIN_VARIATES", 0)
     monkeypatch.setattr(batch, "can_fork", lambda: True)  # pytest may run helper threads
     c = _stack(30, 3)
@@ -188,7 +189,7 @@ def test_process_pool_reports_a_metric_error(monkeypatch):
 
 def test_no_process_pool_for_kept_draws_or_small_batches(monkeypatch):
     opened = []
-    monkeypatch.setattr(batch, "ProcessPoolExecutor", lambda *a, **k: opened.append(1))
+    monkeypatch.setattr(futures, "ProcessPoolExecutor", lambda *a, **k: opened.append(1))
     monkeypatch.setattr(batch, "can_fork", lambda: True)
     evaluate(_stack(8, 3), draws=500, rng=0, workers=2)  # below _PROCESS_MIN_VARIATES
     monkeypatch.setattr(batch, "PROCESS_MIN_VARIATES", 0)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import concurrent.futures as futures
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -632,12 +634,12 @@ def test_forked_workers_give_the_same_numbers(monkeypatch):
     one = evaluate_multilabel(t, workers=1, **kw)
     opened = []
 
-    class Recording(batch.ProcessPoolExecutor):
+    class Recording(futures.ProcessPoolExecutor):
         def __init__(self, *args, **kwargs):
             opened.append(kwargs.get("max_workers"))
             super().__init__(*args, **kwargs)
 
-    monkeypatch.setattr(batch, "ProcessPoolExecutor", Recording)
+    monkeypatch.setattr(futures, "ProcessPoolExecutor", Recording)
     monkeypatch.setattr(batch, "PROCESS_MIN_VARIATES", 0)
     monkeypatch.setattr(batch, "can_fork", lambda: True)  # pytest may run helper threads
     _assert_same(one, evaluate_multilabel(t, workers=2, **kw))

@@ -16,10 +16,13 @@ def escape_text(text: str) -> str:
     characters, the backslash included, are kept. Safe to print on a
     terminal and always a single line.
     """
+    text = str(text)
+    if text.isascii() and text.isprintable():  # nothing to escape: the common case
+        return text
     import unicodedata
 
     out = []
-    for ch in str(text):
+    for ch in text:
         if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"):
             out.append(repr(ch)[1:-1] if ch not in "'\"" else ch)
         else:

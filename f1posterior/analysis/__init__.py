@@ -1,19 +1,40 @@
 """Level 4: questions asked of posteriors: comparison and ranking of classifiers, prior
 sensitivity, frequentist intervals, thresholds."""
 
-from ._aggregate import MAX_TAU_SCALE as MAX_TAU_SCALE
-from ._aggregate import METHODS as METHODS
-from ._aggregate import aggregate
-from ._aggregate_result import Aggregate
-from ._comparison import Comparison, compare
-from ._delta import delta_interval
-from ._frequentist import DegenerateIntervalWarning, FrequentistInterval, bootstrap_interval
-from ._paired import compare_predictions
-from ._random_effects import SCALES as SCALES
-from ._ranking import Ranking, rank_classifiers, rank_predictions
-from ._sensitivity import DEFAULT_PRIORS as DEFAULT_PRIORS
-from ._sensitivity import DEFAULT_THRESHOLD as DEFAULT_THRESHOLD
-from ._sensitivity import PriorSensitivity, prior_sensitivity
+from typing import TYPE_CHECKING
+
+from .._core.lazy import attach as _attach
+
+if TYPE_CHECKING:  # the names, for type checkers and IDEs
+    from ._aggregate import MAX_TAU_SCALE as MAX_TAU_SCALE
+    from ._aggregate import METHODS as METHODS
+    from ._aggregate import aggregate
+    from ._aggregate_result import Aggregate
+    from ._comparison import Comparison, compare
+    from ._delta import delta_interval
+    from ._frequentist import DegenerateIntervalWarning, FrequentistInterval, bootstrap_interval
+    from ._paired import compare_predictions
+    from ._random_effects import SCALES as SCALES
+    from ._ranking import Ranking, rank_classifiers, rank_predictions
+    from ._sensitivity import DEFAULT_PRIORS as DEFAULT_PRIORS
+    from ._sensitivity import DEFAULT_THRESHOLD as DEFAULT_THRESHOLD
+    from ._sensitivity import PriorSensitivity, prior_sensitivity
+else:  # each name's module is imported at its first use
+    # fmt: off
+    __getattr__, __dir__ = _attach(__name__, {
+        "._aggregate": ("MAX_TAU_SCALE", "METHODS", "aggregate"),
+        "._aggregate_result": ("Aggregate",),
+        "._comparison": ("Comparison", "compare"),
+        "._delta": ("delta_interval",),
+        "._frequentist": ("DegenerateIntervalWarning", "FrequentistInterval", "bootstrap_interval"),
+        "._paired": ("compare_predictions",),
+        "._random_effects": ("SCALES",),
+        "._ranking": ("Ranking", "rank_classifiers", "rank_predictions"),
+        "._sensitivity": (
+            "DEFAULT_PRIORS", "DEFAULT_THRESHOLD", "PriorSensitivity", "prior_sensitivity"
+        ),
+    })
+    # fmt: on
 
 # The names imported but not in __all__ are for the package's other layers, not public API.
 # fmt: off

@@ -9,6 +9,7 @@ Design notes: docs/design.md#cli
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import signal
 import sys
@@ -25,18 +26,19 @@ from .._core.signals import (
     restore,
     signal_word,
 )
-from . import _aggregate as aggregate
-from . import _compare as compare
-from . import _gate as gate
-from . import _plan as plan
-from . import _summarize as summarize
 from ._common import check_interrupt, interrupt_seen, on_sigint, reset_interrupt
 
 __all__ = ["main", "build_parser"]
 
-#: Subcommand modules, in the order they are listed in ``--help``.
-SUBCOMMANDS = [summarize, compare, gate, plan]
-SUBCOMMANDS.append(aggregate)
+#: Each subcommand's module, in the order they are listed in ``--help``; a run imports
+#: only its own command's module.
+SUBCOMMANDS = {
+    "summarize": "._summarize",
+    "compare": "._compare",
+    "gate": "._gate",
+    "plan": "._plan",
+    "aggregate": "._aggregate",
+}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -61,8 +63,13 @@ class _Parser(argparse.ArgumentParser):
         super()._check_value(action, value)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(commands: Sequence[str] = tuple(SUBCOMMANDS)) -> argparse.ArgumentParser:
     """The full argument parser (for documentation and tests).
+
+    Parameters
+    ----------
+    commands : sequence of str, optional
+        The subcommands to register (default: every one); a run registers only its own.
 
     Returns
     -------
@@ -86,8 +93,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser.add_argument("--version", action="version", version=f"f1posterior {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for module in SUBCOMMANDS:
-        module.register(sub)
+    for name in commands:
+        importlib.import_module(SUBCOMMANDS[name], __name__).register(sub)
     return parser
 
 
@@ -148,7 +155,10 @@ def _quiet_interrupts(hook: Any) -> Any:
 def _run(argv: Sequence[str] | None) -> int:
     prefix = "f1posterior"
     try:
-        parser = build_parser()
+        argv = sys.argv[1:] if argv is None else list(argv)
+        parser = build_parser(
+            argv[:1] if argv[:1] and argv[0] in SUBCOMMANDS else list(SUBCOMMANDS)
+        )
         args = parser.parse_args(argv)
         if getattr(args, "run", None) is None:
             parser.print_help(sys.stderr)

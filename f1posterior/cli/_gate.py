@@ -35,7 +35,7 @@ from ..gating import (
     gate_multilabel,
     per_class_metrics,
 )
-from ..io import MatrixInput, append_output, is_stdin, read_multilabel, write_output
+from ..io import MatrixInput, is_stdin
 from ..metrics import METRIC_RANGES, METRICS
 from ..posterior import MULTILABEL_METRICS
 from ._common import (
@@ -340,7 +340,11 @@ def read_inputs(
         )
 
     def read(path: str) -> MatrixInput:
-        return read_multilabel(path, labels=args.labels) if multilabel else load_input(args, path)
+        if not multilabel:
+            return load_input(args, path)
+        from ..io import read_multilabel  # here: a single-label gate never loads it
+
+        return read_multilabel(path, labels=args.labels)
 
     data = read(args.file)
     base = None if baseline is None else read(baseline)
@@ -363,8 +367,12 @@ def read_inputs(
 def _report(args: argparse.Namespace, result: GateResult) -> int:
     """Write the outputs of ``result``; the exit status."""
     if args.junit_xml:
+        from ..io import write_output  # here: only the files asked for load the writers
+
         write_output(args.junit_xml, result.to_junit_xml(), "--junit-xml")
     if args.append_markdown:
+        from ..io import append_output
+
         append_output(args.append_markdown, result.to_markdown() + "\n", "--append-markdown")
     if args.format == "json":
         print(json.dumps(result.to_dict(), indent=2))

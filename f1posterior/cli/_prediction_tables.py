@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from .._core.text import escape_text
-from ..io import PredictionTable, is_predictions_table, is_stdin, read_prediction_table, source_name
-from ..metrics import align_ids
+from ..io import is_stdin, source_name
 from ._input_args import check_stdin_inputs
+
+if TYPE_CHECKING:
+    from ..io import PredictionTable
 
 __all__ = ["pair_prediction_tables", "paired_gate_predictions"]
 
@@ -35,6 +38,9 @@ def pair_prediction_tables(
     one warning line ``COMMAND: warning: ...`` on stderr says why they were not
     paired and the result is None (compare them as independent samples).
     """
+    from ..io import PredictionTable  # here: a gate on matrices never loads it
+    from ..metrics import align_ids
+
     ref = tables[0]
     if id_col is not None:
         out = [ref]
@@ -109,6 +115,8 @@ def paired_gate_predictions(args: argparse.Namespace) -> tuple[list[str], ...] |
         return None
     if args.predictions is False:
         return None
+    from ..io import is_predictions_table, read_prediction_table
+
     files = [args.file, args.baseline]
     fmts = [getattr(args, "input_format", None) if is_stdin(f) else None for f in files]
     for f, fmt in zip(files, fmts, strict=True):

@@ -8,7 +8,6 @@ format is given (``input_format``) or sniffed from the bytes.
 
 from __future__ import annotations
 
-import csv
 import io
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,12 +16,6 @@ from typing import Any
 import numpy as np
 
 from ._cells import apply_labels, check_cells, matrix_from_json
-from ._predictions import (
-    csv_delimiter,
-    csv_header,
-    predictions_hint,
-    read_prediction_rows,
-)
 from ._sources import (
     FORMAT_OF_SUFFIX,
     MATRIX_FILE_TYPES,
@@ -38,7 +31,6 @@ from ._sources import (
     regular_file,
     source_name,
 )
-from ._streaming import open_batch
 
 __all__ = [
     "MatrixInput",
@@ -153,6 +145,8 @@ def _integer_label_header(first: list[str], rest: list[tuple[int, list[str]]]) -
 
 
 def _read_csv_matrix(path: Path, text: str, delimiter: str) -> tuple[np.ndarray, list[str] | None]:
+    import csv  # here: a JSON matrix never loads it
+
     reader = csv.reader(io.StringIO(text), delimiter=delimiter)
     rows: list[tuple[int, list[str]]] = []
     try:
@@ -224,6 +218,8 @@ def _read_csv_matrix(path: Path, text: str, delimiter: str) -> tuple[np.ndarray,
 
 def _read_jsonl(path: Path) -> tuple[np.ndarray, list[str] | None, list[str]]:
     """The whole batch of a JSON-lines file (:func:`f1posterior.io.open_batch`)."""
+    from ._streaming import open_batch
+
     reader = open_batch(path, input_format="jsonl")
     chunks = list(reader)
     names = [n for c in chunks for n in c.names]
@@ -325,6 +321,8 @@ def read_input(
     if predictions is None:
         predictions = False
         if fmt in ("csv", "tsv"):
+            from ._predictions import csv_delimiter, csv_header
+
             header = csv_header(p, csv_delimiter(fmt, ""))
             predictions = true_col in header and pred_col in header
     if predictions:
@@ -333,11 +331,15 @@ def read_input(
                 f"{source_name(p)}: transpose applies to confusion-matrix files; a predictions CSV "
                 "names its true and predicted columns instead"
             )
+        from ._predictions import csv_delimiter, read_prediction_rows
+
         delimiter = csv_delimiter(fmt, read_text(p) if fmt == "predictions" else "")
         return read_prediction_rows(p, delimiter, true_col, pred_col, labels)
     try:
         return _read_matrix(p, fmt, labels, transpose)
     except ValueError as exc:
+        from ._predictions import predictions_hint  # here: a predictions CSV's module
+
         hint = predictions_hint(p, fmt, true_col, pred_col)
         if not hint:
             raise

@@ -12,7 +12,6 @@ beside ``rows`` in JSON, the schema metadata key ``f1posterior`` in Parquet) and
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 from collections.abc import Sequence
@@ -148,6 +147,8 @@ class HashQuoting:
     """
 
     def __init__(self, fh: TextIO, delimiter: str) -> None:
+        import csv  # here: reading and gating never load it
+
         self.plain = csv.writer(fh, delimiter=delimiter, lineterminator="\n")
         self.quoted = csv.writer(
             fh, delimiter=delimiter, lineterminator="\n", quoting=csv.QUOTE_ALL

@@ -10,11 +10,10 @@ from __future__ import annotations
 import json
 import math
 import sys
-import zipfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -22,6 +21,9 @@ from .._core.results import value_equality
 from .._core.validation import check_counts
 from ._cells import apply_labels, check_cells, matrix_from_json
 from ._sources import file_errors, label_list, npy_header, regular_file
+
+if TYPE_CHECKING:
+    import zipfile
 
 __all__ = ["BatchChunk", "BatchReader", "open_batch", "BATCH_SUFFIXES", "DEFAULT_CHUNK"]
 
@@ -353,6 +355,8 @@ def _npz_strings(zf: zipfile.ZipFile, key: str, n: int, where: str) -> list[str]
 
 
 def _open_npz(p: Path) -> tuple[np.ndarray, list[str] | None, list[str] | None]:
+    import zipfile  # here: reading a matrix never loads it
+
     try:
         zf = zipfile.ZipFile(p)
     except (zipfile.BadZipFile, OSError) as exc:

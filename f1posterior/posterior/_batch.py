@@ -9,14 +9,12 @@ Design notes: docs/design.md#posterior-batch
 from __future__ import annotations
 
 import math
-import multiprocessing
 import os
 import threading
 from collections import deque
 from collections.abc import Callable, Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -28,6 +26,9 @@ from .._core.streams import block_keys, block_streams
 from .._core.validation import SamplingArgs
 from ._prevalence import PrevalenceDraws
 from ._summary import MetricSummary, summarize_rows
+
+if TYPE_CHECKING:
+    from concurrent.futures import Executor
 
 __all__ = ["RunSettings", "Measure", "Engine", "Scratch", "plan", "check_fits", "check_progress"]
 
@@ -46,6 +47,9 @@ _GROUPS_PER_WORKER = 4
 #: With several workers, batches of at least this many Gamma variates run on forked
 #: worker processes instead of threads, where forking is safe (:func:`can_fork`).
 PROCESS_MIN_VARIATES = 1 << 25
+#: One table's draws are split over threads only from this many Gamma variates (a 3 x 3
+#: table at 50,000 draws, 600,000, runs on the calling thread: threads would cost more).
+THREAD_MIN_VARIATES = 1 << 21
 
 MetricFn = Callable[[np.ndarray], Any]
 Progress = Callable[[int, int], None]
@@ -58,6 +62,8 @@ GroupResult = tuple[list[Any], list[Any]]
 def can_fork() -> bool:
     """Whether workers may be forked: ``fork`` exists, one thread runs (no other thread's
     lock can be copied held) and this process is not daemonic (it may have children)."""
+    import multiprocessing  # here: a run with one worker never loads it
+
     return (
         "fork" in multiprocessing.get_all_start_methods()
         and threading.active_count() == 1
@@ -424,8 +430,13 @@ class Engine:
     def threads(self, groups: Sequence[Group]) -> None:
         """Run the groups in order on ``workers`` threads: whole groups in parallel, or one
         group at a time with its ranges of draws in parallel (``parallel_draws``)."""
-        workers = self.settings.workers
-        pool = ThreadPoolExecutor(max_workers=workers) if workers > 1 else None
+        s, (n, m1, m) = self.settings, self.conc.shape
+        workers, pool = s.workers, None
+        small = self.plan.parallel_draws and n * s.sampling.draws * m1 * m < THREAD_MIN_VARIATES
+        if workers > 1 and not small:
+            from concurrent.futures import ThreadPoolExecutor
+
+            pool = ThreadPoolExecutor(max_workers=workers)
         try:
             if pool is None:
                 for g in groups:
@@ -449,6 +460,9 @@ class Engine:
         when it is killed) and ignore SIGINT; on any exception here, an interrupt
         included, they are killed at once rather than left to finish their groups.
         """
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor, wait
+
         ctx = multiprocessing.get_context("fork")
         before = set(multiprocessing.active_children())
         procs = ProcessPoolExecutor(
