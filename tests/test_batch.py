@@ -71,8 +71,8 @@ def test_budget_really_changes_the_plan():
     big = plan(24, 4, 3000, [1, 1, 4], 8, 1, 1 << 31)
     assert small.group == 1 and big.group == 24
     assert len(draw_chunks(3000, 20, (1 << 19) // (8 * 420 * 2) // block_draws(20))) > 1
-    assert block_draws(2000) == 2 and draw_chunks(5, 2000, 1) == [(0, 2), (2, 5)]  # no 1-draw chunk
-    assert draw_chunks(1, 2000, 1) == [(0, 1)]
+    assert block_draws(1000) == 2 and draw_chunks(5, 1000, 1) == [(0, 2), (2, 5)]  # no 1-draw chunk
+    assert draw_chunks(1, 1000, 1) == [(0, 1)]
 
 
 def test_matrix_results_do_not_depend_on_the_batch():

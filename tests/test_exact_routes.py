@@ -156,7 +156,7 @@ def _draws(res):
     ("b", "m", "draws", "alpha", "dtype", "small"),
     [
         (7, 3, 2_001, "adaptive", np.float64, 4),
-        (3, 50, 5_000, "adaptive", np.float64, 16),  # several random blocks a matrix
+        (3, 50, 5_000, "adaptive", np.float64, 32),  # several random blocks a matrix
         (5, 4, 1_500, 0.01, np.float64, 4),  # log-space Gammas
         (4, 6, 3_000, "jeffreys", np.float32, 4),
     ],

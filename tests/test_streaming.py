@@ -291,7 +291,7 @@ def test_large_m_is_chunked_over_draws_within_the_budget():
     import tracemalloc
 
     counts = np.random.default_rng(3).integers(0, 5, size=(400, 400)).astype(float)
-    budget = 16 << 20
+    budget = 48 << 20  # all 2,000 draws would take 2.5 GiB; one random block takes 16 MiB
     tracemalloc.start()
     try:
         evaluate(counts, draws=2000, max_memory=budget, workers=1, rng=0)

@@ -41,8 +41,9 @@ STREAM_BLOCK_VARIATES = 1 << 18
 #: time, a scalar shape a call, from ``_PER_CELL_MIN_DRAWS`` draws; numpy's array of
 #: shapes costs about 25% more a variate, and longer blocks spread each call's cost) ...
 MIN_BLOCK_DRAWS = 512
-#: ... unless that block would hold more than this many variates (64 MiB in float64).
-MAX_BLOCK_VARIATES = 1 << 23
+#: ... unless that block would hold more than this many variates (16 MiB in float64: the
+#: least working memory of one large matrix; 100 classes still get 207-draw blocks).
+MAX_BLOCK_VARIATES = 1 << 21
 
 
 def block_length(per_draw: int) -> int:
