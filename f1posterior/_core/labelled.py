@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from .describe import as_numeric_array, describe
+from .results import plain
 
 
 def _is_dataframe(x: Any, columns: bool = True) -> bool:
@@ -32,10 +33,6 @@ def _is_labelled(x: Any) -> bool:
     return _is_dataframe(x) or _is_confusion_matrix(x)
 
 
-def _plain_label(v: Any) -> Any:
-    return v.item() if isinstance(v, np.generic) else v
-
-
 def _label_kind(v: Any) -> str:
     if isinstance(v, str):
         return "str"
@@ -46,7 +43,7 @@ def _label_kind(v: Any) -> str:
 
 def _distinct_labels(values: Any, what: str) -> list[Any]:
     """Python scalars of an index or label list, refusing repeats."""
-    out = [_plain_label(v) for v in values]
+    out = [plain(v) for v in values]
     try:
         seen: set[Any] = set()
         for v in out:
@@ -243,7 +240,7 @@ def labelled_vector(values: Any, labels: Sequence[Any] | None, name: str) -> Any
             "pass labelled counts (a DataFrame or ConfusionMatrix) or labels=, or a plain "
             "vector in class order"
         )
-    wanted = [_plain_label(v) for v in labels]
+    wanted = [plain(v) for v in labels]
     extra = [v for v in own if v not in wanted]
     missing = [v for v in wanted if v not in own]
     if extra or missing:
