@@ -47,14 +47,14 @@ _OPTIONS: tuple[tuple[str, Any, Any, str, str], ...] = (
     ("--simulations", positive_int, 500, "S",
      "simulated future test sets per size (default 500, at least 50)"),
     (
-        "--draws", positive_int, 1_000, "N",
-        "posterior draws per simulated table (default 1,000); a table within Monte "
+        "--draws", positive_int, 200, "N",
+        "posterior draws per simulated table (default 200); a table within Monte "
         "Carlo noise is drawn again, doubling, up to --max-draws",
     ),
     (
-        "--max-draws", positive_int, 32_000, "N",
-        "ceiling of the draws per simulated table (default 32,000); a table still "
-        "within noise counts as inconclusive",
+        "--max-draws", positive_int, 8_000, "N",
+        "ceiling of the draws per simulated table (default 8,000); a table still "
+        "within noise takes the rule on its pooled estimate",
     ),
     (
         "--max-documents", positive_int, DEFAULT_MAX_DOCUMENTS, "N",
