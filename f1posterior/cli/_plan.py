@@ -73,7 +73,8 @@ def register(sub: Any) -> None:
         "candidate number n of additional documents (same class mix and error rates, drawn "
         "from the current posterior), simulate --simulations future test sets, run the "
         "gate's rule on each (PASS when P(condition) >= P, FAIL when P(opposite) >= P) and "
-        "report the fraction that is conclusive. Sizes: 0, then doubling, then bisection; "
+        "report the fraction that is conclusive (the same simulated documents at every size; "
+        "the curve is their monotone fit). Sizes: 0, then growing by 4, then bisection; "
         "the answer is the smallest size whose assurance reaches A. A per-class metric needs "
         "every class's check conclusive (--require every). Exit status 0 when found, 3 when "
         "not reached by --max-documents, 2 on a usage or input error.",

@@ -1,6 +1,7 @@
 """Planning the test set: how many more documents make the gate's verdict conclusive.
 
-Bayesian assurance: posterior-predictive simulation of future tables.
+Bayesian assurance: posterior-predictive simulation of future tables, with common
+random numbers across sizes (nested future documents) and a monotone (isotonic) curve.
 
 Design notes: docs/design.md#gating-planning
 """
