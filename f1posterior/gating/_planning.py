@@ -83,9 +83,12 @@ def _verdicts(hits: np.ndarray, total: int, prob: float) -> tuple[np.ndarray, np
 
     With the noise flags of the gate (:func:`f1posterior.gating._draws.noisy`).
     """
-    pr = hits / total
-    v = np.where(pr >= prob, 1, np.where(1.0 - pr >= prob, -1, 0))
-    return v, is_noisy(hits, total, prob)
+    return _rule(hits / total, prob), is_noisy(hits, total, prob)
+
+
+def _rule(pr: np.ndarray, prob: float) -> np.ndarray:
+    """The gate's rule on probabilities ``pr``: +1 pass, -1 fail, 0 inconclusive."""
+    return np.where(pr >= prob, 1, np.where(1.0 - pr >= prob, -1, 0))
 
 
 def _adaptive(
@@ -234,21 +237,8 @@ def plan(
         now_point = (CurvePoint(0, 1.0, 0.0),)
         return PlanResult(additional_documents=0, reached=True, curve=now_point, **common)
 
-    sim = _Simulator(
-        c,
-        base,
-        metric,
-        common["threshold"],
-        common["max_drop"],
-        p,
-        req,
-        s,
-        d,
-        most,
-        alpha,
-        beta,
-        root,
-    )
+    sim = _Simulator(c, base, metric, common["threshold"], common["max_drop"], p, req, s, d,
+                     most, alpha, beta, root)  # fmt: skip
     raw = {0: CurvePoint(0, 0.0, 0.0)}
 
     def at(n: int) -> float:
@@ -291,10 +281,7 @@ def _assumptions(base: np.ndarray | None, metric: str, require: str) -> tuple[st
 
 
 def _monotone(raw: dict[int, CurvePoint], s: int) -> tuple[CurvePoint, ...]:
-    """The curve by size, its assurance the isotonic (pool-adjacent-violators) fit of ``raw``.
-
-    Every size has the same ``s`` simulations, so the blocks are plain means.
-    """
+    """The curve by size, its assurance the isotonic (pool-adjacent-violators) fit of ``raw``."""
     pts = [raw[k] for k in sorted(raw)]
     blocks: list[list[float]] = []  # [sum, count]
     for pt in pts:
@@ -322,8 +309,9 @@ class _Simulator:
     """Future tables and their gate verdicts, for any number of extra documents.
 
     Streams under ``root.spawn_key + (PLAN_KEY, ...)``: ``(0, k)`` the parameters of
-    table ``k`` (0 new, 1 baseline), ``(1, n)`` the future documents, ``(2, n, r)``
-    round ``r`` of a floor's draws, ``(3 + k, n, r)`` of a comparison's.
+    table ``k`` (0 new, 1 baseline), ``(1, n)`` the future documents added at size
+    ``n``, ``(2, r)`` round ``r`` of a floor's draws, ``(3 + k, r)`` of a comparison's
+    (round 0 reads simulation ``i``'s stream ``i`` at every size).
     """
 
     def __init__(
@@ -365,12 +353,12 @@ class _Simulator:
         ]
         columns, undecided = [], np.zeros(self.s, dtype=bool)
         if self.threshold is not None:
-            v, u = self._floor(future[0], n)
+            v, u = self._floor(future[0])
             columns.append(v)
             undecided |= u
         if len(future) > 1:
             v, u = _adaptive(
-                lambda i, d, r: self._diff_hits(future, i, d, n, r),
+                lambda i, d, r: self._diff_hits(future, i, d, r),
                 self.s, self.draws, self.most, self.prob,
             )  # fmt: skip
             columns.append(v)
@@ -384,11 +372,8 @@ class _Simulator:
     def _future(self, n: int) -> list[np.ndarray]:
         """The ``n`` new documents' counts per table, ``(S, M * M)``, nested across sizes.
 
-        Common random numbers: each simulation's documents form one sequence, and
-        ``n`` documents are its first ``n``. A size above every size drawn adds
-        ``Mult(n - lo, p)`` to the largest below; a size between two drawn sizes
-        takes ``n - lo`` of the ``hi - lo`` documents between them (multivariate
-        hypergeometric, the law of a prefix given the longer sequence's counts).
+        Above every size drawn: ``+ Mult(n - lo, p)``; between ``lo`` and ``hi``: ``n - lo``
+        of the ``hi - lo`` documents between them (multivariate hypergeometric).
         """
         if n in self.futures:
             return self.futures[n]
@@ -398,7 +383,7 @@ class _Simulator:
         base = self.futures.get(lo, [np.zeros_like(p, dtype=np.int64) for p in self.params])
         out = []
         for k, p in enumerate(self.params):
-            if hi is None:
+            if hi is None or hi - lo >= 10**9:  # numpy's hypergeometric takes < 10**9
                 out.append(base[k] + gen.multinomial(n - lo, p))
                 continue
             left = self.futures[hi][k] - base[k]  # the hi - lo documents between
@@ -412,7 +397,7 @@ class _Simulator:
         self.futures[n] = out
         return out
 
-    def _floor(self, future: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    def _floor(self, future: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         t = self.threshold
         assert t is not None
         if self.exact:
@@ -420,9 +405,7 @@ class _Simulator:
 
             a = resolve(self.alpha, self.beta, future).alpha
             pr = np.asarray(posterior_from_concentration(a + future, self.metric).sf(t))
-            pr = pr.reshape(self.s, -1)
-            v = np.where(pr >= self.prob, 1, np.where(1.0 - pr >= self.prob, -1, 0))
-            return v, np.zeros(self.s, dtype=bool)
+            return _rule(pr.reshape(self.s, -1), self.prob), np.zeros(self.s, dtype=bool)
 
         def hits(idx: np.ndarray, d: int, r: int) -> np.ndarray:
             ev = evaluate(future[idx], metrics=[self.metric], draws=d, alpha=self.alpha,
@@ -433,9 +416,7 @@ class _Simulator:
 
         return _adaptive(hits, self.s, self.draws, self.most, self.prob)
 
-    def _diff_hits(
-        self, future: list[np.ndarray], idx: np.ndarray, d: int, n: int, r: int
-    ) -> np.ndarray:
+    def _diff_hits(self, future: list[np.ndarray], idx: np.ndarray, d: int, r: int) -> np.ndarray:
         """Draws with ``new - base >= -drop``, ``(len(idx), K)``, chunked over the tables."""
         width = self.m if self.metric in PER_CLASS_METRICS else 1
         step = max(1, _CHUNK_VALUES // (d * width))
