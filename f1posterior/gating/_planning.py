@@ -18,13 +18,7 @@ from numpy.typing import ArrayLike
 from .._core.priors import DEFAULT_PRIOR, PriorArg, resolve
 from .._core.sampling import sample_posterior
 from .._core.streams import DEFAULT_SEED, child_seed, run_seed
-from .._core.validation import (
-    SeedLike,
-    check_choice,
-    check_draws,
-    check_prob,
-    check_rng,
-)
+from .._core.validation import SeedLike, check_choice, check_draws, check_prob, check_rng
 from ..metrics import PER_CLASS_METRICS
 from ..posterior import evaluate
 from ._checks import Floor, GateCheck, NonInferiority, check_metric_name
@@ -33,12 +27,7 @@ from ._draws import noisy as is_noisy
 from ._gate import gate
 from ._plan_result import CurvePoint, PlanResult
 
-__all__ = [
-    "DEFAULT_MAX_DOCUMENTS",
-    "CurvePoint",
-    "PlanResult",
-    "plan",
-]
+__all__ = ["DEFAULT_MAX_DOCUMENTS", "CurvePoint", "PlanResult", "plan"]
 
 #: Default cap on the additional documents searched (``max_documents``).
 DEFAULT_MAX_DOCUMENTS = 10_000_000
@@ -246,7 +235,7 @@ def plan(
         return raw[n].assurance
 
     n = min(cap, max(10, _nice(common["documents"] / 10)))
-    while at(n) < target and n < cap:  # doubling ...
+    while at(n) < target and n < cap:  # growing ...
         n = min(GROWTH * n, cap)
     while True:  # ... then bisection of the monotone fit's bracket
         curve = _monotone(raw, s)
@@ -266,7 +255,8 @@ def _assumptions(base: np.ndarray | None, metric: str, require: str) -> tuple[st
     out = [
         "future documents come from the observed population: class mix mu and error rates "
         "theta drawn from their current posterior, n documents ~ Mult(n, mu_u theta_uv)",
-        "a table still within Monte Carlo noise at max_draws draws counts as inconclusive",
+        "a table still within Monte Carlo noise at max_draws draws takes the gate's rule "
+        "on its pooled estimate",
     ]
     if base is not None:
         out.append(
@@ -332,11 +322,8 @@ class _Simulator:
             self.params.append(flat / flat.sum(axis=-1, keepdims=True))
         prior = resolve(alpha, beta, np.broadcast_to(c, (s, m, m)))
         a, b = prior.alpha, prior.beta
-        from ..posterior import (  # recall = theta_jj ~ Beta under any Dirichlet prior
-            has_exact,
-            is_aligned,
-            scipy_available,
-        )
+        # recall = theta_jj ~ Beta under any Dirichlet prior
+        from ..posterior import has_exact, is_aligned, scipy_available
 
         self.exact = (
             scipy_available()
@@ -364,10 +351,7 @@ class _Simulator:
             columns.append(v)
             undecided |= u
         ok = _conclusive(np.concatenate(columns, axis=-1), self.require)
-        k = int(ok.sum())
-        pc = (k + 0.5) / (self.s + 1)
-        se = math.sqrt(pc * (1.0 - pc) / self.s)
-        return CurvePoint(n, k / self.s, se, float(undecided.mean()))
+        return CurvePoint(n, float(ok.mean()), 0.0, float(undecided.mean()))  # error: _monotone
 
     def _future(self, n: int) -> list[np.ndarray]:
         """The ``n`` new documents' counts per table, ``(S, M * M)``, nested across sizes.
