@@ -67,14 +67,6 @@ def _nice(x: float) -> int:
     return int(round(x / step) * step)
 
 
-def _verdicts(hits: np.ndarray, total: int, prob: float) -> tuple[np.ndarray, np.ndarray]:
-    """The rule's verdicts (+1 pass, -1 fail, 0 inconclusive) on sampled P = hits/total.
-
-    With the noise flags of the gate (:func:`f1posterior.gating._draws.noisy`).
-    """
-    return _rule(hits / total, prob), is_noisy(hits, total, prob)
-
-
 def _rule(pr: np.ndarray, prob: float) -> np.ndarray:
     """The gate's rule on probabilities ``pr``: +1 pass, -1 fail, 0 inconclusive."""
     return np.where(pr >= prob, 1, np.where(1.0 - pr >= prob, -1, 0))
@@ -95,7 +87,7 @@ def _adaptive(
     still within noise then takes the rule on its pooled estimate (flagged).
     """
     hits = hits_fn(np.arange(s), draws, 0).astype(np.float64)
-    v, noisy = _verdicts(hits, draws, prob)
+    v, noisy = _rule(hits / draws, prob), is_noisy(hits, draws, prob)  # noise as in the gate
     active = np.flatnonzero(noisy.any(axis=-1))
     total, r = draws, 0
     while active.size and total < most:
@@ -103,7 +95,7 @@ def _adaptive(
         more = min(total, most - total)
         hits[active] += hits_fn(active, more, r)
         total += more
-        v[active], nz = _verdicts(hits[active], total, prob)
+        v[active], nz = _rule(hits[active] / total, prob), is_noisy(hits[active], total, prob)
         noisy[active] = nz
         active = active[nz.any(axis=-1)]
     return v, np.asarray(noisy.any(axis=-1))
