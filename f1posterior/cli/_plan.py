@@ -47,14 +47,14 @@ _OPTIONS: tuple[tuple[str, Any, Any, str, str], ...] = (
     ("--simulations", positive_int, 500, "S",
      "simulated future test sets per size (default 500, at least 50)"),
     (
-        "--draws", positive_int, 1_000, "N",
-        "posterior draws per simulated table (default 1,000); a table within Monte "
+        "--draws", positive_int, 200, "N",
+        "posterior draws per simulated table (default 200); a table within Monte "
         "Carlo noise is drawn again, doubling, up to --max-draws",
     ),
     (
-        "--max-draws", positive_int, 32_000, "N",
-        "ceiling of the draws per simulated table (default 32,000); a table still "
-        "within noise counts as inconclusive",
+        "--max-draws", positive_int, 8_000, "N",
+        "ceiling of the draws per simulated table (default 8,000); a table still "
+        "within noise takes the rule on its pooled estimate",
     ),
     (
         "--max-documents", positive_int, DEFAULT_MAX_DOCUMENTS, "N",
@@ -73,7 +73,8 @@ def register(sub: Any) -> None:
         "candidate number n of additional documents (same class mix and error rates, drawn "
         "from the current posterior), simulate --simulations future test sets, run the "
         "gate's rule on each (PASS when P(condition) >= P, FAIL when P(opposite) >= P) and "
-        "report the fraction that is conclusive. Sizes: 0, then doubling, then bisection; "
+        "report the fraction that is conclusive (the same simulated documents at every size; "
+        "the curve is their monotone fit). Sizes: 0, then growing by 4, then bisection; "
         "the answer is the smallest size whose assurance reaches A. A per-class metric needs "
         "every class's check conclusive (--require every). Exit status 0 when found, 3 when "
         "not reached by --max-documents, 2 on a usage or input error.",

@@ -33,7 +33,7 @@ class CurvePoint:
         the observed table, no simulation).
     undecided : float
         Fraction of the simulations still within Monte Carlo noise at
-        ``max_draws`` draws (counted as inconclusive).
+        ``max_draws`` draws (their verdict is the rule on the pooled estimate).
     """
 
     documents: int
@@ -178,7 +178,7 @@ class PlanResult:
         if noisy:
             lines.append(
                 f"* fraction of simulated tables still within Monte Carlo noise at "
-                f"{self.max_draws:,} draws, counted as inconclusive"
+                f"{self.max_draws:,} draws, judged on their pooled estimate"
             )
         lines.append(self.summary)
         return "\n".join(lines)

@@ -1,6 +1,7 @@
 """Planning the test set: how many more documents make the gate's verdict conclusive.
 
-Bayesian assurance: posterior-predictive simulation of future tables.
+Bayesian assurance: posterior-predictive simulation of future tables, with common
+random numbers across sizes (nested future documents) and a monotone (isotonic) curve.
 
 Design notes: docs/design.md#gating-planning
 """
@@ -17,13 +18,7 @@ from numpy.typing import ArrayLike
 from .._core.priors import DEFAULT_PRIOR, PriorArg, resolve
 from .._core.sampling import sample_posterior
 from .._core.streams import DEFAULT_SEED, child_seed, run_seed
-from .._core.validation import (
-    SeedLike,
-    check_choice,
-    check_draws,
-    check_prob,
-    check_rng,
-)
+from .._core.validation import SeedLike, check_choice, check_draws, check_prob, check_rng
 from ..metrics import PER_CLASS_METRICS
 from ..posterior import evaluate
 from ._checks import Floor, GateCheck, NonInferiority, check_metric_name
@@ -32,19 +27,20 @@ from ._draws import noisy as is_noisy
 from ._gate import gate
 from ._plan_result import CurvePoint, PlanResult
 
-__all__ = [
-    "DEFAULT_MAX_DOCUMENTS",
-    "CurvePoint",
-    "PlanResult",
-    "plan",
-]
+__all__ = ["DEFAULT_MAX_DOCUMENTS", "CurvePoint", "PlanResult", "plan"]
 
 #: Default cap on the additional documents searched (``max_documents``).
 DEFAULT_MAX_DOCUMENTS = 10_000_000
+#: First-round posterior draws per simulated table (``draws``).
+DEFAULT_PLAN_DRAWS = 200
+#: Ceiling of the draws per simulated table (``max_draws``).
+DEFAULT_PLAN_MAX_DRAWS = 8_000
 #: The largest cap accepted.
 MAX_DOCUMENTS_LIMIT = 1_000_000_000
 #: Spawn-key word of the planner's streams (``root.spawn_key + (PLAN_KEY, ...)``).
 PLAN_KEY = 0x706C616E
+#: Factor between the sizes tried before the target is reached.
+GROWTH = 4
 #: Bisection stops when the bracket's ends are within this ratio.
 REFINE_RATIO = 1.1
 #: Metric values held at once when differences of draws are taken (memory bound).
@@ -71,15 +67,9 @@ def _nice(x: float) -> int:
     return int(round(x / step) * step)
 
 
-def _verdicts(hits: np.ndarray, total: int, prob: float) -> tuple[np.ndarray, np.ndarray]:
-    """Verdicts (+1 pass, -1 fail, 0 inconclusive) and the noise flags of sampled P = hits/total.
-
-    Noisy as in the gate (:func:`f1posterior.gating._draws.noisy`).
-    """
-    pr = hits / total
-    noisy = is_noisy(hits, total, prob)
-    v = np.where(pr >= prob, 1, np.where(1.0 - pr >= prob, -1, 0))
-    return np.where(noisy, 0, v), noisy
+def _rule(pr: np.ndarray, prob: float) -> np.ndarray:
+    """The gate's rule on probabilities ``pr``: +1 pass, -1 fail, 0 inconclusive."""
+    return np.where(pr >= prob, 1, np.where(1.0 - pr >= prob, -1, 0))
 
 
 def _adaptive(
@@ -93,10 +83,11 @@ def _adaptive(
 
     ``hits_fn(idx, draws, round)`` gives the draws meeting the condition,
     ``(len(idx), K)``, from fresh streams each round. Tables within noise are
-    drawn again, doubling their total, until clear or at ``most`` draws.
+    drawn again, doubling their total, until clear or at ``most`` draws; a table
+    still within noise then takes the rule on its pooled estimate (flagged).
     """
     hits = hits_fn(np.arange(s), draws, 0).astype(np.float64)
-    v, noisy = _verdicts(hits, draws, prob)
+    v, noisy = _rule(hits / draws, prob), is_noisy(hits, draws, prob)  # noise as in the gate
     active = np.flatnonzero(noisy.any(axis=-1))
     total, r = draws, 0
     while active.size and total < most:
@@ -104,7 +95,7 @@ def _adaptive(
         more = min(total, most - total)
         hits[active] += hits_fn(active, more, r)
         total += more
-        v[active], nz = _verdicts(hits[active], total, prob)
+        v[active], nz = _rule(hits[active] / total, prob), is_noisy(hits[active], total, prob)
         noisy[active] = nz
         active = active[nz.any(axis=-1)]
     return v, np.asarray(noisy.any(axis=-1))
@@ -121,8 +112,8 @@ def plan(
     assurance: float = 0.8,
     require: str = "every",
     simulations: int = 500,
-    draws: int = 1_000,
-    max_draws: int = 32_000,
+    draws: int = DEFAULT_PLAN_DRAWS,
+    max_draws: int = DEFAULT_PLAN_MAX_DRAWS,
     max_documents: int = DEFAULT_MAX_DOCUMENTS,
     alpha: PriorArg = DEFAULT_PRIOR,
     beta: PriorArg = DEFAULT_PRIOR,
@@ -158,8 +149,10 @@ def plan(
         verdict must be (any FAIL, or every check PASS).
     simulations : int, default 500
         Simulated future test sets per size (``S``, at least 50).
-    draws, max_draws : int, default 1,000 and 32,000
-        First-round and maximum posterior draws per simulated table.
+    draws, max_draws : int, default 200 and 8,000
+        First-round and maximum posterior draws per simulated table (a table
+        still within Monte Carlo noise at ``max_draws`` takes the rule on its
+        pooled estimate).
     max_documents : int, default 10,000,000
         Cap on the additional documents searched.
     alpha, beta : prior
@@ -182,9 +175,9 @@ def plan(
     --------
     >>> res = plan([[45, 5], [8, 42]], metric="recall", threshold=0.8, simulations=200, rng=1)
     >>> res.current_verdict, res.additional_documents
-    ('inconclusive', 4500)
-    >>> [(p.documents, p.assurance) for p in res.curve[3:6]]
-    [(40, 0.05), (80, 0.195), (160, 0.275)]
+    ('inconclusive', 5400)
+    >>> [(p.documents, p.assurance) for p in res.curve[1:5]]
+    [(10, 0.0), (40, 0.045), (160, 0.315), (640, 0.575)]
     >>> plan([[90, 10], [5, 95]], metric="micro_f1", threshold=0.5).additional_documents
     0
     """
@@ -225,41 +218,27 @@ def plan(
         now_point = (CurvePoint(0, 1.0, 0.0),)
         return PlanResult(additional_documents=0, reached=True, curve=now_point, **common)
 
-    sim = _Simulator(
-        c,
-        base,
-        metric,
-        common["threshold"],
-        common["max_drop"],
-        p,
-        req,
-        s,
-        d,
-        most,
-        alpha,
-        beta,
-        root,
-    )
-    points = {0: CurvePoint(0, 0.0, 0.0)}
+    sim = _Simulator(c, base, metric, common["threshold"], common["max_drop"], p, req, s, d,
+                     most, alpha, beta, root)  # fmt: skip
+    raw = {0: CurvePoint(0, 0.0, 0.0)}
 
     def at(n: int) -> float:
-        points[n] = sim.assurance(n)
-        return points[n].assurance
+        raw[n] = sim.assurance(n)
+        return raw[n].assurance
 
-    n = min(cap, 10 ** int(math.floor(math.log10(max(common["documents"], 100)))) // 10)
-    lo, hi = 0, None
-    while at(n) < target:  # doubling ...
-        lo = n
-        if n >= cap:
+    n = min(cap, max(10, _nice(common["documents"] / 10)))
+    while at(n) < target and n < cap:  # growing ...
+        n = min(GROWTH * n, cap)
+    while True:  # ... then bisection of the monotone fit's bracket
+        curve = _monotone(raw, s)
+        k = next((i for i, pt in enumerate(curve) if pt.assurance >= target), None)
+        if k is None:
             break
-        n = min(2 * n, cap)
-    else:
-        hi = n
-    while hi is not None and hi > lo * REFINE_RATIO and hi - lo > 1:  # ... then bisection
+        lo, hi = curve[k - 1].documents, curve[k].documents
+        if hi <= lo * REFINE_RATIO or hi - lo <= 1:
+            break
         mid = _nice((lo + hi) / 2)
-        mid = mid if lo < mid < hi else (lo + hi) // 2
-        lo, hi = (lo, mid) if at(mid) >= target else (mid, hi)
-    curve = tuple(points[k] for k in sorted(points))
+        at(mid if lo < mid < hi else (lo + hi) // 2)
     best = next((pt.documents for pt in curve if pt.assurance >= target), None)
     return PlanResult(additional_documents=best, reached=best is not None, curve=curve, **common)
 
@@ -268,7 +247,8 @@ def _assumptions(base: np.ndarray | None, metric: str, require: str) -> tuple[st
     out = [
         "future documents come from the observed population: class mix mu and error rates "
         "theta drawn from their current posterior, n documents ~ Mult(n, mu_u theta_uv)",
-        "a table still within Monte Carlo noise at max_draws draws counts as inconclusive",
+        "a table still within Monte Carlo noise at max_draws draws takes the gate's rule "
+        "on its pooled estimate",
     ]
     if base is not None:
         out.append(
@@ -279,6 +259,24 @@ def _assumptions(base: np.ndarray | None, metric: str, require: str) -> tuple[st
     if metric in PER_CLASS_METRICS:
         what = "every class's check" if require == "every" else "the overall verdict"
         out.append(f"per-class metric: {what} must be conclusive")
+    return tuple(out)
+
+
+def _monotone(raw: dict[int, CurvePoint], s: int) -> tuple[CurvePoint, ...]:
+    """The curve by size, its assurance the isotonic (pool-adjacent-violators) fit of ``raw``."""
+    pts = [raw[k] for k in sorted(raw)]
+    blocks: list[list[float]] = []  # [sum, count]
+    for pt in pts:
+        blocks.append([pt.assurance, 1.0])
+        while len(blocks) > 1 and blocks[-2][0] / blocks[-2][1] > blocks[-1][0] / blocks[-1][1]:
+            total, count = blocks.pop()
+            blocks[-1][0] += total
+            blocks[-1][1] += count
+    fit = [b[0] / b[1] for b in blocks for _ in range(int(b[1]))]
+    out = [pts[0]]
+    for pt, a in zip(pts[1:], fit[1:], strict=True):
+        pc = (a * s + 0.5) / (s + 1)
+        out.append(CurvePoint(pt.documents, a, math.sqrt(pc * (1.0 - pc) / s), pt.undecided))
     return tuple(out)
 
 
@@ -293,8 +291,9 @@ class _Simulator:
     """Future tables and their gate verdicts, for any number of extra documents.
 
     Streams under ``root.spawn_key + (PLAN_KEY, ...)``: ``(0, k)`` the parameters of
-    table ``k`` (0 new, 1 baseline), ``(1, n)`` the future documents, ``(2, n, r)``
-    round ``r`` of a floor's draws, ``(3 + k, n, r)`` of a comparison's.
+    table ``k`` (0 new, 1 baseline), ``(1, n)`` the future documents added at size
+    ``n``, ``(2, r)`` round ``r`` of a floor's draws, ``(3 + k, r)`` of a comparison's
+    (round 0 reads simulation ``i``'s stream ``i`` at every size).
     """
 
     def __init__(
@@ -307,6 +306,7 @@ class _Simulator:
         self.require, self.s, self.draws, self.most = require, s, draws, most
         self.alpha, self.beta, self.root = alpha, beta, root
         self.m = m = c.shape[-1]
+        self.futures: dict[int, list[np.ndarray]] = {}
         self.params = []  # the parameters (mu, theta) as cells mu_u theta_uv, (S, M * M)
         for k, t in enumerate(self.tables):
             pk = sample_posterior(t, draws=s, alpha=alpha, beta=beta, rng=_child(root, 0, k))
@@ -314,11 +314,8 @@ class _Simulator:
             self.params.append(flat / flat.sum(axis=-1, keepdims=True))
         prior = resolve(alpha, beta, np.broadcast_to(c, (s, m, m)))
         a, b = prior.alpha, prior.beta
-        from ..posterior import (  # recall = theta_jj ~ Beta under any Dirichlet prior
-            has_exact,
-            is_aligned,
-            scipy_available,
-        )
+        # recall = theta_jj ~ Beta under any Dirichlet prior
+        from ..posterior import has_exact, is_aligned, scipy_available
 
         self.exact = (
             scipy_available()
@@ -329,30 +326,54 @@ class _Simulator:
 
     def assurance(self, n: int) -> CurvePoint:
         """Assurance of ``n`` more documents: the fraction of conclusive simulations."""
-        gen = np.random.default_rng(_child(self.root, 1, n))
         future = [
-            t + gen.multinomial(n, p).reshape(self.s, self.m, self.m)
-            for t, p in zip(self.tables, self.params, strict=True)
+            t + f.reshape(self.s, self.m, self.m)
+            for t, f in zip(self.tables, self._future(n), strict=True)
         ]
         columns, undecided = [], np.zeros(self.s, dtype=bool)
         if self.threshold is not None:
-            v, u = self._floor(future[0], n)
+            v, u = self._floor(future[0])
             columns.append(v)
             undecided |= u
         if len(future) > 1:
             v, u = _adaptive(
-                lambda i, d, r: self._diff_hits(future, i, d, n, r),
+                lambda i, d, r: self._diff_hits(future, i, d, r),
                 self.s, self.draws, self.most, self.prob,
             )  # fmt: skip
             columns.append(v)
             undecided |= u
         ok = _conclusive(np.concatenate(columns, axis=-1), self.require)
-        k = int(ok.sum())
-        pc = (k + 0.5) / (self.s + 1)
-        se = math.sqrt(pc * (1.0 - pc) / self.s)
-        return CurvePoint(n, k / self.s, se, float((undecided & ~ok).mean()))
+        return CurvePoint(n, float(ok.mean()), 0.0, float(undecided.mean()))  # error: _monotone
 
-    def _floor(self, future: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    def _future(self, n: int) -> list[np.ndarray]:
+        """The ``n`` new documents' counts per table, ``(S, M * M)``, nested across sizes.
+
+        Above every size drawn: ``+ Mult(n - lo, p)``; between ``lo`` and ``hi``: ``n - lo``
+        of the ``hi - lo`` documents between them (multivariate hypergeometric).
+        """
+        if n in self.futures:
+            return self.futures[n]
+        gen = np.random.default_rng(_child(self.root, 1, n))
+        lo = max((k for k in self.futures if k < n), default=0)
+        hi = min((k for k in self.futures if k > n), default=None)
+        base = self.futures.get(lo, [np.zeros_like(p, dtype=np.int64) for p in self.params])
+        out = []
+        for k, p in enumerate(self.params):
+            if hi is None or hi - lo >= 10**9:  # numpy's hypergeometric takes < 10**9
+                out.append(base[k] + gen.multinomial(n - lo, p))
+                continue
+            left = self.futures[hi][k] - base[k]  # the hi - lo documents between
+            take, rest = np.full(self.s, n - lo), left.sum(axis=-1)
+            part = np.zeros_like(left)
+            for j in range(left.shape[-1]):  # cell by cell, vectorised over simulations
+                rest -= left[:, j]
+                part[:, j] = gen.hypergeometric(left[:, j], rest, take)
+                take -= part[:, j]
+            out.append(base[k] + part)
+        self.futures[n] = out
+        return out
+
+    def _floor(self, future: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         t = self.threshold
         assert t is not None
         if self.exact:
@@ -360,22 +381,18 @@ class _Simulator:
 
             a = resolve(self.alpha, self.beta, future).alpha
             pr = np.asarray(posterior_from_concentration(a + future, self.metric).sf(t))
-            pr = pr.reshape(self.s, -1)
-            v = np.where(pr >= self.prob, 1, np.where(1.0 - pr >= self.prob, -1, 0))
-            return v, np.zeros(self.s, dtype=bool)
+            return _rule(pr.reshape(self.s, -1), self.prob), np.zeros(self.s, dtype=bool)
 
         def hits(idx: np.ndarray, d: int, r: int) -> np.ndarray:
             ev = evaluate(future[idx], metrics=[self.metric], draws=d, alpha=self.alpha,
-                          beta=self.beta, ref=t, rng=_child(self.root, 2, n, r),
+                          beta=self.beta, ref=t, rng=_child(self.root, 2, r),
                           prior_check=False)  # fmt: skip
             below = np.rint(np.asarray(ev[self.metric].p_below) * d)
             return (d - below).reshape(len(idx), -1)
 
         return _adaptive(hits, self.s, self.draws, self.most, self.prob)
 
-    def _diff_hits(
-        self, future: list[np.ndarray], idx: np.ndarray, d: int, n: int, r: int
-    ) -> np.ndarray:
+    def _diff_hits(self, future: list[np.ndarray], idx: np.ndarray, d: int, r: int) -> np.ndarray:
         """Draws with ``new - base >= -drop``, ``(len(idx), K)``, chunked over the tables."""
         width = self.m if self.metric in PER_CLASS_METRICS else 1
         step = max(1, _CHUNK_VALUES // (d * width))
@@ -385,7 +402,7 @@ class _Simulator:
             md = []
             for k, table in enumerate(future):
                 ev = evaluate(table[sub], metrics=[self.metric], draws=d, alpha=self.alpha,
-                              beta=self.beta, rng=_child(self.root, 3 + k, n, r),
+                              beta=self.beta, rng=_child(self.root, 3 + k, r),
                               keep_draws=True, prior_check=False, index_offset=i0)  # fmt: skip
                 assert ev.metric_draws is not None
                 md.append(ev.metric_draws[self.metric])
