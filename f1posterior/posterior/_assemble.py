@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from .._core.priors import ResolvedPrior
+from .._core.results import plain
 from .._core.validation import SamplingArgs
 from ..metrics import shared_class_sums
 from ._batch import Chunk, GroupResult, MetricFn, Scratch
@@ -48,6 +49,7 @@ class TableMetrics:
         self.names = [name for name, _ in metrics]
         self.extra = {name: scores[name].shape[1:] for name in self.names}
         self.shapes = {name: batch for name in self.names}
+        self.one = batch == ()
         self.chance, self.chance_scores = bool(chance_scores), chance_scores or {}
         self.widths = [float(math.prod(self.extra[n])) for n in self.names] * (1 + self.chance)
         self.keys = self.names + [_CH + n for n in self.names if self.chance]
@@ -73,17 +75,21 @@ class TableMetrics:
     def close(self, held: dict[str, np.ndarray], g0: int, g1: int, scratch: Scratch) -> GroupResult:
         summaries, kept = [], []
         size = (g1 - g0) * self.a.draws * int(max(self.widths))
+        at = 0 if self.one else slice(None)  # one table: its own fields, nothing to join
+        tables = 0 if self.one else slice(g0, g1)
         for name in self.names:
-            x = np.ascontiguousarray(np.moveaxis(held[name], 1, -1))
-            s = scratch.summarize(name, x, self.scores[name][g0:g1], self.a, size)
+            x = held[name]  # (tables, draws), or (tables, draws, K): the draws put last
+            x = x if x.ndim == 2 else np.ascontiguousarray(np.moveaxis(x, 1, -1))
+            s = scratch.summarize(name, x[at], self.scores[name][tables], self.a, size)
             if self.chance:
-                s = with_chance(s, x, np.moveaxis(held[_CH + name], 1, -1), name)
-                s = dataclasses.replace(s, chance_score=self.chance_scores[name][g0:g1])
+                s = with_chance(s, x[at], np.moveaxis(held[_CH + name], 1, -1)[at], name)
+                s = dataclasses.replace(s, chance_score=plain(self.chance_scores[name][tables]))
             summaries.append(s)
             kept.append(x)
         return summaries, kept
 
 
+_TINY = float(np.finfo(float).tiny)
 #: Per-class metrics and the count margins that inform them (rows = true class).
 _INFORMED_BY = {"recall": ("row",), "precision": ("col",), "f1": ("row", "col")}
 
@@ -107,16 +113,22 @@ def check_prior_dominance(
     """
     from ..metrics import METRICS
 
-    rows, cols = counts.sum(axis=-1), counts.sum(axis=-2)
     out = {}
     for name, s in summaries.items():
+        margins = _INFORMED_BY.get(name) if fns[name] is METRICS.get(name) else None
+        if margins is None and isinstance(s.mean, float):  # one number: the same, in floats
+            sd = max(float(s.std), _TINY)
+            shift = abs(float(s.mean) - float(s.score)) / sd
+            dominated = not shift - 3 * (float(s.mc_error) / sd) <= 0.5  # NaN: dominated
+            out[name] = dataclasses.replace(s, prior_shift=shift, prior_dominated=dominated)
+            continue
         sd = np.maximum(np.asarray(s.std, dtype=float), np.finfo(float).tiny)
         with np.errstate(invalid="ignore"):  # an infinite mean and std (inf / inf) is NaN
             shift = np.abs(np.asarray(s.mean) - np.asarray(s.score)) / sd
             noise = np.asarray(s.mc_error) / sd
             flag = ~(shift - 3 * noise <= 0.5)  # a NaN score (undefined) is flagged too
-        margins = _INFORMED_BY.get(name) if fns[name] is METRICS.get(name) else None
         if margins is not None:
+            rows, cols = counts.sum(axis=-1), counts.sum(axis=-2)
             uninformed = np.ones(np.broadcast_shapes(rows.shape, flag.shape), dtype=bool)
             for margin in margins:
                 uninformed &= (rows if margin == "row" else cols) == 0

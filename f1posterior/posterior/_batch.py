@@ -250,8 +250,9 @@ class Measure(Protocol):
 
     ``names`` are the summarised metrics; ``shapes`` the shapes their groups' flat
     leading axis is joined into (the batch, with the label axis for per-label
-    metrics); ``widths`` the float64 values a group holds per table and draw (for
-    the plan); ``span`` the tables of one unit.
+    metrics; ``()``: one table, whose one summary has that table's fields); ``widths``
+    the float64 values a group holds per table and draw (for the plan); ``span`` the
+    tables of one unit.
     ``add`` may run on several threads at once for disjoint ranges of draws; for one
     range of draws it sees the tables in order.
     """
@@ -362,7 +363,10 @@ class Engine:
     def join(self) -> tuple[dict[str, MetricSummary], dict[str, np.ndarray] | None]:
         """The summaries of the groups joined into the measure's shapes (and the draws)."""
         shapes = self.measure.shapes
-        summaries = {n: MetricSummary.concat(p, shapes[n]) for n, p in self.parts.items()}
+        summaries = {
+            n: MetricSummary.concat(p, shapes[n]) if shapes[n] else p[0]
+            for n, p in self.parts.items()
+        }
         if not self.settings.keep_draws:
             return summaries, None
         return summaries, {

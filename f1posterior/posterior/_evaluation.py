@@ -34,7 +34,7 @@ from .._core.validation import (
     check_sampling_args,
     check_workers,
 )
-from ..metrics import PER_CLASS_METRICS, resolve_metric
+from ..metrics import PER_CLASS_METRICS, resolve_metric, shared_class_sums
 from ._assemble import TableMetrics, check_prior_dominance, exact_summaries
 from ._batch import Engine, RunSettings, check_fits, check_progress
 from ._chance import chance_table
@@ -440,16 +440,19 @@ def evaluate(
     batch, m = conc.shape[:-2], conc.shape[-1]
     mixture = None if prior.mixture is None else prior.mixture.flat()
     flat_conc = conc.reshape((-1, m + 1, m))
-    flat_counts = np.broadcast_to(c, (*batch, m, m)).reshape((-1, m, m))
+    flat_counts = c.reshape((-1, m, m)) if c.shape[:-2] == batch else (
+        np.broadcast_to(c, (*batch, m, m)).reshape((-1, m, m))
+    )  # fmt: skip
 
     observed = flat_counts
     if target is not None:  # the observed table at the target (mean) prevalence
         observed = reweight(flat_counts, np.broadcast_to(target.mean(), (*batch, m)).reshape(-1, m))
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore"), shared_class_sums(observed):
         scores = {name: metric_values(fn, observed, name) for name, fn in resolved}
-        chance_scores = {}  # each metric's chance_score: on the observed chance tables
-        if chance:
-            table = chance_table(observed)
+    chance_scores = {}  # each metric's chance_score: on the observed chance tables
+    if chance:
+        table = chance_table(observed)
+        with np.errstate(invalid="ignore", divide="ignore"), shared_class_sums(table):
             chance_scores = {n: metric_values(fn, table, n) for n, fn in resolved}
     # Closed forms (f1posterior.posterior._exact; scipy): under an aligned prior, and recall under
     # any prior. Exact summaries; sampled too only when keep_draws or chance needs the draws,
