@@ -34,7 +34,9 @@ RESULTS = ROOT / "benchmarks" / "results"
 
 _CHILD = r"""
 import json, sys, time
+sys.path.insert(0, sys.argv[3])
 import numpy as np
+import f1posterior
 from f1posterior import evaluate
 from f1posterior._core.priors import resolve
 from f1posterior._core.sampling import concentrations
@@ -70,14 +72,14 @@ for fn in (one, broadcast, per_cell):
     fn()
 times = {name: per_call(fn) for name, fn in
          (("evaluate_s", one), ("broadcast_s", broadcast), ("per_cell_s", per_cell))}
-print(json.dumps(times))
+print(json.dumps({**times, "package": f1posterior.__file__}))
 """
 
 
-def measure(pkg: Path, calls: int, inner: int) -> dict:
-    env = dict(os.environ, PYTHONPATH=str(pkg))
-    args = [sys.executable, "-c", _CHILD, str(calls), str(inner)]
-    out = subprocess.run(args, env=env, cwd=tempfile.gettempdir(), capture_output=True, text=True)
+def measure(pkg: Path, calls: int, inner: int, cwd: str) -> dict:
+    """One process's times, with the package under ``pkg`` (run in the empty ``cwd``)."""
+    args = [sys.executable, "-c", _CHILD, str(calls), str(inner), str(pkg)]
+    out = subprocess.run(args, cwd=cwd, capture_output=True, text=True)
     if out.returncode:
         raise RuntimeError(out.stderr)
     r = json.loads(out.stdout)
@@ -102,11 +104,13 @@ def main(argv: list[str] | None = None) -> int:
     print(json.dumps(info), flush=True)
     result: dict = {"machine": info, "before": rev(args.ref), "after": f"{rev('HEAD')} (tree)"}
     runs: dict[str, list[dict]] = {"before": [], "after": []}
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory() as empty:
         before_pkg = export(args.ref, Path(tmp))
         for _ in range(args.rounds):
-            runs["before"].append(measure(before_pkg, args.calls, args.inner))
-            runs["after"].append(measure(ROOT, args.calls, args.inner))
+            runs["before"].append(measure(before_pkg, args.calls, args.inner, empty))
+            runs["after"].append(measure(ROOT, args.calls, args.inner, empty))
+    for key, pkg in (("before", before_pkg), ("after", ROOT)):  # the package each one ran
+        assert all(r["package"].startswith(str(pkg)) for r in runs[key]), runs[key][0]
     for key, v in runs.items():
         result[key] = {
             "runs": v,

@@ -8,6 +8,7 @@ Design notes: docs/design.md#core-priors
 
 from __future__ import annotations
 
+import functools
 import numbers
 from dataclasses import dataclass
 from typing import Any
@@ -248,6 +249,31 @@ def resolve(alpha: PriorArg, beta: PriorArg, counts: np.ndarray | tuple[int, ...
     True
     """
     shape = tuple(counts) if isinstance(counts, tuple) else np.shape(counts)
+    m = shape[-1]
+    if (
+        isinstance(alpha, str | float | int)  # a bool is refused, uncached, by _resolve
+        and isinstance(beta, str | float | int)
+        and not (
+            alpha == "adaptive"
+            or alpha == "hierarchical"
+            and (m >= POOLED_FROM or beta == "aligned")
+        )
+    ):  # a prior that the counts do not change: resolved once per shape
+        return _resolve_shape(alpha, beta, shape)
+    return _resolve(alpha, beta, counts, shape)
+
+
+@functools.lru_cache(maxsize=64, typed=True)
+def _resolve_shape(alpha: PriorArg, beta: PriorArg, shape: tuple[int, ...]) -> ResolvedPrior:
+    """:func:`resolve` of a prior that does not depend on the counts (read-only arrays)."""
+    out = _resolve(alpha, beta, shape, shape)
+    out.beta.flags.writeable = False
+    return out
+
+
+def _resolve(
+    alpha: PriorArg, beta: PriorArg, counts: np.ndarray | tuple[int, ...], shape: tuple[int, ...]
+) -> ResolvedPrior:
     m = shape[-1]
     mixture = None
     if isinstance(alpha, str):

@@ -243,11 +243,10 @@ def check_rng(rng: Any, name: str = "rng") -> np.random.SeedSequence:
         )
     if isinstance(rng, numbers.Integral) and rng < 0:
         raise ValueError(f"{name} must be a non-negative integer seed; got {rng}")
-    seq = np.random.default_rng(
-        None if rng is None else rng if isinstance(rng, np.random.SeedSequence) else int(rng)
-    ).bit_generator.seed_seq
-    assert isinstance(seq, np.random.SeedSequence)
-    return seq
+    # what default_rng(rng).bit_generator.seed_seq is, without making the generator
+    if isinstance(rng, np.random.SeedSequence):
+        return rng
+    return np.random.SeedSequence(None if rng is None else int(rng))
 
 
 @dataclass(frozen=True)
