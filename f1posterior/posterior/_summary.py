@@ -137,6 +137,9 @@ def _shortest(lows: np.ndarray, highs: np.ndarray) -> np.ndarray:
         width = highs - lows
     if width.dtype.kind == "f":  # integer draws have no infinities
         width[np.isnan(width)] = np.inf
+    if not lead:  # one row (one matrix)
+        i = int(width.argmin())
+        return np.array([lows[i], highs[i]], dtype=np.result_type(lows, highs))
     best = width.reshape(-1, width.shape[-1]).argmin(axis=-1)
     rows = np.arange(best.size)
     out = np.empty((best.size, 2), dtype=np.result_type(lows, highs))
