@@ -31,7 +31,8 @@ class TableMetrics:
     ``scores[name]``, shape ``(B,)`` or ``(B, K)``, the observed scores, whose
     trailing shape is the metric's; with ``chance_scores`` (the metrics of the observed
     tables' chance tables, as ``scores``), also the metrics of each draw's chance table
-    (:mod:`f1posterior.posterior._chance`).
+    (:mod:`f1posterior.posterior._chance`). For one table (``batch == ()``: ``one``)
+    the summaries have that table's own fields (``Engine(..., whole=True)`` joins nothing).
     """
 
     span = 1

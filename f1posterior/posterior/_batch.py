@@ -250,9 +250,8 @@ class Measure(Protocol):
 
     ``names`` are the summarised metrics; ``shapes`` the shapes their groups' flat
     leading axis is joined into (the batch, with the label axis for per-label
-    metrics; ``()``: one table, whose one summary has that table's fields); ``widths``
-    the float64 values a group holds per table and draw (for the plan); ``span`` the
-    tables of one unit.
+    metrics); ``widths`` the float64 values a group holds per table and draw (for
+    the plan); ``span`` the tables of one unit.
     ``add`` may run on several threads at once for disjoint ranges of draws; for one
     range of draws it sees the tables in order.
     """
@@ -299,6 +298,9 @@ class Engine:
         Dirichlet's Gamma variates from their own streams, keyed as the cells').
     mixture : RecallMixture, optional
         The hierarchical prior's data of the same flat tables (None: a Dirichlet prior).
+    whole : bool, default False
+        One table, whose summaries the measure gives with that table's own fields
+        (scalars): nothing to join.
     """
 
     def __init__(
@@ -309,9 +311,10 @@ class Engine:
         *,
         prevalence: PrevalenceDraws | None = None,
         mixture: RecallMixture | None = None,
+        whole: bool = False,
     ) -> None:
         self.conc, self.measure, self.settings = conc, measure, settings
-        self.prevalence, self.mixture = prevalence, mixture
+        self.prevalence, self.mixture, self.whole = prevalence, mixture, whole
         n, _, m = conc.shape
         a = settings.sampling
         self.plan = plan(n, m, a.draws, measure.widths, a.dtype.itemsize, settings.workers,
@@ -364,7 +367,7 @@ class Engine:
         """The summaries of the groups joined into the measure's shapes (and the draws)."""
         shapes = self.measure.shapes
         summaries = {
-            n: MetricSummary.concat(p, shapes[n]) if shapes[n] else p[0]
+            n: p[0] if self.whole else MetricSummary.concat(p, shapes[n])
             for n, p in self.parts.items()
         }
         if not self.settings.keep_draws:

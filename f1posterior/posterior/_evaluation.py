@@ -469,7 +469,8 @@ def evaluate(
         # never depend on which other metrics (or chance=True) are requested
         prev = None if target is None else target.sampler(tuple(batch), sa.root, sa.dtype)
         measure = TableMetrics(resolved, scores, metric_values, sa, tuple(batch), chance_scores)
-        engine = Engine(flat_conc, measure, settings, prevalence=prev, mixture=mixture)
+        engine = Engine(flat_conc, measure, settings, prevalence=prev, mixture=mixture,
+                        whole=measure.one)  # fmt: skip
         sampled, kept = engine.run()
     summaries = {n: _exact_first(exact.get(n), sampled.get(n)) for n in requested}
     if prior_check and sa.draws >= MIN_PRIOR_CHECK_DRAWS:
