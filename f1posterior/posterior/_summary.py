@@ -331,9 +331,7 @@ class MetricSummary:
             if all(np.ndim(v) == 0 and v != v for v in vals):  # no score given: NaN
                 fields[key] = vals[0]
                 continue
-            # one part (one matrix, one group) is only reshaped: nothing to join
-            one = len(vals) == 1 and isinstance(vals[0], np.ndarray) and vals[0].ndim
-            arr = vals[0] if one else np.concatenate([np.atleast_1d(v) for v in vals], axis=0)
+            arr = np.concatenate([np.atleast_1d(v) for v in vals], axis=0)
             fields[key] = plain(arr.reshape(batch + arr.shape[1:]))
         for key in ("hdi", "eti"):
             fields[key] = np.asarray(fields[key])
