@@ -65,7 +65,8 @@ def export(ref: str, into: Path) -> Path:
 def measure(pkg: Path, case: tuple[int, int, int], inner: int) -> dict:
     env = dict(os.environ, PYTHONPATH=str(pkg))
     args = [sys.executable, "-c", _CHILD, *map(str, case), str(inner), str(ROOT / "benchmarks")]
-    out = subprocess.run(args, env=env, cwd=tempfile.gettempdir(), capture_output=True, text=True)
+    # run from the package measured: ``python -c`` puts the working directory first on sys.path
+    out = subprocess.run(args, env=env, cwd=str(pkg), capture_output=True, text=True)
     if out.returncode:
         raise RuntimeError(out.stderr)
     r = json.loads(out.stdout)
