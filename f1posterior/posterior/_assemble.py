@@ -91,6 +91,13 @@ class TableMetrics:
 
 
 _TINY = float(np.finfo(float).tiny)
+
+
+def _dominated(shift: Any, noise: Any) -> Any:
+    """The prior-dominance rule: a shift above 0.5 sd beyond 3 MC errors (NaN: dominated)."""
+    return np.logical_not(shift - 3 * noise <= 0.5)
+
+
 #: Per-class metrics and the count margins that inform them (rows = true class).
 _INFORMED_BY = {"recall": ("row",), "precision": ("col",), "f1": ("row", "col")}
 
@@ -120,14 +127,14 @@ def check_prior_dominance(
         if margins is None and isinstance(s.mean, float):  # one number: the same, in floats
             sd = max(float(s.std), _TINY)
             shift = abs(float(s.mean) - float(s.score)) / sd
-            dominated = not shift - 3 * (float(s.mc_error) / sd) <= 0.5  # NaN: dominated
+            dominated = bool(_dominated(shift, float(s.mc_error) / sd))
             out[name] = dataclasses.replace(s, prior_shift=shift, prior_dominated=dominated)
             continue
-        sd = np.maximum(np.asarray(s.std, dtype=float), np.finfo(float).tiny)
+        sd = np.maximum(np.asarray(s.std, dtype=float), _TINY)
         with np.errstate(invalid="ignore"):  # an infinite mean and std (inf / inf) is NaN
             shift = np.abs(np.asarray(s.mean) - np.asarray(s.score)) / sd
             noise = np.asarray(s.mc_error) / sd
-            flag = ~(shift - 3 * noise <= 0.5)  # a NaN score (undefined) is flagged too
+            flag = _dominated(shift, noise)  # a NaN score (undefined) is flagged too
         if margins is not None:
             rows, cols = counts.sum(axis=-1), counts.sum(axis=-2)
             uninformed = np.ones(np.broadcast_shapes(rows.shape, flag.shape), dtype=bool)
