@@ -6,7 +6,6 @@ Design notes: docs/design.md#cli-compare
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 import numpy as np
@@ -25,6 +24,7 @@ from ..io import (
     INPUT_FORMATS,
     is_predictions_table,
     is_stdin,
+    json_document,
     read_input,
     read_prediction_table,
     source_name,
@@ -34,6 +34,7 @@ from ._common import add_sampling_arguments, nonnegative_number, probability, sa
 from ._figures import add_output_arguments, save_report
 from ._input_args import ID_COL_HELP, INPUT_FORMAT_HELP, check_stdin_inputs
 from ._prediction_tables import pair_prediction_tables
+from ._receipts import command_receipt, digests
 
 __all__ = [
     "register",
@@ -285,24 +286,27 @@ def _report(
     args: argparse.Namespace, result: Comparison | Ranking, names: list[str], source: str
 ) -> int:
     shown = names if isinstance(result, Comparison) else None
+    paths = [("predictions", args.predictions), *(("file", f) for f in args.files)]
+    receipt = command_receipt(args, result, digests(paths))
     if args.format == "json":
         out = result.to_dict()
         out["source"] = source
         if isinstance(result, Comparison):
             out["models"] = {"A": names[0], "B": names[1]}
-        print(json.dumps(out, indent=2))
+        print(json_document(out, receipt))
     elif args.format == "markdown":
         from ..report import render_comparison_report
 
         text = render_comparison_report(
             result, fmt="markdown", names=shown, source=source, plot=False
         )
-        print(text, end="")
+        print(f"{text}\n{receipt.markdown()}")
     else:
         print(f"Input: {escape_text(source)}")
         if isinstance(result, Comparison):
             print(f"A = {escape_text(names[0])}, B = {escape_text(names[1])}")
         print(result)
+        print(receipt.text())
     return _write_files(args, result, shown, source)
 
 

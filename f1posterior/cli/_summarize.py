@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import json
+from dataclasses import replace
 from typing import Any
 
 from .._core.priors import DEFAULT_PRIOR
@@ -14,7 +14,16 @@ from ..analysis import (
     PriorSensitivity,
     prior_sensitivity,
 )
-from ..io import FIGURE3_LABELS, TABLE1, MatrixInput, figure3, read_documents, read_multilabel
+from ..io import (
+    FIGURE3_LABELS,
+    TABLE1,
+    MatrixInput,
+    Receipt,
+    figure3,
+    json_document,
+    read_documents,
+    read_multilabel,
+)
 from ..metrics import METRICS
 from ..posterior import (
     BINARY_METRICS,
@@ -38,6 +47,7 @@ from ._common import (
 from ._figures import add_output_arguments, wants_draws, write_outputs
 from ._input_args import FILE_HELP, add_input_arguments, load_input
 from ._progress import terminal_progress
+from ._receipts import command_receipt, digests, embedded_example
 from ._stream import (
     BATCH_MIN_DRAWS,
     add_stream_arguments,
@@ -225,7 +235,9 @@ def _run_multilabel(args: argparse.Namespace) -> int:
     if write_outputs(args, result, source=data.source, names=data.names):
         return 2
     header = f"Input: {data.source} (multi-label: {data.counts.shape[-3]} labels)"
-    _print_result(args.format, result, data.source, header, data.names)
+    receipt = _receipt_of(result, "file", args.file)
+    _print_result(args.format, result, data.source, header, data.names, receipt=receipt)
+    _close(args.format, receipt)
     return 0
 
 
@@ -286,7 +298,9 @@ def _run_documents(args: argparse.Namespace) -> int:
         return 2
     d, n_labels = data.y_true.shape
     header = f"Input: {data.source} (documents: {d:,} documents, {n_labels} labels)"
-    _print_result(args.format, result, data.source, header)
+    receipt = _receipt_of(result, "documents", args.documents)
+    _print_result(args.format, result, data.source, header, receipt=receipt)
+    _close(args.format, receipt)
     return 0
 
 
@@ -297,18 +311,27 @@ def _print_result(
     header: str,
     names: list[str] | None = None,
     extra: dict[str, Any] | None = None,
+    receipt: Receipt | None = None,
 ) -> None:
-    """Print ``result`` as JSON (with ``source``, ``extra``), Markdown or ``header`` + table."""
+    """Print ``result`` as JSON (with ``source``, ``extra``), Markdown or ``header`` + table,
+    with the ``receipt`` (in the JSON, as a Markdown footer; a table's is printed last)."""
     if fmt == "json":
         out = result.to_dict()
         out["source"] = source
         out.update(extra or {})
-        print(json.dumps(out, indent=2))
+        print(json_document(out, receipt or _receipt_of(result)))
     elif fmt == "markdown":
         print(format_markdown(result, names))
+        print(f"\n{(receipt or _receipt_of(result)).markdown()}")
     else:
         print(header)
         print(format_table(result, names))
+
+
+def _receipt_of(result: Any, role: str = "file", path: str | None = None) -> Receipt:
+    """The receipt of a ``summarize`` run: its input (``path``) and ``result``'s settings."""
+    args = argparse.Namespace(command="summarize")
+    return command_receipt(args, result, digests([(role, path)]))
 
 
 def _check_single_label(metrics: list[str]) -> None:
@@ -418,7 +441,11 @@ def run(args: argparse.Namespace) -> int:
             for m in metrics
         }
     extra = {"prior_sensitivity": {m: v.to_dict() for m, v in sens.items()}} if sens else None
-    _print_result(args.format, result, data.source, f"Input: {data.source}", data.names, extra)
+    receipt = _receipt_of(result, "file", args.file)
+    if example:
+        receipt = replace(receipt, inputs=(embedded_example(data.counts),))
+    header = f"Input: {data.source}"
+    _print_result(args.format, result, data.source, header, data.names, extra, receipt)
     if args.format in ("json", "markdown"):
         return 0
     for v in sens.values():
@@ -433,4 +460,11 @@ def run(args: argparse.Namespace) -> int:
                 data.counts, rng=args.seed, alpha="paper", beta="paper", prior_check=False, **common
             )
             print(paper_comparison(paper, default=result))
+    _close(args.format, receipt)
     return 0
+
+
+def _close(fmt: str, receipt: Receipt) -> None:
+    """The closing receipt line of the text output (JSON and Markdown carry their own)."""
+    if fmt not in ("json", "markdown"):
+        print(receipt.text())
