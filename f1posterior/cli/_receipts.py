@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
-
-import numpy as np
 
 from ..io import InputDigest, Receipt, digest_array, digest_path
 
@@ -26,24 +25,10 @@ def command_receipt(
 ) -> Receipt:
     """The receipt of ``args.command``: prior, draws, seed, ``ci_prob`` and ``prob`` from
     ``result`` when it records them, else from ``args``; ``given`` wins over both."""
-
-    def pick(name: str) -> Any:
-        if name in given:
-            return given[name]
-        value = getattr(result, name, None)
-        if value is None or (name == "draws" and not isinstance(value, int | np.integer)):
-            value = getattr(args, name, None)  # (a comparison's ``draws`` are its draws)
-        return value
-
-    return Receipt(
-        command=args.command,
-        inputs=tuple(inputs),
-        prior=pick("prior"),
-        draws=pick("draws"),
-        seed=pick("seed"),
-        ci_prob=pick("ci_prob"),
-        prob=pick("prob"),
-    )
+    keys = ("prior", "draws", "seed", "ci_prob", "prob")
+    defaults = {k: getattr(args, k, None) for k in keys}
+    receipt = Receipt.of(result, tuple(inputs), args.command, defaults)
+    return replace(receipt, **given) if given else receipt
 
 
 def embedded_example(counts: Any) -> InputDigest:

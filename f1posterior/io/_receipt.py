@@ -1,15 +1,8 @@
 """Receipts: what every output records so that its run can be repeated and checked.
 
-A :class:`Receipt` names the tool version, the schema version of the JSON
-outputs, the command, a SHA-256 of each input (a file's bytes, the bytes read
-from standard input, or an array's dtype, shape and bytes), the prior, the
-draws, the root seed (the entropy actually used when none was given), the
-interval probability and the decision probability. Every output of the
-command line carries the one value: a ``receipt`` object in JSON, the row
-metadata of CSV, TSV, NDJSON and Parquet, suite properties in JUnit XML, a
-footer in Markdown and a closing line in text. :func:`json_document` writes
-the JSON outputs (intervals as scalar ``*_low``/``*_high`` keys, strict
-numbers, the receipt).
+A :class:`Receipt` (version, schema version, SHA-256 of each input, prior,
+draws, seed, probabilities) is carried by every output of the command line;
+:func:`json_document` writes the JSON outputs.
 
 Design notes: docs/design.md#io-receipts
 """
@@ -99,7 +92,7 @@ def digest_path(path: str | os.PathLike[str], role: str = "file") -> InputDigest
     >>> _ = open(p, "w").write("[[1, 2], [3, 4]]")
     >>> d = digest_path(p)
     >>> d.sha256[:12], d.size
-    ('af9d43e7fe21', 16)
+    ('1e258794ed04', 16)
     """
     if is_stdin(path):
         data = stdin_bytes()
@@ -169,6 +162,11 @@ class Receipt:
     schema_version : str
         Version of the JSON outputs' schema.
 
+    See Also
+    --------
+    f1posterior.io.json_schema : The schema of the JSON outputs that carry it.
+    f1posterior.io.read_metadata : Read a row output's metadata (its ``receipt`` key).
+
     Examples
     --------
     >>> r = Receipt("python", (digest_array([[8, 2], [1, 9]]),), prior="uniform",
@@ -196,6 +194,50 @@ class Receipt:
         object.__setattr__(self, "seed", seed_json(self.seed))
 
     @classmethod
+    def of(
+        cls,
+        result: Any,
+        inputs: Any = (),
+        command: str = "python",
+        defaults: dict[str, Any] | None = None,
+    ) -> Receipt:
+        """The receipt of ``result`` (an evaluation, gate, comparison, ...) and its inputs.
+
+        ``prior``, ``draws``, ``seed``, ``ci_prob`` and ``prob`` are read from
+        ``result`` when it records them (the seed it records is the entropy
+        actually used when none was given), else taken from ``defaults``.
+        ``inputs`` holds :class:`InputDigest` values, or arrays and paths (digested
+        here: an array by dtype, shape and bytes, a path by its file's bytes).
+
+        Examples
+        --------
+        >>> from f1posterior import evaluate
+        >>> counts = [[8, 2], [1, 9]]
+        >>> ev = evaluate(counts, draws=1000)  # no seed given: fresh entropy, recorded
+        >>> r = Receipt.of(ev, [np.asarray(counts)])
+        >>> again = evaluate(counts, draws=1000, rng=r.seed_sequence())
+        >>> bool(again["micro_f1"].mean == ev["micro_f1"].mean), r.draws
+        (True, 1000)
+        """
+        given = dict(defaults or {})
+
+        def pick(name: str) -> Any:
+            value = getattr(result, name, None)
+            if name == "draws" and not isinstance(value, int | np.integer):
+                value = None  # (a comparison's ``draws`` are its draws)
+            return given.get(name) if value is None else value
+
+        digests = tuple(
+            x if isinstance(x, InputDigest) else
+            digest_path(x) if isinstance(x, str | os.PathLike) else digest_array(x)
+            for x in inputs
+        )  # fmt: skip
+        return cls(
+            command, digests, prior=pick("prior"), draws=pick("draws"), seed=pick("seed"),
+            ci_prob=pick("ci_prob"), prob=pick("prob"),
+        )  # fmt: skip
+
+    @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Receipt:
         """The receipt of :meth:`to_dict`'s dictionary (read back from an output)."""
         keys = ("command", "prior", "draws", "seed", "ci_prob", "prob", "version")
@@ -217,6 +259,20 @@ class Receipt:
             "ci_prob": None if self.ci_prob is None else float(self.ci_prob),
             "prob": None if self.prob is None else float(self.prob),
         }
+
+    def seed_sequence(self) -> np.random.SeedSequence:
+        """The run's root seed, to pass back as ``rng=`` (or its int as ``--seed``).
+
+        Examples
+        --------
+        >>> Receipt("python", seed={"entropy": 7, "spawn_key": [3]}).seed_sequence().spawn_key
+        (3,)
+        """
+        if isinstance(self.seed, dict):
+            return np.random.SeedSequence(**self.seed)
+        if self.seed is None:
+            raise ValueError("this receipt records no seed (the run drew nothing)")
+        return np.random.SeedSequence(self.seed)
 
     def properties(self) -> dict[str, str]:
         """Flat ``receipt.*`` names and text values (JUnit properties, tags of a tracker)."""

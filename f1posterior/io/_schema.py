@@ -1,12 +1,6 @@
 """The JSON Schema of every JSON output of the command line (``f1posterior schema``).
 
-One schema (JSON Schema 2020-12) covers the documents of ``summarize``
-(one evaluation, or the rows of a batch), ``gate``, ``compare`` (two models or a
-ranking), ``plan`` and ``aggregate``: each is an object with a ``receipt``
-(:class:`~f1posterior.io._receipt.Receipt`) whose ``command`` selects the
-document's shape. Interval ends are scalar ``*_low``/``*_high`` keys, never
-``[low, high]`` lists. Extra keys are allowed (a later minor version may add
-some); a changed or removed key bumps :data:`SCHEMA_VERSION`'s major number.
+Each document has a ``receipt`` whose ``command`` selects the document's shape.
 
 Design notes: docs/design.md#io-receipts
 """
@@ -224,6 +218,7 @@ def json_schema() -> dict[str, Any]:
     See Also
     --------
     f1posterior.io.Receipt : The receipt every output carries.
+    f1posterior.io.read_metadata : The metadata (and receipt) of a row output.
 
     Examples
     --------
