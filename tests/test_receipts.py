@@ -313,3 +313,20 @@ def test_summary_leaves_are_flat_addressable_scalars(files, capsys) -> None:
     agg = flatten(run_json(capsys, "aggregate", files["a"], files["b"], "--draws", "2000"))
     assert isinstance(agg["summary.hdi_low"], float)
     assert isinstance(agg["heterogeneity.tau_interval_high"], float)
+
+
+@pytest.mark.parametrize("suffix", [".md", ".html"])
+def test_reports_end_with_the_receipt(tmp_path: Path, capsys, suffix: str) -> None:
+    pytest.importorskip("matplotlib")
+    path = tmp_path / "<b>a.json"
+    path.write_text(json.dumps(A))
+    report = tmp_path / f"report{suffix}"
+    run(capsys, "summarize", path, "--draws", "1000", "--report", report)
+    text = report.read_text()
+    if suffix == ".md":
+        assert text.rstrip("\n").splitlines()[-1].startswith("<sub>Receipt: f1posterior")
+        assert "&lt;b&gt;a.json" in text.splitlines()[-1]  # escaped as Markdown escapes HTML
+    else:
+        tail = text[text.rindex('<p class="meta">Receipt: ') :]
+        assert tail.endswith("</body></html>\n") and "&lt;b&gt;a.json" in tail
+    assert f"sha256:{sha(path)}" in text

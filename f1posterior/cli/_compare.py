@@ -22,6 +22,7 @@ from ..analysis import (
 )
 from ..io import (
     INPUT_FORMATS,
+    Receipt,
     is_predictions_table,
     is_stdin,
     json_document,
@@ -307,11 +308,15 @@ def _report(
             print(f"A = {escape_text(names[0])}, B = {escape_text(names[1])}")
         print(result)
         print(receipt.text())
-    return _write_files(args, result, shown, source)
+    return _write_files(args, result, shown, source, receipt)
 
 
 def _write_files(
-    args: argparse.Namespace, result: Comparison | Ranking, names: list[str] | None, source: str
+    args: argparse.Namespace,
+    result: Comparison | Ranking,
+    names: list[str] | None,
+    source: str,
+    receipt: Receipt,
 ) -> int:
     """Files of ``--plot`` (the difference's density, or the rank probabilities) and
     ``--report`` (HTML or Markdown with the tables and the figure)."""
@@ -330,5 +335,6 @@ def _write_files(
         save_report(
             args.report,
             lambda f: render_comparison_report(result, fmt=f, names=names, source=source),
+            receipt,
         )
     return 0

@@ -232,10 +232,10 @@ def _run_multilabel(args: argparse.Namespace) -> int:
         ci_prob=args.ci_prob,
         **_in_memory(args, data),
     )
-    if write_outputs(args, result, source=data.source, names=data.names):
+    receipt = _receipt_of(result, "file", args.file)
+    if write_outputs(args, result, source=data.source, names=data.names, receipt=receipt):
         return 2
     header = f"Input: {data.source} (multi-label: {data.counts.shape[-3]} labels)"
-    receipt = _receipt_of(result, "file", args.file)
     _print_result(args.format, result, data.source, header, data.names, receipt=receipt)
     _close(args.format, receipt)
     return 0
@@ -294,11 +294,11 @@ def _run_documents(args: argparse.Namespace) -> int:
         )
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{data.source}: {exc}") from None
-    if write_outputs(args, result, source=data.source):
+    receipt = _receipt_of(result, "documents", args.documents)
+    if write_outputs(args, result, source=data.source, receipt=receipt):
         return 2
     d, n_labels = data.y_true.shape
     header = f"Input: {data.source} (documents: {d:,} documents, {n_labels} labels)"
-    receipt = _receipt_of(result, "documents", args.documents)
     _print_result(args.format, result, data.source, header, receipt=receipt)
     _close(args.format, receipt)
     return 0
@@ -423,7 +423,10 @@ def run(args: argparse.Namespace) -> int:
         **_in_memory(args, data),
         **deploy,
     )
-    if write_outputs(args, result, source=data.source, names=data.names):
+    receipt = _receipt_of(result, "file", args.file)
+    if example:
+        receipt = replace(receipt, inputs=(embedded_example(data.counts),))
+    if write_outputs(args, result, source=data.source, names=data.names, receipt=receipt):
         return 2
     warn_prior(result)
     sens: dict[str, PriorSensitivity] = {}
@@ -441,9 +444,6 @@ def run(args: argparse.Namespace) -> int:
             for m in metrics
         }
     extra = {"prior_sensitivity": {m: v.to_dict() for m, v in sens.items()}} if sens else None
-    receipt = _receipt_of(result, "file", args.file)
-    if example:
-        receipt = replace(receipt, inputs=(embedded_example(data.counts),))
     header = f"Input: {data.source}"
     _print_result(args.format, result, data.source, header, data.names, extra, receipt)
     if args.format in ("json", "markdown"):
