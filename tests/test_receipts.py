@@ -330,3 +330,13 @@ def test_reports_end_with_the_receipt(tmp_path: Path, capsys, suffix: str) -> No
         tail = text[text.rindex('<p class="meta">Receipt: ') :]
         assert tail.endswith("</body></html>\n") and "&lt;b&gt;a.json" in tail
     assert f"sha256:{sha(path)}" in text
+
+
+def test_aggregate_csv_metadata_carries_the_receipt(files, capsys) -> None:
+    code, out, _ = run(capsys, "aggregate", files["a"], files["b"], "--draws", "1000",
+                       "--format", "csv")  # fmt: skip
+    assert code == 0 and out.startswith("# f1posterior: ")
+    meta = json.loads(out.splitlines()[0].removeprefix("# f1posterior: "))
+    r = meta["receipt"]
+    assert [i["sha256"] for i in r["inputs"]] == [sha(files["a"]), sha(files["b"])]
+    assert (r["command"], r["draws"], r["seed"]) == ("aggregate", 1000, meta["seed"])
