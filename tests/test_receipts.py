@@ -340,3 +340,19 @@ def test_aggregate_csv_metadata_carries_the_receipt(files, capsys) -> None:
     r = meta["receipt"]
     assert [i["sha256"] for i in r["inputs"]] == [sha(files["a"]), sha(files["b"])]
     assert (r["command"], r["draws"], r["seed"]) == ("aggregate", 1000, meta["seed"])
+
+
+def test_python_row_outputs_carry_a_receipt_without_inputs() -> None:
+    import io
+
+    from f1posterior.io import RowWriter
+    from f1posterior.posterior import evaluation_rows, run_metadata
+
+    ev = evaluate(np.array([A, B]), draws=1000, rng=8)
+    meta = run_metadata(ev)
+    assert meta["receipt"] == Receipt("python", (), ev.prior, 1000, 8, 0.95).to_dict()
+    out = io.StringIO()
+    w = RowWriter(out, "markdown", meta=meta)
+    w.write(*evaluation_rows(ev, ["one", "two"]))
+    w.close()
+    assert out.getvalue().rstrip("\n").splitlines()[-1].startswith("<sub>Receipt: f1posterior")
