@@ -115,6 +115,11 @@ def _table(
         rest = [x for x in seen if x != pos_label]
         return counts, [rest[0] if rest else None, pos_label], [1]
     if labels is None:
+        if len(seen) < 2:
+            raise ValueError(
+                f"y_true and y_pred must hold two classes or more for a posterior; got only "
+                f"{seen[0]!r} (name the others with labels=)"
+            )
         counts, found = confusion_matrix(y_true, y_pred)
         return np.asarray(counts), list(found), None
     listed = list(labels)
@@ -387,6 +392,7 @@ def accuracy_score(
     y_true: ArrayLike,
     y_pred: ArrayLike,
     *,
+    labels: Sequence[Any] | None = None,
     draws: int = DEFAULT_DRAWS,
     ci_prob: float = 0.95,
     prior: Any = "hierarchical",
@@ -399,7 +405,7 @@ def accuracy_score(
             "f1posterior.evaluate_multilabel)"
         )
     return _posterior_score(
-        "accuracy_score", accuracy, y_true, y_pred, average="macro", draws=draws,
+        "accuracy_score", accuracy, y_true, y_pred, average="macro", labels=labels, draws=draws,
         ci_prob=ci_prob, prior=prior, rng=rng,
     )  # fmt: skip
 
@@ -408,7 +414,11 @@ accuracy_score.__doc__ = _doc(
     """Compute the accuracy of predictions as scikit-learn does, with its posterior.
 
     Parameters
-    ----------{labels}{sampling}
+    ----------{labels}
+    labels : sequence, optional
+        The classes of the table (not in scikit-learn's function: the posterior
+        depends on them; default every label seen). Labels listed but never seen are
+        classes with no documents; documents of labels not listed still count.{sampling}
 
     See Also
     --------

@@ -1,0 +1,200 @@
+"""One-line scores in scikit-learn's shape (f1posterior.integrations.sklearn_metrics): the point
+value is scikit-learn's, the posterior is that of the confusion matrix (exact where a closed form
+exists), and bad arguments are refused by name."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import sklearn.metrics as skm
+
+from f1posterior import evaluate, exact_posterior
+from f1posterior.integrations import sklearn_metrics as fm
+from f1posterior.metrics import UndefinedMetricWarning
+
+
+def _noisy(m: int, n: int, acc: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` labels of ``m`` classes, each predicted right with probability ``acc``, else at random."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, m, n)
+    return y, np.where(rng.random(n) < acc, y, rng.integers(0, m, n))
+
+
+MULTI = _noisy(4, 80, 0.6, seed=1)
+#: class 3 never predicted (precision 0/0), class 2 never true (recall 0/0)
+HOLES = (np.array([0, 1, 1, 3, 3, 0, 1, 0]), np.array([0, 1, 2, 0, 1, 0, 2, 1]))
+STRINGS = (
+    np.array(["ham", "spam", "spam", "ham", "eggs", "spam", "ham"]),
+    np.array(["ham", "spam", "ham", "ham", "spam", "spam", "eggs"]),
+)
+BINARY = _noisy(2, 60, 0.7, seed=2)
+NONE_POSITIVE = (np.zeros(10, dtype=int), np.zeros(10, dtype=int))  # pos_label 1 never seen
+NEVER_PREDICTED = (np.array([0, 1, 1, 0, 1]), np.zeros(5, dtype=int))
+
+SCORES = {
+    "f1_score": (fm.f1_score, skm.f1_score, {}),
+    "precision_score": (fm.precision_score, skm.precision_score, {}),
+    "recall_score": (fm.recall_score, skm.recall_score, {}),
+    "fbeta_score_0.5": (fm.fbeta_score, skm.fbeta_score, {"beta": 0.5}),
+    "fbeta_score_2": (fm.fbeta_score, skm.fbeta_score, {"beta": 2.0}),
+}
+CASES = [
+    # (data, keyword arguments)
+    *[(MULTI, {"average": a}) for a in ("micro", "macro", "weighted", None)],
+    (MULTI, {"average": "macro", "labels": [2, 0]}),
+    (MULTI, {"average": None, "labels": [3, 1, 7]}),  # 7: a class listed, never seen
+    (MULTI, {"average": "micro", "labels": [1, 2]}),
+    *[
+        (HOLES, {"average": a, "zero_division": z})
+        for a in ("macro", "weighted", None)
+        for z in (0, 1, np.nan)
+    ],  # fmt: skip
+    (HOLES, {"average": "micro", "labels": [2, 3], "zero_division": 1}),
+    *[(STRINGS, {"average": a}) for a in ("micro", "macro", "weighted")],
+    (STRINGS, {"average": "macro", "labels": ["spam", "toast"], "zero_division": np.nan}),
+    (BINARY, {}),
+    (BINARY, {"pos_label": 0}),
+    ((STRINGS[0][:4], STRINGS[1][:4]), {"pos_label": "spam"}),
+    (NONE_POSITIVE, {"zero_division": 0}),
+    (NONE_POSITIVE, {"zero_division": 1}),
+    (NEVER_PREDICTED, {"zero_division": np.nan}),
+    (NEVER_PREDICTED, {"pos_label": 0}),
+]
+
+
+@pytest.mark.parametrize("name", SCORES)
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_point_value_is_scikit_learns(name, case):
+    ours, theirs, extra = SCORES[name]
+    (y_true, y_pred), kw = CASES[case]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # both warn of a 0/0 with zero_division="warn"
+        expected = theirs(y_true, y_pred, **extra, **kw)
+        got = ours(y_true, y_pred, **extra, **kw, draws=200, rng=0)
+    np.testing.assert_allclose(got.score, expected, rtol=1e-12, atol=0, equal_nan=True)
+    assert np.shape(got.mean) == np.shape(expected) and got.hdi.shape == (*np.shape(expected), 2)
+
+
+@pytest.mark.parametrize("data", [MULTI, HOLES, STRINGS, BINARY, NONE_POSITIVE])
+def test_accuracy_is_scikit_learns(data):
+    labels = [0, 1] if data is NONE_POSITIVE else None  # a posterior needs two classes
+    got = fm.accuracy_score(*data, labels=labels, draws=200, rng=0)
+    assert got.score == pytest.approx(skm.accuracy_score(*data), rel=1e-12)
+    assert float(got) == got.score
+
+
+def test_zero_division_warn_warns_like_scikit_learn():
+    with pytest.warns(UndefinedMetricWarning):
+        res = fm.precision_score(*NEVER_PREDICTED, draws=200, rng=0)
+    assert res.score == 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the draws never divide 0 by 0
+        fm.precision_score(*NEVER_PREDICTED, zero_division=0, draws=2000, rng=0)
+
+
+@pytest.mark.parametrize(
+    ("ours", "name", "kw"),
+    [
+        (fm.f1_score, "macro_f1", {"average": "macro"}),
+        (fm.f1_score, "micro_f1", {"average": "micro"}),
+        (fm.f1_score, "weighted_f1", {"average": "weighted"}),
+        (fm.precision_score, "macro_precision", {"average": "macro"}),
+        (fm.recall_score, "weighted_recall", {"average": "weighted"}),
+        (fm.accuracy_score, "accuracy", {}),
+    ],
+)
+def test_posterior_is_the_confusion_matrixs(ours, name, kw):
+    """Same seed, same whole-table draws: the summary of evaluate's named metric, to the bit."""
+    y_true, y_pred = MULTI
+    got = ours(y_true, y_pred, **kw, draws=3000, rng=5, prior="jeffreys")
+    counts = skm.confusion_matrix(y_true, y_pred)
+    want = evaluate(counts, metrics=name, draws=3000, rng=5, alpha=0.5, beta=0.5)[name]
+    assert got.mean == want.mean and np.array_equal(got.hdi, want.hdi)
+    assert np.array_equal(got.counts, counts) and got.labels == [0, 1, 2, 3]
+
+
+def test_binary_posterior_is_the_positive_class_of_the_table():
+    y_true, y_pred = BINARY
+    got = fm.f1_score(y_true, y_pred, pos_label=0, draws=3000, rng=3)
+    want = evaluate(skm.confusion_matrix(y_true, y_pred), metrics="f1", draws=3000, rng=3)["f1"]
+    # the one-vs-rest table of pos_label 0 is the 2 x 2 table reversed: the same posterior
+    # in distribution, not draw for draw; within 4.5 combined Monte Carlo standard errors
+    se = np.hypot(got.summary.mc_error, want.mc_error[0])
+    assert abs(got.mean - want.mean[0]) < 4.5 * se
+
+
+def test_accuracy_posterior_matches_the_exact_beta():
+    """Under the aligned prior accuracy is exactly Beta (Zhang et al.): an independent truth.
+    The tolerance is 4.5 Monte Carlo standard errors; the Jeffreys prior (another
+    posterior) is the negative control and must be rejected."""
+    y_true, y_pred = _noisy(3, 40, 0.75, seed=3)
+    counts = skm.confusion_matrix(y_true, y_pred)
+    exact = exact_posterior(counts, "accuracy", alpha=1.0, beta="aligned")
+    aligned = fm.accuracy_score(y_true, y_pred, prior=(1.0, "aligned"), draws=40_000, rng=11)
+    se = aligned.summary.std / np.sqrt(40_000)
+    assert abs(aligned.mean - exact.mean()) < 4.5 * se
+    assert np.allclose(aligned.hdi, exact.hdi(0.95), atol=0.01)
+    other = fm.accuracy_score(y_true, y_pred, prior="jeffreys", draws=40_000, rng=11)
+    assert abs(other.mean - exact.mean()) > 4.5 * se
+
+
+def test_recall_posterior_matches_the_exact_beta():
+    y_true, y_pred = BINARY
+    counts = skm.confusion_matrix(y_true, y_pred)
+    exact = exact_posterior(counts, "recall", alpha=0.5, beta=0.5)
+    got = fm.recall_score(y_true, y_pred, prior="jeffreys", draws=40_000, rng=4)
+    se = got.summary.std / np.sqrt(40_000)
+    assert abs(got.mean - float(exact.mean()[1])) < 4.5 * se
+
+
+def test_same_seed_same_result_and_the_result_is_frozen():
+    a = fm.f1_score(*MULTI, average="macro", draws=1000, rng=9)
+    b = fm.f1_score(*MULTI, average="macro", draws=1000, rng=9)
+    c = fm.f1_score(*MULTI, average="macro", draws=1000, rng=10)
+    assert a == b and a.mean != c.mean
+    with pytest.raises(AttributeError):
+        a.score = 0.0  # type: ignore[misc]
+
+
+def test_per_class_result():
+    res = fm.recall_score(*MULTI, average=None, labels=[3, 0], draws=1000, rng=0)
+    assert res.score.shape == (2,) and res.hdi.shape == (2, 2)
+    assert np.all(res.hdi[:, 0] <= res.mean) and np.all(res.mean <= res.hdi[:, 1])
+    with pytest.raises(TypeError, match=r"float\(\) needs one score; this result holds 2"):
+        float(res)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: fm.f1_score(*MULTI), r'average="binary" needs at most two labels; got 4'),
+        (
+            lambda: fm.f1_score(*BINARY, average="samples"),
+            r"average must be one of .*got 'samples'",
+        ),
+        (lambda: fm.f1_score(*BINARY, labels=[0, 1]), r'labels must be None with average="binary"'),
+        (
+            lambda: fm.f1_score(*STRINGS[:1] * 2, pos_label=1, average="binary"),
+            r"at most two labels",
+        ),
+        (
+            lambda: fm.f1_score(["a", "b"], ["b", "a"]),
+            r"pos_label must be one of the labels \['a', 'b'\]; got 1",
+        ),
+        (lambda: fm.f1_score(*BINARY, prior=3), r"prior must be a preset name .*pair; got 3"),
+        (lambda: fm.f1_score(*BINARY, prior="flat"), r"prior must be one of"),
+        (lambda: fm.fbeta_score(*BINARY, beta=0.0), r"beta must be"),
+        (lambda: fm.f1_score(*BINARY, draws=0), r"draws must be"),
+        (lambda: fm.accuracy_score(np.eye(3), np.eye(3)), r"1-D arrays of labels"),
+        (lambda: fm.f1_score([0, 1, 1], [0, 1]), r"one label per document each; got 3 and 2"),
+        (
+            lambda: fm.accuracy_score([4, 4], [4, 4]),
+            r"two classes or more .*got only 4 \(name the others with labels=\)",
+        ),
+    ],
+)
+def test_bad_arguments_are_refused_by_name(call, message):
+    with pytest.raises((ValueError, TypeError), match=message):
+        call()
