@@ -1,6 +1,9 @@
 """MLflow: log an evaluation to a run (flat metric keys, its provenance as tags, the report as
 artifacts), a posterior metric for ``mlflow.models.evaluate(..., extra_metrics=[...])``, and the
-keys MLflow's ``MetricThreshold`` gates on. mlflow is imported only inside the functions."""
+keys MLflow's ``MetricThreshold`` gates on. mlflow is imported only inside the functions.
+
+Design notes: docs/design.md#integrations-mlflow
+"""
 
 from __future__ import annotations
 

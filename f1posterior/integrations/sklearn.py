@@ -1,6 +1,9 @@
 """scikit-learn: the posterior of a fitted classifier's scores on a test set, scorers that
 select models by a posterior criterion (``GridSearchCV(scoring=...)``), and the confusion
-tables of every fold of a cross-validation. scikit-learn is imported only by ``fold_tables``."""
+tables of every fold of a cross-validation. scikit-learn is imported only by ``fold_tables``.
+
+Design notes: docs/design.md#integrations-sklearn
+"""
 
 from __future__ import annotations
 

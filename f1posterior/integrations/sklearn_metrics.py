@@ -1,5 +1,7 @@
 """Scores in scikit-learn's shape, ``f1_score(y_true, y_pred, average=...)``, each with its
 posterior: the point value equals ``sklearn.metrics``'s, and the summary says how far to trust it.
+
+Design notes: docs/design.md#integrations-sklearn-metrics
 """
 
 from __future__ import annotations
