@@ -183,6 +183,10 @@ def test_one_class_of_data_is_refused_without_labels():
     assert fn(pd.Series(["a"]), pd.Series(["a"])) is None  # MLflow's trial call on one row
     labelled = posterior_metric(labels=["a", "b"], draws=200, rng=0).eval_fn
     assert 0 < labelled(pd.Series(["a", "a"]), pd.Series(["a", "a"])) < 1
+    with pytest.raises(
+        ValueError, match=r"labels must name every class of predictions; .*holding \['c'\]"
+    ):
+        labelled(pd.Series(["a", "c"]), pd.Series(["a", "b"]))
 
 
 def test_the_adapters_do_not_import_their_libraries():

@@ -112,6 +112,11 @@ def test_labels_fix_the_classes_of_every_fold():
     want = evaluate(counts, metrics="macro_f1", draws=DRAWS, rng=0, prior_check=False)
     assert three(est, X[keep], y[keep]) == want["macro_f1"].mean
     assert two(est, X[keep], y[keep]) == three(est, X[keep], y[keep])  # classes_ has all three
+    with pytest.raises(
+        ValueError,
+        match=r"labels must name every class of y_true; got labels \[0, 1\] and y_true holding \[2\]",
+    ):
+        posterior_scorer(labels=[0, 1], draws=DRAWS, rng=0)(est, X, y)
 
 
 def test_fold_tables_are_the_folds_confusion_matrices():

@@ -17,6 +17,7 @@ __all__ = [
     "prior_pair",
     "check_ranking_metric",
     "statistic_of",
+    "counts_of",
 ]
 
 #: Named metrics where a smaller value is better: a criterion or a threshold that ranks
@@ -86,3 +87,29 @@ def statistic_of(summary: Any, statistic: str) -> Any:
         interval = np.asarray(getattr(summary, statistic[:3]))
         return interval[..., 0 if statistic.endswith("low") else 1]
     return getattr(summary, statistic)
+
+
+def counts_of(y_true: Any, y_pred: Any, labels: Any) -> tuple[np.ndarray, list[Any]]:
+    """The confusion matrix of ``(y_true, y_pred)`` over ``labels`` (None: every label seen)
+    and its labels; a document whose label is not in ``labels`` is refused, not dropped.
+
+    Examples
+    --------
+    >>> counts_of(["a", "b", "b"], ["a", "b", "a"], ["b", "a"])[0]
+    array([[1, 1],
+           [0, 1]])
+    """
+    from ..metrics import confusion_matrix
+
+    if labels is not None:
+        known = list(labels)
+        for name, values in (("y_true", y_true), ("predictions", y_pred)):
+            seen = np.unique(np.asarray(values)).tolist()
+            stray = [v for v in seen if v not in known]
+            if stray:
+                raise ValueError(
+                    f"labels must name every class of {name}; got labels {known} and "
+                    f"{name} holding {stray}"
+                )
+    cm = confusion_matrix(y_true, y_pred, labels=labels)
+    return np.asarray(cm.counts), list(cm.labels)

@@ -19,7 +19,7 @@ import numpy as np
 from .._core.describe import describe
 from .._core.streams import DEFAULT_DRAWS
 from .._core.validation import SeedLike, check_choice, check_ref, check_rng, check_sampling_args
-from ._common import STATISTICS, check_ranking_metric, prior_pair, statistic_of
+from ._common import STATISTICS, check_ranking_metric, counts_of, prior_pair, statistic_of
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..posterior import Evaluation
@@ -238,7 +238,7 @@ def posterior_metric(
         The reference of ``"p_above"`` (required there, refused otherwise).
     labels : sequence, optional
         The classes of the confusion matrix, in order (default: the sorted labels of
-        the targets and predictions).
+        the targets and predictions); a target or prediction not listed is refused.
     draws : int, default 50_000
         Posterior draws.
     ci_prob : float, default 0.95
@@ -278,18 +278,17 @@ def posterior_metric(
     key = metric_key(name, stat, ref=sa.ref)
 
     def eval_fn(predictions: Any, targets: Any) -> float | None:
-        from ..metrics import confusion_matrix
         from ..posterior import evaluate
 
-        counts = confusion_matrix(np.asarray(targets), np.asarray(predictions), labels=classes)
-        if len(counts.labels) < 2:
+        counts, found = counts_of(np.asarray(targets), np.asarray(predictions), classes)
+        if len(found) < 2:
             if np.size(targets) == 1:  # MLflow's trial call on the first row: no table yet
                 return None
             raise ValueError(
                 f"labels must be given when the targets and predictions hold fewer than two "
-                f"classes; got {counts.labels}"
+                f"classes; got {found}"
             )
-        res = evaluate(counts.counts, metrics=name, draws=sa.draws, ci_prob=sa.ci_prob,
+        res = evaluate(counts, metrics=name, draws=sa.draws, ci_prob=sa.ci_prob,
                        ref=sa.ref, alpha=alpha, beta=beta, rng=root,
                        prior_check=False)  # fmt: skip
         return float(statistic_of(res[name], stat))

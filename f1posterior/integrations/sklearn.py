@@ -16,7 +16,7 @@ import numpy as np
 from .._core.describe import describe
 from .._core.streams import DEFAULT_DRAWS
 from .._core.validation import SeedLike, check_choice, check_rng, check_sampling_args
-from ._common import check_ranking_metric, prior_pair, statistic_of
+from ._common import check_ranking_metric, counts_of, prior_pair, statistic_of
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..posterior import Evaluation
@@ -118,14 +118,10 @@ def _classes(estimator: Any, y_true: Any, labels: Any) -> list[Any]:
 
 def _fold_counts(estimator: Any, X: Any, y_true: Any, labels: Any) -> np.ndarray:
     """The confusion matrix of ``estimator``'s predictions of ``X`` (rows = true class)."""
-    from ..metrics import confusion_matrix
-
     if not hasattr(estimator, "predict"):
         raise TypeError(f"estimator must have predict(); got {describe(estimator)}")
     pred = estimator.predict(X)
-    return np.asarray(
-        confusion_matrix(y_true, pred, labels=_classes(estimator, y_true, labels)).counts
-    )
+    return counts_of(y_true, pred, _classes(estimator, y_true, labels))[0]
 
 
 @dataclass(frozen=True)
@@ -238,7 +234,8 @@ def posterior_scorer(
         A preset of :data:`f1posterior.PRIOR_PRESETS` or an ``(alpha, beta)`` pair.
     labels : sequence, optional
         The classes of every fold's confusion matrix, in order (default: the sorted
-        union of ``estimator.classes_`` and the fold's labels).
+        union of ``estimator.classes_`` and the fold's labels); a fold holding a label
+        not listed is refused.
     rng : None, int, SeedSequence or Generator
         The root seed, fixed when the scorer is made (None: fresh entropy, then
         fixed); every call draws from it.
