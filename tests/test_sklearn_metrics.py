@@ -9,6 +9,8 @@ import warnings
 import numpy as np
 import pytest
 import sklearn.metrics as skm
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from f1posterior import evaluate, exact_posterior
 from f1posterior.integrations import sklearn_metrics as fm
@@ -75,6 +77,37 @@ def test_point_value_is_scikit_learns(name, case):
         got = ours(y_true, y_pred, **extra, **kw, draws=200, rng=0)
     np.testing.assert_allclose(got.score, expected, rtol=1e-12, atol=0, equal_nan=True)
     assert np.shape(got.mean) == np.shape(expected) and got.hdi.shape == (*np.shape(expected), 2)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.integers(2, 5).flatmap(
+        lambda m: st.tuples(
+            st.lists(
+                st.tuples(st.integers(0, m - 1), st.integers(0, m - 1)), min_size=1, max_size=30
+            ),
+            st.sampled_from(["micro", "macro", "weighted", None]),
+            st.sampled_from([0, 1, np.nan]),
+            st.one_of(
+                st.none(), st.lists(st.integers(0, m), min_size=1, max_size=m + 1, unique=True)
+            ),
+            st.sampled_from(sorted(SCORES)),
+        )
+    )
+)
+def test_point_values_equal_scikit_learns_on_generated_predictions(case):
+    """Any predictions, average, zero_division and labels (absent classes included)."""
+    pairs, average, zero_division, labels, name = case
+    y_true, y_pred = (np.array(v) for v in zip(*pairs, strict=True))
+    ours, theirs, extra = SCORES[name]
+    kw = {"average": average, "zero_division": zero_division, "labels": labels}
+    if len(set(labels or []) | set(y_true) | set(y_pred)) < 2:  # a posterior needs two
+        with pytest.raises(ValueError, match=r"must hold two classes or more for a posterior; got only \d"):
+            ours(y_true, y_pred, **extra, **kw, draws=100, rng=0)
+        return
+    expected = theirs(y_true, y_pred, **extra, **kw)
+    got = ours(y_true, y_pred, **extra, **kw, draws=100, rng=0)
+    np.testing.assert_allclose(got.score, expected, rtol=1e-12, atol=0, equal_nan=True)
 
 
 @pytest.mark.parametrize("data", [MULTI, HOLES, STRINGS, BINARY, NONE_POSITIVE])

@@ -116,18 +116,15 @@ def _table(
         counts = np.bincount(2 * truth + pred, minlength=4).reshape(2, 2)
         rest = [x for x in seen if x != pos_label]
         return counts, [rest[0] if rest else None, pos_label], [1]
-    if labels is None:
-        if len(seen) < 2:
-            raise ValueError(
-                f"y_true and y_pred must hold two classes or more for a posterior; got only "
-                f"{seen[0]!r} (name the others with labels=)"
-            )
-        counts, found = confusion_matrix(y_true, y_pred)
-        return np.asarray(counts), list(found), None
-    listed = list(labels)
+    listed = [] if labels is None else list(labels)
     order = listed + [x for x in seen if x not in listed]
+    if len(order) < 2:
+        raise ValueError(
+            f"y_true, y_pred and labels must hold two classes or more for a posterior; got "
+            f"only {order[0]!r} (name the others with labels=)"
+        )
     counts, found = confusion_matrix(y_true, y_pred, labels=order)
-    return np.asarray(counts), list(found), list(range(len(listed)))
+    return np.asarray(counts), list(found), None if labels is None else list(range(len(listed)))
 
 
 def _posterior_score(
