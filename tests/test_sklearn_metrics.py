@@ -102,7 +102,9 @@ def test_point_values_equal_scikit_learns_on_generated_predictions(case):
     ours, theirs, extra = SCORES[name]
     kw = {"average": average, "zero_division": zero_division, "labels": labels}
     if len(set(labels or []) | set(y_true) | set(y_pred)) < 2:  # a posterior needs two
-        with pytest.raises(ValueError, match=r"must hold two classes or more for a posterior; got only \d"):
+        with pytest.raises(
+            ValueError, match=r"must hold two classes or more for a posterior; got only \d"
+        ):
             ours(y_true, y_pred, **extra, **kw, draws=100, rng=0)
         return
     expected = theirs(y_true, y_pred, **extra, **kw)
