@@ -108,20 +108,16 @@ def evaluate_estimator(estimator: Any, X: Any, y_true: Any, **evaluate_kwargs: A
     return evaluate(counts, **evaluate_kwargs)
 
 
-def _classes(estimator: Any, y_true: Any, labels: Any) -> list[Any]:
-    """``labels``, else the sorted union of ``estimator.classes_`` and the test labels."""
-    if labels is not None:
-        return list(labels)
-    known = np.asarray(getattr(estimator, "classes_", []))
-    return np.unique(np.concatenate([known, np.asarray(y_true)])).tolist()
-
-
 def _fold_counts(estimator: Any, X: Any, y_true: Any, labels: Any) -> np.ndarray:
-    """The confusion matrix of ``estimator``'s predictions of ``X`` (rows = true class)."""
+    """The confusion matrix of ``estimator``'s predictions of ``X`` (rows = true class), over
+    ``labels``, else the sorted union of ``estimator.classes_`` and the labels met."""
     if not hasattr(estimator, "predict"):
         raise TypeError(f"estimator must have predict(); got {describe(estimator)}")
-    pred = estimator.predict(X)
-    return counts_of(y_true, pred, _classes(estimator, y_true, labels))[0]
+    pred = np.asarray(estimator.predict(X))
+    if labels is None:
+        known = np.asarray(getattr(estimator, "classes_", []))
+        labels = np.unique(np.concatenate([known, np.asarray(y_true), pred])).tolist()
+    return counts_of(y_true, pred, labels)[0]
 
 
 @dataclass(frozen=True)
@@ -190,8 +186,7 @@ class PosteriorScorer:
 
     def criterion_of(self, evaluation: Evaluation) -> float:
         """The criterion of the scorer's metric in ``evaluation``."""
-        field = {"mean": "mean", "hdi_low": "hdi_low", "p_above": "p_above"}[self.criterion]
-        return float(statistic_of(evaluation[self.metric], field))
+        return float(statistic_of(evaluation[self.metric], self.criterion))
 
 
 def posterior_scorer(
