@@ -9,7 +9,7 @@ import numpy as np
 
 from .._core.describe import describe
 from .._core.priors import PriorArg, prior_preset
-from .._core.validation import check_choice
+from .._core.validation import did_you_mean
 
 __all__ = [
     "LOWER_IS_BETTER",
@@ -70,7 +70,12 @@ def check_ranking_metric(metric: Any, name: str = "metric") -> str:
             "(use its macro or weighted average, e.g. 'macro_f1')"
         )
     allowed = sorted(set(METRICS) - PER_CLASS_METRICS - set(LOWER_IS_BETTER))
-    return str(check_choice(metric, name, allowed))
+    if not isinstance(metric, str) or metric not in allowed:
+        raise ValueError(
+            f"{name} must be one of {', '.join(map(repr, allowed))}; got "
+            f"{describe(metric)}{did_you_mean(metric, allowed)}"
+        )
+    return metric
 
 
 def statistic_of(summary: Any, statistic: str) -> Any:
