@@ -150,7 +150,10 @@ def test_cross_validate_with_the_confusion_scorer():
             r"larger is better; got 'macro_fpr'.*use 'macro_specificity'",
         ),
         (lambda: posterior_scorer("f1"), r"one value per table; got 'f1'"),
-        (lambda: posterior_scorer("macro_f2"), r"metric must be one of .*got 'macro_f2' \(did you mean 'macro_f1'"),
+        (
+            lambda: posterior_scorer("macro_f2"),
+            r"metric must be one of .*got 'macro_f2' \(did you mean 'macro_f1'",
+        ),
         (
             lambda: posterior_scorer(criterion="median"),
             r"criterion must be one of 'mean', 'hdi_low', 'p_above'; got 'median'",
