@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from sklearn.base import clone
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.datasets import load_digits, load_iris
 from sklearn.metrics import confusion_matrix
 from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_validate
@@ -59,6 +59,48 @@ def test_grid_search_selects_by_the_stated_criterion(digits, metric, criterion, 
     np.testing.assert_allclose(search.cv_results_["mean_test_score"], hand, rtol=1e-12)
     assert search.best_params_ == search.cv_results_["params"][int(np.argmax(hand))]
     assert len(set(np.round(hand, 6))) == len(hand)  # the candidates differ: a real choice
+
+
+class Flipper(ClassifierMixin, BaseEstimator):
+    """Predicts the true label in column 0 of X, wrong for the documents of class ``c`` whose
+    position in column 1 is below ``flip[c]``: a classifier of known, exact error rates."""
+
+    def __init__(self, flip=(0.0, 0.0)):
+        self.flip = flip
+
+    def fit(self, X, y):
+        self.classes_ = np.unique(y)
+        return self
+
+    def predict(self, X):
+        truth = X[:, 0].astype(int)
+        return np.where(X[:, 1] < np.asarray(self.flip)[truth], 1 - truth, truth)
+
+
+def test_the_criteria_can_disagree_and_each_selects_its_own():
+    """A: 1% errors on 600 common documents, 60% on 12 rare ones; B: 5% and 10%. A has the
+    higher posterior mean of macro-F1, B the higher lower HDI end (A's rare class is
+    uncertain): the mean picks A, hdi_low picks B."""
+    sizes = (600, 12)
+    y = np.repeat([0, 1], sizes)
+    position = np.concatenate([(np.arange(n) + 0.5) / n for n in sizes])
+    X = np.column_stack([y, position])
+    a, b = (0.01, 0.6), (0.05, 0.1)
+    whole = [(np.arange(y.size), np.arange(y.size))]  # one split: the whole set is the test set
+    picks, by_hand = {}, {}
+    for criterion in ("mean", "hdi_low"):
+        scorer = posterior_scorer("macro_f1", criterion=criterion, draws=20_000, rng=0)
+        search = GridSearchCV(Flipper(), {"flip": [a, b]}, cv=whole, scoring=scorer).fit(X, y)
+        picks[criterion] = search.best_params_["flip"]
+        for flip in (a, b):
+            counts = confusion_matrix(y, Flipper(flip).fit(X, y).predict(X))
+            s = evaluate(counts, metrics="macro_f1", draws=20_000, rng=0, prior_check=False)
+            by_hand[criterion, flip] = (
+                s["macro_f1"].mean if criterion == "mean" else s["macro_f1"].hdi[0]
+            )
+    assert picks == {"mean": a, "hdi_low": b}
+    assert by_hand["mean", a] > by_hand["mean", b] + 0.01  # margins of many Monte Carlo errors
+    assert by_hand["hdi_low", b] > by_hand["hdi_low", a] + 0.01
 
 
 def test_hdi_low_is_below_the_mean_it_ranks_by_width(digits):
