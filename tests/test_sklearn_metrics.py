@@ -34,6 +34,7 @@ STRINGS = (
 BINARY = _noisy(2, 60, 0.7, seed=2)
 NONE_POSITIVE = (np.zeros(10, dtype=int), np.zeros(10, dtype=int))  # pos_label 1 never seen
 NEVER_PREDICTED = (np.array([0, 1, 1, 0, 1]), np.zeros(5, dtype=int))
+ALL_POSITIVE = (np.ones(6, dtype=int), np.array([1, 1, 1, 1, 1, 0]))  # one label is true
 
 SCORES = {
     "f1_score": (fm.f1_score, skm.f1_score, {}),
@@ -63,6 +64,9 @@ CASES = [
     (NONE_POSITIVE, {"zero_division": 1}),
     (NEVER_PREDICTED, {"zero_division": np.nan}),
     (NEVER_PREDICTED, {"pos_label": 0}),
+    (ALL_POSITIVE, {}),
+    (ALL_POSITIVE, {"pos_label": 0, "zero_division": 1}),
+    ((ALL_POSITIVE[0], ALL_POSITIVE[0]), {}),
 ]
 
 
