@@ -237,3 +237,44 @@ def test_per_class_result():
 def test_bad_arguments_are_refused_by_name(call, message):
     with pytest.raises((ValueError, TypeError), match=message):
         call()
+
+
+def _coverage(joint, n, reps, score, truth, seed):
+    """How often the 90% HDI of ``score(y_true, y_pred)`` covers ``truth``, over ``reps`` test
+    sets of ``n`` documents drawn from the population's ``joint`` (true, predicted) law."""
+    rng = np.random.default_rng(seed)
+    m = joint.shape[0]
+    hits = 0
+    for _ in range(reps):
+        cells = rng.multinomial(n, joint.ravel())
+        y_true = np.repeat(np.repeat(np.arange(m), m), cells)
+        y_pred = np.repeat(np.tile(np.arange(m), m), cells)
+        lo, hi = score(y_true, y_pred).hdi
+        hits += lo <= truth <= hi
+    return hits / reps
+
+
+def _f1_of(joint, j):
+    return 2 * joint[j, j] / (joint[j].sum() + joint[:, j].sum())
+
+
+def test_hdis_cover_the_population_score():
+    """Test sets simulated from a known classifier: the 90% HDI of the positive class's F1
+    (pos_label=0) and of the macro-F1 of two labels of three cover the population's value
+    within 2.5 binomial standard errors of 90%; scored against the other class's F1 (what a
+    swapped pos_label would report), the same intervals must miss."""
+    reps, band = 200, 2.5 * np.sqrt(0.9 * 0.1 / 200)
+    binary = np.array([[0.3 * 0.7, 0.3 * 0.3], [0.7 * 0.05, 0.7 * 0.95]])
+
+    def pos0(t, p):
+        return fm.f1_score(t, p, pos_label=0, ci_prob=0.9, draws=1000, rng=0)
+
+    assert abs(_coverage(binary, 120, reps, pos0, _f1_of(binary, 0), 1) - 0.9) < band
+    assert _coverage(binary, 120, reps, pos0, _f1_of(binary, 1), 1) < 0.5
+    three = np.array([[0.5, 0.1, 0.0], [0.05, 0.1, 0.05], [0.02, 0.03, 0.15]])
+
+    def macro(t, p):
+        return fm.f1_score(t, p, average="macro", labels=[0, 2], ci_prob=0.9, draws=1000, rng=0)
+
+    truth = (_f1_of(three, 0) + _f1_of(three, 2)) / 2
+    assert abs(_coverage(three, 200, reps, macro, truth, 2) - 0.9) < band
