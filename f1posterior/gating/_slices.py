@@ -48,7 +48,7 @@ def slice_rows(
     keep = np.ones(k, bool) if c.min_support is None else support >= c.min_support
     judged = int(keep.sum())
     score = np.broadcast_to(np.asarray(score, dtype=float), (k,))
-    flags = np.broadcast_to(np.asarray(flags, dtype=bool), (k,))
+    flags = np.broadcast_to(np.asarray(flags, dtype=bool), (k,)) & keep  # skipped: no warning
     use = keep if judged else np.ones(k, bool)
     low = md[use].min(axis=0)  # the smallest slice of each draw: every slice >= T iff low >= T
     joint = "every slice"

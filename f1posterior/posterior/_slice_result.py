@@ -195,6 +195,8 @@ class SliceEvaluation:
             row += [f"[{r['hdi_low']:.3f}, {r['hdi_high']:.3f}]"]
             row += [f"{r['p_floor']:.4f}"] if self.floor is not None else []
             body.append(row + [""])
+        if not any(self.skipped):  # no notes: no note column
+            return head, [row[:-1] for row in body]
         return [*head, "note"], body
 
     def _joint_lines(self) -> list[str]:
