@@ -145,7 +145,9 @@ def evaluate_slices(
     metrics : str or sequence of str, default ("micro_f1", "macro_f1")
         Single-number metrics of :func:`f1posterior.evaluate`.
     floor : float, optional
-        The floor ``T`` of ``P(>= T)`` per slice and of the joint probability.
+        The floor ``T`` of ``P(>= T)`` per slice and of the joint probability
+        (the metric draws of every judged slice are then held while it is
+        computed: slices x draws x 8 bytes per metric).
     min_support : int, optional
         Slices with fewer documents are skipped: listed, with the reason, and
         neither evaluated nor part of the joint probability.
