@@ -75,7 +75,8 @@ def main() -> None:
         print(lines[-1], flush=True)
     RESULTS.mkdir(exist_ok=True)
     stem = "bench_slices" + ("_quick" if args.quick else "")
-    (RESULTS / f"{stem}.json").write_text(json.dumps({"machine": machine(), "rows": rows}, indent=2))
+    record = {"machine": machine(), "rows": rows}
+    (RESULTS / f"{stem}.json").write_text(json.dumps(record, indent=2))
     (RESULTS / f"{stem}.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 

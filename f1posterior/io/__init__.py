@@ -18,9 +18,8 @@ if TYPE_CHECKING:  # the names, for type checkers and IDEs
     from ._readers import read_input
     from ._rowmeta import read_metadata
     from ._rowmeta import row_metadata as row_metadata
-    from ._slices import SliceTables as SliceTables
+    from ._slices import SliceTables, slice_tables
     from ._slices import read_sliced_predictions as read_sliced_predictions
-    from ._slices import slice_tables as slice_tables
     from ._sources import INPUT_FORMATS as INPUT_FORMATS
     from ._sources import MatrixInput
     from ._sources import is_stdin as is_stdin
@@ -60,7 +59,9 @@ else:  # each name's module is imported at its first use
 __all__ = [
     "MatrixInput",
     "RowWriter",
+    "SliceTables",
     "read_input",
     "read_metadata",
+    "slice_tables",
 ]
 # fmt: on

@@ -37,6 +37,18 @@ class SliceTables:
         The slice of each matrix, as text.
     support : ndarray, shape (S,)
         Documents counted per slice (those whose labels are among ``labels``).
+
+    See Also
+    --------
+    slice_tables : Makes it.
+    f1posterior.evaluate_slices : The posterior of each slice.
+
+    Examples
+    --------
+    >>> from f1posterior.io import slice_tables
+    >>> t = slice_tables([0, 1, 1], [0, 1, 0], ["eu", "us", "us"])
+    >>> t.names, t.support.tolist()
+    (['eu', 'us'], [1, 2])
     """
 
     counts: np.ndarray
@@ -75,6 +87,11 @@ def slice_tables(
     -------
     SliceTables
         ``counts`` (S, M, M), ``labels``, slice ``names`` and ``support``.
+
+    See Also
+    --------
+    f1posterior.evaluate_slices : The posterior of each slice, from the predictions.
+    f1posterior.SliceFloor : The gate's check of every slice (``names=t.names``).
 
     Examples
     --------
@@ -141,6 +158,10 @@ def read_sliced_predictions(
     -------
     MatrixInput
         ``counts`` (S, M, M), ``labels``, ``names`` (the slices) and ``source``.
+
+    See Also
+    --------
+    slice_tables : The same from arrays.
 
     Examples
     --------

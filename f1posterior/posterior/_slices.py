@@ -122,7 +122,7 @@ def evaluate_slices(
     workers: int | None = None,
     max_memory: int | None = None,
 ) -> SliceEvaluation:
-    """Posterior of each slice of a test set (region, language, source, ...) from one call.
+    """Evaluate each slice of a test set (region, language, source, ...) in one call.
 
     The documents of each slice make one confusion matrix; the slices are
     evaluated as one batch by :func:`f1posterior.evaluate` (each slice its
