@@ -48,6 +48,7 @@ if TYPE_CHECKING:  # the names, for type checkers and IDEs
         JointFloor,
         NonInferiority,
         PlanResult,
+        SliceFloor,
         assert_gate,
         gate,
         gate_multilabel,
@@ -69,11 +70,13 @@ if TYPE_CHECKING:  # the names, for type checkers and IDEs
         BetaPosterior,
         Evaluation,
         MetricSummary,
+        SliceEvaluation,
         document_scores,
         eti,
         evaluate,
         evaluate_documents,
         evaluate_multilabel,
+        evaluate_slices,
         exact_posterior,
         exact_summary,
         hdi,
@@ -96,7 +99,7 @@ else:  # each name's module is imported at its first use
         ),
         ".gating": (
             "Check", "Floor", "GateConfigError", "GateResult", "JointFloor", "NonInferiority",
-            "PlanResult", "assert_gate", "gate", "gate_multilabel", "plan"
+            "PlanResult", "assert_gate", "gate", "gate_multilabel", "plan", "SliceFloor"
         ),
         ".io": ("MatrixInput", "read_input"),
         ".metrics": (
@@ -106,7 +109,7 @@ else:  # each name's module is imported at its first use
         ".posterior": (
             "BetaPosterior", "Evaluation", "MetricSummary", "document_scores", "eti", "evaluate",
             "evaluate_documents", "evaluate_multilabel", "exact_posterior", "exact_summary", "hdi",
-            "multilabel_scores", "summarize_draws"
+            "multilabel_scores", "summarize_draws", "SliceEvaluation", "evaluate_slices"
         ),
     })
     # fmt: on
@@ -168,4 +171,7 @@ __all__ = [
     "UndefinedMetricWarning",
     "DegenerateIntervalWarning",
     "GateConfigError",
+    "evaluate_slices",
+    "SliceEvaluation",
+    "SliceFloor",
 ]
