@@ -53,6 +53,11 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     preds.write_text("y_true,m1,m2\n" + "".join(
         f"{t},{u},{v}\n" for t, u, v in zip(truth, flip(0.1), flip(0.2), strict=True)))  # fmt: skip
     out["preds"] = str(preds)
+    sliced = d / "sliced.csv"
+    region = rng.choice(["eu", "us", "asia"], 60)
+    sliced.write_text("y_true,y_pred,region\n" + "".join(
+        f"{t},{u},{r}\n" for t, u, r in zip(truth, flip(0.2), region, strict=True)))  # fmt: skip
+    out["sliced"] = str(sliced)
     cfg = d / "gate.toml"
     cfg.write_text(f'draws = 2000\nfile = "{out["a"]}"\nbaseline = "{out["b"]}"\n\n'
                    '[[check]]\nmetric = "micro_f1"\nmin = 0.6\n\n'
@@ -71,6 +76,7 @@ CASES = [
     ("summarize documents", ["summarize", "--documents", "{docs}"]),
     ("summarize batch rows", ["summarize", "{batch}"]),
     ("summarize batch long", ["summarize", "{batch}", "--long"]),
+    ("summarize slices", ["summarize", "{sliced}", "--predictions", "--slice-col", "region"]),
     (
         "gate floors",
         ["gate", "{a}", "--metric", "micro_f1", "--min", "0.7", "--metric", "f1", "--min", "0.5"],
@@ -86,6 +92,20 @@ CASES = [
             "--predictions",
             "--pred-col",
             "m1",
+            "--metric",
+            "accuracy",
+            "--min",
+            "0.6",
+        ],
+    ),  # fmt: skip
+    (
+        "gate slices",
+        [
+            "gate",
+            "{sliced}",
+            "--predictions",
+            "--slice-col",
+            "region",
             "--metric",
             "accuracy",
             "--min",

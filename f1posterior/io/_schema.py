@@ -122,6 +122,18 @@ def _documents() -> dict[str, dict[str, Any]]:
         "rows": _object(
             ["version", "prior", "draws", "seed", "ci_prob", "rows"], {**common, "rows": rows}
         ),
+        "slices": _object(
+            ["slices", "prior", "draws", "seed", "ci_prob"],
+            {
+                **common,
+                "slices": {
+                    "type": "array",
+                    "items": _object(
+                        ["slice", "support", "metric", "score", "mean", "hdi_low", "hdi_high"]
+                    ),
+                },
+            },
+        ),  # fmt: skip
         "gate": _object(
             ["verdict", "passed", "checks", "prior", "draws", "seed"],
             {
@@ -198,7 +210,7 @@ def _documents() -> dict[str, dict[str, Any]]:
 
 #: The documents each command writes (``summarize``: one evaluation or a batch's rows).
 COMMAND_DOCUMENTS = {
-    "summarize": ("evaluation", "rows"),
+    "summarize": ("evaluation", "rows", "slices"),
     "gate": ("gate",),
     "compare": ("comparison", "ranking"),
     "plan": ("plan",),
