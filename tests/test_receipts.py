@@ -356,3 +356,19 @@ def test_python_row_outputs_carry_a_receipt_without_inputs() -> None:
     w.write(*evaluation_rows(ev, ["one", "two"]))
     w.close()
     assert out.getvalue().rstrip("\n").splitlines()[-1].startswith("<sub>Receipt: f1posterior")
+
+
+def test_mlflow_tags_carry_the_receipt(tmp_path: Path, monkeypatch) -> None:
+    mlflow = pytest.importorskip("mlflow")
+    from f1posterior.integrations.mlflow import log_evaluation
+
+    monkeypatch.setenv("MLFLOW_ALLOW_FILE_STORE", "true")
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", (tmp_path / "mlruns").as_uri())
+    ev = evaluate(A, metrics="macro_f1", draws=2000, rng=6)
+    with mlflow.start_run() as run:
+        log_evaluation(ev)
+    tags = mlflow.get_run(run.info.run_id).data.tags
+    receipt = Receipt.from_dict(json.loads(tags["f1posterior.receipt"]))
+    assert receipt == Receipt("python", (), ev.prior, 2000, 6, 0.95)
+    again = evaluate(A, metrics="macro_f1", draws=receipt.draws, rng=receipt.seed_sequence())
+    assert again["macro_f1"].mean == ev["macro_f1"].mean
