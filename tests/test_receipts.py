@@ -372,3 +372,19 @@ def test_mlflow_tags_carry_the_receipt(tmp_path: Path, monkeypatch) -> None:
     assert receipt == Receipt("python", (), ev.prior, 2000, 6, 0.95)
     again = evaluate(A, metrics="macro_f1", draws=receipt.draws, rng=receipt.seed_sequence())
     assert again["macro_f1"].mean == ev["macro_f1"].mean
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "exc", "match"),
+    [
+        ({"command": ""}, TypeError, "command must be a non-empty str; got"),
+        ({"inputs": ("a.json",)}, TypeError, "inputs must hold InputDigest values; got 'a.json'"),
+        ({"draws": 0}, ValueError, "draws must be an int >= 1 or None; got 0"),
+        ({"draws": 2.5}, ValueError, "draws must be an int >= 1 or None; got 2.5"),
+        ({"ci_prob": 95}, ValueError, r"ci_prob must be a number in \(0, 1\) or None; got 95"),
+        ({"prob": True}, ValueError, r"prob must be a number in \(0, 1\) or None; got True"),
+    ],
+)
+def test_bad_receipt_fields_are_refused(kwargs: dict, exc: type, match: str) -> None:
+    with pytest.raises(exc, match=match):
+        Receipt(**{"command": "python", **kwargs})

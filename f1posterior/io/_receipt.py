@@ -192,6 +192,8 @@ class Receipt:
 
             object.__setattr__(self, "version", __version__)
         object.__setattr__(self, "seed", seed_json(self.seed))
+        object.__setattr__(self, "inputs", tuple(self.inputs))
+        _check(self)
 
     @classmethod
     def of(
@@ -327,6 +329,28 @@ class Receipt:
             ET.SubElement(props, "property", name=key, value=value)
         body = ET.tostring(suite, encoding="unicode")
         return '<?xml version="1.0" encoding="utf-8"?>\n' + body + "\n"
+
+
+def _check(r: Receipt) -> None:
+    """One-line errors for a receipt's fields, naming the field and echoing the value."""
+    from .._core.describe import describe
+
+    if not isinstance(r.command, str) or not r.command:
+        raise TypeError(f"command must be a non-empty str; got {describe(r.command)}")
+    bad = [x for x in r.inputs if not isinstance(x, InputDigest)]
+    if bad:
+        raise TypeError(f"inputs must hold InputDigest values; got {describe(bad[0])}")
+    draws = r.draws
+    if draws is not None and (
+        isinstance(draws, bool) or not isinstance(draws, int | np.integer) or draws < 1
+    ):
+        raise ValueError(f"draws must be an int >= 1 or None; got {describe(draws)}")
+    for name in ("ci_prob", "prob"):
+        p = getattr(r, name)
+        if p is not None and (
+            isinstance(p, bool) or not isinstance(p, float | int) or not 0 < p < 1
+        ):
+            raise ValueError(f"{name} must be a number in (0, 1) or None; got {describe(p)}")
 
 
 def split_intervals(value: Any) -> Any:
