@@ -16,6 +16,7 @@ naming the file.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -132,18 +133,21 @@ def _load(path: Path, where: str) -> Any:
 
 
 def is_saved_baseline(path: str | Path) -> bool:
-    """True when ``path`` is a ``.json`` file holding an object with a ``format`` key.
+    """True when ``path`` is a ``.json`` file holding an object whose first key is ``format``.
 
-    Such a file is read (and checked) by :func:`read_saved_baseline`; any other
-    file, standard input included, is left to the matrix readers.
+    As :func:`save_baseline` writes it; such a file is read (and checked) by
+    :func:`read_saved_baseline`, any other file (standard input included) by the
+    matrix readers. Only the file's first bytes are read here.
     """
-    if is_stdin(path) or Path(path).suffix.lower() != ".json" or not Path(path).is_file():
+    p = Path(path)
+    if is_stdin(path) or p.suffix.lower() != ".json" or not p.is_file():
         return False
     try:
-        obj = _load(Path(path), str(path))
-    except ValueError:
-        return False  # the matrix reader says what is wrong with it
-    return isinstance(obj, dict) and "format" in obj
+        with p.open("rb") as fh:
+            head = fh.read(256)
+    except OSError:
+        return False  # the matrix reader says why
+    return re.match(rb'(\xef\xbb\xbf)?\s*\{\s*"format"\s*:', head) is not None
 
 
 def _numbers(obj: Any, depth: int, where: str, at: str = "counts") -> None:
