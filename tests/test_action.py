@@ -510,12 +510,15 @@ def test_workflow_action_steps_pass_a_095_model_with_the_default_prior(tmp_path)
         given = {key.replace("-", "_"): str(v) for key, v in step["with"].items()}
         assert "prior" not in given  # the calibrated default
         env = _gate_env(**given)
+        env["RUNNER_TEMP"] = str(tmp_path)  # the comment's table (comment: "true")
         proc, _, out = _run_script(_step("Run f1posterior gate")["run"], env, tmp_path, status=None)
         assert proc.returncode == 0, (k, proc.stderr)
         assert out["verdict"] == "pass" and out["exit-code"] == "0"
     summary = (tmp_path / "summary.md").read_text()
     assert summary.count("### f1posterior gate passed") == 2
     assert "prior-dominated" not in summary  # negative control of the test below
+    saved = json.loads((tmp_path / "gate-baseline.json").read_text())  # save-baseline
+    assert saved["format"] == "f1posterior-baseline" and saved["counts"] == _ten(514)
 
 
 @needs_bash

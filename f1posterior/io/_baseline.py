@@ -1,16 +1,10 @@
 """Saved baselines: a model's confusion counts kept from one gate run for the next.
 
-``f1posterior gate FILE --save-baseline SAVED`` writes FILE's counts (its labels,
-and the names of a batch) with the tool version and a format version, and
-``--baseline SAVED`` reads them back. The posterior of a confusion matrix is
-exact from its counts and the prior, so the counts are all a later gate needs:
-gating against the saved file gives the same numbers, with the same prior and
-seed, as gating against the file it was saved from (the old model is never run
-again). The file is JSON, written atomically by the one safe writer; the reader
-refuses a file larger than :data:`MAX_BASELINE_BYTES`, broken or non-standard
-JSON (``NaN``, duplicate keys), unknown keys, another format or format version,
-and counts that are not whole non-negative numbers, each with a one-line error
-naming the file.
+``f1posterior gate FILE --save-baseline SAVED`` writes FILE's counts (labels, batch
+names, tool and format versions); ``--baseline SAVED`` reads them back, refusing
+hostile or foreign files in one line naming the file.
+
+Design notes: docs/design.md#io-baseline
 """
 
 from __future__ import annotations
