@@ -591,9 +591,10 @@ def test_annotations_json_and_failed_checks_end_to_end_with_hostile_labels(tmp_p
     assert all(p.startswith("error title=") and "," not in p for p in properties)  # no forgery
 
 
-def _fake_gh(tmp_path: Path, pages: str = "[]", status: int = 0) -> Path:
+def _fake_gh(tmp_path: Path, pages: str = "[]", status: int = 0, login: str = "") -> Path:
     """A stub `gh` on PATH: records each call (argv, and the --input payload) as a JSON line;
-    `gh api ... comments?...` (a GET) prints ``pages``; exits with ``status``."""
+    `gh api user` prints ``login`` (refused, as to a GITHUB_TOKEN, when ""); `gh api
+    ... comments?...` (a GET) prints ``pages``; exits with ``status``."""
     bindir = tmp_path / "bin"
     bindir.mkdir(exist_ok=True)
     log = tmp_path / "gh-calls.jsonl"
@@ -609,6 +610,9 @@ def _fake_gh(tmp_path: Path, pages: str = "[]", status: int = 0) -> Path:
         f"with open({str(log)!r}, 'a') as fh:\n"
         "    fh.write(json.dumps({'argv': argv, 'payload': payload,\n"
         "                         'token': os.environ.get('GH_TOKEN')}) + '\\n')\n"
+        "if argv[:2] == ['api', 'user']:\n"
+        f"    print({login!r}) if {login!r} else sys.exit(1)\n"
+        "    sys.exit(0)\n"
         f"if {status}:\n"
         "    print('HTTP 403: Resource not accessible by integration', file=sys.stderr)\n"
         f"    sys.exit({status})\n"
@@ -671,10 +675,12 @@ def test_comment_is_created_when_there_is_none(tmp_path):
     assert proc.returncode == 0, proc.stderr
     calls = [json.loads(x) for x in log.read_text().splitlines()]
     assert [c["argv"][:3] for c in calls] == [
+        ["api", "user", "--jq"],
         ["api", "--paginate", "repos/octo/model/issues/7/comments?per_page=100"],
         ["api", "--method", "POST"],
     ]
-    assert calls[1]["argv"][3] == "repos/octo/model/issues/7/comments"
+    assert calls[2]["argv"][3] == "repos/octo/model/issues/7/comments"
+    calls = calls[1:]
     body = calls[1]["payload"]["body"]
     assert body.startswith("<!-- f1posterior-gate -->\n### f1posterior gate FAILED")
     assert "micro_f1 >= 0.95" in body and calls[1]["token"] == "t0ken"
@@ -697,15 +703,24 @@ def test_comment_is_updated_in_place(tmp_path):
     log = _fake_gh(tmp_path, pages=pages)
     proc = _comment(tmp_path, out, PR_EVENT)
     assert proc.returncode == 0, proc.stderr
-    calls = [json.loads(x) for x in log.read_text().splitlines()]
-    assert calls[1]["argv"][:4] == [
-        "api",
-        "--method",
-        "PATCH",
-        "repos/octo/model/issues/comments/42",
-    ]
+    calls = [json.loads(x) for x in log.read_text().splitlines()][1:]  # after `gh api user`
+    assert calls[1]["argv"][:4] == ["api", "--method", "PATCH",
+                                    "repos/octo/model/issues/comments/42"]  # fmt: skip
     assert len(calls) == 2 and "passed" in calls[1]["payload"]["body"]
     assert "updated the pull-request comment" in proc.stdout
+    # with a personal token the comment is its own account's (a user, not a bot)
+    log.unlink()
+    out = _gate_for_comment(tmp_path)
+    log = _fake_gh(tmp_path, login="octocat", pages=json.dumps([
+        {"id": 8, "body": marker, "user": {"type": "User", "login": "octocat"}},
+        {"id": 9, "body": marker, "user": {"type": "Bot", "login": "github-actions[bot]"}},
+        {"id": 10, "body": "hi", "user": {"type": "User", "login": "octocat"}},
+    ]))  # fmt: skip
+    proc = _comment(tmp_path, out, PR_EVENT)
+    calls = [json.loads(x) for x in log.read_text().splitlines()]
+    assert proc.returncode == 0 and calls[-1]["argv"][2:4] == [
+        "PATCH", "repos/octo/model/issues/comments/8"
+    ]  # fmt: skip
 
 
 @needs_bash
