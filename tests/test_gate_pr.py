@@ -406,3 +406,15 @@ def test_saved_labels_must_match_the_labels_flag(tmp_path, capsys) -> None:
     assert status == 2 and "differ from --labels" in err
     status, _, err = run(capsys, *argv, "--labels", "a,b,c")
     assert status in (0, 1, 3), err
+
+
+def test_a_saved_baseline_is_also_read_as_file_with_a_byte_order_mark(tmp_path, capsys) -> None:
+    (tmp_path / "old.json").write_text(json.dumps(MATRIX))
+    saved = tmp_path / "saved.json"
+    argv = ["--metric", "f1", "--min", "0.8", "--seed", "2", "--draws", "4000", "--format", "json"]
+    status, out, _ = run(capsys, str(tmp_path / "old.json"), *argv, "--save-baseline", str(saved))
+    saved.write_bytes(b"\xef\xbb\xbf" + saved.read_bytes())  # as some editors save it
+    status2, out2, _ = run(capsys, str(saved), *argv)
+    strip = [{k: v for k, v in json.loads(o).items() if k != "source"} for o in (out, out2)]
+    assert status == status2 and strip[0] == strip[1]
+    assert [c["item"] for c in strip[0]["checks"]] == ["class a", "class b", "class c"]

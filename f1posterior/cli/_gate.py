@@ -127,7 +127,11 @@ def register(sub: Any) -> None:
         help="floor for the preceding --metric: PASS when P(metric >= T) >= P, FAIL when "
         "P(metric < T) >= P, else INCONCLUSIVE",
     )
-    p.add_argument("--baseline", metavar="BASEFILE", help="confusion matrix of the baseline model")
+    p.add_argument(
+        "--baseline",
+        metavar="BASEFILE",
+        help="confusion matrix of the baseline model, or a file written by --save-baseline",
+    )
     p.add_argument(
         "--max-drop",
         type=unit_number,
@@ -343,6 +347,9 @@ def read_inputs(
         )
 
     def read(path: str) -> MatrixInput:
+        saved = read_baseline_input(args, path, multilabel)  # a file of --save-baseline
+        if saved is not None:
+            return saved
         if not multilabel:
             return load_input(args, path)
         from ..io import read_multilabel  # here: a single-label gate never loads it
@@ -350,9 +357,7 @@ def read_inputs(
         return read_multilabel(path, labels=args.labels)
 
     data = read(args.file)
-    base = None
-    if baseline is not None:  # a baseline saved by --save-baseline, or a model's file
-        base = read_baseline_input(args, baseline, multilabel) or read(baseline)
+    base = None if baseline is None else read(baseline)
     if base is None:
         return data, None
     if multilabel and base.counts.shape[-3] != data.counts.shape[-3]:

@@ -98,7 +98,7 @@ def check_pr_arguments(args: argparse.Namespace) -> None:
 
 
 def read_baseline_input(args: argparse.Namespace, path: str, multilabel: bool) -> Any:
-    """The baseline at ``path``: a saved baseline (``--save-baseline``), or None for the readers."""
+    """The counts at ``path`` if it is a saved baseline (``--save-baseline``), else None."""
     from ..io import is_saved_baseline, read_saved_baseline
 
     if not is_saved_baseline(path):

@@ -101,7 +101,7 @@ def _load(path: Path, where: str) -> Any:
     if len(raw) > MAX_BASELINE_BYTES:
         raise ValueError(f"{where}: larger than {MAX_BASELINE_BYTES:,} bytes; not a saved baseline")
     try:
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise ValueError(f"{where}: not UTF-8 text; expected a saved baseline (JSON)") from None
 
