@@ -117,6 +117,35 @@ def test_a_hostile_label_cannot_inject_a_workflow_command(tmp_path, capsys) -> N
     assert any(c[1].get("title") == "forged" for c in forged)
 
 
+def legacy_commands(text: str) -> list[str]:
+    """The runner's legacy form: ``##[name`` anywhere in a line (for any registered name)."""
+    return re.findall(r"##\[([\w-]+)", text)
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "markdown"])
+def test_the_legacy_command_form_is_defused_in_the_report(tmp_path, capsys, fmt) -> None:
+    labels = ["x ##[add-mask]y", "##[stop-commands]t", "##[error]forged"]
+    f = tmp_path / "m.json"
+    f.write_text(json.dumps({"matrix": MATRIX["matrix"], "labels": labels}))
+    argv = [str(f), "--metric", "f1", "--min", "0.95", "--format", fmt, "--draws", "4000"]
+    status, out, err = run(capsys, *argv, "--json", str(tmp_path / "r.json"))
+    # negative control: without --annotations the report holds the labels as they are (the
+    # Markdown table escapes # and [ of its own)
+    expected = set() if fmt == "markdown" else {"add-mask", "stop-commands", "error"}
+    assert status == 1 and set(legacy_commands(out)) == expected
+    status, out, err = run(capsys, *argv, "--annotations", "github")
+    assert status == 1 and legacy_commands(out + err) == []
+    assert len([x for x in runner_lines(err) if runner_command(x)]) == 3
+    if fmt == "json":  # the same strings: #\u0023[ is JSON's escape of ##[
+        assert [c["item"] for c in json.loads(out)["checks"]] == [f"class {x}" for x in labels]
+    elif fmt == "text":
+        assert "class x #\\u0023[add-mask]y" in out
+    # the files are not read by the runner: they keep the labels as they are
+    assert (
+        json.loads((tmp_path / "r.json").read_text())["checks"][0]["item"] == "class " + labels[0]
+    )
+
+
 def test_no_annotations_unless_asked_even_on_a_runner(tmp_path, capsys, monkeypatch) -> None:
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     f = tmp_path / "m.json"

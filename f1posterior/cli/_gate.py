@@ -55,6 +55,7 @@ from ._gate_pr import (
     compared_check,
     pr_outputs,
     read_baseline_input,
+    runner_safe_output,
 )
 from ._input_args import FILE_HELP, add_input_arguments, load_input
 from ._prediction_tables import paired_gate_predictions
@@ -265,7 +266,8 @@ def run(args: argparse.Namespace) -> int:
         config=None if cfg is None else cfg.path,
         hints="command",  # next steps as commands
     )
-    return _report(args, result)
+    with runner_safe_output(args):  # --annotations github: no ##[ command in the report
+        return _report(args, result)
 
 
 def _command_line_checks(args: argparse.Namespace, cfg: GateConfig | None) -> CheckGroup:

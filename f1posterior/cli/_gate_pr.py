@@ -12,9 +12,10 @@ workflow commands from both streams).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..gating import GateConfig, GateResult, NonInferiority
@@ -26,6 +27,7 @@ __all__ = [
     "compared_check",
     "pr_outputs",
     "read_baseline_input",
+    "runner_safe_output",
 ]
 
 #: A relative drop: a fraction of the baseline in [0, 1).
@@ -104,6 +106,41 @@ def read_baseline_input(args: argparse.Namespace, path: str, multilabel: bool) -
     if not is_saved_baseline(path):
         return None
     return read_saved_baseline(path, multilabel=multilabel, labels=getattr(args, "labels", None))
+
+
+class _Defused:
+    """A text stream that writes every ``##[`` as ``#\\u0023[`` (the same string in JSON)."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        return int(self._stream.write(text.replace("##[", "#\\u0023[")))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+@contextlib.contextmanager
+def runner_safe_output(args: argparse.Namespace) -> Iterator[None]:
+    """With ``--annotations github``, the report printed inside is safe for the runner.
+
+    The runner reads a legacy workflow command ``##[name]`` anywhere in a line
+    (the ``::`` form only at its start, which the report's escapes already
+    exclude), so a label holding ``##[stop-commands]`` could pause the
+    annotations, or ``##[error]`` forge one. Every ``##[`` on standard output
+    and standard error is written ``#\\u0023[``: JSON's escape of the same string,
+    and in text and Markdown an escape like those of control characters.
+    """
+    if getattr(args, "annotations", None) != "github":
+        yield
+        return
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _Defused(out), _Defused(err)
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = out, err
 
 
 def pr_outputs(args: argparse.Namespace, result: GateResult, read_file: Callable[[], Any]) -> None:
