@@ -575,7 +575,7 @@ def _runner_commands(text: str) -> list[str]:
 
 @needs_bash
 def test_annotations_json_and_failed_checks_end_to_end_with_hostile_labels(tmp_path):
-    labels = ["a\n::add-mask::x", "b,title=forged", "c\r::stop-commands::t"]
+    labels = ["a\n::add-mask::x", "b,title=forged ##[add-mask]z", "c\r::stop-commands::t"]
     (tmp_path / "m.json").write_text(json.dumps({"matrix": json.loads(MATRIX), "labels": labels}))
     env = _gate_env(file="m.json", checks="f1>=0.95 micro_f1>=0.5", args="--draws 4000")
     proc, _, out = _run_script(_step("Run f1posterior gate")["run"], env, tmp_path, status=None)
@@ -587,6 +587,7 @@ def test_annotations_json_and_failed_checks_end_to_end_with_hostile_labels(tmp_p
     assert len(commands) == 3 and all(c.startswith("::error title=f1posterior%3A f1 [class ")
                                       for c in commands)  # fmt: skip
     assert not any(re.match(r"::(add-mask|stop-commands)", c) for c in commands)
+    assert "##[" not in proc.stdout + proc.stderr  # nor the legacy form, anywhere in a line
     properties = [c[2:].split("::", 1)[0] for c in commands]  # up to the first "::"
     assert all(p.startswith("error title=") and "," not in p for p in properties)  # no forgery
 
