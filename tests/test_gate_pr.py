@@ -213,7 +213,7 @@ def _simulated_pass_rate(p_new: float, p_base: float, r: float, reps: int, seed:
 
     new, base = tables(p_new), tables(p_base)
     res = gate(new, [NonInferiority("micro_f1", r, relative=True)], baseline=base,
-               draws=4_000, max_draws=16_000, rng=seed)  # fmt: skip
+               draws=2_000, max_draws=8_000, rng=seed)  # fmt: skip
     assert len(res.checks) == reps
     return sum(c.verdict == "pass" for c in res.checks) / reps
 
