@@ -239,6 +239,14 @@ def test_relative_margin_refuses_paired_predictions() -> None:
              baseline_pred=y, draws=2_000)  # fmt: skip
 
 
+def test_relative_margin_and_id_col_exclude_each_other(tmp_path, capsys) -> None:
+    for name in ("new.csv", "old.csv"):
+        (tmp_path / name).write_text("id,y_true,y_pred\n1,a,a\n2,b,b\n3,a,b\n")
+    status, _, err = run(capsys, str(tmp_path / "new.csv"), "--baseline", str(tmp_path / "old.csv"),
+                         "--id-col", "id", "--metric", "micro_f1", "--max-relative-drop", "0.1")  # fmt: skip
+    assert status == 2 and "with --id-col give --max-drop D" in err
+
+
 def test_relative_margin_on_the_command_line_and_in_the_config(tmp_path, capsys) -> None:
     (tmp_path / "new.json").write_text(json.dumps(NEW))
     (tmp_path / "old.json").write_text(json.dumps(MATRIX["matrix"]))

@@ -92,6 +92,11 @@ def check_pr_arguments(args: argparse.Namespace) -> None:
             f"give --max-drop {args.max_drop:g} (absolute) or --max-relative-drop "
             f"{args.max_relative_drop:g}, not both"
         )
+    if args.max_relative_drop is not None and getattr(args, "id_col", None):
+        raise ValueError(
+            f"--max-relative-drop compares independent posteriors, but --id-col {args.id_col} "
+            "pairs the predictions by document; with --id-col give --max-drop D"
+        )
     if args.save_baseline and args.file == "-":
         raise ValueError(
             "--save-baseline reads FILE again after the gate; give a file path, not - "
