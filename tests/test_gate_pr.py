@@ -263,6 +263,10 @@ def test_relative_margin_on_the_command_line_and_in_the_config(tmp_path, capsys)
     )
     status, out2, _ = run(capsys, "--config", str(tmp_path / "gate.toml"), "--format", "json")
     assert json.loads(out2)["checks"][0]["prob"] == check["prob"] and status == 0
+    # a bare --metric on the command line keeps the file's margin of that metric
+    _, out4, _ = run(capsys, "--config", str(tmp_path / "gate.toml"), "--metric", "micro_f1",
+                     "--format", "json")  # fmt: skip
+    assert json.loads(out4)["checks"][0]["prob"] == check["prob"]
     # --max-drop on the command line replaces it with an absolute margin
     _, out3, _ = run(capsys, "--config", str(tmp_path / "gate.toml"), "--max-drop", "0.05",
                      "--format", "json")  # fmt: skip
