@@ -626,7 +626,7 @@ def _fake_gh(tmp_path: Path, pages: str = "[]", status: int = 0, login: str = ""
     return log
 
 
-def _comment(tmp_path: Path, outputs: dict[str, str], event: dict[str, Any]) -> Any:
+def _comment(tmp_path: Path, outputs: dict[str, str], event: dict[str, Any], key: str = "") -> Any:
     """Run the comment step as the runner would after the gate step."""
     (tmp_path / "event.json").write_text(json.dumps(event))
     step = _step("Comment on the pull request")
@@ -639,6 +639,7 @@ def _comment(tmp_path: Path, outputs: dict[str, str], event: dict[str, Any]) -> 
         "F1P_TOKEN": "t0ken",
         "F1P_MARKDOWN": outputs.get("markdown-file", ""),
         "F1P_VERDICT": outputs.get("verdict", ""),
+        "F1P_COMMENT_KEY": key,
     }
     (tmp_path / "runner-temp").mkdir(exist_ok=True)
     return subprocess.run([BASH or "bash", "-c", step["run"]], env=env, cwd=tmp_path,
@@ -748,3 +749,26 @@ def test_a_gate_error_still_gets_a_comment(tmp_path):
     proc = _comment(tmp_path, out, PR_EVENT)
     body = json.loads(log.read_text().splitlines()[-1])["payload"]["body"]
     assert proc.returncode == 0 and "stopped with an error" in body and "gate: error" in body
+
+
+@needs_bash
+def test_each_comment_key_keeps_its_own_comment(tmp_path):
+    out = _gate_for_comment(tmp_path)
+    pages = json.dumps([
+        {"id": 1, "body": "<!-- f1posterior-gate -->\nfloors", "user": {"type": "Bot"}},
+        {"id": 2, "body": "<!-- f1posterior-gate baseline -->\nold", "user": {"type": "Bot"}},
+    ])  # fmt: skip
+    log = _fake_gh(tmp_path, pages=pages)
+    proc = _comment(tmp_path, out, PR_EVENT, key="baseline")
+    calls = [json.loads(x) for x in log.read_text().splitlines()]
+    assert proc.returncode == 0 and calls[-1]["argv"][2:4] == [
+        "PATCH", "repos/octo/model/issues/comments/2"
+    ]  # fmt: skip
+    assert calls[-1]["payload"]["body"].startswith("<!-- f1posterior-gate baseline -->\n")
+    log.unlink()
+    out = _gate_for_comment(tmp_path)
+    proc = _comment(tmp_path, out, PR_EVENT, key="other")  # no comment of its own yet: POST
+    calls = [json.loads(x) for x in log.read_text().splitlines()]
+    assert proc.returncode == 0 and calls[-1]["argv"][2] == "POST"
+    proc = _comment(tmp_path, out, PR_EVENT, key="x --><script>")
+    assert proc.returncode == 2 and "comment-key must be" in proc.stderr
