@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from .._core.describe import describe
+from .._core.limits import MAX_BASELINE_BYTES
 from .._core.validation import check_counts
 from ._sources import MatrixInput, file_errors, is_stdin, regular_file
 
@@ -35,9 +36,6 @@ __all__ = [
 BASELINE_FORMAT = "f1posterior-baseline"
 #: The version of the layout this f1posterior writes and reads.
 BASELINE_FORMAT_VERSION = 1
-#: The largest saved baseline read, in bytes (a 1,000-class matrix of large counts is
-#: about 20 MB).
-MAX_BASELINE_BYTES = 64 << 20
 #: The kinds of counts: a single-label confusion matrix (or batch), per-label tables.
 _KINDS = {"confusion": (2, 3), "multilabel": (3, 4)}
 _KEYS = ("format", "format_version", "tool", "tool_version", "kind", "counts", "labels")
