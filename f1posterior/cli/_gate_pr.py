@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..gating import GateConfig, GateResult, NonInferiority
+from ..io import is_stdin
 from ._common import number_type
 
 __all__ = [
@@ -97,7 +98,7 @@ def check_pr_arguments(args: argparse.Namespace) -> None:
             f"--max-relative-drop compares independent posteriors, but --id-col {args.id_col} "
             "pairs the predictions by document; with --id-col give --max-drop D"
         )
-    if args.save_baseline and args.file == "-":
+    if args.save_baseline and is_stdin(args.file):
         raise ValueError(
             "--save-baseline reads FILE again after the gate; give a file path, not - "
             "(standard input)"
