@@ -67,11 +67,13 @@ if TYPE_CHECKING:  # the names, for type checkers and IDEs
     )
     from .posterior import (
         BetaPosterior,
+        ClusterEvaluation,
         Evaluation,
         MetricSummary,
         document_scores,
         eti,
         evaluate,
+        evaluate_clusters,
         evaluate_documents,
         evaluate_multilabel,
         exact_posterior,
@@ -104,9 +106,9 @@ else:  # each name's module is imported at its first use
             "macro_f1_star", "multilabel_confusion_matrix", "precision", "recall"
         ),
         ".posterior": (
-            "BetaPosterior", "Evaluation", "MetricSummary", "document_scores", "eti", "evaluate",
-            "evaluate_documents", "evaluate_multilabel", "exact_posterior", "exact_summary", "hdi",
-            "multilabel_scores", "summarize_draws"
+            "BetaPosterior", "ClusterEvaluation", "Evaluation", "MetricSummary", "document_scores",
+            "eti", "evaluate", "evaluate_clusters", "evaluate_documents", "evaluate_multilabel",
+            "exact_posterior", "exact_summary", "hdi", "multilabel_scores", "summarize_draws"
         ),
     })
     # fmt: on
@@ -161,6 +163,8 @@ __all__ = [
     "evaluate_multilabel",
     "multilabel_scores",
     "evaluate_documents",
+    "evaluate_clusters",
+    "ClusterEvaluation",
     "document_scores",
     "__version__",
     "aggregate",
