@@ -14,14 +14,16 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .._core.describe import describe
-from ._plan_result import PlanResult
 
-__all__ = ["check_clustering", "clusters_for", "effective_counts", "in_clusters"]
+if TYPE_CHECKING:
+    from ._plan_result import PlanResult
+
+__all__ = ["check_clustering", "effective_counts", "in_clusters"]
 
 
 def _positive(value: Any, name: str, low: float) -> float:
@@ -97,10 +99,3 @@ def in_clusters(
         result, curve=curve, additional_documents=more, documents=documents,
         assumptions=(*result.assumptions, text), design_effect=deff, cluster_size=size,
     )  # fmt: skip
-
-
-def clusters_for(documents: int | None, size: float | None) -> int | None:
-    """Clusters of ``size`` documents holding ``documents`` (rounded up)."""
-    if documents is None or size is None:
-        return None
-    return math.ceil(documents / size)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -125,9 +126,9 @@ class PlanResult:
     @property
     def additional_clusters(self) -> int | None:
         """The additional documents in clusters of ``cluster_size`` (None without it)."""
-        from ._plan_clusters import clusters_for
-
-        return clusters_for(self.additional_documents, self.cluster_size)
+        if self.additional_documents is None or self.cluster_size is None:
+            return None
+        return math.ceil(self.additional_documents / self.cluster_size)
 
     @property
     def cluster_text(self) -> str:
