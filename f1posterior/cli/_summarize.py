@@ -28,6 +28,7 @@ from ..posterior import (
     format_markdown,
     format_table,
 )
+from ._clusters import add_cluster_argument, run_summarize_clusters
 from ._common import (
     SINGLE_LABEL_WHY,
     add_sampling_arguments,
@@ -138,6 +139,7 @@ def register(sub: Any) -> None:
     )
     add_output_arguments(p)
     add_input_arguments(p)
+    add_cluster_argument(p)
     add_sampling_arguments(p)
     add_stream_arguments(p)
     p.set_defaults(run=run, draws=None)
@@ -372,6 +374,9 @@ def _deployment_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.cluster_col is not None:
+        args.draws = DEFAULT_DRAWS if args.draws is None else args.draws
+        return run_summarize_clusters(args)
     _check_row_options(args)
     deploy = _deployment_options(args)
     rows = args.documents is None and not args.multilabel and is_batch_run(args)

@@ -101,6 +101,9 @@ class PredictionTable:
         Document ids, when an id column was read.
     lines : tuple of int
         The line of each document in the file.
+    clusters : list of str or None
+        The cluster (user, conversation, source, ...) of each document, when a
+        cluster column was read.
     """
 
     source: str
@@ -108,6 +111,7 @@ class PredictionTable:
     preds: dict[str, list[str]]
     ids: list[str] | None = None
     lines: tuple[int, ...] = ()
+    clusters: list[str] | None = None
 
 
 def _table_delimiter(path: str | Path, text: str, input_format: str | None) -> str:
@@ -131,11 +135,12 @@ def read_prediction_table(
     id_col: str | None = None,
     input_format: str | None = None,
     delimiter: str | None = None,
+    cluster_col: str | None = None,
 ) -> PredictionTable:
-    """Read ``true_col``, model columns and an optional id column from a predictions CSV.
+    """Read ``true_col``, model columns and optional id and cluster columns from a predictions CSV.
 
     The one reader of predictions CSVs. ``models=None`` takes every column but
-    ``true_col`` and ``id_col``. ``path`` ``-`` reads standard input (format
+    ``true_col``, ``id_col`` and ``cluster_col``. ``path`` ``-`` reads standard input (format
     ``input_format`` or sniffed); ``delimiter`` overrides the one of the file
     name. Every malformed row is a ``ValueError`` naming the file and line.
     """
@@ -154,15 +159,19 @@ def read_prediction_table(
             )
         if id_col is not None and id_col not in header:
             raise ValueError(f"--id-col: no column {id_col!r} in {where}; columns are {header}")
+        if cluster_col is not None and cluster_col not in header:
+            raise ValueError(
+                f"--cluster-col: no column {cluster_col!r} in {where}; columns are {header}"
+            )
         if models is None:
-            models = [c for c in header if c not in (true_col, id_col)]
+            models = [c for c in header if c not in (true_col, id_col, cluster_col)]
         elif len(set(models)) != len(models):
             raise ValueError(f"--models must not repeat a model; got {models}")
         if len(models) < min_models:
             raise ValueError(
                 f"{where}: need at least two model columns besides {true_col!r}; got {models}"
             )
-        names = [true_col, *models] + ([id_col] if id_col is not None else [])
+        names = [true_col, *models] + [c for c in (id_col, cluster_col) if c is not None]
         cols = [header.index(c) for c in names]
         values: list[list[str]] = [[] for _ in cols]
         lines: list[int] = []
@@ -177,7 +186,11 @@ def read_prediction_table(
             for out, i in zip(values, cols, strict=True):
                 v = cells[i].strip()
                 if not v:
-                    what = "document id" if id_col is not None and i == cols[-1] else "label"
+                    what = (
+                        "document id" if header[i] == id_col
+                        else "cluster id" if header[i] == cluster_col
+                        else "label"
+                    )  # fmt: skip
                     raise ValueError(
                         f"{where}, line {reader.line_num}: empty {what} in column {header[i]!r}"
                     )
@@ -194,6 +207,7 @@ def read_prediction_table(
         preds=dict(zip(models, values[1 : k + 1], strict=True)),
         ids=values[k + 1] if id_col is not None else None,
         lines=tuple(lines),
+        clusters=values[-1] if cluster_col is not None else None,
     )
 
 
