@@ -22,6 +22,7 @@ SLOW = (
     # simulation and calibration studies, an independent MCMC sampler
     "test_calibration.py",
     "test_paired_calibration.py",
+    "test_cluster_calibration.py",
     "test_hierarchical.py",
     "test_mcmc.py",
     "test_plan.py",
