@@ -40,6 +40,7 @@ SLOW = (
     "test_gate_recipe.py",
     "test_signals.py",
     "test_tutorial.py",
+    "test_cluster_docs.py",
     "test_gate_verdicts.py::test_exit_codes_and_verdict_words_in_every_format",
     "test_gate_verdicts.py::test_label_order_is_deterministic_across_hash_seeds",
     "test_gate_verdicts.py::test_json_stays_valid_and_keeps_the_raw_label",
