@@ -30,11 +30,15 @@ from ..io import (
     source_name,
 )
 from ..metrics import METRICS, PER_CLASS_METRICS
-from ._clusters import CLUSTER_COL_HELP, add_cluster_argument, read_clustered
 from ._common import add_sampling_arguments, nonnegative_number, probability, save_figure
 from ._figures import add_output_arguments, save_report
 from ._input_args import ID_COL_HELP, INPUT_FORMAT_HELP, check_stdin_inputs
-from ._prediction_tables import pair_prediction_tables
+from ._prediction_tables import (
+    CLUSTER_COL_HELP,
+    add_cluster_argument,
+    pair_prediction_tables,
+    read_clustered,
+)
 
 __all__ = [
     "register",

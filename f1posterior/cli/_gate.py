@@ -38,7 +38,6 @@ from ..gating import (
 from ..io import MatrixInput, is_stdin
 from ..metrics import METRIC_RANGES, METRICS
 from ..posterior import MULTILABEL_METRICS
-from ._clusters import CLUSTER_COL_HELP, add_cluster_argument, read_clustered
 from ._common import (
     SINGLE_LABEL_WHY,
     add_sampling_arguments,
@@ -52,7 +51,12 @@ from ._common import (
 )
 from ._gate_config import CONFIG_DEFAULTS, add_config_arguments, apply_config
 from ._input_args import FILE_HELP, add_input_arguments, load_input
-from ._prediction_tables import paired_gate_predictions
+from ._prediction_tables import (
+    CLUSTER_COL_HELP,
+    add_cluster_argument,
+    paired_gate_predictions,
+    read_clustered,
+)
 
 __all__ = ["EXIT_STATUS", "exit_status", "register", "run"]
 

@@ -28,7 +28,7 @@ from ..posterior import (
     format_markdown,
     format_table,
 )
-from ._clusters import add_cluster_argument, run_summarize_clusters
+from ._clusters import run_summarize_clusters
 from ._common import (
     SINGLE_LABEL_WHY,
     add_sampling_arguments,
@@ -38,6 +38,7 @@ from ._common import (
 )
 from ._figures import add_output_arguments, wants_draws, write_outputs
 from ._input_args import FILE_HELP, add_input_arguments, load_input
+from ._prediction_tables import add_cluster_argument
 from ._progress import terminal_progress
 from ._stream import (
     BATCH_MIN_DRAWS,

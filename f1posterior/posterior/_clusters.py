@@ -15,7 +15,6 @@ import math
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from statistics import NormalDist
 from typing import Any
 
 import numpy as np
@@ -200,6 +199,8 @@ def small_sample_concentration(sizes: np.ndarray, ci_prob: float) -> float:
     spread) times ``(t_nu / z)^2`` at ``ci_prob`` with ``nu = C_eff - 1`` (Kish's
     effective number of clusters): the small-sample intervals of a mean of clusters.
     """
+    from statistics import NormalDist  # here: it loads fractions and decimal
+
     c = len(sizes)
     nu = max(effective_clusters(sizes) - 1.0, 1.0)
     q = 0.5 + ci_prob / 2.0
