@@ -56,8 +56,11 @@ def test_summarize_equals_evaluate_clusters_and_names_the_unit(files, capsys):
     assert out["clusters"]["design_effect"]["micro_f1"] == res.design_effect["micro_f1"]
     for fmt in ("table", "markdown"):
         assert main([*argv, "--format", fmt]) == 0
-        text = capsys.readouterr().out
-        assert f"Unit: {UNIT}; design effect micro_f1" in text
+        cap = capsys.readouterr()
+        assert f"Unit: {UNIT}; design effect micro_f1" in cap.out
+        # 40 clusters, below MIN_CLUSTERS: one warning line on stderr
+        assert cap.err.startswith("f1posterior: warning: only 40 clusters of documents")
+        assert cap.err.count("\n") == 1
 
 
 def test_compare_paired_files_and_predictions_equal_compare_predictions(files, capsys):

@@ -294,11 +294,11 @@ class ClusterEvaluation(Evaluation):
 
     Examples
     --------
-    >>> y = [0, 1, 1, 0] * 40
-    >>> res = evaluate_clusters(y, [0, 1, 0, 0] * 40, [i // 4 for i in range(160)],
+    >>> y = [0, 1, 1, 0] * 50
+    >>> res = evaluate_clusters(y, [0, 1, 0, 0] * 50, [i // 4 for i in range(200)],
     ...                         draws=2_000, rng=0)
     >>> res.n_clusters, res.n_documents, res.unit
-    (40, 160, 'clusters of documents')
+    (50, 200, 'clusters of documents')
     """
 
     n_clusters: int = 0
@@ -419,13 +419,13 @@ def evaluate_clusters(
     --------
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
-    >>> user = np.repeat(np.arange(40), 25)  # 40 users, 25 documents each
-    >>> skill = rng.uniform(0.6, 0.95, 40)[user]  # each user's own accuracy
+    >>> user = np.repeat(np.arange(50), 20)  # 50 users, 20 documents each
+    >>> skill = rng.uniform(0.6, 0.95, 50)[user]  # each user's own accuracy
     >>> y = rng.integers(0, 2, user.size)
     >>> pred = np.where(rng.random(user.size) < skill, y, 1 - y)
     >>> res = evaluate_clusters(y, pred, user, draws=4_000, rng=0)
     >>> res.n_clusters, res.n_documents, round(res["micro_f1"].score, 3)
-    (40, 1000, 0.789)
+    (50, 1000, 0.785)
     >>> bool(res.design_effect["micro_f1"] > 2)
     True
     """
