@@ -47,6 +47,8 @@ CLUSTER_UNIT = "clusters of documents"
 #: Below this many clusters the interval under-covers (benchmarks/cluster_calibration.py):
 #: a warning says so.
 MIN_CLUSTERS = 50
+#: Cells of pooled tables held at once (memory bound: 16 MiB of float64).
+TABLE_BUDGET = 1 << 21
 #: Smallest Dirichlet concentration of the cluster weights.
 MIN_CONCENTRATION = 0.05
 #: Draws of the document-level bootstrap behind the design effect (a variance ratio: its
@@ -163,12 +165,23 @@ def cluster_draws(
     inner = tables.shape[1:]
     flat = np.asarray(tables, dtype=np.float64).reshape(c, -1)
     out: dict[str, list[np.ndarray]] = {n: [] for n, _ in fns}
+    rows = max(1, TABLE_BUDGET // flat.shape[1])  # pooled tables held at once
     for _, _, w in dirichlet_weights(c, draws, root, concentration):
-        pooled = (w @ flat).reshape(-1, *inner)  # (n, *inner, M, M)
-        for n, fn in fns:
-            v = np.asarray(fn(pooled), dtype=np.float64)  # (n, *inner[:-2], [K])
-            out[n].append(np.moveaxis(v, 0, -1))
+        for r0 in range(0, w.shape[0], rows):
+            pooled = (w[r0 : r0 + rows] @ flat).reshape(-1, *inner)  # (n, *inner, M, M)
+            _append_metrics(out, fns, pooled)
     return {n: np.concatenate(parts, axis=-1) for n, parts in out.items()}
+
+
+def _append_metrics(
+    out: dict[str, list[np.ndarray]],
+    fns: Sequence[tuple[str, Callable[[np.ndarray], Any]]],
+    pooled: np.ndarray,
+) -> None:
+    """Each metric of the tables ``(n, ..., M, M)``, draws last, appended to ``out``."""
+    for n, fn in fns:
+        v = np.asarray(fn(pooled), dtype=np.float64)  # (n, ..., [K])
+        out[n].append(np.moveaxis(v, 0, -1))
 
 
 def t_quantile(q: float, nu: float) -> float:
@@ -225,11 +238,14 @@ def iid_draws(
     flat = np.asarray(table, dtype=np.float64).reshape(-1)
     nz = np.flatnonzero(flat)
     gen = np.random.Generator(np.random.PCG64(child_seed(root, IID_KEY)))
-    g = gen.standard_gamma(flat[nz], size=(draws, nz.size))
-    pooled = np.zeros((draws, flat.size))
-    pooled[:, nz] = g
-    pooled = pooled.reshape(draws, *table.shape)
-    return {n: np.moveaxis(np.asarray(fn(pooled), dtype=np.float64), 0, -1) for n, fn in fns}
+    out: dict[str, list[np.ndarray]] = {n: [] for n, _ in fns}
+    rows = max(1, TABLE_BUDGET // flat.size)
+    for d0 in range(0, draws, rows):  # one stream, read in order: the same whatever `rows`
+        n = min(rows, draws - d0)
+        pooled = np.zeros((n, flat.size))
+        pooled[:, nz] = gen.standard_gamma(flat[nz], size=(n, nz.size))
+        _append_metrics(out, fns, pooled.reshape(n, *table.shape))
+    return {n: np.concatenate(parts, axis=-1) for n, parts in out.items()}
 
 
 def design_effects(
