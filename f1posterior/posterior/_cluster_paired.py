@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from .._core.streams import child_seed
+from ._cluster_result import unit_text
 from ._clusters import (
     IID_DRAWS,
     IID_KEY,
@@ -25,7 +26,6 @@ from ._clusters import (
     design_effects,
     few_clusters_warning,
     small_sample_concentration,
-    unit_text,
 )
 
 __all__ = ["ClusterPairedDraws", "paired_cluster_draws"]
