@@ -58,7 +58,12 @@ from ._gate_pr import (
     runner_safe_output,
 )
 from ._input_args import FILE_HELP, add_input_arguments, load_input
-from ._prediction_tables import paired_gate_predictions
+from ._prediction_tables import (
+    CLUSTER_COL_HELP,
+    add_cluster_argument,
+    paired_gate_predictions,
+    read_clustered,
+)
 
 __all__ = ["EXIT_STATUS", "exit_status", "register", "run"]
 
@@ -185,6 +190,7 @@ def register(sub: Any) -> None:
         "properties (written to a temporary file, then renamed)",
     )
     add_input_arguments(p)
+    add_cluster_argument(p, CLUSTER_COL_HELP + " (FILE's column; with a paired BASEFILE too)")
     add_sampling_arguments(p)
     p._option_string_actions["--draws"].type = positive_int  # fewer than MIN_DRAWS are raised
     p._option_string_actions["--draws"].help = (
@@ -345,13 +351,20 @@ def _gate_group(args: argparse.Namespace, group: CheckGroup, from_config: bool) 
         **prior_from_args(args),
     )  # fmt: skip
     if args.multilabel:
+        if args.cluster_col is not None:
+            raise ValueError("--cluster-col reads single-label predictions; not with --multilabel")
         return gate_multilabel(data.counts, group.checks, f_beta=args.f_beta, **kw)
     paired = paired_gate_predictions(ns)  # None unless two paired predictions CSVs
+    cl = None if args.cluster_col is None else read_clustered(args, args.file)
     if paired is None:
+        if cl is not None:
+            return gate(None, group.checks, y_true=cl.y_true, y_pred=cl.y_pred,
+                        cluster=cl.clusters, **kw)  # fmt: skip
         return gate(data.counts, group.checks, **kw)
     y, new, old = paired
     kw["baseline"] = None
-    return gate(None, group.checks, y_true=y, y_pred=new, baseline_pred=old, **kw)
+    cluster = None if cl is None else cl.clusters  # FILE's row order, as y
+    return gate(None, group.checks, y_true=y, y_pred=new, baseline_pred=old, cluster=cluster, **kw)
 
 
 def read_inputs(

@@ -43,6 +43,7 @@ class Settings:
     labels: Sequence[Any] | None
     names: Sequence[str] | None
     f_beta: float = 1.0
+    clusters: Any = None  # ClusterTables of clustered predictions, or None
 
     def __post_init__(self) -> None:
         """Validate the inputs and settings (arrays as float, labels as text)."""
@@ -139,7 +140,19 @@ def _support(s: Settings) -> np.ndarray:
     return np.asarray(s.counts.sum(axis=-1))
 
 
+def cluster_prior_text(ct: Any) -> str:
+    """The model of a gate on clustered documents, naming the unit with its counts."""
+    from ..posterior import CLUSTER_UNIT
+
+    c, n = len(ct.clusters), int(ct.tables.sum())
+    return f"Bayesian bootstrap over {c:,} {CLUSTER_UNIT} ({n:,} documents)"
+
+
 def _evaluate(table: np.ndarray, metrics: list[str], s: Settings, **kw: Any) -> Evaluation:
+    if s.clusters is not None and table is s.counts:
+        from ..posterior import evaluate_cluster_tables
+
+        return evaluate_cluster_tables(s.clusters, metrics=metrics, ci_prob=s.ci_prob, **kw)
     common = dict(alpha=s.alpha, beta=s.beta, ci_prob=s.ci_prob, labels=s.labels)
     if s.multilabel:
         from ..posterior import evaluate_multilabel  # looked up at call time
@@ -179,7 +192,7 @@ def evidence(
 
         prior = resolve(s.alpha, s.beta, s.counts)
         closed = prior.mixture is None and is_aligned(prior.alpha, prior.beta)
-        closed = closed and scipy_available()
+        closed = closed and scipy_available() and s.clusters is None
         m = s.counts.shape[-1]
         names = list(dict.fromkeys(c.metric for c in floors))
         free = [n for n in names if closed and has_exact(n, m) and n not in drawn]
@@ -244,6 +257,7 @@ def _floor(c: Floor, e: Evaluation, s: Settings, draws: int) -> Evidence:
         flags=np.broadcast_to(_flags(c.metric, sm, s.counts, s), shape).reshape(-1),
         support=support,
         skip=skip,
+        model=e.model_text(c.metric) if hasattr(e, "model_text") else "",
     )
 
 
@@ -280,6 +294,7 @@ def _joint(c: JointFloor, e: Evaluation, s: Settings, draws: int) -> Evidence:
         hdi=np.array(hdis, dtype=float).reshape(-1, 2),
         flags=np.array(flag),
         skip=skip,
+        model=e.model_text(c.metric) if hasattr(e, "model_text") else "",
     )
 
 
@@ -390,9 +405,10 @@ def _paired_difference(
             f"paired baseline comparisons take single-number metrics; got per-class {metric!r}"
         )
     y, new, old = s.paired
+    cluster = None if s.clusters is None else s.clusters.codes
     res = compare_predictions(
         y, new, old, metric=metric, alpha=s.alpha, beta=s.beta, draws=draws,
-        rng=child_seed(root, 2),
+        rng=child_seed(root, 2), cluster=cluster,
     )  # fmt: skip
     for sm, table, what in ((res.a, s.counts, "counts"), (res.b, s.baseline, "baseline")):
         if not np.isclose(sm.score, float(METRICS[metric](table)), equal_nan=True):
@@ -400,7 +416,8 @@ def _paired_difference(
                 f"paired predictions do not match {what}: {metric} is {sm.score:.4f} from the "
                 f"predictions but {float(METRICS[metric](table)):.4f} from the matrix"
             )
-    return res.draws, np.asarray(res.difference.score), "paired model (same documents)"
+    model = "paired model (same documents)" if cluster is None else res.prior
+    return res.draws, np.asarray(res.difference.score), model
 
 
 # --- the verdict ------------------------------------------------------------------------
