@@ -286,7 +286,7 @@ def evaluate_clusters(
     rng: SeedLike = None,
     keep_draws: bool = False,
 ) -> ClusterEvaluation:
-    """Posteriors of metrics of clustered documents (a Bayesian bootstrap over clusters).
+    """Evaluate metrics of clustered documents (a Bayesian bootstrap over clusters).
 
     Documents that share a user, conversation, speaker or source are not
     independent. Each draw weights the clusters with ``w ~ Dirichlet(1, ..., 1)``
