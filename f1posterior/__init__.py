@@ -68,12 +68,14 @@ if TYPE_CHECKING:  # the names, for type checkers and IDEs
     )
     from .posterior import (
         BetaPosterior,
+        ClusterEvaluation,
         Evaluation,
         MetricSummary,
         SliceEvaluation,
         document_scores,
         eti,
         evaluate,
+        evaluate_clusters,
         evaluate_documents,
         evaluate_multilabel,
         evaluate_slices,
@@ -107,9 +109,10 @@ else:  # each name's module is imported at its first use
             "macro_f1_star", "multilabel_confusion_matrix", "precision", "recall"
         ),
         ".posterior": (
-            "BetaPosterior", "Evaluation", "MetricSummary", "document_scores", "eti", "evaluate",
-            "evaluate_documents", "evaluate_multilabel", "exact_posterior", "exact_summary", "hdi",
-            "multilabel_scores", "summarize_draws", "SliceEvaluation", "evaluate_slices"
+            "BetaPosterior", "ClusterEvaluation", "Evaluation", "MetricSummary", "SliceEvaluation",
+            "document_scores", "eti", "evaluate", "evaluate_clusters", "evaluate_documents",
+            "evaluate_multilabel", "evaluate_slices", "exact_posterior", "exact_summary", "hdi",
+            "multilabel_scores", "summarize_draws"
         ),
     })
     # fmt: on
@@ -164,6 +167,8 @@ __all__ = [
     "evaluate_multilabel",
     "multilabel_scores",
     "evaluate_documents",
+    "evaluate_clusters",
+    "ClusterEvaluation",
     "document_scores",
     "__version__",
     "aggregate",

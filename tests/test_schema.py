@@ -58,6 +58,11 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     sliced.write_text("y_true,y_pred,region\n" + "".join(
         f"{t},{u},{r}\n" for t, u, r in zip(truth, flip(0.2), region, strict=True)))  # fmt: skip
     out["sliced"] = str(sliced)
+    clustered = d / "clustered.csv"
+    user = np.repeat(np.arange(30), 2)
+    clustered.write_text("y_true,y_pred,user\n" + "".join(
+        f"{t},{u},u{c}\n" for t, u, c in zip(truth, flip(0.2), user, strict=True)))  # fmt: skip
+    out["clustered"] = str(clustered)
     cfg = d / "gate.toml"
     cfg.write_text(f'draws = 2000\nfile = "{out["a"]}"\nbaseline = "{out["b"]}"\n\n'
                    '[[check]]\nmetric = "micro_f1"\nmin = 0.6\n\n'
@@ -77,6 +82,7 @@ CASES = [
     ("summarize batch rows", ["summarize", "{batch}"]),
     ("summarize batch long", ["summarize", "{batch}", "--long"]),
     ("summarize slices", ["summarize", "{sliced}", "--predictions", "--slice-col", "region"]),
+    ("summarize clusters", ["summarize", "{clustered}", "--cluster-col", "user"]),
     (
         "gate floors",
         ["gate", "{a}", "--metric", "micro_f1", "--min", "0.7", "--metric", "f1", "--min", "0.5"],
@@ -111,6 +117,10 @@ CASES = [
             "--min",
             "0.6",
         ],
+    ),  # fmt: skip
+    (
+        "gate clusters",
+        ["gate", "{clustered}", "--cluster-col", "user", "--metric", "accuracy", "--min", "0.6"],
     ),  # fmt: skip
     ("compare two", ["compare", "{a}", "{b}"]),
     ("compare paired", ["compare", "--predictions", "{preds}"]),

@@ -28,7 +28,6 @@ from ..gating import (
     GateConfig,
     GateResult,
     JointFloor,
-    NonInferiority,
     check_groups,
     gate,
     gate_multilabel,
@@ -49,8 +48,21 @@ from ._common import (
     unit_number,
 )
 from ._gate_config import CONFIG_DEFAULTS, add_config_arguments, apply_config
+from ._gate_pr import (
+    add_pr_arguments,
+    check_pr_arguments,
+    compared_check,
+    pr_outputs,
+    read_baseline_input,
+    runner_safe_output,
+)
 from ._input_args import FILE_HELP, add_input_arguments, load_input
-from ._prediction_tables import paired_gate_predictions
+from ._prediction_tables import (
+    CLUSTER_COL_HELP,
+    add_cluster_argument,
+    paired_gate_predictions,
+    read_clustered,
+)
 from ._receipts import command_receipt, digests
 
 __all__ = ["EXIT_STATUS", "exit_status", "register", "run"]
@@ -121,7 +133,11 @@ def register(sub: Any) -> None:
         help="floor for the preceding --metric: PASS when P(metric >= T) >= P, FAIL when "
         "P(metric < T) >= P, else INCONCLUSIVE",
     )
-    p.add_argument("--baseline", metavar="BASEFILE", help="confusion matrix of the baseline model")
+    p.add_argument(
+        "--baseline",
+        metavar="BASEFILE",
+        help="confusion matrix of the baseline model, or a file written by --save-baseline",
+    )
     p.add_argument(
         "--max-drop",
         type=unit_number,
@@ -174,6 +190,7 @@ def register(sub: Any) -> None:
         "properties (written to a temporary file, then renamed)",
     )
     add_input_arguments(p)
+    add_cluster_argument(p, CLUSTER_COL_HELP + " (FILE's column; with a paired BASEFILE too)")
     add_sampling_arguments(p)
     p._option_string_actions["--draws"].type = positive_int  # fewer than MIN_DRAWS are raised
     p._option_string_actions["--draws"].help = (
@@ -201,6 +218,7 @@ def register(sub: Any) -> None:
         "P(every slice >= T), from the same draws (--min-support K skips slices with fewer "
         "than K documents)",
     )
+    add_pr_arguments(p)
     p.set_defaults(run=run, checks=None, **{k: None for k in CONFIG_DEFAULTS})
     for action in p._actions:  # None marks "not given"; the help shows the real default
         if action.dest in CONFIG_DEFAULTS and action.help and "%(default)s" in action.help:
@@ -235,6 +253,7 @@ def _check_floors(args: argparse.Namespace, checks: list[tuple[str, float | None
 
 def run(args: argparse.Namespace) -> int:
     cfg = apply_config(args)  # --config or pyproject.toml; fills the settings not given
+    check_pr_arguments(args)
     if args.f_beta != 1.0 and not args.multilabel:
         raise ValueError(
             f"--f-beta {args.f_beta:g} applies to the multi-label F-beta metrics; add --multilabel"
@@ -244,6 +263,7 @@ def run(args: argparse.Namespace) -> int:
         groups = check_groups(
             cfg, baseline=args.baseline, max_drop=args.max_drop if given else None,
             min_support=args.min_support, joint=args.joint, multilabel=args.multilabel,
+            max_relative_drop=args.max_relative_drop,
         )  # fmt: skip
     else:
         groups = [_command_line_checks(args, cfg)]
@@ -271,7 +291,8 @@ def run(args: argparse.Namespace) -> int:
     config = None if cfg is None else cfg.path.partition(" [tool.")[0]  # (pyproject's table)
     paths = [("file", args.file), *(("baseline", g.baseline) for g in groups), ("config", config)]
     inputs = digests(dict.fromkeys(paths))
-    return _report(args, result, command_receipt(args, result, inputs))
+    with runner_safe_output(args):  # --annotations github: no ##[ command in the report
+        return _report(args, result, command_receipt(args, result, inputs))
 
 
 def _command_line_checks(args: argparse.Namespace, cfg: GateConfig | None) -> CheckGroup:
@@ -311,16 +332,10 @@ def _command_line_checks(args: argparse.Namespace, cfg: GateConfig | None) -> Ch
         for m, t in checks
         if t is not None
     ]
-    margins: dict[str, float] = {}
-    for c in cfg.checks if cfg is not None else ():
-        if c.baseline is not None and c.max_drop is not None:
-            margins.setdefault(c.metric, c.max_drop)
-    if "max_drop" in args.cli_given:
-        margins = {}
     compared = [m for m, t in checks if t is None or "baseline" in args.cli_given]
     if args.baseline is not None and not checks:
         compared = ["micro_f1"]
-    out += [NonInferiority(m, margins.get(m, args.max_drop)) for m in dict.fromkeys(compared)]
+    out += [compared_check(m, cfg, args) for m in dict.fromkeys(compared)]
     return CheckGroup(tuple(out), args.baseline if compared else None)
 
 
@@ -339,13 +354,20 @@ def _gate_group(args: argparse.Namespace, group: CheckGroup, from_config: bool) 
         **prior_from_args(args),
     )  # fmt: skip
     if args.multilabel:
+        if args.cluster_col is not None:
+            raise ValueError("--cluster-col reads single-label predictions; not with --multilabel")
         return gate_multilabel(data.counts, group.checks, f_beta=args.f_beta, **kw)
     paired = paired_gate_predictions(ns)  # None unless two paired predictions CSVs
+    cl = None if args.cluster_col is None else read_clustered(args, args.file)
     if paired is None:
+        if cl is not None:
+            return gate(None, group.checks, y_true=cl.y_true, y_pred=cl.y_pred,
+                        cluster=cl.clusters, **kw)  # fmt: skip
         return gate(data.counts, group.checks, **kw)
     y, new, old = paired
     kw["baseline"] = None
-    return gate(None, group.checks, y_true=y, y_pred=new, baseline_pred=old, **kw)
+    cluster = None if cl is None else cl.clusters  # FILE's row order, as y
+    return gate(None, group.checks, y_true=y, y_pred=new, baseline_pred=old, cluster=cluster, **kw)
 
 
 def read_inputs(
@@ -365,6 +387,9 @@ def read_inputs(
             from ._slices import load_slices  # here: a gate without slices never loads it
 
             return load_slices(args, path)
+        saved = read_baseline_input(args, path, multilabel)  # a file of --save-baseline
+        if saved is not None:
+            return saved
         if not multilabel:
             return load_input(args, path)
         from ..io import read_multilabel  # here: a single-label gate never loads it
@@ -400,8 +425,9 @@ def _report(args: argparse.Namespace, result: GateResult, receipt: Receipt) -> i
         from ..io import append_output
 
         append_output(args.append_markdown, markdown + "\n", "--append-markdown")
+    document = json_document(result.to_dict(), receipt)
     if args.format == "json":
-        print(json_document(result.to_dict(), receipt))
+        print(document)
     elif args.format == "markdown":
         print(markdown)
     else:  # the receipt before the closing line (the verdict stays first and last)
@@ -410,6 +436,7 @@ def _report(args: argparse.Namespace, result: GateResult, receipt: Receipt) -> i
     warning = result.prior_warning()
     if warning:
         print(f"f1posterior gate: {warning}", file=sys.stderr)
+    pr_outputs(args, result, lambda: read_inputs(args, None)[0], document)
     return exit_status(result.verdict, args.inconclusive)
 
 

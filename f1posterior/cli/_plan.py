@@ -15,6 +15,7 @@ from .._core.streams import DEFAULT_SEED
 from ..gating import DEFAULT_MAX_DOCUMENTS, MAX_DOCUMENTS_LIMIT, plan
 from ..io import json_document
 from ..metrics import METRICS
+from ._clusters import add_plan_cluster_arguments, plan_clustering
 from ._common import (
     add_prior_argument,
     positive_int,
@@ -99,6 +100,7 @@ def register(sub: Any) -> None:
     )  # fmt: skip
     p.add_argument("--format", choices=["text", "json"], default="text")
     add_input_arguments(p)
+    add_plan_cluster_arguments(p)
     p.set_defaults(run=run)
 
 
@@ -127,6 +129,7 @@ def run(args: argparse.Namespace) -> int:
         rng=args.seed,
         source=data.source,
         **prior_from_args(args),
+        **plan_clustering(args),
     )
     paths = [("file", args.file), ("baseline", args.baseline)]
     receipt = command_receipt(args, result, digests(paths), ci_prob=None)
