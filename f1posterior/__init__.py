@@ -40,6 +40,7 @@ if TYPE_CHECKING:  # the names, for type checkers and IDEs
         rank_predictions,
         thresholds,
     )
+    from .analysis import FoldComparison, compare_folds, rank_folds
     from .gating import (
         Check,
         Floor,
@@ -92,7 +93,8 @@ else:  # each name's module is imported at its first use
             "Aggregate", "Comparison", "DegenerateIntervalWarning", "FrequentistInterval",
             "PriorSensitivity", "Ranking", "aggregate", "bootstrap_interval", "compare",
             "compare_predictions", "delta_interval", "prior_sensitivity", "rank_classifiers",
-            "rank_predictions", "thresholds"
+            "rank_predictions", "thresholds",
+            "FoldComparison", "compare_folds", "rank_folds",
         ),
         ".gating": (
             "Check", "Floor", "GateConfigError", "GateResult", "JointFloor", "NonInferiority",
@@ -168,4 +170,7 @@ __all__ = [
     "UndefinedMetricWarning",
     "DegenerateIntervalWarning",
     "GateConfigError",
+    "compare_folds",
+    "rank_folds",
+    "FoldComparison",
 ]
