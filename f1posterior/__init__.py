@@ -27,20 +27,22 @@ if TYPE_CHECKING:  # the names, for type checkers and IDEs
         Aggregate,
         Comparison,
         DegenerateIntervalWarning,
+        FoldComparison,
         FrequentistInterval,
         PriorSensitivity,
         Ranking,
         aggregate,
         bootstrap_interval,
         compare,
+        compare_folds,
         compare_predictions,
         delta_interval,
         prior_sensitivity,
         rank_classifiers,
+        rank_folds,
         rank_predictions,
         thresholds,
     )
-    from .analysis import FoldComparison, compare_folds, rank_folds
     from .gating import (
         Check,
         Floor,
@@ -51,6 +53,7 @@ if TYPE_CHECKING:  # the names, for type checkers and IDEs
         PlanResult,
         assert_gate,
         gate,
+        gate_folds,
         gate_multilabel,
         plan,
     )
@@ -98,7 +101,8 @@ else:  # each name's module is imported at its first use
         ),
         ".gating": (
             "Check", "Floor", "GateConfigError", "GateResult", "JointFloor", "NonInferiority",
-            "PlanResult", "assert_gate", "gate", "gate_multilabel", "plan"
+            "PlanResult", "assert_gate", "gate", "gate_multilabel", "plan",
+            "gate_folds",
         ),
         ".io": ("MatrixInput", "read_input"),
         ".metrics": (
@@ -173,4 +177,5 @@ __all__ = [
     "compare_folds",
     "rank_folds",
     "FoldComparison",
+    "gate_folds",
 ]

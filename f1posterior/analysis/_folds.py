@@ -29,9 +29,9 @@ from .._core.validation import (
     check_rng,
     check_summary_draws,
 )
-from ..posterior import evaluate, summarize_draws
+from ..posterior import summarize_draws
 from . import _random_effects as re_model
-from ._comparison import MetricSpec, check_decision_prob, check_metric
+from ._comparison import MetricSpec, check_decision_prob, check_metric, compare
 from ._folds_result import FoldComparison
 from ._paired import label_array, paired_fit
 from ._ranking import Ranking, rank_statistics
@@ -41,6 +41,8 @@ __all__ = ["compare_folds", "rank_folds", "FoldComparison", "FOLD_SCALES", "FOLD
 
 #: Working scales of the difference in the random-effects model.
 FOLD_SCALES = ("identity", "fisher_z")
+#: What the decision is about: the mean over these folds, or over a population of folds.
+TARGETS = ("folds", "population")
 #: Default scale of the half-normal prior of ``tau``: the one default of :func:`aggregate`.
 FOLD_TAU_SCALE = 0.5
 #: Random streams below the root: fold ``k`` uses ``(_FOLD_KEY, k)``, the model ``_MODEL_KEY``.
@@ -181,6 +183,7 @@ def compare_folds(
     ci_prob: float = 0.95,
     scale: str = "identity",
     tau_scale: float = FOLD_TAU_SCALE,
+    target: str = "folds",
     names: Sequence[str] | None = None,
     rng: SeedLike = None,
 ) -> FoldComparison:
@@ -227,6 +230,12 @@ def compare_folds(
         Scale of the half-normal prior of ``tau`` (the between-fold standard
         deviation of the difference on the working scale), as in
         :func:`aggregate`; at most 10.
+    target : {"folds", "population"}, default "folds"
+        What ``p_a_better`` and the decision are about: the mean difference
+        over these folds (calibrated whether or not the folds differ), or
+        the random-effects mean over a population of folds like these (for
+        seeds or test sets from different sources: wider, conservative with
+        few folds).
     names : sequence of str, optional
         Names of the K folds (default: the fold labels, or "fold 0", ...).
     rng : None, int, SeedSequence or Generator
@@ -272,6 +281,7 @@ def compare_folds(
     n = check_summary_draws(draws)
     hp = check_prob(ci_prob, "ci_prob")
     sc, a_scale = _check_scale(scale, tau_scale)
+    tg = check_choice(target, "target", TARGETS)
     root = check_rng(rng)
     if counts_a is not None or counts_b is not None:
         if any(v is not None for v in (y_true, pred_a, pred_b, folds)):
@@ -283,11 +293,12 @@ def compare_folds(
                                                           beta, n, root)  # fmt: skip
         paired = False
     else:
-        if y_true is None or pred_a is None or pred_b is None:
+        missing = [k for k, v in (("y_true", y_true), ("pred_a", pred_a), ("pred_b", pred_b))
+                   if v is None]  # fmt: skip
+        if missing:
             raise ValueError(
                 "compare_folds needs y_true, pred_a and pred_b (with folds=, or as lists of "
-                "per-fold arrays), or counts_a and counts_b; got "
-                f"{'no y_true' if y_true is None else 'no pred_a' if pred_a is None else 'no pred_b'}"
+                f"per-fold arrays), or counts_a and counts_b; got no {' and no '.join(missing)}"
             )
         fold_names, per_fold = split_folds(y_true, [("pred_a", pred_a), ("pred_b", pred_b)], folds)
         _check_fold_count(len(per_fold))
@@ -301,8 +312,9 @@ def compare_folds(
     gen = np.random.Generator(np.random.PCG64(child_seed(root, _MODEL_KEY)))
     population, new, post = across_folds(d, sc, a_scale, gen)
     mean = d.mean(axis=0)
-    pa, pb = float(np.mean(mean > rp)), float(np.mean(mean < -rp))
-    pe = float(np.mean(np.abs(mean) <= rp))
+    judged = mean if tg == "folds" else population
+    pa, pb = float(np.mean(judged > rp)), float(np.mean(judged < -rp))
+    pe = float(np.mean(np.abs(judged) <= rp))
     decision = next(
         (lab for lab, p in (("A better", pa), ("B better", pb), ("equivalent", pe)) if p >= pr),
         "undecided",
@@ -327,10 +339,11 @@ def compare_folds(
         ci_prob=hp,
         paired=paired,
         scale=sc,
+        target=tg,
         prior=f"{prior}; tau ~ half-normal({a_scale:g}) on the {sc} scale, flat mu",
         seed=run_seed(root),
         labels=classes,
-        draws=mean,
+        draws=judged,
     )
 
 
@@ -379,11 +392,11 @@ def _unpaired(
     n: int,
     root: np.random.SeedSequence,
 ) -> tuple[np.ndarray, np.ndarray, str, list[str], None]:
-    """Difference draws (K, n) and scores (K,) from each model's tables, independent."""
+    """Difference draws (K, n) and scores (K,) from each model's tables: :func:`compare`
+    of the batch (independent posteriors), on the stream ``(0,)``."""
     if counts_a is None or counts_b is None:
-        raise ValueError(
-            f"counts_a and counts_b must both be given; got {'no counts_a' if counts_a is None else 'no counts_b'}"
-        )
+        which = "counts_a" if counts_a is None else "counts_b"
+        raise ValueError(f"counts_a and counts_b must both be given; got no {which}")
     ca, cb = check_counts(counts_a, "counts_a"), check_counts(counts_b, "counts_b")
     if ca.ndim != 3 or ca.shape != cb.shape:
         raise ValueError(
@@ -391,17 +404,12 @@ def _unpaired(
             f"got shapes {ca.shape} and {cb.shape}"
         )
     _check_fold_count(ca.shape[0])
-    if alpha is PAIRED_PRIOR or alpha is None:
+    if alpha is None or (isinstance(alpha, str) and alpha == PAIRED_PRIOR):
         alpha = "hierarchical"
-    kw: dict[str, Any] = dict(metrics=[metric], draws=n, alpha=alpha, beta=beta, keep_draws=True)
-    ea = evaluate(ca, rng=child_seed(root, _FOLD_KEY, 0), **kw)
-    eb = evaluate(cb, rng=child_seed(root, _FOLD_KEY, 1), **kw)
-    key = next(iter(ea))
-    assert ea.metric_draws is not None and eb.metric_draws is not None
-    d = ea.metric_draws[key] - eb.metric_draws[key]
-    scores = np.asarray(ea[key].score, dtype=float) - np.asarray(eb[key].score, dtype=float)
+    res = compare(ca, cb, metric=metric, draws=n, alpha=alpha, beta=beta,
+                  rng=child_seed(root, _FOLD_KEY))  # fmt: skip
     names = [f"fold {i}" for i in range(ca.shape[0])]
-    return d, scores, ea.prior, names, None
+    return res.draws, np.asarray(res.difference.score, dtype=float), res.prior, names, None
 
 
 def rank_folds(

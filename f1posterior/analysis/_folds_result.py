@@ -26,7 +26,7 @@ class FoldComparison:
 
     * ``difference``: the mean, over these K folds, of each fold's true
       difference (the average of the folds' exact posteriors). The decision,
-      ``p_a_better`` and the gate use it.
+      ``p_a_better`` and the gate use it by default (``target="folds"``).
     * ``population``: ``mu``, the mean difference over a population of folds
       like these (the random-effects model).
     * ``predictive``: the difference on one new fold.
@@ -53,7 +53,8 @@ class FoldComparison:
     tau_interval : ndarray, shape (2,)
         Equal-tailed ``ci_prob`` interval of ``tau``.
     p_a_better, p_b_better, p_equivalent : float
-        P(difference > rope), P(difference < -rope), P(|difference| <= rope).
+        P(d > rope), P(d < -rope), P(|d| <= rope) of the ``target``'s
+        difference ``d`` (``difference`` or ``population``).
     decision : str
         "A better", "B better" or "equivalent" when its probability is at
         least ``prob``, else "undecided".
@@ -66,6 +67,9 @@ class FoldComparison:
         available: wider intervals).
     scale : str
         Working scale of the random-effects model ("identity" or "fisher_z").
+    target : str
+        What the probabilities and the decision are about: "folds" (the mean
+        over these folds) or "population".
     prior : str
         Statement of the priors used.
     seed : Any
@@ -73,7 +77,7 @@ class FoldComparison:
     labels : list or None
         Class labels (predictions).
     draws : ndarray, shape (draws,)
-        Posterior draws of ``difference`` (for plots and gates).
+        Posterior draws of the target's difference (for plots and gates).
 
     See Also
     --------
@@ -107,6 +111,7 @@ class FoldComparison:
     ci_prob: float
     paired: bool
     scale: str
+    target: str
     prior: str
     seed: Any = None
     labels: list[Any] | None = None
@@ -139,8 +144,9 @@ class FoldComparison:
         lo, hi = self.tau_interval
         return [
             f"P(A better) = {self.p_a_better:.4f}   P(B better) = {self.p_b_better:.4f}   "
-            f"P(|A - B| <= {self.rope:g}) = {self.p_equivalent:.4f}   "
-            f"(mean of these folds)",
+            f"P(|A - B| <= {self.rope:g}) = {self.p_equivalent:.4f}   ("
+            + ("mean of these folds" if self.target == "folds" else "population mean")
+            + ")",
             f"P(A better on a new fold) = {float(self.predictive.p_above):.4f}",
             f"tau (between-fold sd, {self.scale} scale) = {self.tau_mean:.4f}, "
             f"{pct} interval [{lo:.4f}, {hi:.4f}]",

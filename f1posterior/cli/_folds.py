@@ -1,0 +1,120 @@
+"""``f1posterior compare --predictions FILE.csv --fold-col fold``: classifiers across folds.
+
+Design notes: docs/design.md#cli-compare
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from .._core.text import escape_markdown, escape_text
+from ..analysis import FoldComparison, Ranking, compare_folds, rank_folds
+from ..io import is_stdin, read_prediction_table, source_name
+
+__all__ = ["add_fold_argument", "fold_result", "report_folds"]
+
+
+def add_fold_argument(p: argparse.ArgumentParser) -> None:
+    """``--fold-col`` and ``--tau-scale`` of ``compare``."""
+    p.add_argument(
+        "--fold-col",
+        default=None,
+        metavar="NAME",
+        help="column of --predictions naming each document's fold (seed, test set): compare "
+        "across folds (the paired model per fold; the mean over these folds, the population "
+        "of folds and a new fold); the column is not a model",
+    )
+    p.add_argument(
+        "--target",
+        choices=["folds", "population"],
+        default=None,
+        help="with --fold-col and two models: decide on the mean over these folds (default) "
+        "or over a population of folds like these",
+    )
+    p.add_argument(
+        "--tau-scale",
+        type=float,
+        default=None,
+        metavar="A",
+        help="with --fold-col: scale of the half-normal prior of the between-fold sd of the "
+        "difference (default 0.5)",
+    )
+
+
+def fold_result(
+    args: argparse.Namespace, common: dict[str, Any], prior: dict[str, Any]
+) -> tuple[FoldComparison | Ranking, list[str], str]:
+    """The comparison (two models) or ranking (three or more) across the folds of
+    ``--predictions``, the model names and the source line."""
+    if args.predictions is None:
+        raise ValueError(
+            f"--fold-col {args.fold_col} names a column of --predictions CSV; got no --predictions"
+        )
+    if args.fold_col in (args.true_col, args.id_col):
+        raise ValueError(
+            f"--fold-col must be its own column; got {args.fold_col!r}, which is also the "
+            f"{'--true-col' if args.fold_col == args.true_col else '--id-col'}"
+        )
+    fmt = args.input_format if is_stdin(args.predictions) else None
+    models = None if args.models is None else [*args.models, args.fold_col]
+    if models is not None and args.fold_col in args.models:
+        raise ValueError(f"--models must not list the --fold-col column {args.fold_col!r}")
+    table = read_prediction_table(
+        args.predictions, args.true_col, models, min_models=1, id_col=args.id_col,
+        input_format=fmt,
+    )  # fmt: skip
+    where = source_name(args.predictions)
+    preds = dict(table.preds)
+    if args.fold_col not in preds:
+        raise ValueError(
+            f"{where}: no column {args.fold_col!r} (--fold-col) in the header; columns are "
+            f"{[args.true_col, *preds]}"
+        )
+    folds = preds.pop(args.fold_col)
+    if len(preds) < 2:
+        raise ValueError(
+            f"{where}: --fold-col needs two or more model columns besides {args.true_col!r} and "
+            f"{args.fold_col!r}; got {list(preds)}"
+        )
+    names = list(preds)
+    source = f"{where} (paired: same documents, folds by column {args.fold_col})"
+    if len(preds) == 2:
+        extra: dict[str, Any] = {}
+        if args.tau_scale is not None:
+            extra["tau_scale"] = args.tau_scale
+        if args.target is not None:
+            extra["target"] = args.target
+        result: FoldComparison | Ranking = compare_folds(
+            table.y_true, preds[names[0]], preds[names[1]], folds=folds, rope=args.rope,
+            prob=args.prob, **prior, **common, **extra,
+        )  # fmt: skip
+    else:
+        result = rank_folds(table.y_true, preds, folds=folds, **prior, **common)
+    return result, names, source
+
+
+def report_folds(
+    args: argparse.Namespace, result: FoldComparison, names: list[str], source: str
+) -> int:
+    """Print a two-model comparison across folds in ``--format``."""
+    if args.plot or args.report:
+        raise ValueError(
+            "--plot and --report are not available with --fold-col for two models; use "
+            "--format markdown or json"
+        )
+    if args.format == "json":
+        out = result.to_dict()
+        out["source"] = source
+        out["models"] = {"A": names[0], "B": names[1]}
+        print(json.dumps(out, indent=2))
+    elif args.format == "markdown":
+        a, b = (escape_markdown(n) for n in names)
+        print(f"Input: {escape_markdown(source)}; A = {a}, B = {b}\n")
+        print(result.to_markdown(), end="")
+    else:
+        print(f"Input: {escape_text(source)}")
+        print(f"A = {escape_text(names[0])}, B = {escape_text(names[1])}")
+        print(result)
+    return 0
