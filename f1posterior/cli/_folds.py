@@ -91,6 +91,11 @@ def fold_result(
             prob=args.prob, **prior, **common, **extra,
         )  # fmt: skip
     else:
+        if args.tau_scale is not None or args.target is not None:
+            raise ValueError(
+                f"--tau-scale and --target apply to two models (the random-effects model of "
+                f"their difference); got {len(preds)} models: {names}"
+            )
         result = rank_folds(table.y_true, preds, folds=folds, **prior, **common)
     return result, names, source
 
