@@ -22,6 +22,7 @@ SLOW = (
     # simulation and calibration studies, an independent MCMC sampler
     "test_calibration.py",
     "test_paired_calibration.py",
+    "test_folds_calibration.py",
     "test_hierarchical.py",
     "test_mcmc.py",
     "test_plan.py",
@@ -39,6 +40,7 @@ SLOW = (
     "test_gate_recipe.py",
     "test_signals.py",
     "test_tutorial.py",
+    "test_folds_docs.py",
     "test_gate_verdicts.py::test_exit_codes_and_verdict_words_in_every_format",
     "test_gate_verdicts.py::test_label_order_is_deterministic_across_hash_seeds",
     "test_gate_verdicts.py::test_json_stays_valid_and_keeps_the_raw_label",
