@@ -130,11 +130,47 @@ def table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def timing(draws: int = 50_000, repeat: int = 3) -> dict[str, float]:
+    """Seconds (best of ``repeat``) of compare_folds on 5 folds of 1,800 documents of 10
+    classes, against evaluate and compare_predictions on the same documents."""
+    from f1posterior import compare_predictions, confusion_matrix, evaluate
+
+    gen = np.random.default_rng(0)
+    n, m = 1800, 10
+    y = gen.integers(0, m, n)
+    a = np.where(gen.random(n) < 0.95, y, gen.integers(0, m, n))
+    b = np.where(gen.random(n) < 0.93, y, gen.integers(0, m, n))
+    fold = np.repeat(np.arange(5), n // 5)
+    cm = confusion_matrix(y, a).counts
+    calls = {
+        "evaluate (one table, macro_f1)": lambda: evaluate(cm, metrics=["macro_f1"], draws=draws),
+        "compare_predictions (all documents)": lambda: compare_predictions(y, a, b, draws=draws),
+        "compare_folds (5 folds)": lambda: compare_folds(y, a, b, folds=fold, draws=draws),
+    }
+    out = {}
+    for name, call in calls.items():
+        best = math.inf
+        for _ in range(repeat):
+            t = time.perf_counter()
+            call()
+            best = min(best, time.perf_counter() - t)
+        out[name] = best
+        print(f"{name}: {best:.3f} s", flush=True)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="fewer reps")
     ap.add_argument("--table", action="store_true", help="rewrite the .md from the saved .json")
+    ap.add_argument("--timing", action="store_true", help="time the call against evaluate")
     args = ap.parse_args()
+    if args.timing:
+        out = timing()
+        RESULTS.mkdir(exist_ok=True)
+        (RESULTS / "folds_timing.json").write_text(json.dumps(dict(machine=machine(), seconds=out),
+                                                              indent=2))  # fmt: skip
+        return
     name = "folds_calibration" + ("_quick" if args.quick else "")
     if args.table:
         rows = json.loads((RESULTS / f"{name}.json").read_text())["rows"]
