@@ -67,6 +67,12 @@ def test_lists_of_folds_equal_a_fold_column():
     assert lists.names == ["fold 0", "fold 1", "fold 2"]
 
 
+def test_folds_read_as_text_are_sorted_by_value():
+    y, a, b, fold = folds_data(k=12, n=20)
+    res = compare_folds(y, a, b, folds=[str(f) for f in fold], metric="accuracy", draws=1000)
+    assert res.names == [str(k) for k in range(12)]
+
+
 def test_mean_over_these_folds_is_the_average_of_the_folds_draws():
     y, a, b, fold = folds_data()
     res = compare_folds(y, a, b, folds=fold, metric="accuracy", draws=4000, rng=2)

@@ -60,7 +60,10 @@ def _is_sequence(x: Any) -> bool:
 
 
 def _fold_order(values: np.ndarray) -> list[Any]:
+    """The distinct folds, sorted (whole numbers read from text by their value: "2" < "10")."""
     distinct = list(dict.fromkeys(values.tolist()))
+    if all(isinstance(v, str) and v.strip().lstrip("-").isdigit() for v in distinct):
+        return sorted(distinct, key=lambda v: int(v))
     try:
         return sorted(distinct)
     except TypeError:
