@@ -321,3 +321,62 @@ def test_cli_fold_errors_exit_2_one_line(fold_csv, capsys, extra, match):
 def test_cli_fold_col_needs_predictions(capsys):
     assert main(["compare", "a.json", "b.json", "--fold-col", "fold"]) == 2
     assert "--fold-col fold names a column of --predictions" in capsys.readouterr().err
+
+
+@pytest.fixture
+def gate_csvs(tmp_path):
+    y, a, b, fold = folds_data(k=4, n=150, qa=0.93, qb=0.85, m=3)
+    paths = {}
+    for name, pred in (("new", a), ("old", b)):
+        path = tmp_path / f"{name}.csv"
+        rows = ["id,y_true,y_pred,fold"]
+        rows += [f"d{i},{v},{p},{k}" for i, (v, p, k) in enumerate(zip(y, pred, fold, strict=True))]
+        path.write_text("\n".join(rows) + "\n")
+        paths[name] = str(path)
+    return paths, (y, a, b, fold)
+
+
+def test_cli_gate_fold_col(gate_csvs, capsys):
+    paths, (y, a, b, fold) = gate_csvs
+    base = ["gate", "--fold-col", "fold", "--metric", "macro_f1", "--draws", "4000"]
+    assert main([*base, paths["new"], "--baseline", paths["old"], "--max-drop", "0.01"]) == 0
+    out = capsys.readouterr().out
+    assert "PASS  macro_f1 [mean of 4 folds]" in out and "paired model per fold" in out
+    ref = gate_folds(y, a, b, [NonInferiority("macro_f1", 0.01)], folds=fold, draws=4000)
+    assert f"P = {ref.checks[0].prob:.4f}" in out
+    assert main([*base, paths["old"], "--baseline", paths["new"]]) == 1
+    assert "FAIL" in capsys.readouterr().out
+
+
+def test_cli_gate_fold_col_joins_on_ids(gate_csvs, tmp_path, capsys):
+    paths, _ = gate_csvs
+    lines = open(paths["old"]).read().splitlines()
+    shuffled = tmp_path / "old_shuffled.csv"
+    shuffled.write_text("\n".join([lines[0], *lines[:0:-1]]) + "\n")
+    base = ["gate", paths["new"], "--fold-col", "fold", "--metric", "macro_f1", "--draws", "4000"]
+    assert main([*base, "--baseline", paths["old"], "--format", "json"]) == 0
+    first = json.loads(capsys.readouterr().out)["checks"][0]["prob"]
+    assert main([*base, "--baseline", str(shuffled), "--id-col", "id", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["checks"][0]["prob"] == first
+    assert main([*base, "--baseline", str(shuffled)]) == 2
+    assert "give --id-col NAME" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "extra, match",
+    [
+        (["--min", "0.5"], r"across folds; give --baseline BASEFILE"),
+        (["--baseline", "{old}", "--metric", "accuracy", "--min", "0.5"], r"floors \(--min"),
+        (["--baseline", "{moved}"], r"in another fold than in"),
+    ],
+)
+def test_cli_gate_fold_col_errors_exit_2_one_line(gate_csvs, tmp_path, capsys, extra, match):
+    paths, _ = gate_csvs
+    lines = open(paths["old"]).read().splitlines()
+    moved = tmp_path / "moved.csv"
+    moved.write_text("\n".join([lines[0], lines[1][: lines[1].rindex(",")] + ",3", *lines[2:]]))
+    argv = [x.format(old=paths["old"], moved=moved) for x in extra]
+    status = main(["gate", paths["new"], "--fold-col", "fold", "--metric", "macro_f1", *argv])
+    err = capsys.readouterr().err
+    assert status == 2 and len(err.strip().splitlines()) == 1, err
+    assert __import__("re").search(match, err), err

@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._core.text import escape_markdown, escape_text
 from ..analysis import FoldComparison, Ranking, compare_folds, rank_folds
 from ..io import is_stdin, read_prediction_table, source_name
 
-__all__ = ["add_fold_argument", "fold_result", "report_folds"]
+if TYPE_CHECKING:
+    from ..gating import GateResult
+
+__all__ = ["add_fold_argument", "fold_result", "gate_across_folds", "report_folds"]
 
 
 def add_fold_argument(p: argparse.ArgumentParser) -> None:
@@ -123,3 +126,63 @@ def report_folds(
         print(f"A = {escape_text(names[0])}, B = {escape_text(names[1])}")
         print(result)
     return 0
+
+
+def gate_across_folds(args: argparse.Namespace, checks: Any, baseline: str | None) -> GateResult:
+    """``gate FILE --baseline BASEFILE --fold-col NAME``: the baseline checks on the mean
+    difference over the folds (:func:`f1posterior.gate_folds`), FILE and BASEFILE being
+    predictions CSVs of the same documents with the fold column."""
+    from ..gating import NonInferiority, gate_folds
+    from ._common import prior_from_args
+    from ._prediction_tables import pair_prediction_tables
+
+    if baseline is None:
+        raise ValueError(
+            f"--fold-col {args.fold_col} checks the difference from the baseline across folds; "
+            "give --baseline BASEFILE"
+        )
+    floors = [c.metric for c in checks if not isinstance(c, NonInferiority)]
+    if floors or args.multilabel:
+        why = f"floors (--min, for {floors[0]})" if floors else "--multilabel"
+        raise ValueError(
+            f"--fold-col checks the baseline across folds; {why} are checked per table: run "
+            "them in a gate without --fold-col"
+        )
+    files = [args.file, baseline]
+    tables = [
+        read_prediction_table(
+            f,
+            args.true_col,
+            [args.pred_col, args.fold_col],
+            min_models=2,
+            id_col=args.id_col,
+            input_format=args.input_format if is_stdin(f) else None,
+        )  # fmt: skip
+        for f in files
+    ]
+    new, base = tables
+    if args.id_col is None and new.y_true != base.y_true:
+        raise ValueError(
+            f"--fold-col pairs the predictions of the same documents: {new.source} and "
+            f"{base.source} do not list the same true labels in the same order; give --id-col "
+            "NAME (a column of document ids in both)"
+        )
+    paired = pair_prediction_tables(tables, args.id_col, command="f1posterior gate")
+    assert paired is not None  # joined on ids, or the same documents in the same order
+    new, base = paired
+    folds = new.preds[args.fold_col]
+    differ = [i for i, (a, b) in enumerate(zip(folds, base.preds[args.fold_col], strict=True))
+              if a != b]  # fmt: skip
+    if differ:
+        i = differ[0]
+        raise ValueError(
+            f"{base.source}: {len(differ)} document(s) are in another fold than in {new.source} "
+            f"(document {i + 1}: {base.preds[args.fold_col][i]!r} vs {folds[i]!r}); a document "
+            "must be in the same fold in both files"
+        )
+    return gate_folds(
+        new.y_true, new.preds[args.pred_col], base.preds[args.pred_col], checks, folds=folds,
+        prob=args.prob, draws=args.draws, max_draws=args.max_draws, rng=args.seed,
+        ci_prob=args.ci_prob, labels=args.labels, source=new.source,
+        baseline_source=base.source, **prior_from_args(args),
+    )  # fmt: skip

@@ -49,6 +49,7 @@ from ._common import (
     prior_from_args,
     unit_number,
 )
+from ._folds import gate_across_folds
 from ._gate_config import CONFIG_DEFAULTS, add_config_arguments, apply_config
 from ._input_args import FILE_HELP, add_input_arguments, load_input
 from ._prediction_tables import paired_gate_predictions
@@ -174,6 +175,13 @@ def register(sub: Any) -> None:
         "properties (written to a temporary file, then renamed)",
     )
     add_input_arguments(p)
+    p.add_argument(
+        "--fold-col",
+        default=None,
+        metavar="NAME",
+        help="FILE and BASEFILE are predictions CSVs of the same documents with a fold column "
+        "NAME: the baseline checks are on the mean difference over the folds",
+    )
     add_sampling_arguments(p)
     p._option_string_actions["--draws"].type = positive_int  # fewer than MIN_DRAWS are raised
     p._option_string_actions["--draws"].help = (
@@ -305,6 +313,8 @@ def _command_line_checks(args: argparse.Namespace, cfg: GateConfig | None) -> Ch
 
 def _gate_group(args: argparse.Namespace, group: CheckGroup, from_config: bool) -> GateResult:
     """The gate of FILE (and the group's baseline) with the group's checks."""
+    if args.fold_col is not None:
+        return gate_across_folds(args, group.checks, group.baseline)
     ns = argparse.Namespace(**vars(args))
     ns.baseline = group.baseline
     if group.baseline is None and from_config:
