@@ -10,10 +10,9 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from .._core.text import escape_markdown, escape_text
-from ..analysis import FoldComparison, Ranking, compare_folds, rank_folds
-from ..io import is_stdin, read_prediction_table, source_name
 
 if TYPE_CHECKING:
+    from ..analysis import FoldComparison, Ranking
     from ..gating import GateResult
 
 __all__ = ["add_fold_argument", "fold_result", "gate_across_folds", "report_folds"]
@@ -51,6 +50,9 @@ def fold_result(
 ) -> tuple[FoldComparison | Ranking, list[str], str]:
     """The comparison (two models) or ranking (three or more) across the folds of
     ``--predictions``, the model names and the source line."""
+    from ..analysis import compare_folds, rank_folds
+    from ..io import is_stdin, read_prediction_table, source_name
+
     if args.predictions is None:
         raise ValueError(
             f"--fold-col {args.fold_col} names a column of --predictions CSV; got no --predictions"
@@ -133,6 +135,7 @@ def gate_across_folds(args: argparse.Namespace, checks: Any, baseline: str | Non
     difference over the folds (:func:`f1posterior.gate_folds`), FILE and BASEFILE being
     predictions CSVs of the same documents with the fold column."""
     from ..gating import NonInferiority, gate_folds
+    from ..io import is_stdin, read_prediction_table
     from ._common import prior_from_args
     from ._prediction_tables import pair_prediction_tables
 

@@ -49,7 +49,6 @@ from ._common import (
     prior_from_args,
     unit_number,
 )
-from ._folds import gate_across_folds
 from ._gate_config import CONFIG_DEFAULTS, add_config_arguments, apply_config
 from ._input_args import FILE_HELP, add_input_arguments, load_input
 from ._prediction_tables import paired_gate_predictions
@@ -314,6 +313,8 @@ def _command_line_checks(args: argparse.Namespace, cfg: GateConfig | None) -> Ch
 def _gate_group(args: argparse.Namespace, group: CheckGroup, from_config: bool) -> GateResult:
     """The gate of FILE (and the group's baseline) with the group's checks."""
     if args.fold_col is not None:
+        from ._folds import gate_across_folds  # here: a gate without folds never loads it
+
         return gate_across_folds(args, group.checks, group.baseline)
     ns = argparse.Namespace(**vars(args))
     ns.baseline = group.baseline
