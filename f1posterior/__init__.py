@@ -51,6 +51,7 @@ if TYPE_CHECKING:  # the names, for type checkers and IDEs
         JointFloor,
         NonInferiority,
         PlanResult,
+        SliceFloor,
         assert_gate,
         gate,
         gate_folds,
@@ -73,11 +74,13 @@ if TYPE_CHECKING:  # the names, for type checkers and IDEs
         BetaPosterior,
         Evaluation,
         MetricSummary,
+        SliceEvaluation,
         document_scores,
         eti,
         evaluate,
         evaluate_documents,
         evaluate_multilabel,
+        evaluate_slices,
         exact_posterior,
         exact_summary,
         hdi,
@@ -101,7 +104,7 @@ else:  # each name's module is imported at its first use
         ),
         ".gating": (
             "Check", "Floor", "GateConfigError", "GateResult", "JointFloor", "NonInferiority",
-            "PlanResult", "assert_gate", "gate", "gate_multilabel", "plan",
+            "PlanResult", "assert_gate", "gate", "gate_multilabel", "plan", "SliceFloor",
             "gate_folds",
         ),
         ".io": ("MatrixInput", "read_input"),
@@ -112,7 +115,7 @@ else:  # each name's module is imported at its first use
         ".posterior": (
             "BetaPosterior", "Evaluation", "MetricSummary", "document_scores", "eti", "evaluate",
             "evaluate_documents", "evaluate_multilabel", "exact_posterior", "exact_summary", "hdi",
-            "multilabel_scores", "summarize_draws"
+            "multilabel_scores", "summarize_draws", "SliceEvaluation", "evaluate_slices"
         ),
     })
     # fmt: on
@@ -174,6 +177,9 @@ __all__ = [
     "UndefinedMetricWarning",
     "DegenerateIntervalWarning",
     "GateConfigError",
+    "evaluate_slices",
+    "SliceEvaluation",
+    "SliceFloor",
     "compare_folds",
     "rank_folds",
     "FoldComparison",

@@ -23,6 +23,7 @@ SLOW = (
     "test_calibration.py",
     "test_paired_calibration.py",
     "test_folds_calibration.py",
+    "test_slice_calibration.py",
     "test_hierarchical.py",
     "test_mcmc.py",
     "test_plan.py",

@@ -60,7 +60,9 @@ FRONT_DOOR = {"f1posterior", "f1posterior.__main__"}
 PUBLIC_MODULES = {
     "f1posterior.integrations.dask",
     "f1posterior.integrations.dask_files",
+    "f1posterior.integrations.mlflow",
     "f1posterior.integrations.sklearn",
+    "f1posterior.integrations.sklearn_metrics",
 }
 
 

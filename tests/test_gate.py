@@ -199,7 +199,7 @@ def test_assert_gate_pass_and_fail() -> None:
     [
         (dict(checks=[Floor("f2", 0.5)]), ValueError, r"checks\[0\].metric must name a known .*'f2'"),
         (dict(checks=[Floor("micro_f1", 0.5)], multilabel=1), TypeError, "unexpected keyword"),
-        (dict(checks=5), TypeError, "checks must be a list of Floor, JointFloor and"),
+        (dict(checks=5), TypeError, "checks must be a list of Floor, JointFloor, SliceFloor and"),
         (dict(checks=[("micro_f1", 0.5)]), TypeError, r"checks\[0\] must be a Floor, JointF"),
         (dict(), ValueError, "a gate needs at least one check"),
         (dict(checks=[NonInferiority("micro_f1")]), ValueError, r"needs a baseline .*got none"),

@@ -199,6 +199,15 @@ def register(sub: Any) -> None:
         "INCONCLUSIVE",
     )
     add_config_arguments(p)
+    p.add_argument_group("slices").add_argument(
+        "--slice-col",
+        metavar="NAME",
+        default=None,
+        help="column of a predictions CSV naming each document's slice (region, language, "
+        "...): a floor of a single-number metric becomes a row per slice and one joint row, "
+        "P(every slice >= T), from the same draws (--min-support K skips slices with fewer "
+        "than K documents)",
+    )
     p.set_defaults(run=run, checks=None, **{k: None for k in CONFIG_DEFAULTS})
     for action in p._actions:  # None marks "not given"; the help shows the real default
         if action.dest in CONFIG_DEFAULTS and action.help and "%(default)s" in action.help:
@@ -245,6 +254,13 @@ def run(args: argparse.Namespace) -> int:
         )  # fmt: skip
     else:
         groups = [_command_line_checks(args, cfg)]
+    if args.slice_col is not None:  # floors of single-number metrics: a row per slice + joint
+        from ._slices import refuse_slice_options, slice_checks
+
+        refuse_slice_options(args, "gate")
+        groups = [
+            dataclasses.replace(g, checks=slice_checks(g.checks, args.min_support)) for g in groups
+        ]
     if len(groups) > 1 and (is_stdin(args.file) or any(is_stdin(g.baseline) for g in groups)):
         raise ValueError(
             f"standard input (-) can be read once, but the checks of {cfg and cfg.path} need "
@@ -283,7 +299,9 @@ def _command_line_checks(args: argparse.Namespace, cfg: GateConfig | None) -> Ch
     _check_metric_names(args, [m for m, _ in checks])
     _check_floors(args, checks)
     per = per_class_metrics(args.multilabel)
-    for flag, value in (("--min-support", args.min_support), ("--joint", args.joint)):
+    slices = getattr(args, "slice_col", None) is not None  # --min-support also skips slices
+    support = args.min_support and not slices
+    for flag, value in (("--min-support", support), ("--joint", args.joint)):
         if value and not any(t is not None and m in per for m, t in checks):
             floors = [m for m, t in checks if t is not None]
             raise ValueError(
@@ -351,6 +369,10 @@ def read_inputs(
         )
 
     def read(path: str) -> MatrixInput:
+        if getattr(args, "slice_col", None) is not None:
+            from ._slices import load_slices  # here: a gate without slices never loads it
+
+            return load_slices(args, path)
         if not multilabel:
             return load_input(args, path)
         from ..io import read_multilabel  # here: a single-label gate never loads it

@@ -38,6 +38,7 @@ from ._common import (
 from ._figures import add_output_arguments, wants_draws, write_outputs
 from ._input_args import FILE_HELP, add_input_arguments, load_input
 from ._progress import terminal_progress
+from ._slices import add_slice_arguments, run_slices
 from ._stream import (
     BATCH_MIN_DRAWS,
     add_stream_arguments,
@@ -140,6 +141,7 @@ def register(sub: Any) -> None:
     add_input_arguments(p)
     add_sampling_arguments(p)
     add_stream_arguments(p)
+    add_slice_arguments(p)
     p.set_defaults(run=run, draws=None)
     p._option_string_actions["--draws"].help = (
         f"posterior draws per matrix (default {DEFAULT_DRAWS:,}; a batch written as rows "
@@ -372,6 +374,12 @@ def _deployment_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.slice_col is not None:  # a table of slices: cli/_slices.py
+        args.draws = DEFAULT_DRAWS if args.draws is None else args.draws
+        _check_single_label(args.metric or [])
+        return run_slices(args, args.metric or ["micro_f1", "macro_f1"])
+    if args.min_support is not None:
+        raise ValueError("--min-support skips small slices; add --slice-col NAME")
     _check_row_options(args)
     deploy = _deployment_options(args)
     rows = args.documents is None and not args.multilabel and is_batch_run(args)

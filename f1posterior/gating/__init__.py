@@ -10,7 +10,7 @@ from .._core.lazy import attach as _attach
 
 if TYPE_CHECKING:  # the names, for type checkers and IDEs
     from ._checks import GATE_MULTILABEL_METRICS as GATE_MULTILABEL_METRICS
-    from ._checks import Floor, JointFloor, NonInferiority
+    from ._checks import Floor, JointFloor, NonInferiority, SliceFloor
     from ._checks import GateCheck as GateCheck
     from ._checks import per_class_metrics as per_class_metrics
     from ._config import CheckGroup as CheckGroup
@@ -35,7 +35,7 @@ else:  # each name's module is imported at its first use
     __getattr__, __dir__ = _attach(__name__, {
         "._checks": (
             "GATE_MULTILABEL_METRICS", "Floor", "JointFloor", "NonInferiority", "GateCheck",
-            "per_class_metrics"
+            "per_class_metrics", "SliceFloor"
         ),
         "._config": ("CheckGroup", "check_groups", "find_pyproject_config", "load_config"),
         "._config_schema": ("GateConfig", "GateConfigError"),
@@ -62,6 +62,7 @@ __all__ = [
     "NOISE_SIGMAS",
     "NonInferiority",
     "PlanResult",
+    "SliceFloor",
     "assert_gate",
     "gate",
     "gate_folds",

@@ -1,4 +1,5 @@
-"""The checks of a gate as values: :class:`Floor`, :class:`JointFloor` and :class:`NonInferiority`.
+"""The checks of a gate as values: :class:`Floor`, :class:`JointFloor`, :class:`SliceFloor`
+and :class:`NonInferiority`.
 
 A check is a small frozen object that says what is required; :func:`f1posterior.gate`
 (and :func:`f1posterior.gate_multilabel`) takes a list of them and returns one
@@ -20,7 +21,7 @@ from .._core.validation import did_you_mean
 from ..metrics import METRIC_RANGES, METRICS, PER_CLASS_METRICS, PER_LABEL_METRICS
 from ..posterior import MULTILABEL_METRICS
 
-__all__ = ["Floor", "JointFloor", "NonInferiority", "GateCheck"]
+__all__ = ["Floor", "JointFloor", "SliceFloor", "NonInferiority", "GateCheck"]
 
 #: Metrics of a multi-label gate: scores, higher is better.
 GATE_MULTILABEL_METRICS = tuple(m for m in MULTILABEL_METRICS if m != "hamming_loss")
@@ -161,6 +162,57 @@ class JointFloor:
 
 
 @dataclass(frozen=True)
+class SliceFloor:
+    """Every slice at or above a floor: P(min over slices of metric >= threshold | data).
+
+    The matrices of the gate's 1-D batch are the slices (``names=`` names
+    them; on the command line ``--slice-col``). The check is one row per
+    slice, ``P(metric >= T)`` of that slice, and one joint row, ``P(every
+    judged slice >= T)``, the fraction of the joint draws in which no slice
+    falls below the floor, all from the same draws. The slices' posteriors are
+    independent (their documents are disjoint), so the joint probability is
+    at most the smallest per-slice one; a gate that passed when every slice
+    passed on its own would pass too often (see docs/slices.md).
+
+    Parameters
+    ----------
+    metric : str
+        A single-number metric of :func:`f1posterior.evaluate` (``micro_f1``,
+        ``macro_f1``, ``accuracy``, ...).
+    threshold : float
+        The floor ``T``, in the metric's range.
+    min_support : int, optional
+        Slices with fewer documents are not judged: their rows are "skipped"
+        with the reason, and the joint row leaves them out.
+
+    See Also
+    --------
+    JointFloor : Every class of one matrix clears a floor.
+    f1posterior.evaluate_slices : The slices' posteriors and table.
+
+    Examples
+    --------
+    >>> from f1posterior import SliceFloor, gate
+    >>> tables = [[[40, 2], [3, 45]], [[38, 4], [2, 41]]]
+    >>> res = gate(tables, [SliceFloor("accuracy", 0.8)], names=["eu", "us"], draws=4_000)
+    >>> [(c.item, c.verdict) for c in res.checks]
+    [('slice eu', 'pass'), ('slice us', 'pass'), ('every slice', 'pass')]
+    """
+
+    metric: str
+    threshold: float
+    min_support: int | None = None
+
+    def __post_init__(self) -> None:
+        m = _metric(self.metric, "SliceFloor.metric")
+        low, high = METRIC_RANGES.get(m, (0.0, 1.0))
+        t = _number(self.threshold, f"SliceFloor({m!r}).threshold", low, high)
+        object.__setattr__(self, "threshold", t)
+        s = _support(self.min_support, f"SliceFloor({m!r}).min_support")
+        object.__setattr__(self, "min_support", s)
+
+
+@dataclass(frozen=True)
 class NonInferiority:
     """A non-inferiority margin against the baseline: P(new - baseline >= -max_drop | data) >= prob.
 
@@ -195,7 +247,9 @@ class NonInferiority:
 
 
 #: Any check of a gate.
-GateCheck = Floor | JointFloor | NonInferiority
+GateCheck = Floor | JointFloor | SliceFloor | NonInferiority
+#: The check classes, for isinstance.
+CHECK_TYPES = (Floor, JointFloor, SliceFloor, NonInferiority)
 
 
 def check_metric_name(name: str, where: str, multilabel: bool = False) -> str:
@@ -221,11 +275,12 @@ def check_metric_name(name: str, where: str, multilabel: bool = False) -> str:
 
 def check_checks(checks: Any, multilabel: bool, baseline: bool) -> tuple[GateCheck, ...]:
     """The gate's ``checks``: a non-empty sequence of check objects valid in this mode."""
-    if isinstance(checks, (Floor, JointFloor, NonInferiority)):
+    if isinstance(checks, CHECK_TYPES):
         checks = [checks]
     if isinstance(checks, (str, bytes)) or not isinstance(checks, Sequence):
         raise TypeError(
-            "checks must be a list of Floor, JointFloor and NonInferiority objects; got "
+            "checks must be a list of Floor, JointFloor, SliceFloor and NonInferiority objects; "
+            "got "
             f"{describe(checks)}"
         )
     if not checks:
@@ -233,11 +288,15 @@ def check_checks(checks: Any, multilabel: bool, baseline: bool) -> tuple[GateChe
     per = per_class_metrics(multilabel)
     unit = "label" if multilabel else "class"
     for i, c in enumerate(checks):
-        if not isinstance(c, (Floor, JointFloor, NonInferiority)):
+        if not isinstance(c, CHECK_TYPES):
             raise TypeError(
-                f"checks[{i}] must be a Floor, JointFloor or NonInferiority; got {describe(c)}"
+                f"checks[{i}] must be a Floor, JointFloor, SliceFloor or NonInferiority; got "
+                f"{describe(c)}"
             )
         check_metric_name(c.metric, f"checks[{i}].metric", multilabel)
+        if isinstance(c, SliceFloor):
+            check_slice_floor(c, i, multilabel)
+            continue
         needs_per = isinstance(c, JointFloor) or getattr(c, "min_support", None) is not None
         if needs_per and c.metric not in per:
             what = "JointFloor" if isinstance(c, JointFloor) else "min_support"
@@ -253,3 +312,17 @@ def check_checks(checks: Any, multilabel: bool, baseline: bool) -> tuple[GateChe
     if baseline and not any(isinstance(c, NonInferiority) for c in checks):
         raise ValueError("a baseline is given but no NonInferiority check compares with it")
     return tuple(checks)
+
+
+def check_slice_floor(c: SliceFloor, i: int, multilabel: bool) -> None:
+    """A SliceFloor takes a single-number metric of a single-label gate."""
+    if multilabel:
+        raise ValueError(
+            f"checks[{i}]: SliceFloor checks slices of a single-label gate (one confusion "
+            "matrix per slice); got a multi-label gate"
+        )
+    if c.metric in PER_CLASS_METRICS:
+        raise ValueError(
+            f"checks[{i}]: SliceFloor takes a single-number metric (micro_f1, macro_f1, "
+            f"accuracy, ...); for per-class floors of each slice use Floor; got {c.metric!r}"
+        )

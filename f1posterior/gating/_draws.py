@@ -18,7 +18,7 @@ from .._core.validation import check_counts, check_positive, check_prob
 from ..metrics import METRICS, PER_CLASS_METRICS, PER_LABEL_METRICS
 from ..posterior import Evaluation, MetricSummary, check_tables, evaluate, label_posterior
 from ..posterior import hdi as sample_hdi
-from ._checks import Floor, GateCheck, JointFloor, NonInferiority
+from ._checks import Floor, GateCheck, JointFloor, NonInferiority, SliceFloor
 from ._verdicts import Check
 
 #: A sampled probability within this many Monte Carlo standard errors of ``prob`` or
@@ -160,9 +160,13 @@ def evidence(
     it are held, whatever the number of labels.
     """
     kw: dict[str, Any] = dict(draws=draws, rng=root)
+    if any(isinstance(c, SliceFloor) for c in checks):
+        from ._slices import check_slice_batch
+
+        check_slice_batch(s.counts)
     floors = [c for c in checks if isinstance(c, Floor)]
     compared = list(dict.fromkeys(c.metric for c in checks if isinstance(c, NonInferiority)))
-    drawn = [c.metric for c in checks if isinstance(c, JointFloor)] + compared
+    drawn = [c.metric for c in checks if isinstance(c, (JointFloor, SliceFloor))] + compared
     ev: dict[Any, Evaluation] = {}
     if s.multilabel:
         for t in dict.fromkeys(c.threshold for c in floors):
@@ -197,6 +201,8 @@ def evidence(
             out.append(_floor(c, e, s, draws))
         elif isinstance(c, JointFloor):
             out.append(_joint(c, ev[c.metric], s, draws))
+        elif isinstance(c, SliceFloor):
+            out.append(_slices(c, ev[c.metric], s, draws))
         else:
             assert base is not None
             out.append(_non_inferiority(c, ev[c.metric], base, s, draws, root))
@@ -275,6 +281,17 @@ def _joint(c: JointFloor, e: Evaluation, s: Settings, draws: int) -> Evidence:
         flags=np.array(flag),
         skip=skip,
     )
+
+
+def _slices(c: SliceFloor, e: Evaluation, s: Settings, draws: int) -> Evidence:
+    """One row per slice (matrix of the batch) and the joint row: gating/_slices.py."""
+    from ._slices import slice_rows
+
+    assert e.metric_draws is not None
+    sm = e[c.metric]
+    flags = _flags(c.metric, sm, s.counts, s)
+    md = e.metric_draws[c.metric]
+    return Evidence(draws=draws, **slice_rows(c, md, sm.score, flags, s.counts, s.names, s.ci_prob))
 
 
 def _prefix(bidx: tuple[int, ...], s: Settings) -> list[str]:

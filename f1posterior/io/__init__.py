@@ -18,6 +18,8 @@ if TYPE_CHECKING:  # the names, for type checkers and IDEs
     from ._readers import read_input
     from ._rowmeta import read_metadata
     from ._rowmeta import row_metadata as row_metadata
+    from ._slices import SliceTables, slice_tables
+    from ._slices import read_sliced_predictions as read_sliced_predictions
     from ._sources import INPUT_FORMATS as INPUT_FORMATS
     from ._sources import MatrixInput
     from ._sources import is_stdin as is_stdin
@@ -43,6 +45,7 @@ else:  # each name's module is imported at its first use
         "._predictions": ("PredictionTable", "is_predictions_table", "read_prediction_table"),
         "._readers": ("read_input",),
         "._rowmeta": ("read_metadata", "row_metadata"),
+        "._slices": ("SliceTables", "read_sliced_predictions", "slice_tables"),
         "._sources": ("INPUT_FORMATS", "MatrixInput", "is_stdin", "npy_ndim", "source_name"),
         "._streaming": ("DEFAULT_CHUNK", "BatchChunk", "BatchReader", "open_batch", "open_lines"),
         "._writers": (
@@ -56,7 +59,9 @@ else:  # each name's module is imported at its first use
 __all__ = [
     "MatrixInput",
     "RowWriter",
+    "SliceTables",
     "read_input",
     "read_metadata",
+    "slice_tables",
 ]
 # fmt: on

@@ -101,6 +101,8 @@ class PredictionTable:
         Document ids, when an id column was read.
     lines : tuple of int
         The line of each document in the file.
+    slices : list of str or None
+        The slice of each document, when a slice column was read.
     """
 
     source: str
@@ -108,6 +110,7 @@ class PredictionTable:
     preds: dict[str, list[str]]
     ids: list[str] | None = None
     lines: tuple[int, ...] = ()
+    slices: list[str] | None = None
 
 
 def _table_delimiter(path: str | Path, text: str, input_format: str | None) -> str:
@@ -131,8 +134,9 @@ def read_prediction_table(
     id_col: str | None = None,
     input_format: str | None = None,
     delimiter: str | None = None,
+    slice_col: str | None = None,
 ) -> PredictionTable:
-    """Read ``true_col``, model columns and an optional id column from a predictions CSV.
+    """Read ``true_col``, model columns, optional id and slice columns from a predictions CSV.
 
     The one reader of predictions CSVs. ``models=None`` takes every column but
     ``true_col`` and ``id_col``. ``path`` ``-`` reads standard input (format
@@ -154,16 +158,20 @@ def read_prediction_table(
             )
         if id_col is not None and id_col not in header:
             raise ValueError(f"--id-col: no column {id_col!r} in {where}; columns are {header}")
+        if slice_col is not None and slice_col not in header:
+            raise ValueError(
+                f"--slice-col: no column {slice_col!r} in {where}; columns are {header}"
+            )
         if models is None:
-            models = [c for c in header if c not in (true_col, id_col)]
+            models = [c for c in header if c not in (true_col, id_col, slice_col)]
         elif len(set(models)) != len(models):
             raise ValueError(f"--models must not repeat a model; got {models}")
         if len(models) < min_models:
             raise ValueError(
                 f"{where}: need at least two model columns besides {true_col!r}; got {models}"
             )
-        names = [true_col, *models] + ([id_col] if id_col is not None else [])
-        cols = [header.index(c) for c in names]
+        extra = [c for c in (id_col, slice_col) if c is not None]
+        cols = [header.index(c) for c in (true_col, *models, *extra)]
         values: list[list[str]] = [[] for _ in cols]
         lines: list[int] = []
         for cells in reader:
@@ -177,7 +185,7 @@ def read_prediction_table(
             for out, i in zip(values, cols, strict=True):
                 v = cells[i].strip()
                 if not v:
-                    what = "document id" if id_col is not None and i == cols[-1] else "label"
+                    what = {id_col: "document id", slice_col: "slice"}.get(header[i], "label")
                     raise ValueError(
                         f"{where}, line {reader.line_num}: empty {what} in column {header[i]!r}"
                     )
@@ -194,6 +202,7 @@ def read_prediction_table(
         preds=dict(zip(models, values[1 : k + 1], strict=True)),
         ids=values[k + 1] if id_col is not None else None,
         lines=tuple(lines),
+        slices=values[-1] if slice_col is not None else None,
     )
 
 
@@ -204,24 +213,28 @@ def read_prediction_rows(
     from ..metrics import confusion_matrix
 
     t = read_prediction_table(path, true_col, [pred_col], min_models=1, delimiter=delimiter)
-    y_true, y_pred = t.y_true, t.preds[pred_col]
-    wanted = label_list(labels)
-    if wanted is None:
-        order = sort_labels(set(y_true) | set(y_pred))
-    else:
-        allowed = set(wanted)
-        for col, ys in ((true_col, y_true), (pred_col, y_pred)):
-            bad = next((i for i, y in enumerate(ys) if y not in allowed), None)
-            if bad is not None:
-                raise ValueError(
-                    f"{t.source}, line {t.lines[bad]}: unknown label {ys[bad]!r} in column "
-                    f"{col!r}; labels are {wanted}"
-                )
-        order = wanted
-    counts, _ = confusion_matrix(y_true, y_pred, labels=order)
+    order = label_order(t, true_col, pred_col, labels)
+    counts, _ = confusion_matrix(t.y_true, t.preds[pred_col], labels=order)
     return MatrixInput(
         counts=np.asarray(counts, dtype=np.float64), labels=order, names=None, source=t.source
     )
+
+
+def label_order(t: PredictionTable, true_col: str, pred_col: str, labels: Any) -> list[str]:
+    """The classes of ``t``: ``labels`` (every label of the file among them), else those seen."""
+    y_true, y_pred = t.y_true, t.preds[pred_col]
+    wanted = label_list(labels)
+    if wanted is None:
+        return sort_labels(set(y_true) | set(y_pred))
+    allowed = set(wanted)
+    for col, ys in ((true_col, y_true), (pred_col, y_pred)):
+        bad = next((i for i, y in enumerate(ys) if y not in allowed), None)
+        if bad is not None:
+            raise ValueError(
+                f"{t.source}, line {t.lines[bad]}: unknown label {ys[bad]!r} in column "
+                f"{col!r}; labels are {wanted}"
+            )
+    return wanted
 
 
 def csv_header(path: Path, delimiter: str = ",") -> list[str]:

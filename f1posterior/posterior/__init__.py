@@ -27,6 +27,9 @@ if TYPE_CHECKING:  # the names, for type checkers and IDEs
     from ._multilabel import check_tables as check_tables
     from ._multilabel import evaluate_multilabel, multilabel_scores
     from ._multilabel import label_posterior as label_posterior
+    from ._slice_result import SliceEvaluation
+    from ._slices import check_min_support as check_min_support
+    from ._slices import evaluate_slices
     from ._summary import MetricSummary, eti, hdi, summarize_draws
     from ._table import check_evaluation as check_evaluation
     from ._table import evaluation_rows, run_metadata
@@ -54,6 +57,8 @@ else:  # each name's module is imported at its first use
             "MULTILABEL_METRICS", "check_tables", "evaluate_multilabel", "multilabel_scores",
             "label_posterior"
         ),
+        "._slice_result": ("SliceEvaluation",),
+        "._slices": ("check_min_support", "evaluate_slices"),
         "._summary": ("MetricSummary", "eti", "hdi", "summarize_draws"),
         "._table": (
             "check_evaluation", "evaluation_rows", "run_metadata", "format_markdown",
@@ -68,11 +73,13 @@ __all__ = [
     "BetaPosterior",
     "Evaluation",
     "MetricSummary",
+    "SliceEvaluation",
     "document_scores",
     "eti",
     "evaluate",
     "evaluate_documents",
     "evaluate_multilabel",
+    "evaluate_slices",
     "evaluation_rows",
     "exact_posterior",
     "exact_summary",

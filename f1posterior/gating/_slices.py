@@ -1,0 +1,72 @@
+"""The evidence of a :class:`SliceFloor`: one row per slice and the joint row, from one draw.
+
+Design notes: docs/design.md#gating-slices
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..posterior import hdi as sample_hdi
+from ._checks import SliceFloor
+
+__all__ = ["check_slice_batch", "slice_rows"]
+
+
+def check_slice_batch(counts: np.ndarray) -> None:
+    """A SliceFloor needs a 1-D batch of tables ``(S, M, M)``: one table per slice."""
+    if counts.ndim != 3:
+        raise ValueError(
+            "SliceFloor checks a batch of one confusion matrix per slice, shape (S, M, M) "
+            f"(names= names the slices); got counts of shape {counts.shape}"
+        )
+
+
+def slice_rows(
+    c: SliceFloor,
+    md: np.ndarray,
+    score: Any,
+    flags: Any,
+    counts: np.ndarray,
+    names: Sequence[Any] | None,
+    ci_prob: float,
+) -> dict[str, Any]:
+    """Per slice ``P(metric >= T)``, then ``P(every judged slice >= T)``, from the same draws.
+
+    ``md`` holds the metric's draws ``(S, draws)`` of the tables ``counts``;
+    ``score`` and ``flags`` are the observed values and prior-dominance flags
+    per slice. A slice with fewer documents than ``c.min_support`` is skipped
+    (its row says why) and left out of the joint row, which is skipped when
+    every slice is. Returns the fields of the check's evidence but the draws.
+    """
+    k = md.shape[0]
+    names = [str(n) for n in names] if names is not None else [str(i) for i in range(k)]
+    support = counts.sum(axis=(-2, -1)).astype(np.int64)
+    keep = np.ones(k, bool) if c.min_support is None else support >= c.min_support
+    judged = int(keep.sum())
+    score = np.broadcast_to(np.asarray(score, dtype=float), (k,))
+    flags = np.broadcast_to(np.asarray(flags, dtype=bool), (k,)) & keep  # skipped: no warning
+    use = keep if judged else np.ones(k, bool)
+    low = md[use].min(axis=0)  # the smallest slice of each draw: every slice >= T iff low >= T
+    joint = "every slice"
+    if judged and judged < k:
+        joint += f" with >= {c.min_support} documents ({judged} of {k})"
+    skip = [
+        "" if ok else f"{int(n):,} documents < min_support {c.min_support}"
+        for ok, n in zip(keep.tolist(), support.tolist(), strict=True)
+    ]
+    skip.append("" if judged else f"every slice has fewer than {c.min_support} documents")
+    hits = np.append(np.sum(md >= c.threshold, axis=-1), np.sum(low >= c.threshold))
+    hdis = np.asarray(sample_hdi(md, ci_prob), dtype=float).reshape(-1, 2)
+    return dict(
+        items=[f"slice {n}" for n in names] + [joint],
+        hits=hits.astype(float),
+        score=np.append(score, score[use].min()),
+        hdi=np.vstack([hdis, np.asarray(sample_hdi(low, ci_prob), dtype=float)[None]]),
+        flags=np.append(flags, flags[use].any()),
+        support=np.append(support, support[use].sum()),
+        skip=skip,
+    )
