@@ -184,6 +184,8 @@ def test_outputs():
         (dict(counts_a=[[1, 0], [0, 1]], counts_b=[[1, 0], [0, 1]]), r"shape \(K, M, M\)"),
         (dict(counts_a=[[[1, 0], [0, 1]]] * 2, counts_b=[[[1, 0], [0, 1]]] * 2, y_true=[1]),
          r"not both"),
+        (dict(counts_a=[[[1, 0], [0, 1]]] * 2, counts_b=[[[1, 0], [0, 1]]] * 2, labels=[0, 1]),
+         r"labels names the classes of predictions"),
     ],
 )  # fmt: skip
 def test_input_errors(kwargs, match):

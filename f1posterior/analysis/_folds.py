@@ -292,6 +292,11 @@ def compare_folds(
                 "give either predictions (y_true, pred_a, pred_b) or counts_a and counts_b, not "
                 "both"
             )
+        if labels is not None:
+            raise ValueError(
+                f"labels names the classes of predictions; counts_a and counts_b are tables in "
+                f"their own class order; got labels={describe(labels)}"
+            )
         d, scores, prior, fold_names, classes = _unpaired(counts_a, counts_b, metric, alpha,
                                                           beta, n, root)  # fmt: skip
         paired = False
