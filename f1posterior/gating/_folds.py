@@ -76,7 +76,7 @@ def gate_folds(
     source: str | None = None,
     baseline_source: str | None = None,
 ) -> GateResult:
-    """A baseline check across K folds: PASS, FAIL or INCONCLUSIVE on the mean difference.
+    """Check a model against its baseline across K folds: PASS, FAIL or INCONCLUSIVE.
 
     Each :class:`~f1posterior.NonInferiority` check asks P(mean over these folds
     of metric(new) - metric(baseline) >= -max_drop | data) >= ``prob``, from
