@@ -266,6 +266,9 @@ def test_gate_folds_tables_and_errors():
     assert res.verdict == "pass" and "not paired" in res.checks[0].model
     with pytest.raises(TypeError, match=r"checks\[0\] must be a NonInferiority"):
         gate_folds(checks=[Floor("accuracy", 0.5)], counts=ca, baseline=cb)
+    with pytest.raises(ValueError, match=r"relative=True\) is not available across folds"):
+        gate_folds(checks=[NonInferiority("accuracy", 0.05, relative=True)], counts=ca,
+                   baseline=cb)  # fmt: skip
     with pytest.raises(TypeError, match=r"non-empty list of NonInferiority"):
         gate_folds(checks=[], counts=ca, baseline=cb)
 

@@ -29,7 +29,6 @@ from ..gating import (
     GateConfig,
     GateResult,
     JointFloor,
-    NonInferiority,
     check_groups,
     gate,
     gate_multilabel,
@@ -50,6 +49,14 @@ from ._common import (
     unit_number,
 )
 from ._gate_config import CONFIG_DEFAULTS, add_config_arguments, apply_config
+from ._gate_pr import (
+    add_pr_arguments,
+    check_pr_arguments,
+    compared_check,
+    pr_outputs,
+    read_baseline_input,
+    runner_safe_output,
+)
 from ._input_args import FILE_HELP, add_input_arguments, load_input
 from ._prediction_tables import paired_gate_predictions
 
@@ -121,7 +128,11 @@ def register(sub: Any) -> None:
         help="floor for the preceding --metric: PASS when P(metric >= T) >= P, FAIL when "
         "P(metric < T) >= P, else INCONCLUSIVE",
     )
-    p.add_argument("--baseline", metavar="BASEFILE", help="confusion matrix of the baseline model")
+    p.add_argument(
+        "--baseline",
+        metavar="BASEFILE",
+        help="confusion matrix of the baseline model, or a file written by --save-baseline",
+    )
     p.add_argument(
         "--max-drop",
         type=unit_number,
@@ -208,6 +219,7 @@ def register(sub: Any) -> None:
         "P(every slice >= T), from the same draws (--min-support K skips slices with fewer "
         "than K documents)",
     )
+    add_pr_arguments(p)
     p.set_defaults(run=run, checks=None, **{k: None for k in CONFIG_DEFAULTS})
     for action in p._actions:  # None marks "not given"; the help shows the real default
         if action.dest in CONFIG_DEFAULTS and action.help and "%(default)s" in action.help:
@@ -242,6 +254,7 @@ def _check_floors(args: argparse.Namespace, checks: list[tuple[str, float | None
 
 def run(args: argparse.Namespace) -> int:
     cfg = apply_config(args)  # --config or pyproject.toml; fills the settings not given
+    check_pr_arguments(args)
     if args.f_beta != 1.0 and not args.multilabel:
         raise ValueError(
             f"--f-beta {args.f_beta:g} applies to the multi-label F-beta metrics; add --multilabel"
@@ -251,6 +264,7 @@ def run(args: argparse.Namespace) -> int:
         groups = check_groups(
             cfg, baseline=args.baseline, max_drop=args.max_drop if given else None,
             min_support=args.min_support, joint=args.joint, multilabel=args.multilabel,
+            max_relative_drop=args.max_relative_drop,
         )  # fmt: skip
     else:
         groups = [_command_line_checks(args, cfg)]
@@ -275,7 +289,8 @@ def run(args: argparse.Namespace) -> int:
         config=None if cfg is None else cfg.path,
         hints="command",  # next steps as commands
     )
-    return _report(args, result)
+    with runner_safe_output(args):  # --annotations github: no ##[ command in the report
+        return _report(args, result)
 
 
 def _command_line_checks(args: argparse.Namespace, cfg: GateConfig | None) -> CheckGroup:
@@ -315,16 +330,10 @@ def _command_line_checks(args: argparse.Namespace, cfg: GateConfig | None) -> Ch
         for m, t in checks
         if t is not None
     ]
-    margins: dict[str, float] = {}
-    for c in cfg.checks if cfg is not None else ():
-        if c.baseline is not None and c.max_drop is not None:
-            margins.setdefault(c.metric, c.max_drop)
-    if "max_drop" in args.cli_given:
-        margins = {}
     compared = [m for m, t in checks if t is None or "baseline" in args.cli_given]
     if args.baseline is not None and not checks:
         compared = ["micro_f1"]
-    out += [NonInferiority(m, margins.get(m, args.max_drop)) for m in dict.fromkeys(compared)]
+    out += [compared_check(m, cfg, args) for m in dict.fromkeys(compared)]
     return CheckGroup(tuple(out), args.baseline if compared else None)
 
 
@@ -373,6 +382,9 @@ def read_inputs(
             from ._slices import load_slices  # here: a gate without slices never loads it
 
             return load_slices(args, path)
+        saved = read_baseline_input(args, path, multilabel)  # a file of --save-baseline
+        if saved is not None:
+            return saved
         if not multilabel:
             return load_input(args, path)
         from ..io import read_multilabel  # here: a single-label gate never loads it
@@ -416,6 +428,7 @@ def _report(args: argparse.Namespace, result: GateResult) -> int:
     warning = result.prior_warning()
     if warning:
         print(f"f1posterior gate: {warning}", file=sys.stderr)
+    pr_outputs(args, result, lambda: read_inputs(args, None)[0])
     return exit_status(result.verdict, args.inconclusive)
 
 

@@ -309,6 +309,8 @@ def _non_inferiority(
     root: np.random.SeedSequence,
 ) -> Evidence:
     """P(new - baseline >= -D): independent posteriors, or the paired model."""
+    if c.relative:
+        return _relative(c, e, base, s, draws)
     if s.paired is not None:
         diff, score, model = _paired_difference(c.metric, s, draws, root)
     else:
@@ -331,6 +333,48 @@ def _non_inferiority(
         hdi=np.asarray(sample_hdi(diff, s.ci_prob), dtype=float).reshape(-1, 2),
         flags=flags.reshape(-1),
         model=model,
+    )
+
+
+def _ratio(new: Any, old: Any) -> np.ndarray:
+    """new / old, with x / 0 read as +inf (x > 0) or 1 (x = 0): both meet any floor <= 1."""
+    new, old = np.asarray(new, dtype=float), np.asarray(old, dtype=float)
+    zero = np.where(new > 0, np.inf, 1.0)
+    return np.divide(
+        new,
+        old,
+        out=np.broadcast_to(zero, np.broadcast_shapes(new.shape, old.shape)).copy(),
+        where=old > 0,
+    )
+
+
+def _relative(
+    c: NonInferiority, e: Evaluation, base: Evaluation, s: Settings, draws: int
+) -> Evidence:
+    """P(new >= (1 - r) * baseline) from the independent posteriors; reported as a ratio."""
+    if s.paired is not None:
+        raise ValueError(
+            f"NonInferiority({c.metric!r}, relative=True): a relative margin compares "
+            "independent posteriors; paired predictions take an absolute max_drop"
+        )
+    assert e.metric_draws is not None and base.metric_draws is not None
+    new, old = e.metric_draws[c.metric], base.metric_draws[c.metric]
+    hits = np.sum(new >= (1.0 - c.max_drop) * old, axis=-1).astype(float)
+    ratio = _ratio(new, old)
+    shape = hits.shape
+    per = c.metric in (PER_LABEL_METRICS if s.multilabel else PER_CLASS_METRICS)
+    assert s.baseline is not None
+    flags = np.broadcast_to(_flags(c.metric, e[c.metric], s.counts, s), shape) | np.broadcast_to(
+        _flags(c.metric, base[c.metric], s.baseline, s), shape
+    )
+    return Evidence(
+        items=_items(shape, per, s),
+        hits=hits.reshape(-1),
+        draws=draws,
+        score=np.broadcast_to(_ratio(e[c.metric].score, base[c.metric].score), shape).reshape(-1),
+        hdi=np.asarray(sample_hdi(ratio, s.ci_prob), dtype=float).reshape(-1, 2),
+        flags=flags.reshape(-1),
+        model="independent posteriors",
     )
 
 
@@ -398,6 +442,19 @@ def _rule(prob: float, required: float) -> str:
     return "inconclusive"
 
 
+def _kind(c: GateCheck) -> str:
+    if isinstance(c, NonInferiority):
+        return "relative" if c.relative else "baseline"
+    return "min"
+
+
+def _threshold(c: GateCheck) -> float:
+    """T of a floor, -D of an absolute margin, the ratio floor 1 - r of a relative one."""
+    if isinstance(c, NonInferiority):
+        return 1.0 - c.max_drop if c.relative else 0.0 - c.max_drop
+    return c.threshold
+
+
 def judge(c: GateCheck, e: Evidence, i: int, hits: float, n: int, s: Settings) -> Check:
     """The verdict of item ``i`` of check ``c``: ``hits`` of ``n`` pooled draws (exact: n = 0).
 
@@ -421,10 +478,10 @@ def judge(c: GateCheck, e: Evidence, i: int, hits: float, n: int, s: Settings) -
     else:
         verdict = _rule(pr, p)
     return Check(
-        kind="baseline" if isinstance(c, NonInferiority) else "min",
+        kind=_kind(c),
         metric=c.metric,
         item=e.items[i],
-        threshold=0.0 - c.max_drop if isinstance(c, NonInferiority) else c.threshold,
+        threshold=_threshold(c),
         prob=pr,
         required=p,
         verdict=verdict,

@@ -39,6 +39,11 @@ def _checks(checks: Any) -> tuple[NonInferiority, ...]:
                 f"checks[{i}] must be a NonInferiority (gate_folds checks the mean difference "
                 f"across folds against the baseline; use gate for floors); got {describe(c)}"
             )
+        if c.relative:
+            raise ValueError(
+                f"checks[{i}]: NonInferiority({c.metric!r}, relative=True) is not available "
+                "across folds (the check is on the mean difference); give an absolute max_drop"
+            )
         check_metric_name(c.metric, f"checks[{i}].metric")
     return tuple(checks)
 
