@@ -22,6 +22,7 @@ SLOW = (
     # simulation and calibration studies, an independent MCMC sampler
     "test_calibration.py",
     "test_paired_calibration.py",
+    "test_folds_calibration.py",
     "test_slice_calibration.py",
     "test_cluster_calibration.py",
     "test_hierarchical.py",
@@ -42,6 +43,7 @@ SLOW = (
     "test_signals.py",
     "test_tutorial.py",
     "test_cluster_docs.py",
+    "test_folds_docs.py",
     "test_gate_verdicts.py::test_exit_codes_and_verdict_words_in_every_format",
     "test_gate_verdicts.py::test_label_order_is_deterministic_across_hash_seeds",
     "test_gate_verdicts.py::test_json_stays_valid_and_keeps_the_raw_label",
