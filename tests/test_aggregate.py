@@ -345,7 +345,7 @@ def test_callable_metric_with_a_scale():
         ({"metric": lambda t: t[..., 0, 0]}, ValueError, r"scale must be given for a callable metric"),
         ({"scale": "probit"}, ValueError, r"scale must be one of .*got 'probit'"),
         ({"tau_scale": 0}, ValueError, r"tau_scale"),
-        ({"tau_scale": "1"}, TypeError, r"tau_scale"),
+        ({"tau_scale": "1"}, ValueError, r"tau_scale must be 'auto' or a number > 0 .*got '1'"),
         ({"ci_prob": 1.5}, ValueError, r"ci_prob"),
         ({"draws": 0}, ValueError, r"draws"),
         ({"names": ["a"] * 5}, ValueError, r"names must be unique; got 'a' twice"),
