@@ -10,8 +10,11 @@ replicate draws K folds from a known truth on the logit scale::
 (checked against the core posterior on symmetric 2-, 5- and 10-class tables of 100 to
 1,000 documents: the factor is 0.9 to 1.3). Per replicate the typical fold size ``n`` is
 log-uniform on [100, 1000], the folds' sizes are ``n`` times U(0.8, 1.2), and the mean
-metric ``expit(mu)`` is U(0.65, 0.9). Every candidate prior sees the same replicates.
-Measured, per (tau, K) and prior:
+metric ``expit(mu)`` is U(0.65, 0.9); tau in {0, 0.1, 0.2, 0.5, 1} and K in {3, 5, 10,
+20}. Every candidate prior sees the same replicates. The candidates: half-normal(0.5)
+(the earlier default), half-normal(s) and half-Cauchy(c s) for c = 1/2, 1, 2, with ``s``
+the folds' typical within-fold standard deviation (Higgins & Thompson), and
+half-Cauchy(0.5) (Gelman 2006; Roever et al. 2021). Measured, per (tau, K) and prior:
 
 - coverage of the 95% HDI of the population mean ``E[expit(mu + tau Z)]`` (what
   ``aggregate`` reports as ``summary``);
@@ -63,6 +66,8 @@ CANDIDATES: dict[str, tuple[str, Rule] | None] = {
     "HC(s/2)": ("half_cauchy", lambda s2: 0.5 * math.sqrt(rem.typical_variance(s2))),
     "HC(s)": ("half_cauchy", lambda s2: math.sqrt(rem.typical_variance(s2))),
     "HC(2s)": ("half_cauchy", lambda s2: 2 * math.sqrt(rem.typical_variance(s2))),
+    "HC(3s)": ("half_cauchy", lambda s2: 3 * math.sqrt(rem.typical_variance(s2))),
+    "HC(4s)": ("half_cauchy", lambda s2: 4 * math.sqrt(rem.typical_variance(s2))),
 }
 
 
@@ -115,9 +120,11 @@ def one_replicate(
     return out
 
 
-def part1(reps: int, seed: int, ks: tuple[int, ...] = KS) -> list[dict[str, Any]]:
+def part1(
+    reps: int, seed: int, ks: tuple[int, ...] = KS, names: list[str] | None = None
+) -> list[dict[str, Any]]:
     rows = []
-    names = list(CANDIDATES)
+    names = list(CANDIDATES) if names is None else names
     for k in ks:
         for tau in TAUS:
             rng = np.random.default_rng([seed, k, int(round(tau * 1000))])
@@ -143,6 +150,76 @@ def part1(reps: int, seed: int, ks: tuple[int, ...] = KS) -> list[dict[str, Any]
     return rows
 
 
+def merge(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per (K, tau, prior): runs of other seeds pooled, weighted by replicates."""
+    cells: dict[tuple[int, float, str], list[dict[str, Any]]] = {}
+    for r in rows:
+        cells.setdefault((r["k"], r["tau"], r["prior"]), []).append(r)
+    out = []
+    for (k, tau, prior), rs in sorted(cells.items(), key=lambda c: c[0][:2]):
+        n = sum(r["reps"] for r in rs)
+        row: dict[str, Any] = dict(k=k, tau=tau, prior=prior, reps=n)
+        for key in ("coverage", "width_ratio", "predictive_coverage"):
+            row[key] = sum(r[key] * r["reps"] for r in rs) / n
+        out.append(row)
+    return out
+
+
+#: The choice: coverage of the population mean at least FLOOR (less 2 binomial standard
+#: errors of the cell) wherever some candidate reaches FLOOR; then the narrowest at tau = 0.
+FLOOR = 0.93
+
+
+def choose(rows: list[dict[str, Any]]) -> tuple[str | None, list[str]]:
+    """The rule's choice among the random-effects candidates measured in every cell, and
+    the reasons each other candidate was not chosen."""
+    cells: dict[tuple[int, float], dict[str, dict[str, Any]]] = {}
+    for r in rows:
+        cells.setdefault((r["k"], r["tau"]), {})[r["prior"]] = r
+    names = [n for n, spec in CANDIDATES.items() if spec is not None]
+    names = [n for n in names if all(n in c for c in cells.values())]
+    notes, passing = [], []
+    for n in names:
+        fails = []
+        for (k, tau), c in sorted(cells.items()):
+            best = max(c[m]["coverage"] for m in names)
+            reps = c[n]["reps"]
+            tol = 2 * math.sqrt(FLOOR * (1 - FLOOR) / reps)
+            need = FLOOR - tol
+            if best >= FLOOR and c[n]["coverage"] < need:
+                fails.append(f"K={k}, tau={tau:g}: {c[n]['coverage']:.3f} < {need:.3f}")
+        if fails:
+            notes.append(f"{n}: under-covers at " + "; ".join(fails))
+        else:
+            passing.append(n)
+    if not passing:
+        return None, notes
+    width = {
+        n: float(np.mean([c[n]["width_ratio"] for (k, tau), c in cells.items() if tau == 0]))
+        for n in passing
+    }
+    for n in passing:
+        notes.append(f"{n}: covers; mean width ratio at tau = 0 over K: {width[n]:.2f}")
+    return min(passing, key=width.__getitem__), notes
+
+
+LABELS = {"old": "half-normal(0.5) (earlier default)", "pooled": "pooled"}
+
+
+def merge_e2e(files: list[Path]) -> dict[str, Any]:
+    """The end-to-end runs in one table: rows labelled by their prior, runs listed."""
+    rows, metas = [], []
+    for f in files:
+        d = json.loads(f.read_text())
+        c = d["meta"].get("multiple", 1.0)
+        metas.append(d["meta"])
+        for r in d["rows"]:
+            label = LABELS.get(r["method"], f"half-Cauchy({c:g} s)")
+            rows.append({**r, "method": label})
+    rows.sort(key=lambda r: (r["tau"], r["method"]))
+    return dict(meta=dict(parts=metas), rows=rows)
+
+
 def _symmetric_tables(acc: np.ndarray, m: int, n: int, rng: np.random.Generator) -> np.ndarray:
     """(K, m, m) tables of n documents, classes equally likely, each class right with
     probability ``acc_k`` and otherwise wrong uniformly: the true macro-F1 is ``acc_k``."""
@@ -157,13 +234,15 @@ def _symmetric_tables(acc: np.ndarray, m: int, n: int, rng: np.random.Generator)
     return out
 
 
-def part2(reps: int, seed: int, new_rule: dict[str, Any]) -> list[dict[str, Any]]:
+def part2(
+    reps: int, seed: int, new_rule: dict[str, Any], methods: tuple[str, ...]
+) -> list[dict[str, Any]]:
     rows = []
     mu = float(rem.to_scale(np.array([0.9]), "logit")[0])
     for tau in (0.0, 0.5, 1.0):
         truth = float(rem.population_mean(np.array([mu]), np.array([tau]), "logit")[0])
         rng = np.random.default_rng([seed, 2, int(tau * 1000)])
-        res: dict[str, list[tuple[bool, float]]] = {"old": [], "new": [], "pooled": []}
+        res: dict[str, list[tuple[bool, float]]] = {m: [] for m in methods}
         for r in range(reps):
             acc = expit(mu + tau * rng.standard_normal(5))
             t = _symmetric_tables(acc, 10, 360, rng)
@@ -172,7 +251,8 @@ def part2(reps: int, seed: int, new_rule: dict[str, Any]) -> list[dict[str, Any]
                 "new": new_rule,
                 "pooled": dict(method="pooled"),
             }
-            for name, kw in runs.items():
+            for name in methods:
+                kw = runs[name]
                 a = aggregate(t, metric="macro_f1", draws=4000, rng=r, **kw)
                 lo, hi = a.summary.hdi
                 res[name].append((bool(lo <= truth <= hi), float(hi - lo)))
@@ -201,13 +281,16 @@ def markdown(
     lines = [
         "# The prior of tau: coverage and width",
         "",
-        f"{DRAWS} draws a replicate; 95% HDIs. Runs (K: replicates per cell, time, load "
-        "average at the start / end, on a shared machine):",
+        f"{DRAWS} draws a replicate; 95% HDIs; each cell pools the runs below (binomial "
+        "SE of a coverage near 0.95: 0.015 at 200 replicates, 0.0077 at 800). Runs (K, "
+        "seed: replicates per cell, time, load average at the start / end, on a shared "
+        "machine):",
         "",
     ]
     for m in meta["parts"]:
         lines.append(
-            f"- K = {', '.join(map(str, m['ks']))}: {m['reps']} replicates, "
+            f"- K = {', '.join(map(str, m['ks']))}, seed {m.get('seed', 2026)}: "
+            f"{m['reps']} replicates{' of ' + m['only'] if m.get('only') else ''}, "
             f"{m['seconds']:.0f} s on {m['machine']['cores']} cores, load "
             f"{m['machine']['load_average'][0]:.2f} / {m['load_end']:.2f}"
         )
@@ -224,17 +307,33 @@ def markdown(
             for tau in TAUS:
                 cell = {r["prior"]: r[key] for r in rows if r["k"] == k and r["tau"] == tau}
                 fmt = "{:.3f}" if key != "width_ratio" else "{:.2f}"
-                lines.append(
-                    f"| {k} | {tau:g} | " + " | ".join(fmt.format(cell[n]) for n in names) + " |"
-                )
+                vals = (fmt.format(cell[n]) if n in cell else "" for n in names)
+                lines.append(f"| {k} | {tau:g} | " + " | ".join(vals) + " |")
         lines.append("")
+    chosen, notes = choose(rows)
+    lines += [
+        "## The choice",
+        "",
+        f"Rule: coverage of the population mean at least {FLOOR} (less 2 binomial SE of the "
+        f"cell) in every cell where some candidate reaches {FLOOR}; then the narrowest at "
+        "tau = 0 (mean width ratio over K). Candidates measured in every cell:",
+        "",
+        *[f"- {x}" for x in notes],
+        "",
+        f"Chosen: **{chosen}**.",
+        "",
+    ]
     if rows2:
         lines += [
             "## End to end: 5 folds of 10 classes, 360 documents each",
             "",
-            f"{meta2['reps']} replicates per row; `aggregate(..., draws=4000)`; "
-            f"{meta2['seconds']:.0f} s, load {meta2['machine']['load_average'][0]:.2f} "
-            f"(start) / {meta2['load_end']:.2f} (end).",
+            f"{meta2['parts'][0]['reps']} replicates per row; `aggregate(..., draws=4000)`; "
+            + "; ".join(
+                f"a run of {m['seconds']:.0f} s, load {m['machine']['load_average'][0]:.2f} "
+                f"(start) / {m['load_end']:.2f} (end)"
+                for m in meta2["parts"]
+            )
+            + ".",
             "",
             "| tau | method | coverage | mean HDI width |",
             "|---:|---|---:|---:|",
@@ -258,6 +357,12 @@ def main() -> None:
     ap.add_argument("--part", choices=["1", "2", "both", "report"], default="both",
                     help="run part 1, part 2 or both (each writes its own JSON file), or only "
                     "write the report from the JSON files")  # fmt: skip
+    ap.add_argument("--multiple", type=float, default=None,
+                    help="part 2: the multiple c of the default rule's scale c s to run as "
+                    "'new' (default: the package's)")  # fmt: skip
+    ap.add_argument("--methods", default="old,new,pooled", help="part 2: rows to run")
+    ap.add_argument("--priors", default=None,
+                    help="candidate priors of part 1, separated by ';' (default all)")  # fmt: skip
     args = ap.parse_args()
     reps = args.reps or (40 if args.quick else 200)
     ks = tuple(int(x) for x in args.ks.split(","))
@@ -267,22 +372,34 @@ def main() -> None:
     out2 = HERE / "results" / f"aggregate_calibration_e2e{suffix}.json"
     if args.part in ("1", "both"):
         info, t0 = machine(), time.perf_counter()
-        rows = part1(reps, args.seed, ks)
+        names = None if args.priors is None else args.priors.split(";")
+        rows = part1(reps, args.seed, ks, names)
         meta = dict(reps=reps, draws=DRAWS, seconds=time.perf_counter() - t0, machine=info)
-        meta["ks"] = list(ks)
+        meta["ks"], meta["seed"] = list(ks), args.seed
         meta["load_end"] = os.getloadavg()[0]
-        one = out.parent / f"{out.name}_k{'_'.join(map(str, ks))}.json"
+        tag = "" if names is None else "_extra"
+        one = out.parent / f"{out.name}_k{'_'.join(map(str, ks))}_s{args.seed}{tag}.json"
         one.write_text(json.dumps(dict(meta=meta, rows=rows), indent=1))
     if args.part in ("2", "both"):
         info, t0 = machine(), time.perf_counter()
-        rows2 = part2(reps2, args.seed, dict(tau_scale="auto"))
+        if args.multiple is not None:
+            rem.DEFAULT_TAU_MULTIPLE = args.multiple
+        methods = tuple(args.methods.split(","))
+        rows2 = part2(reps2, args.seed, dict(tau_scale="auto"), methods)
         meta2 = dict(reps=reps2, seconds=time.perf_counter() - t0, machine=info)
+        meta2["multiple"] = rem.DEFAULT_TAU_MULTIPLE
         meta2["load_end"] = os.getloadavg()[0]
-        out2.write_text(json.dumps(dict(meta=meta2, rows=rows2), indent=1))
-    parts = [json.loads(f.read_text()) for f in sorted(out.parent.glob(f"{out.name}_k*.json"))]
-    rows = sorted((r for p in parts for r in p["rows"]), key=lambda r: (r["k"], r["tau"]))
+        tag = f"{'_'.join(methods)}_c{rem.DEFAULT_TAU_MULTIPLE:g}"
+        (out2.parent / f"{out2.stem}_{tag}.json").write_text(
+            json.dumps(dict(meta=meta2, rows=rows2), indent=1)
+        )
+    parts = []
+    for f in sorted(out.parent.glob(f"{out.name}_k*.json")):
+        parts.append(json.loads(f.read_text()))
+        parts[-1]["meta"]["only"] = "HC(3s), HC(4s)" if f.stem.endswith("_extra") else ""
+    rows = merge([r for p in parts for r in p["rows"]])
     meta = dict(parts=[p["meta"] for p in parts])
-    two = json.loads(out2.read_text()) if out2.exists() else dict(meta={}, rows=[])
+    two = merge_e2e(sorted(out2.parent.glob(f"{out2.stem}_*.json")))
     out.with_suffix(".json").write_text(
         json.dumps(dict(meta=meta, rows=rows, end_to_end=two), indent=1) + "\n"
     )

@@ -73,7 +73,7 @@ def register(sub: Any) -> None:
                    "the metric's range, identity always does)")  # fmt: skip
     p.add_argument("--tau-scale", type=_tau_scale, default="auto", metavar="A",
                    help="scale of the prior of the between-table sd tau on the working scale: "
-                   "auto (default: the tables' own typical posterior sd on that scale; 0.5 on "
+                   "auto (default: 3 x the tables' own typical posterior sd on that scale; 0.5 on "
                    "the log scale) or a "
                    f"number > 0, at most {MAX_TAU_SCALE:g}")  # fmt: skip
     p.add_argument("--tau-prior", default="auto", choices=["auto", *TAU_PRIORS],
