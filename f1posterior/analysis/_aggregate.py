@@ -207,8 +207,11 @@ def aggregate(
         the log scale: the rule chosen by the coverage and width of the
         aggregate on simulated folds (docs/aggregation.md): it covers the
         population mean where the earlier default half-normal(0.5) fell short
-        (3 to 5 tables that differ), at no greater width when they agree; the
-        half-Cauchy's tail lets the data show a tau far above ``A``. A number
+        (3 to 5 tables that differ), at about the same width when they agree
+        (a little wider for tables of few documents or a metric near 0 or 1,
+        a little narrower for large ones); the half-Cauchy's tail lets the data
+        show a tau far above ``A``. When the tables are known to measure one
+        thing (one model, one test population), ``method="pooled"``. A number
         fixes ``A``: for example 0.5 to 1 on the logit scale for test sets from
         very different sources. At most :data:`MAX_TAU_SCALE` (1e6); an
         aggregate that overflows (the log scale, ``exp(mu + tau^2 / 2)``) is
