@@ -29,8 +29,15 @@ populations that differ (tau = 0.5, 1); each fold's true table is symmetric with
 ``E[expit(mu + tau Z)]``. Coverage and mean width of the old default (half-normal 0.5)
 and the new one, and the pooled width.
 
-Run: python benchmarks/aggregate_calibration.py [--quick]
- ->  benchmarks/results/aggregate_calibration{,_quick}.json and .md
+Run: python benchmarks/aggregate_calibration.py [--quick] [--part 1|2|both|report]
+     [--ks 3,5] [--reps N] [--seed S] [--priors "HC(3s);HC(4s)"] [--multiple C]
+ ->  one JSON file per part-1 run (aggregate_calibration_k<K>_s<seed>[_extra].json) and
+     per part-2 run (aggregate_calibration_e2e_<rows>_c<C>.json); every run then merges
+     all of them (cells of several seeds pooled, weighted by replicates) into
+     benchmarks/results/aggregate_calibration.json and .md, with the choice of the rule
+     (``choose``). The figures in docs/aggregation.md came from: --ks 3,5,10 and --ks 20
+     (seed 2026, 200 replicates), --ks 3,5 --reps 600 and --ks 10,20 (seed 2027), the
+     same with --priors "HC(3s);HC(4s)", and --part 2 for c = 1, 2, 3.
 """
 
 from __future__ import annotations
