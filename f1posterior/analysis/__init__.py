@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # the names, for type checkers and IDEs
     from ._frequentist import DegenerateIntervalWarning, FrequentistInterval, bootstrap_interval
     from ._paired import compare_predictions
     from ._random_effects import SCALES as SCALES
+    from ._random_effects import TAU_PRIORS as TAU_PRIORS
     from ._ranking import Ranking, rank_classifiers, rank_predictions
     from ._sensitivity import DEFAULT_PRIORS as DEFAULT_PRIORS
     from ._sensitivity import DEFAULT_THRESHOLD as DEFAULT_THRESHOLD
@@ -32,7 +33,7 @@ else:  # each name's module is imported at its first use
         "._folds_result": ("FoldComparison",),
         "._frequentist": ("DegenerateIntervalWarning", "FrequentistInterval", "bootstrap_interval"),
         "._paired": ("compare_predictions",),
-        "._random_effects": ("SCALES",),
+        "._random_effects": ("SCALES", "TAU_PRIORS"),
         "._ranking": ("Ranking", "rank_classifiers", "rank_predictions"),
         "._sensitivity": (
             "DEFAULT_PRIORS", "DEFAULT_THRESHOLD", "PriorSensitivity", "prior_sensitivity"
