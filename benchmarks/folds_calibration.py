@@ -71,7 +71,7 @@ def run_scenario(
     draws: int,
     scale: str,
     seed: int,
-    tau_scale: float = 0.5,
+    tau_scale: float | str = "auto",
 ) -> dict[str, Any]:
     gen = np.random.default_rng(seed)
     hits = dict(these=0, population=0, new=0, pooled_as_population=0, any_fold_misses=0)
@@ -121,8 +121,9 @@ def table(rows: list[dict[str, Any]]) -> str:
     )
     lines = [head, "|" + "---|" * 12]
     for r in rows:
-        cells = [r["scale"], f"half-normal({r['tau_scale']:g})", str(r["k"]), f"{r['mu']:g}",
-                 f"{r['tau']:g}"]  # fmt: skip
+        a = r["tau_scale"]  # "auto": the default rule; a number: the earlier half-normal
+        prior = "half-Cauchy(3 s)" if a == "auto" else f"half-normal({a:g})"
+        cells = [r["scale"], prior, str(r["k"]), f"{r['mu']:g}", f"{r['tau']:g}"]
         keys = ("these", "population", "new", "pooled_as_population", "any_fold_misses",
                 "width_these", "width_population")  # fmt: skip
         cells += [f"{r[c]:.3f}" for c in keys]
@@ -179,16 +180,18 @@ def main() -> None:
     reps = 200 if args.quick else 1000
     draws = 2000
     truths = ((0.03, 0.0), (0.03, 0.02), (0.03, 0.04), (0.0, 0.02))
-    scenarios = [(k, 300, mu, tau, "identity", 0.5) for k in (5, 10) for mu, tau in truths]
-    scenarios += [(5, 300, mu, tau, "fisher_z", 0.5) for mu, tau in truths]
-    scenarios += [(k, 300, mu, tau, "identity", 0.05) for k in (5, 10) for mu, tau in truths]
+    # the default prior of tau (aggregate's rule: half-Cauchy, 3 x the folds' typical sd)
+    scenarios: list[tuple[int, int, float, float, str, float | str]] = [
+        (k, 300, mu, tau, "identity", "auto") for k in (5, 10) for mu, tau in truths
+    ]
+    scenarios += [(5, 300, mu, tau, "fisher_z", "auto") for mu, tau in truths]
     rows = []
     t0 = time.perf_counter()
     for i, (k, n, mu, tau, scale, a) in enumerate(scenarios):
         row = run_scenario(k, n, mu, tau, reps, draws, scale, seed=1000 * i + 7, tau_scale=a)
         rows.append(row)
         print(
-            f"{scale:>8} A={a:g} K={k:>2} mu={mu:.2f} tau={tau:.2f}: these {row['these']:.3f}  "
+            f"{scale:>8} A={a} K={k:>2} mu={mu:.2f} tau={tau:.2f}: these {row['these']:.3f}  "
             f"population {row['population']:.3f}  new {row['new']:.3f}  "
             f"[neg] these-as-population {row['pooled_as_population']:.3f}  "
             f"any fold misses {row['any_fold_misses']:.3f}"

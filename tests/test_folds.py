@@ -101,13 +101,15 @@ def test_unpaired_tables_are_compare_of_the_batch():
 
 
 def _quadrature(y, s2, a_scale, prob=0.95):
-    """Posterior mean of mu and tau, by brute force on a (mu, tau) grid."""
-    tau = np.linspace(1e-6, 8 * a_scale + 10 * np.sqrt(s2.max()), 4001)
+    """Posterior mean of mu and tau, by brute force on a (mu, tau) grid (half-Cauchy tau)."""
+    tau = np.linspace(1e-6, 40 * a_scale + 20 * np.sqrt(s2.max()), 6001)
     mu = np.linspace(y.min() - 10 * np.sqrt(s2.max()) - 3 * np.ptp(y),
-                     y.max() + 10 * np.sqrt(s2.max()) + 3 * np.ptp(y), 4001)  # fmt: skip
-    var = s2[:, None, None] + tau[None, None, :] ** 2
-    ll = -0.5 * (np.log(var) + (y[:, None, None] - mu[None, :, None]) ** 2 / var).sum(0)
-    ll += -0.5 * (tau / a_scale) ** 2
+                     y.max() + 10 * np.sqrt(s2.max()) + 3 * np.ptp(y), 1601)  # fmt: skip
+    ll = np.zeros((mu.size, tau.size))
+    for yk, s2k in zip(y, s2, strict=True):  # one fold at a time: (mu, tau) arrays only
+        var = s2k + tau[None, :] ** 2
+        ll -= 0.5 * (np.log(var) + (yk - mu[:, None]) ** 2 / var)
+    ll += -np.log1p((tau / a_scale) ** 2)
     p = np.exp(ll - ll.max())
     p /= p.sum()
     return float((p.sum(1) * mu).sum()), float((p.sum(0) * tau).sum())

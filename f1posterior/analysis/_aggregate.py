@@ -22,7 +22,6 @@ from .._core.validation import (
     check_choice,
     check_counts,
     check_draws,
-    check_positive,
     check_prob,
     check_ref,
     check_rng,
@@ -273,7 +272,7 @@ def aggregate(
         )
     prob = check_prob(ci_prob, "ci_prob")
     r = check_ref(ref)
-    a_fixed = _check_tau_scale(tau_scale, sc)
+    a_fixed = re_model.check_tau_scale(tau_scale, sc, MAX_TAU_SCALE)
     family = check_choice(tau_prior, "tau_prior", ("auto", *re_model.TAU_PRIORS))
     table_names = _names(names, k)
     root = check_rng(rng)
@@ -292,8 +291,8 @@ def aggregate(
         assert per.metric_draws is not None
         z = re_model.to_scale(per.metric_draws[name], sc, f"{name} draws")
         y, s2 = z.mean(axis=-1), z.var(axis=-1, ddof=1)
-        post = _tau_posterior(y, s2, sc, a_fixed, family)
-        tau_text = _tau_prior_text(post, tied=a_fixed is None and sc != "log")
+        post = re_model.tau_posterior_of(y, s2, sc, a_fixed, family)
+        tau_text = re_model.tau_prior_text(post, tied=a_fixed is None and sc != "log")
         het = _heterogeneity(post, sc, tau_text, prob)
     prior = describe_prior(alpha, beta)
     predictive = None
@@ -335,45 +334,6 @@ def aggregate(
         labels=labels,
         metric_draws=agg_draws,
     )
-
-
-def _check_tau_scale(tau_scale: Any, scale: str) -> float | None:
-    """A fixed scale of tau's prior, or None for ``"auto"``."""
-    if isinstance(tau_scale, str):
-        if tau_scale == "auto":
-            return None
-        raise ValueError(
-            f"tau_scale must be 'auto' or a number > 0 and at most {MAX_TAU_SCALE:g}; got "
-            f"{tau_scale!r}"
-        )
-    a = check_positive(tau_scale, "tau_scale")
-    if a > MAX_TAU_SCALE:
-        raise ValueError(
-            f"tau_scale must be at most {MAX_TAU_SCALE:g} (the scale of tau on the {scale} "
-            f"working scale; larger values make the heterogeneity overflow); got {tau_scale!r}"
-        )
-    return a
-
-
-def _tau_posterior(
-    y: np.ndarray, s2: np.ndarray, scale: str, a_fixed: float | None, family: str
-) -> re_model.TauPosterior:
-    """The grid posterior of tau under the given prior, ``"auto"`` parts by the rule."""
-    if not np.all(np.isfinite(s2) & (s2 > 0)):  # refused by tau_posterior, by name
-        return re_model.tau_posterior(y, s2, 1.0)
-    a_auto, family_auto = re_model.default_tau_prior(s2, scale)
-    a = a_auto if a_fixed is None else a_fixed
-    return re_model.tau_posterior(y, s2, a, prior=family_auto if family == "auto" else family)
-
-
-def _tau_prior_text(post: re_model.TauPosterior, tied: bool) -> str:
-    """``half-Cauchy(0.18 = the tables' typical sd)`` (a scale ``tied`` to the tables'
-    variances by the default rule), or ``half-normal(0.5)``."""
-    name = {"half_cauchy": "half-Cauchy", "half_normal": "half-normal"}[post.prior]
-    m = re_model.DEFAULT_TAU_MULTIPLE
-    times = "" if m == 1 else f"{m:g} x "
-    how = f" = {times}the tables' typical sd" if tied else ""
-    return f"{name}({post.prior_scale:.3g}{how})"
 
 
 def _heterogeneity(

@@ -24,7 +24,6 @@ from .._core.validation import (
     check_choice,
     check_counts,
     check_nonnegative,
-    check_positive,
     check_prob,
     check_rng,
     check_summary_draws,
@@ -37,14 +36,14 @@ from ._paired import label_array, paired_fit
 from ._ranking import Ranking, rank_statistics
 from ._tuples import PAIRED_PRIOR
 
-__all__ = ["compare_folds", "rank_folds", "FoldComparison", "FOLD_SCALES", "FOLD_TAU_SCALE"]
+__all__ = ["compare_folds", "rank_folds", "FoldComparison", "FOLD_SCALES"]
 
 #: Working scales of the difference in the random-effects model.
 FOLD_SCALES = ("identity", "fisher_z")
 #: What the decision is about: the mean over these folds, or over a population of folds.
 TARGETS = ("folds", "population")
-#: Default scale of the half-normal prior of ``tau``: the one default of :func:`aggregate`.
-FOLD_TAU_SCALE = 0.5
+#: Largest fixed scale of the prior of ``tau`` (a difference lies in [-1, 1]).
+_MAX_TAU_SCALE = 10.0
 #: Random streams below the root: fold ``k`` uses ``(_FOLD_KEY, k)``, the model ``_MODEL_KEY``.
 _FOLD_KEY, _MODEL_KEY = 0, 1
 #: Smallest working-scale variance of a fold: a fold where the classifiers never
@@ -135,19 +134,13 @@ def _check_fold_count(k: int) -> None:
 # ------------------------------------------------------------------- random effects
 
 
-def _check_scale(scale: Any, tau_scale: Any) -> tuple[str, float]:
+def _check_scale(scale: Any, tau_scale: Any) -> tuple[str, float | None]:
     sc = check_choice(scale, "scale", FOLD_SCALES)
-    a = check_positive(tau_scale, "tau_scale")
-    if a > 10.0:
-        raise ValueError(
-            f"tau_scale must be at most 10 (the scale of the between-fold sd of a difference "
-            f"on the {sc} scale); got {tau_scale!r}"
-        )
-    return sc, a
+    return sc, re_model.check_tau_scale(tau_scale, sc, _MAX_TAU_SCALE)
 
 
 def across_folds(
-    d: np.ndarray, scale: str, tau_scale: float, gen: np.random.Generator
+    d: np.ndarray, scale: str, tau_scale: float | None, gen: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray, re_model.TauPosterior]:
     """Population-mean and new-fold draws of the difference, and the ``tau`` posterior.
 
@@ -157,7 +150,7 @@ def across_folds(
     """
     z = re_model.to_scale(d, scale, "difference draws")
     y, s2 = z.mean(axis=-1), np.maximum(z.var(axis=-1, ddof=1), _MIN_VAR)
-    post = re_model.tau_posterior(y, s2, tau_scale)
+    post = re_model.tau_posterior_of(y, s2, scale, tau_scale, "auto")  # aggregate's prior
     n = d.shape[-1]
     mu, tau = re_model.draw_mu_tau(post, n, gen)
     population = re_model.population_mean(mu, tau, scale)
@@ -185,7 +178,7 @@ def compare_folds(
     labels: Sequence[Any] | None = None,
     ci_prob: float = 0.95,
     scale: str = "identity",
-    tau_scale: float = FOLD_TAU_SCALE,
+    tau_scale: float | str = "auto",
     target: str = "folds",
     names: Sequence[str] | None = None,
     rng: SeedLike = None,
@@ -229,10 +222,11 @@ def compare_folds(
         Probability of the intervals.
     scale : {"identity", "fisher_z"}, default "identity"
         Working scale of the random-effects model of the difference.
-    tau_scale : float, default 0.5
-        Scale of the half-normal prior of ``tau`` (the between-fold standard
+    tau_scale : float or "auto", default "auto"
+        Scale of the half-Cauchy prior of ``tau`` (the between-fold standard
         deviation of the difference on the working scale), as in
-        :func:`aggregate`; at most 10.
+        :func:`aggregate`: ``"auto"`` is 3 times the folds' typical posterior
+        standard deviation; a number is at most 10.
     target : {"folds", "population"}, default "folds"
         What ``p_a_better`` and the decision are about: the mean difference
         over these folds (calibrated whether or not the folds differ), or
@@ -348,7 +342,8 @@ def compare_folds(
         paired=paired,
         scale=sc,
         target=tg,
-        prior=f"{prior}; tau ~ half-normal({a_scale:g}) on the {sc} scale, flat mu",
+        prior=f"{prior}; tau ~ {re_model.tau_prior_text(post, a_scale is None, 'folds')} on "
+        f"the {sc} scale, flat mu",
         seed=run_seed(root),
         labels=classes,
         draws=judged,

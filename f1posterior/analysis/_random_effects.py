@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from .._core.describe import describe
+from .._core.validation import check_positive
 
 __all__ = [
     "SCALES",
@@ -29,6 +30,9 @@ __all__ = [
     "typical_variance",
     "cochran_q",
     "draw_mu_tau",
+    "check_tau_scale",
+    "tau_posterior_of",
+    "tau_prior_text",
 ]
 
 #: Families of the prior of ``tau``.
@@ -306,3 +310,41 @@ def draw_mu_tau(
         mu_hat, v = post.conditional(tau[i : i + step])
         mu[i : i + step] = mu_hat + np.sqrt(v) * z[i : i + step]
     return mu, tau
+
+
+def check_tau_scale(tau_scale: Any, scale: str, most: float) -> float | None:
+    """A fixed scale of tau's prior (at most ``most``), or None for ``"auto"``."""
+    if isinstance(tau_scale, str):
+        if tau_scale == "auto":
+            return None
+        raise ValueError(
+            f"tau_scale must be 'auto' or a number > 0 and at most {most:g}; got {tau_scale!r}"
+        )
+    a = check_positive(tau_scale, "tau_scale")
+    if a > most:
+        raise ValueError(
+            f"tau_scale must be at most {most:g} (the scale of tau on the {scale} "
+            f"working scale; larger values make the heterogeneity overflow); got {tau_scale!r}"
+        )
+    return a
+
+
+def tau_posterior_of(
+    y: np.ndarray, s2: np.ndarray, scale: str, a_fixed: float | None, family: str
+) -> TauPosterior:
+    """The grid posterior of tau under the given prior, ``"auto"`` parts by the rule."""
+    if not np.all(np.isfinite(s2) & (s2 > 0)):  # refused by tau_posterior, by name
+        return tau_posterior(y, s2, 1.0)
+    a_auto, family_auto = default_tau_prior(s2, scale)
+    a = a_auto if a_fixed is None else a_fixed
+    return tau_posterior(y, s2, a, prior=family_auto if family == "auto" else family)
+
+
+def tau_prior_text(post: TauPosterior, tied: bool, units: str = "tables") -> str:
+    """``half-Cauchy(0.18 = the tables' typical sd)`` (a scale ``tied`` to the
+    variances of the ``units`` by the default rule), or ``half-normal(0.5)``."""
+    name = {"half_cauchy": "half-Cauchy", "half_normal": "half-normal"}[post.prior]
+    m = DEFAULT_TAU_MULTIPLE
+    times = "" if m == 1 else f"{m:g} x "
+    how = f" = {times}the {units}' typical sd" if tied else ""
+    return f"{name}({post.prior_scale:.3g}{how})"

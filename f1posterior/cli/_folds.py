@@ -37,11 +37,11 @@ def add_fold_argument(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--tau-scale",
-        type=float,
+        type=lambda text: text if text == "auto" else float(text),
         default=None,
         metavar="A",
-        help="with --fold-col: scale of the half-normal prior of the between-fold sd of the "
-        "difference (default 0.5)",
+        help="with --fold-col: scale of the half-Cauchy prior of the between-fold sd of the "
+        "difference ('auto', the default: 3 times the folds' typical posterior sd)",
     )
 
 
