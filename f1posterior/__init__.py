@@ -27,16 +27,19 @@ if TYPE_CHECKING:  # the names, for type checkers and IDEs
         Aggregate,
         Comparison,
         DegenerateIntervalWarning,
+        FoldComparison,
         FrequentistInterval,
         PriorSensitivity,
         Ranking,
         aggregate,
         bootstrap_interval,
         compare,
+        compare_folds,
         compare_predictions,
         delta_interval,
         prior_sensitivity,
         rank_classifiers,
+        rank_folds,
         rank_predictions,
         thresholds,
     )
@@ -51,6 +54,7 @@ if TYPE_CHECKING:  # the names, for type checkers and IDEs
         SliceFloor,
         assert_gate,
         gate,
+        gate_folds,
         gate_multilabel,
         plan,
     )
@@ -97,11 +101,13 @@ else:  # each name's module is imported at its first use
             "Aggregate", "Comparison", "DegenerateIntervalWarning", "FrequentistInterval",
             "PriorSensitivity", "Ranking", "aggregate", "bootstrap_interval", "compare",
             "compare_predictions", "delta_interval", "prior_sensitivity", "rank_classifiers",
-            "rank_predictions", "thresholds"
+            "rank_predictions", "thresholds",
+            "FoldComparison", "compare_folds", "rank_folds",
         ),
         ".gating": (
             "Check", "Floor", "GateConfigError", "GateResult", "JointFloor", "NonInferiority",
-            "PlanResult", "assert_gate", "gate", "gate_multilabel", "plan", "SliceFloor"
+            "PlanResult", "assert_gate", "gate", "gate_multilabel", "plan", "SliceFloor",
+            "gate_folds",
         ),
         ".io": ("MatrixInput", "read_input"),
         ".metrics": (
@@ -179,4 +185,8 @@ __all__ = [
     "evaluate_slices",
     "SliceEvaluation",
     "SliceFloor",
+    "compare_folds",
+    "rank_folds",
+    "FoldComparison",
+    "gate_folds",
 ]

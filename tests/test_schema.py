@@ -63,6 +63,13 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     clustered.write_text("y_true,y_pred,user\n" + "".join(
         f"{t},{u},u{c}\n" for t, u, c in zip(truth, flip(0.2), user, strict=True)))  # fmt: skip
     out["clustered"] = str(clustered)
+    folds = d / "folds.csv"
+    fold = np.repeat(np.arange(4), 15)
+    folds.write_text("y_true,a,b,c,fold\n" + "".join(
+        f"{t},{u},{v},{w},{k}\n"
+        for t, u, v, w, k in zip(truth, flip(0.2), flip(0.15), flip(0.25), fold, strict=True)
+    ))  # fmt: skip
+    out["folds"] = str(folds)
     cfg = d / "gate.toml"
     cfg.write_text(f'draws = 2000\nfile = "{out["a"]}"\nbaseline = "{out["b"]}"\n\n'
                    '[[check]]\nmetric = "micro_f1"\nmin = 0.6\n\n'
@@ -125,6 +132,11 @@ CASES = [
     ("compare two", ["compare", "{a}", "{b}"]),
     ("compare paired", ["compare", "--predictions", "{preds}"]),
     ("compare ranking", ["compare", "{a}", "{b}", "{c}"]),
+    (
+        "compare folds",
+        ["compare", "--predictions", "{folds}", "--models", "a", "b", "--fold-col", "fold"],
+    ),  # fmt: skip
+    ("compare folds ranking", ["compare", "--predictions", "{folds}", "--fold-col", "fold"]),
     (
         "plan",
         [

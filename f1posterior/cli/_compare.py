@@ -33,6 +33,7 @@ from ..io import (
 from ..metrics import METRICS, PER_CLASS_METRICS
 from ._common import add_sampling_arguments, nonnegative_number, probability, save_figure
 from ._figures import add_output_arguments, save_report
+from ._folds import add_fold_argument, fold_result, report_folds
 from ._input_args import ID_COL_HELP, INPUT_FORMAT_HELP, check_stdin_inputs
 from ._prediction_tables import (
     CLUSTER_COL_HELP,
@@ -130,6 +131,7 @@ def register(sub: Any) -> None:
     add_cluster_argument(
         p, CLUSTER_COL_HELP + "; in --predictions or the first FILE, two models (paired)"
     )
+    add_fold_argument(p)
     add_output_arguments(p)
     add_sampling_arguments(p)
     p.set_defaults(run=run)
@@ -227,6 +229,17 @@ def run(args: argparse.Namespace) -> int:
     common = dict(metric=args.metric, draws=args.draws, ci_prob=args.ci_prob, rng=args.seed)
     result: Comparison | Ranking
     check_stdin_inputs(args, [args.predictions, *args.files])
+    if args.fold_col is not None:
+        if args.cluster_col is not None:
+            raise ValueError(
+                "--fold-col and --cluster-col: not together (leave out one of the two)"
+            )
+        across, names, source = fold_result(args, common, paired_prior(args.prior))
+        if isinstance(across, Ranking):
+            return _report(args, across, names, source)
+        return report_folds(args, across, names, source)
+    if args.tau_scale is not None or args.target is not None:
+        raise ValueError("--tau-scale and --target apply across folds; give --fold-col")
     if args.predictions is not None:
         if args.files:
             raise ValueError(

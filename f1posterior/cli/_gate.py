@@ -191,6 +191,13 @@ def register(sub: Any) -> None:
     )
     add_input_arguments(p)
     add_cluster_argument(p, CLUSTER_COL_HELP + " (FILE's column; with a paired BASEFILE too)")
+    p.add_argument(
+        "--fold-col",
+        default=None,
+        metavar="NAME",
+        help="FILE and BASEFILE are predictions CSVs of the same documents with a fold column "
+        "NAME: the baseline checks are on the mean difference over the folds",
+    )
     add_sampling_arguments(p)
     p._option_string_actions["--draws"].type = positive_int  # fewer than MIN_DRAWS are raised
     p._option_string_actions["--draws"].help = (
@@ -341,6 +348,14 @@ def _command_line_checks(args: argparse.Namespace, cfg: GateConfig | None) -> Ch
 
 def _gate_group(args: argparse.Namespace, group: CheckGroup, from_config: bool) -> GateResult:
     """The gate of FILE (and the group's baseline) with the group's checks."""
+    if args.fold_col is not None:
+        both = [f for f, v in (("--cluster-col", args.cluster_col), ("--slice-col", args.slice_col))
+                if v is not None]  # fmt: skip
+        if both:
+            raise ValueError(f"--fold-col and {both[0]}: not together (leave out one of the two)")
+        from ._folds import gate_across_folds  # here: a gate without folds never loads it
+
+        return gate_across_folds(args, group.checks, group.baseline)
     ns = argparse.Namespace(**vars(args))
     ns.baseline = group.baseline
     if group.baseline is None and from_config:

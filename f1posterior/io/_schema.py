@@ -160,6 +160,29 @@ def _documents() -> dict[str, dict[str, Any]]:
             ],
             {**common, "difference": _ref("summary"), "a": _ref("summary"), "b": _ref("summary")},
         ),  # fmt: skip
+        "folds": _object(
+            [
+                "metric",
+                "names",
+                "folds",
+                "difference",
+                "population",
+                "p_a_better",
+                "p_b_better",
+                "p_equivalent",
+                "decision",
+                "rope",
+                "prob",
+                "prior",
+                "seed",
+            ],
+            {
+                **common,
+                "folds": _ref("summary"),
+                "difference": _ref("summary"),
+                "population": _ref("summary"),
+            },
+        ),  # fmt: skip
         "ranking": _object(
             [
                 "names",
@@ -212,7 +235,7 @@ def _documents() -> dict[str, dict[str, Any]]:
 COMMAND_DOCUMENTS = {
     "summarize": ("evaluation", "rows", "slices"),
     "gate": ("gate",),
-    "compare": ("comparison", "ranking"),
+    "compare": ("comparison", "folds", "ranking"),
     "plan": ("plan",),
     "aggregate": ("aggregate",),
 }
