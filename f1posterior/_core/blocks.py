@@ -132,7 +132,10 @@ def fill_mixture_chunk(
     n, m1, m, d = buf.shape
     u = np.empty((n, m1, d))
     for gen, (i, a, b) in zip(gens, spans, strict=True):
-        u[i, :, a:b] = gen.random((m1, b - a))
+        if b - a == d:  # the table's whole chunk: straight into u (the same stream)
+            gen.random(out=u[i])
+        else:
+            u[i, :, a:b] = gen.random((m1, b - a))
     diag = np.diagonal(conc, axis1=-2, axis2=-1)
     off = conc[:, :m].sum(axis=-1) - diag
     shapes, extra = mixture_shapes(u, weights, diag, off, buf.dtype)

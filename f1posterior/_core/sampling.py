@@ -206,12 +206,38 @@ def prevalence_floor(dtype: DTypeLike) -> float:
     return math.ldexp(1.0, int(np.finfo(dtype).minexp) // 2)
 
 
-def cells_inplace(buf: np.ndarray, work: np.ndarray | None = None) -> np.ndarray:
+#: A cell whose concentration is at least this, in a row not drawn in log space, is a
+#: float64 product ``mu_u * theta_uv`` below ``tiny`` with probability below 1e-70
+#: (``theta_uv < s`` needs ``G_uv < s S_u``: at most ``(s S_u)**a / Gamma(a + 1)``, ``s``
+#: the prevalence floor): the cell floor's check reads only the other cells.
+FLOOR_FREE_FROM = 0.5
+#: The check reads the whole table when more than this fraction of its cells need it.
+_GATHER_CELLS_BELOW = 0.25
+
+
+def floor_checks(conc: np.ndarray, small_any: np.ndarray, dtype: np.dtype) -> np.ndarray | None:
+    """The cells of tables ``conc`` (B, M + 1, M) that :func:`cells_inplace` checks against
+    the cell floor: a mask (B, M, M), every cell of a table with a small concentration
+    (log space may scale its rows) and every cell below ``FLOOR_FREE_FROM`` otherwise;
+    None (check every cell) in any precision but float64."""
+    if np.dtype(dtype) != np.float64:
+        return None
+    m = conc.shape[-1]
+    mask = conc[:, :m] < FLOOR_FREE_FROM
+    mask[np.asarray(small_any, dtype=bool)] = True
+    return mask
+
+
+def cells_inplace(
+    buf: np.ndarray, work: np.ndarray | None = None, check: np.ndarray | None = None
+) -> np.ndarray:
     """Turn Gammas ``(n, M+1, M, d)`` into cells ``p``, a view ``(n, d, M, M)``.
 
     Overwrites the first ``M`` rows of ``buf``. ``work``, a flat array of
     ``buf.dtype`` with room for ``(2 M + 1) n d`` values, holds the row sums and
-    scales instead of fresh arrays.
+    scales instead of fresh arrays. ``check`` (n, M, M), from :func:`floor_checks`:
+    the cells that may fall below the cell floor (None: any cell may); the floor is
+    applied to every cell if one of them is below it.
     """
     n, m1, m, d = buf.shape
     if work is None or work.size < (m1 + m) * n * d:
@@ -226,12 +252,22 @@ def cells_inplace(buf: np.ndarray, work: np.ndarray | None = None) -> np.ndarray
     scale /= sums[:, :m]
     p = buf[:, :m]
     p *= scale[:, :, None, :]
-    tiny = np.finfo(p.dtype).tiny
-    if (
-        p.size and not p.min() >= tiny
-    ):  # reading is cheaper than rewriting every cell: floor only if needed
-        np.fmax(p, tiny, out=p)
+    if _below_tiny(p, check):  # reading is cheaper than rewriting every cell
+        np.fmax(p, np.finfo(p.dtype).tiny, out=p)
     return p.transpose(0, 3, 1, 2)
+
+
+def _below_tiny(p: np.ndarray, check: np.ndarray | None) -> bool:
+    """Whether a cell of ``p`` (n, M, M, d) that ``check`` (n, M, M; None: all) names is
+    below ``tiny`` (or NaN): one read of those cells."""
+    if not p.size:
+        return False
+    tiny = np.finfo(p.dtype).tiny
+    n, m, _, d = p.shape
+    if check is None or np.count_nonzero(check) > _GATHER_CELLS_BELOW * check.size:
+        return not p.min() >= tiny
+    i, c = np.nonzero(check.reshape(n, m * m))
+    return bool(i.size) and not p.reshape(n, m * m, d)[i, c].min() >= tiny
 
 
 def draw_chunks(draws: int, m: int, max_blocks: int) -> list[tuple[int, int]]:

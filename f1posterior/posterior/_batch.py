@@ -20,7 +20,13 @@ import numpy as np
 
 from .._core.describe import describe
 from .._core.hierarchical import GridWeights, RecallMixture
-from .._core.sampling import LOG_SPACE_BELOW, block_draws, cells_inplace, gamma_chunk
+from .._core.sampling import (
+    LOG_SPACE_BELOW,
+    block_draws,
+    cells_inplace,
+    floor_checks,
+    gamma_chunk,
+)
 from .._core.signals import die_with_parent, raise_if_stopped, signals_deferred, stop_processes
 from .._core.streams import block_keys, block_streams
 from .._core.validation import SamplingArgs
@@ -238,11 +244,18 @@ class Scratch(threading.local):
     def summarize(
         self, name: str, x: np.ndarray, score: Any, a: SamplingArgs, size: int = 0
     ) -> MetricSummary:
-        """:func:`summarize_rows` of a group's draws ``x`` (a ValueError unless finite)."""
-        if not np.isfinite(x).all():
-            raise ValueError(f"metric {name!r} returned non-finite values on posterior draws")
+        """:func:`summarize_rows` of a group's draws ``x`` (a ValueError unless finite).
+
+        Finiteness is read from the means first: a row's sum is finite only if every
+        draw of it is (a NaN or an infinity stays in the sum), so the draws are
+        scanned only when a mean is not finite (an infinity, or a sum past the
+        float range)."""
         work = self.get("summary", max(x.size, size), np.float64)
-        return summarize_rows(x, score=score, ci_prob=a.ci_prob, ref=a.ref, work=work)
+        with np.errstate(all="ignore"):  # non-finite draws are refused below
+            s = summarize_rows(x, score=score, ci_prob=a.ci_prob, ref=a.ref, work=work)
+        if not np.isfinite(s.mean).all() and not np.isfinite(x).all():
+            raise ValueError(f"metric {name!r} returned non-finite values on posterior draws")
+        return s
 
 
 class Measure(Protocol):
@@ -320,6 +333,7 @@ class Engine:
         self.plan = plan(n, m, a.draws, measure.widths, a.dtype.itemsize, settings.workers,
                          settings.max_memory, mixture is not None, measure.span)  # fmt: skip
         self.small_any = np.asarray((conc < LOG_SPACE_BELOW).any(axis=(-2, -1)))
+        self.checks = floor_checks(conc, self.small_any, a.dtype)
         self.bd = block_draws(m)
         self.n_blocks = math.ceil(a.draws / self.bd)
         self.gamma_size = min(self.plan.chunk_draws, max(a.draws, 2) * n) * (m + 1) * m
@@ -402,9 +416,9 @@ class Engine:
             self.conc, self.small_any, g0 + i0, g0 + i1, d0, d1, a.root, offset, a.dtype, work,
             mine, None if w is None else w.take(i0, i1),
         )  # fmt: skip
-        cells = cells_inplace(
-            buf, self.scratch.get("cells", (2 * m + 1) * size // ((m + 1) * m), a.dtype)
-        )
+        work = self.scratch.get("cells", (2 * m + 1) * size // ((m + 1) * m), a.dtype)
+        check = None if self.checks is None else self.checks[g0 + i0 : g0 + i1]
+        cells = cells_inplace(buf, work, check)
         p = self.prevalence
         if p is not None:
             b0, b1 = g0 + i0, g0 + i1
