@@ -36,6 +36,9 @@ class TableMetrics:
     """
 
     span = 1
+    #: Its held arrays are a dict of arrays with the draws on axis 1: ranges of a group's
+    #: draws may be drawn on forked workers and sent back (``Engine.range_of``).
+    draw_ranges = True
 
     def __init__(
         self,

@@ -27,7 +27,7 @@ from .._core.sampling import (
     floor_checks,
     gamma_chunk,
 )
-from .._core.signals import die_with_parent, raise_if_stopped, signals_deferred, stop_processes
+from .._core.signals import raise_if_stopped, signals_deferred, stop_processes
 from .._core.streams import block_keys, block_streams
 from .._core.validation import SamplingArgs
 from ._prevalence import PrevalenceDraws
@@ -266,7 +266,9 @@ class Measure(Protocol):
     metrics); ``widths`` the float64 values a group holds per table and draw (for
     the plan); ``span`` the tables of one unit.
     ``add`` may run on several threads at once for disjoint ranges of draws; for one
-    range of draws it sees the tables in order.
+    range of draws it sees the tables in order. A measure whose ``draw_ranges`` is
+    true (its held arrays a dict of arrays, the draws on axis 1) may have the ranges
+    measured on forked workers, each into its own held arrays.
     """
 
     names: list[str]
@@ -353,17 +355,18 @@ class Engine:
 
     def use_processes(self, groups: Sequence[Group]) -> bool:
         """Past the GIL: forked workers run whole groups and hand back their summaries
-        (kept draws would be too large to send); streams are keyed by table index, so
-        the numbers are the same bit for bit."""
+        (kept draws would be too large to send), or, when the tables are fewer than the
+        workers (``parallel_draws``) and the measure allows it (``draw_ranges``), ranges
+        of a group's draws and hand back their metric draws (a few values per draw), so
+        that draws may be kept. Streams are keyed by table index and block, so the
+        numbers are the same bit for bit."""
         s, (n, m1, m) = self.settings, self.conc.shape
-        return (
-            s.workers > 1
-            and not s.keep_draws
-            and not self.plan.parallel_draws
-            and len(groups) > 1
-            and n * s.sampling.draws * m1 * m >= PROCESS_MIN_VARIATES
-            and can_fork()
-        )
+        if s.workers <= 1 or n * s.sampling.draws * m1 * m < PROCESS_MIN_VARIATES:
+            return False
+        if self.plan.parallel_draws:
+            ranges = bool(getattr(self.measure, "draw_ranges", False))
+            return ranges and can_fork()
+        return not s.keep_draws and len(groups) > 1 and can_fork()
 
     def collect(self, g: Group, result: GroupResult) -> None:
         """Collect one group's results (groups in order) and report progress."""
@@ -482,7 +485,9 @@ class Engine:
         included, they are killed at once rather than left to finish their groups.
         """
         import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor, wait
+        from concurrent.futures import ProcessPoolExecutor
+
+        from ._forked import ForkedWorker, await_result
 
         ctx = multiprocessing.get_context("fork")
         before = set(multiprocessing.active_children())
@@ -491,34 +496,47 @@ class Engine:
             initargs=(os.getpid(), self),
         )  # fmt: skip
         try:
-            # submitted futures, never cancelled: a cancelled one makes the pool's manager
-            # thread fail (InvalidStateError) when the killed workers break the pool
-            with signals_deferred():  # the forks (and their at-fork callbacks) run here
-                futures = deque(procs.submit(ForkedWorker.run, g) for g in groups)
-            for g in groups:
-                fut = futures.popleft()
-                while not wait([fut], timeout=0.1).done:
-                    raise_if_stopped()  # a stop whose KeyboardInterrupt Python dropped
-                self.collect(g, fut.result())
+            if self.plan.parallel_draws:
+                for g in groups:
+                    self.collect(g, self.ranges_on(procs, g))
+            else:
+                # submitted futures, never cancelled: a cancelled one makes the pool's
+                # manager thread fail (InvalidStateError) when the killed workers break it
+                with signals_deferred():  # the forks (and their at-fork callbacks) run here
+                    futures = deque(procs.submit(ForkedWorker.run, g) for g in groups)
+                for g in groups:
+                    self.collect(g, await_result(futures.popleft()))
         except BaseException:
             stop_processes([p for p in multiprocessing.active_children() if p not in before])
             procs.shutdown(wait=False)
             raise
         procs.shutdown(wait=True)
 
+    def ranges_on(self, procs: Executor, g: Group) -> GroupResult:
+        """One group whose ranges of draws run on the forked workers ``procs``: each hands
+        back the metric draws of its range (:meth:`range_of`); summarised here."""
+        from ._forked import ForkedWorker, await_result
 
-class ForkedWorker:
-    """A forked worker process's engine: set by the worker's initializer (in the worker
-    only), from the engine its parent passed explicitly."""
+        g0, g1 = g
+        s = self.settings
+        held = self.measure.open(g0, g1, s.keep_draws, self.scratch)
+        tasks = _tasks(g1 - g0, s.sampling.draws, self.bd, self.plan.chunk_draws, s.workers)
+        with signals_deferred():  # the first submission forks the workers
+            futures = [procs.submit(ForkedWorker.run_range, g, t) for t in tasks]
+        for t, fut in zip(tasks, futures, strict=True):
+            d0, d1 = t[0][2], t[0][3]
+            for key, part in await_result(fut).items():
+                held[key][:, d0:d1] = part
+        summaries, kept = self.measure.close(held, g0, g1, self.scratch)
+        return summaries, kept if s.keep_draws else [None] * len(kept)
 
-    engine: Engine | None = None
-
-    @staticmethod
-    def start(parent: int, engine: Engine) -> None:
-        die_with_parent(parent)
-        ForkedWorker.engine = engine
-
-    @staticmethod
-    def run(g: Group) -> GroupResult:
-        assert ForkedWorker.engine is not None
-        return ForkedWorker.engine.group(g)
+    def range_of(self, g: Group, chunks: list[Chunk]) -> dict[str, np.ndarray]:
+        """Draw and measure one range of draws of group ``g`` (the ``chunks`` of one task
+        of :func:`_tasks`): the metric draws of that range, per key of the measure's
+        held arrays (a dict of arrays, the draws on axis 1: ``draw_ranges``)."""
+        g0, g1 = g
+        held = self.measure.open(g0, g1, False, self.scratch)
+        w = None if self.mixture is None else self.mixture.weights(g0, g1)
+        self.task((held, g0, chunks, self.streams(g0, g1), w))
+        d0, d1 = chunks[0][2], chunks[0][3]
+        return {key: x[:, d0:d1].copy() for key, x in held.items()}
