@@ -188,14 +188,42 @@ def test_process_pool_reports_a_metric_error(monkeypatch):
         evaluate(_stack(8, 3), draws=500, rng=0, workers=2, metrics=[broken])
 
 
-def test_no_process_pool_for_kept_draws_or_small_batches(monkeypatch):
+def test_no_process_pool_for_small_batches(monkeypatch):
     opened = []
     monkeypatch.setattr(futures, "ProcessPoolExecutor", lambda *a, **k: opened.append(1))
     monkeypatch.setattr(batch, "can_fork", lambda: True)
-    evaluate(_stack(8, 3), draws=500, rng=0, workers=2)  # below _PROCESS_MIN_VARIATES
-    monkeypatch.setattr(batch, "PROCESS_MIN_VARIATES", 0)
+    evaluate(_stack(8, 3), draws=500, rng=0, workers=2)  # below PROCESS_MIN_VARIATES
     evaluate(_stack(8, 3), draws=500, rng=0, workers=2, keep_draws=True)
     assert opened == []
+
+
+@pytest.mark.parametrize("chance", [False, True])
+def test_kept_draws_of_a_batch_on_processes(monkeypatch, chance):
+    """Forked workers write the kept draws of their groups to shared memory: the same
+    draws and summaries as one worker, per-class metrics (a class axis) included."""
+    opened = []
+
+    class Recording(futures.ProcessPoolExecutor):
+        def __init__(self, *args, **kwargs):
+            opened.append(kwargs.get("max_workers"))
+            super().__init__(*args, **kwargs)
+
+    c = _stack(24, 3).reshape(4, 6, 3, 3)
+    kw = dict(draws=800, rng=5, ref=0.6, keep_draws=True, chance=chance,
+              metrics=("micro_f1", "f1", "macro_f1"))  # fmt: skip
+    base = evaluate(c, workers=1, **kw)
+    monkeypatch.setattr(futures, "ProcessPoolExecutor", Recording)
+    monkeypatch.setattr(batch, "PROCESS_MIN_VARIATES", 0)
+    monkeypatch.setattr(batch, "can_fork", lambda: True)  # pytest may run helper threads
+    other = evaluate(c, workers=2, **kw)
+    assert opened == [2]
+    for name in base:
+        assert other.metric_draws[name].shape == base.metric_draws[name].shape
+        np.testing.assert_array_equal(other.metric_draws[name], base.metric_draws[name])
+        for field in ("mean", "median", "std", "hdi", "eti", "p_below", "chance"):
+            np.testing.assert_array_equal(
+                getattr(other[name], field), getattr(base[name], field), err_msg=field
+            )
 
 
 @pytest.mark.parametrize("chance", [False, True])

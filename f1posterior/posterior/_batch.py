@@ -341,6 +341,8 @@ class Engine:
         self.gamma_size = min(self.plan.chunk_draws, max(a.draws, 2) * n) * (m + 1) * m
         self.scratch = Scratch()
         self.done = 0
+        #: Kept draws of every table in memory shared with forked workers (None: sent back).
+        self.shared: dict[str, np.ndarray] | None = None
 
     def run(self) -> tuple[dict[str, MetricSummary], dict[str, np.ndarray] | None]:
         """Summaries (joined) and, with ``keep_draws``, the draws of every name."""
@@ -363,10 +365,10 @@ class Engine:
         s, (n, m1, m) = self.settings, self.conc.shape
         if s.workers <= 1 or n * s.sampling.draws * m1 * m < PROCESS_MIN_VARIATES:
             return False
+        ranges = bool(getattr(self.measure, "draw_ranges", False))
         if self.plan.parallel_draws:
-            ranges = bool(getattr(self.measure, "draw_ranges", False))
             return ranges and can_fork()
-        return not s.keep_draws and len(groups) > 1 and can_fork()
+        return (ranges or not s.keep_draws) and len(groups) > 1 and can_fork()
 
     def collect(self, g: Group, result: GroupResult) -> None:
         """Collect one group's results (groups in order) and report progress."""
@@ -389,6 +391,9 @@ class Engine:
         }
         if not self.settings.keep_draws:
             return summaries, None
+        if self.shared is not None:  # written by the forked workers
+            kept = self.shared
+            return summaries, {n: x.reshape(shapes[n] + x.shape[1:]) for n, x in kept.items()}
         return summaries, {
             n: np.concatenate(k).reshape(shapes[n] + k[0].shape[1:]) for n, k in self.kept.items()
         }
@@ -487,8 +492,10 @@ class Engine:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
-        from ._forked import ForkedWorker, await_result
+        from ._forked import ForkedWorker, await_result, shared_kept
 
+        if self.settings.keep_draws and not self.plan.parallel_draws:
+            self.shared = shared_kept(self.measure, len(self.conc))
         ctx = multiprocessing.get_context("fork")
         before = set(multiprocessing.active_children())
         procs = ProcessPoolExecutor(
