@@ -255,3 +255,17 @@ def test_one_matrix_split_over_its_draws_on_processes(monkeypatch, chance):
             np.testing.assert_array_equal(
                 getattr(other[name], field), getattr(base[name], field), err_msg=field
             )
+
+
+def test_one_matrix_split_on_processes_reports_a_metric_error(monkeypatch):
+    """A metric that fails in a forked worker's range of draws fails the call, in the caller."""
+    monkeypatch.setattr(batch, "PROCESS_MIN_VARIATES", 0)
+    monkeypatch.setattr(batch, "can_fork", lambda: True)
+
+    def counts_only(table):  # the observed counts pass; posterior draws fail, in a worker
+        if not np.array_equal(table, np.round(table)):
+            raise RuntimeError("counts_only takes counts")
+        return table[..., 0, 0]
+
+    with pytest.raises(RuntimeError, match="counts_only takes counts"):
+        evaluate(_stack(1, 20)[0], draws=2000, rng=0, workers=2, metrics=[counts_only])
