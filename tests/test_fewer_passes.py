@@ -1,6 +1,6 @@
 """Fewer passes over the draws change no number.
 
-The cell floor's check reads only the cells that can fall below ``tiny``; the
+The floors' checks read only the prevalences and cells that can fall below them; the
 summaries' finiteness check reads the means first; a mixture chunk's uniforms go
 straight into place. Each is compared, bit for bit, with the full reads it replaces,
 and the floor is shown still to act where a checked cell underflows.
@@ -35,15 +35,22 @@ def test_floor_checks_names_small_cells_and_whole_log_space_tables():
     conc = np.full((3, 4, 3), 2.0)
     conc[0, 1, 2] = 0.3  # below FLOOR_FREE_FROM: checked
     conc[1, 0, 0] = 0.05  # a small concentration: the whole table is checked
-    conc[2, 3, 0] = 0.3  # the prevalence row: not a cell of the table
+    conc[2, 3, 0] = 0.3  # a prevalence: checked against the prevalence floor
     small_any = (conc < 0.1).any(axis=(-2, -1))
     mask = floor_checks(conc, small_any, np.dtype(np.float64))
-    assert mask is not None and mask.shape == (3, 3, 3)
+    assert mask is not None and mask.shape == (3, 4, 3)
     assert mask[0].sum() == 1 and mask[0, 1, 2]
     assert mask[1].all()
-    assert not mask[2].any()
-    assert floor_checks(conc, small_any, np.dtype(np.float32)) is None  # float32: every cell
+    assert mask[2].sum() == 1 and mask[2, 3, 0]
+    assert floor_checks(conc, small_any, np.dtype(np.float32)) is None  # float32: every one
     assert FLOOR_FREE_FROM == 0.5
+
+
+def _check(n: int, m: int, *where: tuple[int, int, int]) -> np.ndarray:
+    check = np.zeros((n, m + 1, m), dtype=bool)
+    for w in where:
+        check[w] = True
+    return check
 
 
 @pytest.mark.parametrize("where", [(0, 1, 2), (1, 0, 0)])
@@ -51,28 +58,35 @@ def test_a_checked_cell_below_tiny_floors_the_table(where):
     buf = gammas(2, 3, 50)
     i, r, c = where
     buf[i, r, c, 7] = 1e-310  # below tiny after normalising
-    check = np.zeros((2, 3, 3), dtype=bool)
-    check[where] = True
     full = cells_inplace(buf.copy())
-    gathered = cells_inplace(buf.copy(), check=check)
+    gathered = cells_inplace(buf.copy(), check=_check(2, 3, where))
     assert gathered.min() >= TINY
     np.testing.assert_array_equal(gathered, full)
+
+
+def test_a_checked_prevalence_below_its_floor_is_raised():
+    buf = gammas(2, 3, 50)
+    buf[1, 3, 2, 9] = 1e-200  # the prevalence of class 2, draw 9: below 2**-511
+    full = cells_inplace(buf.copy())
+    checked = cells_inplace(buf.copy(), check=_check(2, 3, (1, 3, 2)))
+    np.testing.assert_array_equal(checked, full)
+    assert checked[1, 9, 2].sum() == pytest.approx(2.0**-511, rel=1e-12)  # raised to s
+    unchecked = cells_inplace(buf.copy(), check=_check(2, 3, (0, 0, 0)))  # negative control
+    assert unchecked[1, 9, 2].sum() < 2.0**-511
 
 
 def test_an_unchecked_cell_is_not_read():
     """Negative control: the check reads exactly the cells it is given."""
     buf = gammas(2, 3, 50)
     buf[0, 1, 2, 7] = 1e-310
-    check = np.zeros((2, 3, 3), dtype=bool)
-    check[1, 0, 0] = True
-    assert cells_inplace(buf.copy(), check=check).min() < TINY
+    assert cells_inplace(buf.copy(), check=_check(2, 3, (1, 0, 0))).min() < TINY
     assert cells_inplace(buf.copy()).min() >= TINY  # the full read floors it
 
 
 def test_mostly_checked_tables_read_every_cell():
     buf = gammas(2, 3, 50)
     buf[0, 1, 2, 7] = 1e-310
-    check = np.ones((2, 3, 3), dtype=bool)
+    check = np.ones((2, 4, 3), dtype=bool)
     check[0, 1, 2] = False  # most cells checked: the whole table is read
     assert cells_inplace(buf.copy(), check=check).min() >= TINY
 

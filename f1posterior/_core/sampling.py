@@ -209,21 +209,22 @@ def prevalence_floor(dtype: DTypeLike) -> float:
 #: A cell whose concentration is at least this, in a row not drawn in log space, is a
 #: float64 product ``mu_u * theta_uv`` below ``tiny`` with probability below 1e-70
 #: (``theta_uv < s`` needs ``G_uv < s S_u``: at most ``(s S_u)**a / Gamma(a + 1)``, ``s``
-#: the prevalence floor): the cell floor's check reads only the other cells.
+#: the prevalence floor), and so is a prevalence ``mu_u`` below ``s``: the floors'
+#: checks read only the others.
 FLOOR_FREE_FROM = 0.5
 #: The check reads the whole table when more than this fraction of its cells need it.
 _GATHER_CELLS_BELOW = 0.25
 
 
 def floor_checks(conc: np.ndarray, small_any: np.ndarray, dtype: np.dtype) -> np.ndarray | None:
-    """The cells of tables ``conc`` (B, M + 1, M) that :func:`cells_inplace` checks against
-    the cell floor: a mask (B, M, M), every cell of a table with a small concentration
-    (log space may scale its rows) and every cell below ``FLOOR_FREE_FROM`` otherwise;
-    None (check every cell) in any precision but float64."""
+    """The Gammas of tables ``conc`` (B, M + 1, M) that :func:`cells_inplace` checks against
+    the floors: a mask (B, M + 1, M), every Gamma of a table with a small concentration
+    (log space may scale its rows) and every one below ``FLOOR_FREE_FROM`` otherwise
+    (row M: the prevalences, checked against the prevalence floor); None (check every
+    one) in any precision but float64."""
     if np.dtype(dtype) != np.float64:
         return None
-    m = conc.shape[-1]
-    mask = conc[:, :m] < FLOOR_FREE_FROM
+    mask = conc < FLOOR_FREE_FROM
     mask[np.asarray(small_any, dtype=bool)] = True
     return mask
 
@@ -235,9 +236,9 @@ def cells_inplace(
 
     Overwrites the first ``M`` rows of ``buf``. ``work``, a flat array of
     ``buf.dtype`` with room for ``(2 M + 1) n d`` values, holds the row sums and
-    scales instead of fresh arrays. ``check`` (n, M, M), from :func:`floor_checks`:
-    the cells that may fall below the cell floor (None: any cell may); the floor is
-    applied to every cell if one of them is below it.
+    scales instead of fresh arrays. ``check`` (n, M + 1, M), from :func:`floor_checks`:
+    the Gammas whose prevalence or cell may fall below its floor (None: any may); a
+    floor is applied to every value if one of them is below it.
     """
     n, m1, m, d = buf.shape
     if work is None or work.size < (m1 + m) * n * d:
@@ -247,12 +248,13 @@ def cells_inplace(
         buf[:, m], sums[:, m : m + 1], out=work[m1 * n * d : (m1 + m) * n * d].reshape(n, m, d)
     )
     floor = prevalence_floor(buf.dtype)
-    if scale.size and not scale.min() >= floor:  # one cheap read; rare: raise only then
+    prevalences = check is None or bool(check[:, m].any())
+    if scale.size and prevalences and not scale.min() >= floor:  # rare: raise only then
         np.fmax(scale, floor, out=scale)  # fmax: a NaN (0/0) becomes the floor too
     scale /= sums[:, :m]
     p = buf[:, :m]
     p *= scale[:, :, None, :]
-    if _below_tiny(p, check):  # reading is cheaper than rewriting every cell
+    if _below_tiny(p, None if check is None else check[:, :m]):  # a read: cheaper than a write
         np.fmax(p, np.finfo(p.dtype).tiny, out=p)
     return p.transpose(0, 3, 1, 2)
 
