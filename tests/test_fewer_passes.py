@@ -134,3 +134,15 @@ def test_finite_draws_whose_sum_overflows_are_summarised():
 
     s = evaluate(stack(2, 3), draws=600, rng=0, workers=1, metrics=[huge])["huge"]
     assert np.all(np.isinf(s.mean)) and np.all(s.median == 1e307)
+
+
+@pytest.mark.parametrize("name,c,prior", CASES, ids=[c[0] for c in CASES])
+def test_sample_posterior_bit_identical_to_full_floor_reads(monkeypatch, name, c, prior):
+    from f1posterior import sample_posterior
+    from f1posterior._core import sampling
+
+    fast = sample_posterior(c, draws=600, rng=2, alpha=prior, beta=prior)
+    monkeypatch.setattr(sampling, "floor_checks", lambda *a: None)  # every value read
+    np.testing.assert_array_equal(
+        fast, sample_posterior(c, draws=600, rng=2, alpha=prior, beta=prior)
+    )

@@ -422,6 +422,7 @@ def sample_posterior(
     mixture = None if prior.mixture is None else prior.mixture.flat()
     n_mat = flat.shape[0]
     small_any = np.asarray((flat < LOG_SPACE_BELOW).any(axis=(-2, -1)))
+    checks = floor_checks(flat, small_any, dt)
     buf = np.empty((n_mat, m + 1, m, n_draws), dtype=dt)
     # Matrices are drawn and normalised a cache-sized group at a time, into the one
     # output buffer: the normalising temporaries stay small and hot (one pass over a
@@ -434,5 +435,5 @@ def sample_posterior(
         part = buf[i0:i1]
         w = None if mixture is None else mixture.weights(i0, i1)
         gamma_chunk(flat, small_any, i0, i1, 0, n_draws, root, 0, dt, part.reshape(-1), weights=w)
-        cells_inplace(part, work)
+        cells_inplace(part, work, None if checks is None else checks[i0:i1])
     return buf[:, :m].transpose(0, 3, 1, 2).reshape((*batch, n_draws, m, m))
