@@ -34,12 +34,13 @@ def gammas(n: int, m: int, d: int, seed: int = 0) -> np.ndarray:
 def test_floor_checks_names_small_cells_and_whole_log_space_tables():
     conc = np.full((3, 4, 3), 2.0)
     conc[0, 1, 2] = 0.3  # below FLOOR_FREE_FROM: checked
-    conc[1, 0, 0] = 0.05  # a small concentration: the whole table is checked
+    conc[0, 2, 0] = 0.05  # small, in a row that is not: drawn directly, checked
+    conc[1, 0, :] = 0.05  # a row drawn in log space: the whole table is checked
     conc[2, 3, 0] = 0.3  # a prevalence: checked against the prevalence floor
     small_any = (conc < 0.1).any(axis=(-2, -1))
     mask = floor_checks(conc, small_any, np.dtype(np.float64))
     assert mask is not None and mask.shape == (3, 4, 3)
-    assert mask[0].sum() == 1 and mask[0, 1, 2]
+    assert mask[0].sum() == 2 and mask[0, 1, 2] and mask[0, 2, 0]
     assert mask[1].all()
     assert mask[2].sum() == 1 and mask[2, 3, 0]
     assert floor_checks(conc, small_any, np.dtype(np.float32)) is None  # float32: every one
@@ -97,6 +98,12 @@ CASES = [
     ("sparse 10x10, paper", sparse(10), "paper"),
     ("dense 2x2, adaptive", stack(5, 2), "adaptive"),
     ("tiny prior", stack(3, 3), 1e-3),
+    ("tiny prior, an empty class (log space)", np.array([[[5, 0, 0], [0, 0, 0], [1, 0, 3]]]), 1e-3),
+    (
+        "hierarchical, an empty class, M = 12",
+        sparse(12, 1) * (np.arange(12) != 3)[:, None],
+        "hierarchical",
+    ),
 ]
 
 

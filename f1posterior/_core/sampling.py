@@ -218,14 +218,17 @@ _GATHER_CELLS_BELOW = 0.25
 
 def floor_checks(conc: np.ndarray, small_any: np.ndarray, dtype: np.dtype) -> np.ndarray | None:
     """The Gammas of tables ``conc`` (B, M + 1, M) that :func:`cells_inplace` checks against
-    the floors: a mask (B, M + 1, M), every Gamma of a table with a small concentration
-    (log space may scale its rows) and every one below ``FLOOR_FREE_FROM`` otherwise
+    the floors: a mask (B, M + 1, M), every Gamma of a table with a row drawn in log
+    space (rescaled per draw) and every one below ``FLOOR_FREE_FROM`` otherwise
     (row M: the prevalences, checked against the prevalence floor); None (check every
     one) in any precision but float64."""
     if np.dtype(dtype) != np.float64:
         return None
     mask = conc < FLOOR_FREE_FROM
-    mask[np.asarray(small_any, dtype=bool)] = True
+    if np.any(small_any):  # the tables with a row drawn in log space: every row whose
+        # concentrations are all below LOG_SPACE_BELOW (fill_block, log_space_tables)
+        logs = (conc.max(axis=-1) < LOG_SPACE_BELOW).any(axis=-1)
+        mask[logs & np.asarray(small_any, dtype=bool)] = True
     return mask
 
 
