@@ -17,7 +17,7 @@ from .._core.priors import DEFAULT_PRIOR, PriorArg, describe_prior
 from .._core.streams import DEFAULT_DRAWS, DEFAULT_SEED, child_seed, run_seed
 from .._core.validation import SeedLike, check_draws, check_rng
 from ._checks import GateCheck, check_checks
-from ._draws import Settings, evidence, judge, noisy
+from ._draws import Settings, evidence, judge_check, noisy
 from ._verdicts import Check, GateResult
 
 __all__ = ["DEFAULT_MAX_DRAWS", "MIN_DRAWS", "gate", "gate_multilabel", "assert_gate"]
@@ -264,7 +264,7 @@ def _run(
     active = [
         np.zeros(len(e.items), bool)
         if e.draws == 0
-        else noisy(e.hits, e.draws, s.prob)
+        else noisy(e.hits, e.draws, s.prob, e.fail_at)
         & np.array([not r for r in (e.skip or [""] * len(e.items))])
         for e in evs
     ]
@@ -279,11 +279,11 @@ def _run(
             a = active[k]
             hits[k][a] += e.hits[a]
             totals[k][a] = total
-            active[k] = a & noisy(hits[k], totals[k], s.prob)
+            active[k] = a & noisy(hits[k], totals[k], s.prob, evs[k].fail_at)
     out: list[Check] = [
-        judge(c, e, i, hits[k][i], int(totals[k][i]), s)
+        x
         for k, (c, e) in enumerate(zip(checks, evs, strict=True))
-        for i in range(len(e.items))
+        for x in judge_check(c, e, hits[k], totals[k], s)
     ]
     prior = describe_prior(s.alpha, s.beta) + (" per label (M = 2 model)" if s.multilabel else "")
     return GateResult(

@@ -33,6 +33,7 @@ def slice_rows(
     counts: np.ndarray,
     names: Sequence[Any] | None,
     ci_prob: float,
+    prob: float,
 ) -> dict[str, Any]:
     """Per slice ``P(metric >= T)``, then ``P(every judged slice >= T)``, from the same draws.
 
@@ -41,6 +42,11 @@ def slice_rows(
     per slice. A slice with fewer documents than ``c.min_support`` is skipped
     (its row says why) and left out of the joint row, which is skipped when
     every slice is. Returns the fields of the check's evidence but the draws.
+
+    The FAIL bars (``fail_at``): the ``J`` judged slices share ``1 - prob``, so
+    a slice FAILs when ``P(metric < T) >= 1 - (1 - prob) / J`` (Bonferroni);
+    the joint row FAILs only when a slice does (NaN), never on its own
+    probability, which is biased low (the minimum of ``J`` noisy posteriors).
     """
     k = md.shape[0]
     names = [str(n) for n in names] if names is not None else [str(i) for i in range(k)]
@@ -69,4 +75,5 @@ def slice_rows(
         flags=np.append(flags, flags[use].any()),
         support=np.append(support, support[use].sum()),
         skip=skip,
+        fail_at=np.append(np.full(k, 1.0 - (1.0 - prob) / max(judged, 1)), np.nan),
     )
