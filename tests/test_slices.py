@@ -212,6 +212,76 @@ def test_gate_joint_verdict_follows_the_judge() -> None:
     assert res.verdict == "inconclusive"
 
 
+#: Binary tables of 100 documents, accuracy 0.75, 0.73 and 0.68: exact P(accuracy < 0.8)
+#: under alpha=1, beta="aligned" of about 0.924, 0.971 and 0.9987 (asserted below).
+UNSURE, LOWISH, LOW = [[37, 13], [12, 38]], [[36, 14], [13, 37]], [[34, 16], [16, 34]]
+GOOD = [[47, 3], [3, 47]]
+
+
+def _below(table: list[list[int]]) -> float:
+    """Exact P(accuracy < 0.8) of one slice (the independent truth)."""
+    return 1.0 - float(exact_posterior(table, "accuracy", alpha=1.0).sf(0.8))
+
+
+def _slice_gate(tables: list[list[list[int]]], **kw):
+    kw = dict(alpha=1.0, beta="aligned", prob=0.95, rng=3) | kw
+    return gate(np.array(tables), [SliceFloor("accuracy", 0.8)], **kw)
+
+
+def test_joint_row_does_not_fail_on_the_minimum_of_unsure_slices() -> None:
+    """Ten slices, none shown below the floor, the smallest surely is: INCONCLUSIVE, not FAIL."""
+    q = _below(UNSURE)
+    assert 0.9 < q < 0.95  # no slice FAILs on its own, even without a multiplicity bar
+    res = _slice_gate([UNSURE] * 10)
+    assert [c.verdict for c in res.checks] == ["inconclusive"] * 11
+    joint = res.checks[-1]
+    # negative control: P(some slice < T) >= prob, the old joint FAIL condition, holds
+    assert 1.0 - joint.prob >= 0.95 and 1.0 - (1.0 - q) ** 10 >= 0.95
+    assert joint.reason == "FAIL needs a failing slice row; none failed"
+    assert "short of its FAIL bar" in joint.text
+    assert res.verdict == "inconclusive"
+
+
+def test_a_slice_fails_at_the_bar_shared_by_the_slices() -> None:
+    """The same slice FAILs alone (bar prob) and is INCONCLUSIVE among four (1 - 0.05/4)."""
+    q = _below(LOWISH)
+    assert 0.95 < q < 1.0 - 0.05 / 4
+    alone = _slice_gate([LOWISH])
+    assert [c.verdict for c in alone.checks] == ["fail", "fail"]
+    assert alone.checks[0].reason == "" and alone.checks[1].reason == "failed: slice 0"
+    res = _slice_gate([GOOD, GOOD, GOOD, LOWISH], names=list("abcd"))
+    row, joint = res.checks[3], res.checks[4]
+    assert abs((1.0 - row.prob) - q) < 4.5 * row.mc_error  # the slice's own posterior
+    assert row.verdict == "inconclusive" and joint.verdict == "inconclusive"
+    assert row.reason == "FAIL needs P(opposite) >= 0.9875"
+    assert "P(opposite) = 0.97" in row.text and "short of its FAIL bar" in row.text
+    assert res.verdict == "inconclusive"
+
+
+def test_joint_row_fails_with_the_slice_that_fails() -> None:
+    assert _below(LOW) > 1.0 - 0.05 / 4
+    res = _slice_gate([GOOD, LOW, GOOD, GOOD], names=["eu", "us", "apac", "latam"])
+    assert [c.verdict for c in res.checks] == ["pass", "fail", "pass", "pass", "fail"]
+    assert res.checks[1].reason == "FAIL needs P(opposite) >= 0.9875"
+    assert res.checks[-1].reason == "failed: slice us"
+    assert res.verdict == "fail"
+    # two slices below: both named; a skipped slice does not count in the bar (1 judged)
+    two = _slice_gate([LOW, [[2, 0], [0, 1]], LOW, GOOD], names=list("abcd"))
+    assert two.checks[-1].reason == "failed: slice a, slice c"
+    skip = gate(np.array([LOWISH, [[2, 0], [0, 1]]]), [SliceFloor("accuracy", 0.8, min_support=10)],
+                alpha=1.0, beta="aligned", rng=3)  # fmt: skip
+    assert [c.verdict for c in skip.checks] == ["fail", "skipped", "fail"]  # 1 judged: bar 0.95
+
+
+def test_noise_band_of_a_row_without_its_own_fail_bar() -> None:
+    from f1posterior.gating._draws import noisy
+
+    hits, n = np.array([50.0]), 1_000  # P = 0.05, on the FAIL bound 1 - 0.95
+    assert noisy(hits, n, 0.95)[0] and noisy(hits, n, 0.95, np.array([0.95]))[0]
+    assert not noisy(hits, n, 0.95, np.array([np.nan]))[0]  # the joint row: no FAIL bound
+    assert noisy(np.array([10.0]), n, 0.95, np.array([0.99]))[0]  # a slice's bar: 1 - 0.99
+
+
 def test_gate_min_support_skips_slices() -> None:
     tables = np.concatenate([TABLES, [[[2, 0], [0, 1]]]])
     res = gate(tables, [SliceFloor("accuracy", 0.7, min_support=10)], names=list("abcd"),
