@@ -282,6 +282,39 @@ def test_noise_band_of_a_row_without_its_own_fail_bar() -> None:
     assert noisy(np.array([10.0]), n, 0.95, np.array([0.99]))[0]  # a slice's bar: 1 - 0.99
 
 
+def test_gate_groups_slices_the_predictions() -> None:
+    """``gate(y_true=, y_pred=, groups=)`` is the gate of the slices' tables, named by value."""
+    y, pred, groups = _predictions()
+    checks = [SliceFloor("macro_f1", 0.6)]
+    res = gate(y_true=y, y_pred=pred, groups=groups, checks=checks, draws=2_000)
+    t = slice_tables(y, pred, groups)
+    assert res == gate(t.counts, checks, names=t.names, labels=t.labels, draws=2_000)
+    assert [c.item for c in res.checks] == ["slice apac", "slice eu", "slice us", "every slice"]
+    assert [c.support for c in res.checks[:3]] == t.support.tolist()
+
+
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        (dict(counts=TABLES), r"groups= slices predictions .*; got counts"),
+        (dict(y_true=[0, 1]), r"groups= slices predictions .*; got only one of y_true= and"),
+        (dict(names=["a"]), r"names= does not go with it"),
+        (dict(baseline_pred=[0, 1]), r"baseline_pred= does not go with it"),
+    ],
+)
+def test_gate_groups_errors(kw, match) -> None:
+    base = dict(y_true=[0, 1], y_pred=[0, 1], groups=["a", "b"])
+    if "counts" in kw:
+        base = dict(groups=["a", "b"])
+    elif "y_true" in kw:
+        base = dict(groups=["a", "b"], y_true=[0, 1])
+        kw = {}
+    with pytest.raises(TypeError, match=match):
+        gate(checks=[SliceFloor("accuracy", 0.5)], **(base | kw))
+    with pytest.raises(ValueError, match="groups must give one slice per document"):
+        gate(y_true=[0, 1], y_pred=[0, 1], groups=["a"], checks=[SliceFloor("accuracy", 0.5)])
+
+
 def test_gate_min_support_skips_slices() -> None:
     tables = np.concatenate([TABLES, [[[2, 0], [0, 1]]]])
     res = gate(tables, [SliceFloor("accuracy", 0.7, min_support=10)], names=list("abcd"),

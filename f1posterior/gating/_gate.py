@@ -53,6 +53,7 @@ def gate(
     baseline_pred: ArrayLike | None = None,
     ids: ArrayLike | None = None,
     baseline_ids: ArrayLike | None = None,
+    groups: ArrayLike | None = None,
 ) -> GateResult:
     """Three-state checks of a classifier: PASS, FAIL or INCONCLUSIVE.
 
@@ -102,6 +103,12 @@ def gate(
         Document ids of ``y_true``/``y_pred`` and of ``baseline_pred``: the
         baseline predictions are paired with the model's by id, in any order
         (one to one). Without them they are paired position by position.
+    groups : sequence, optional
+        The slice of each document of ``y_true``/``y_pred``: ``counts`` is then
+        one confusion matrix per slice, named by its value (as
+        :func:`f1posterior.io.slice_tables` makes them), for
+        :class:`~f1posterior.SliceFloor`. Not with ``names``, ``baseline_pred``
+        or ``ids``.
 
     Returns
     -------
@@ -130,6 +137,14 @@ def gate(
     """
     from ._predictions import resolve_predictions
 
+    if groups is not None:
+        from ._slices import slice_predictions
+
+        counts, names, labels = slice_predictions(
+            counts, y_true, y_pred, groups, labels, names=names, baseline_pred=baseline_pred,
+            ids=ids, baseline_ids=baseline_ids,
+        )  # fmt: skip
+        y_true = y_pred = None
     counts, baseline, paired, labels = resolve_predictions(
         counts, baseline=baseline, labels=labels, y_true=y_true, y_pred=y_pred,
         baseline_pred=baseline_pred, ids=ids, baseline_ids=baseline_ids,

@@ -13,7 +13,7 @@ import numpy as np
 from ..posterior import hdi as sample_hdi
 from ._checks import SliceFloor
 
-__all__ = ["check_slice_batch", "slice_rows"]
+__all__ = ["check_slice_batch", "slice_predictions", "slice_rows"]
 
 
 def check_slice_batch(counts: np.ndarray) -> None:
@@ -23,6 +23,32 @@ def check_slice_batch(counts: np.ndarray) -> None:
             "SliceFloor checks a batch of one confusion matrix per slice, shape (S, M, M) "
             f"(names= names the slices); got counts of shape {counts.shape}"
         )
+
+
+def slice_predictions(
+    counts: Any, y_true: Any, y_pred: Any, groups: Any, labels: Any, **others: Any
+) -> tuple[np.ndarray, list[str], list[Any]]:
+    """``(counts, names, labels)`` of :func:`gate`'s ``groups=``: one table per slice.
+
+    ``others`` are the gate's arguments that do not go with ``groups=`` (the
+    slices name the tables; predictions of a baseline are not sliced).
+    """
+    from ..io import slice_tables
+
+    if counts is not None or y_true is None or y_pred is None:
+        one = "only one of y_true= and y_pred=" if y_true is not None or y_pred is not None else ""
+        got = "counts" if counts is not None else one or "neither y_true= nor y_pred="
+        raise TypeError(
+            f"groups= slices predictions (y_true= and y_pred=): one slice per document; got {got}"
+        )
+    given = [k for k, v in others.items() if v is not None]
+    if given:
+        raise TypeError(
+            f"groups= makes one table per slice, named by its value; {given[0]}= does not "
+            f"go with it (slice the predictions with f1posterior.io.slice_tables instead)"
+        )
+    t = slice_tables(y_true, y_pred, groups, labels)
+    return t.counts, t.names, t.labels
 
 
 def slice_rows(
