@@ -57,6 +57,9 @@ SCENARIOS = {
 }
 #: Slices per test set in the full study.
 SLICES = (2, 5, 10, 20)
+#: The boundary of the FAIL side (every slice exactly at the floor) gets more test sets,
+#: and a row with one slice: the plain floor's own rates at its boundary, for reference.
+BOUNDARY = "every slice at the floor"
 
 
 def population(a: float, m: int = 3) -> np.ndarray:
@@ -164,10 +167,10 @@ def main() -> None:
     RESULTS.mkdir(exist_ok=True)
     rows = []
     for k, scenario in enumerate(SCENARIOS):
-        for slices in SLICES:
+        for slices in (1, *SLICES) if scenario == BOUNDARY else SLICES:  # 1: a plain floor
             rows.append(
-                simulate(scenario, slices, 300, reps, seed=1000 * k + slices, draws=4_000,
-                         max_draws=32_000)
+                simulate(scenario, slices, 300, reps * (5 if scenario == BOUNDARY else 1),
+                         seed=1000 * k + slices, draws=4_000, max_draws=32_000)
             )  # fmt: skip
             print(table(rows[-1:]).splitlines()[-1], flush=True)
             (RESULTS / f"{stem}.json").write_text(json.dumps([asdict(r) for r in rows], indent=2))
