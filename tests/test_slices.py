@@ -400,6 +400,31 @@ def test_cli_gate_slice_col(
     assert "FAIL  accuracy [every slice] >= 0.95" in capsys.readouterr().out
 
 
+def test_cli_gate_slice_col_from_the_config(
+    sliced_csv: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``slice_col`` in the configuration file is ``--slice-col``; the flag overrides it."""
+    cfg = tmp_path / "gate.toml"
+    cfg.write_text(
+        f'file = {json.dumps(str(sliced_csv))}\nslice_col = "region"\n'
+        '[[check]]\nmetric = "accuracy"\nmin = 0.6\n'
+    )
+    code = main(["gate", "--config", str(cfg)])
+    out = capsys.readouterr().out
+    flag = ["gate", str(sliced_csv), "--slice-col", "region", "--metric", "accuracy"]
+    assert main([*flag, "--min", "0.6"]) == code == 3  # the tiny slice: inconclusive
+
+    def rows(text: str) -> list[str]:
+        return [s for s in text.splitlines() if s.split(" ")[0] in ("PASS", "INCONCLUSIVE")]
+
+    assert len(rows(out)) == 5 and rows(out) == rows(capsys.readouterr().out)
+    assert main(["gate", "--config", str(cfg), "--slice-col", "nope"]) == 2
+    assert "--slice-col: no column 'nope'" in capsys.readouterr().err
+    cfg.write_text(cfg.read_text().replace('slice_col = "region"', "slice_col = 3"))
+    assert main(["gate", "--config", str(cfg)]) == 2
+    assert "slice_col" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     ("extra", "match"),
     [
