@@ -161,7 +161,14 @@ def tau_prior_study(n_sim: int) -> list[dict]:
             for s in range(n_sim):
                 acc = 1 / (1 + np.exp(-(m + tau * rng.standard_normal(5))))
                 tables = np.stack([_fold(np.full(2, x), 100, rng) for x in acc])
-                res = aggregate(tables, metric="accuracy", draws=1500, rng=s, tau_scale=a)
+                res = aggregate(
+                    tables,
+                    metric="accuracy",
+                    draws=1500,
+                    rng=s,
+                    tau_scale=a,
+                    tau_prior="half_normal",
+                )
                 lo, hi = res.summary.eti
                 hits += int(lo <= truth <= hi)
                 widths.append(float(hi - lo))

@@ -27,16 +27,19 @@ if TYPE_CHECKING:  # the names, for type checkers and IDEs
         Aggregate,
         Comparison,
         DegenerateIntervalWarning,
+        FoldComparison,
         FrequentistInterval,
         PriorSensitivity,
         Ranking,
         aggregate,
         bootstrap_interval,
         compare,
+        compare_folds,
         compare_predictions,
         delta_interval,
         prior_sensitivity,
         rank_classifiers,
+        rank_folds,
         rank_predictions,
         thresholds,
     )
@@ -51,6 +54,7 @@ if TYPE_CHECKING:  # the names, for type checkers and IDEs
         SliceFloor,
         assert_gate,
         gate,
+        gate_folds,
         gate_multilabel,
         plan,
     )
@@ -68,12 +72,14 @@ if TYPE_CHECKING:  # the names, for type checkers and IDEs
     )
     from .posterior import (
         BetaPosterior,
+        ClusterEvaluation,
         Evaluation,
         MetricSummary,
         SliceEvaluation,
         document_scores,
         eti,
         evaluate,
+        evaluate_clusters,
         evaluate_documents,
         evaluate_multilabel,
         evaluate_slices,
@@ -95,11 +101,13 @@ else:  # each name's module is imported at its first use
             "Aggregate", "Comparison", "DegenerateIntervalWarning", "FrequentistInterval",
             "PriorSensitivity", "Ranking", "aggregate", "bootstrap_interval", "compare",
             "compare_predictions", "delta_interval", "prior_sensitivity", "rank_classifiers",
-            "rank_predictions", "thresholds"
+            "rank_predictions", "thresholds",
+            "FoldComparison", "compare_folds", "rank_folds",
         ),
         ".gating": (
             "Check", "Floor", "GateConfigError", "GateResult", "JointFloor", "NonInferiority",
-            "PlanResult", "assert_gate", "gate", "gate_multilabel", "plan", "SliceFloor"
+            "PlanResult", "assert_gate", "gate", "gate_multilabel", "plan", "SliceFloor",
+            "gate_folds",
         ),
         ".io": ("MatrixInput", "read_input"),
         ".metrics": (
@@ -107,9 +115,10 @@ else:  # each name's module is imported at its first use
             "macro_f1_star", "multilabel_confusion_matrix", "precision", "recall"
         ),
         ".posterior": (
-            "BetaPosterior", "Evaluation", "MetricSummary", "document_scores", "eti", "evaluate",
-            "evaluate_documents", "evaluate_multilabel", "exact_posterior", "exact_summary", "hdi",
-            "multilabel_scores", "summarize_draws", "SliceEvaluation", "evaluate_slices"
+            "BetaPosterior", "ClusterEvaluation", "Evaluation", "MetricSummary", "SliceEvaluation",
+            "document_scores", "eti", "evaluate", "evaluate_clusters", "evaluate_documents",
+            "evaluate_multilabel", "evaluate_slices", "exact_posterior", "exact_summary", "hdi",
+            "multilabel_scores", "summarize_draws"
         ),
     })
     # fmt: on
@@ -164,6 +173,8 @@ __all__ = [
     "evaluate_multilabel",
     "multilabel_scores",
     "evaluate_documents",
+    "evaluate_clusters",
+    "ClusterEvaluation",
     "document_scores",
     "__version__",
     "aggregate",
@@ -174,4 +185,8 @@ __all__ = [
     "evaluate_slices",
     "SliceEvaluation",
     "SliceFloor",
+    "compare_folds",
+    "rank_folds",
+    "FoldComparison",
+    "gate_folds",
 ]

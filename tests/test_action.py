@@ -8,6 +8,7 @@ status or runs the real command line; the recorded argv must parse with
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -88,6 +89,11 @@ def _run_script(
     return proc, argv, dict(pairs)  # type: ignore[arg-type]
 
 
+def _core(out: dict[str, str]) -> dict[str, str]:
+    """The outputs verdict, exit-code and junit-xml."""
+    return {k: out[k] for k in ("verdict", "exit-code", "junit-xml")}
+
+
 def _parse(argv: list[str]) -> Any:
     assert argv[0] == "gate"
     return build_parser().parse_args(argv)
@@ -100,9 +106,11 @@ def test_action_is_a_composite_action_with_setup_python_install_and_gate():
     action = _action()
     assert action["runs"]["using"] == "composite"
     names = [s["name"] for s in action["runs"]["steps"]]
-    assert names == ["Set up Python", "Install f1posterior", "Run f1posterior gate"]
+    assert names == [
+        "Set up Python", "Install f1posterior", "Run f1posterior gate", "Comment on the pull request"
+    ]  # fmt: skip
     assert _step("Set up Python")["uses"].startswith("actions/setup-python@")
-    assert set(action["outputs"]) == {"verdict", "exit-code", "junit-xml"}
+    assert set(action["outputs"]) == {"verdict", "exit-code", "junit-xml", "json", "failed-checks"}
     for name, out in action["outputs"].items():
         assert out["value"] == f"${{{{ steps.gate.outputs.{name} }}}}"
     assert {"file", "checks", "config", "baseline", "max-drop", "prob", "prior", "seed"} <= set(
@@ -117,7 +125,7 @@ def test_action_is_a_composite_action_with_setup_python_install_and_gate():
 def test_no_expression_inside_run_scripts():
     """Inputs reach the shell only through env: (no `${{ ... }}` pasted into a script)."""
     runs = [s["run"] for s in _action()["runs"]["steps"] if "run" in s]
-    assert len(runs) == 2
+    assert len(runs) == 3
     for script in runs:
         assert "${{" not in script
         assert "inputs." not in script
@@ -133,9 +141,13 @@ def test_every_declared_input_is_used_and_every_used_input_declared():
 
 
 def test_every_env_value_is_a_bare_input_reference():
+    """... or, in the comment step, a bare output of the gate step."""
     for step in _action()["runs"]["steps"]:
         for key, value in (step.get("env") or {}).items():
-            assert re.fullmatch(r"\$\{\{ inputs\.[\w-]+ \}\}", value), (key, value)
+            pattern = r"\$\{\{ (inputs|steps\.gate\.outputs)\.[\w-]+ \}\}"
+            if step["name"] != "Comment on the pull request":
+                pattern = r"\$\{\{ inputs\.[\w-]+ \}\}"
+            assert re.fullmatch(pattern, value), (key, value)
 
 
 # --- the command line it builds ---------------------------------------------------------
@@ -168,7 +180,8 @@ def test_built_command_is_a_valid_gate_invocation(tmp_path):
     assert (args.draws, args.max_draws) == (20000, 200000)
     assert args.append_markdown == str(tmp_path / "summary.md")
     assert args.junit_xml == "f1posterior-gate.xml"
-    assert out == {"verdict": "pass", "exit-code": "0", "junit-xml": ""}  # stub wrote no XML
+    assert out == {"verdict": "pass", "exit-code": "0", "junit-xml": "", "json": "",
+                   "failed-checks": "[]", "markdown-file": ""}  # fmt: skip  # stub wrote none
 
 
 @needs_bash
@@ -177,12 +190,13 @@ def test_defaults_build_the_minimal_command(tmp_path):
     env["TMPDIR"] = str(tmp_path)
     proc, argv, out = _run_script(_step("Run f1posterior gate")["run"], env, tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert argv[:8] == ["gate", "m.json", "--metric", "micro_f1", "--min", "0.5",
-                        "--append-markdown", str(tmp_path / "summary.md")]  # fmt: skip
+    assert argv[:12] == ["gate", "m.json", "--metric", "micro_f1", "--min", "0.5",
+                         "--append-markdown", str(tmp_path / "summary.md"),
+                         "--annotations", "github", "--json", "f1posterior-gate.json"]  # fmt: skip
     # with no junit-xml input the action writes a report of its own (to read the
     # verdict from), in the temporary folder, and removes it
-    assert argv[8] == "--junit-xml" and len(argv) == 10
-    assert Path(argv[9]).parent == tmp_path and not Path(argv[9]).exists()
+    assert argv[12] == "--junit-xml" and len(argv) == 14
+    assert Path(argv[13]).parent == tmp_path and not Path(argv[13]).exists()
     assert out["junit-xml"] == ""
     _parse(argv)
 
@@ -278,11 +292,14 @@ def test_real_gate_end_to_end(tmp_path, floor, status, verdict):
     env = _gate_env(file="m.json", checks=f"micro_f1>={floor}", prior="aligned")
     proc, argv, out = _run_script(_step("Run f1posterior gate")["run"], env, tmp_path, status=None)
     assert proc.returncode == status, proc.stderr
-    assert out == {
+    assert _core(out) == {
         "verdict": verdict,
         "exit-code": str(status),
         "junit-xml": "f1posterior-gate.xml",
     }
+    assert out["json"] == "f1posterior-gate.json"
+    assert json.loads((tmp_path / out["json"]).read_text())["verdict"] == verdict
+    assert json.loads(out["failed-checks"]) == ([f"micro_f1 >= {floor}"] if status == 1 else [])
     summary = (tmp_path / "summary.md").read_text()
     assert f"micro_f1 ≥ {floor}" in summary or f"micro_f1 >= {floor}" in summary.replace(
         "\\", ""
@@ -329,7 +346,7 @@ def test_outputs_follow_the_verdict_whatever_maps_inconclusive(
     proc, _, out = _run_script(_step("Run f1posterior gate")["run"], env, tmp_path, status=None)
     step = inconclusive_step if verdict == "inconclusive" else code
     assert proc.returncode == step, proc.stderr
-    assert out == {"verdict": verdict, "exit-code": str(code), "junit-xml": junit_xml}
+    assert _core(out) == {"verdict": verdict, "exit-code": str(code), "junit-xml": junit_xml}
     assert f"verdict {verdict} (exit status {code})" in proc.stdout
     assert "INCONCLUSIVE" in (tmp_path / "summary.md").read_text() or verdict != "inconclusive"
     assert not list((tmp_path / "tmp").iterdir())  # the action's own report is removed
@@ -341,7 +358,8 @@ def test_an_error_keeps_its_exit_status_and_no_report(tmp_path):
     env["TMPDIR"] = str(tmp_path)
     proc, _, out = _run_script(_step("Run f1posterior gate")["run"], env, tmp_path, status=None)
     assert proc.returncode == 2
-    assert out == {"verdict": "error", "exit-code": "2", "junit-xml": ""}
+    assert out == {"verdict": "error", "exit-code": "2", "junit-xml": "", "json": "",
+                   "failed-checks": "[]", "markdown-file": ""}  # fmt: skip
 
 
 @needs_bash
@@ -492,12 +510,15 @@ def test_workflow_action_steps_pass_a_095_model_with_the_default_prior(tmp_path)
         given = {key.replace("-", "_"): str(v) for key, v in step["with"].items()}
         assert "prior" not in given  # the calibrated default
         env = _gate_env(**given)
+        env["RUNNER_TEMP"] = str(tmp_path)  # the comment's table (comment: "true")
         proc, _, out = _run_script(_step("Run f1posterior gate")["run"], env, tmp_path, status=None)
         assert proc.returncode == 0, (k, proc.stderr)
         assert out["verdict"] == "pass" and out["exit-code"] == "0"
     summary = (tmp_path / "summary.md").read_text()
     assert summary.count("### f1posterior gate passed") == 2
     assert "prior-dominated" not in summary  # negative control of the test below
+    saved = json.loads((tmp_path / "gate-baseline.json").read_text())  # save-baseline
+    assert saved["format"] == "f1posterior-baseline" and saved["counts"] == _ten(514)
 
 
 @needs_bash
@@ -520,3 +541,234 @@ def test_job_summary_and_junit_flag_a_prior_dominated_check(tmp_path, prior):
         assert "prior-dominated" not in summary and "system-out" not in xml
         assert '<property name="prior_dominated" value="false" />' in xml
         assert "prior dominates" not in proc.stderr
+
+
+# --- the gate in pull requests: flags, annotations, outputs, the sticky comment --------
+
+
+@needs_bash
+def test_pull_request_inputs_build_their_flags(tmp_path):
+    env = _gate_env(file="new.json", checks="micro_f1", baseline="saved.json",
+                    max_relative_drop="0.02", save_baseline="out/baseline.json",
+                    annotations="false", json="")  # fmt: skip
+    proc, argv, _ = _run_script(_step("Run f1posterior gate")["run"], env, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    args = _parse(argv)
+    assert (args.max_relative_drop, args.save_baseline) == (0.02, "out/baseline.json")
+    assert args.annotations is None and args.json_path is None
+    for name, value in (("annotations", "yes"), ("comment", "1")):
+        (tmp_path / name).mkdir()
+        proc, argv, out = _run_script(
+            _step("Run f1posterior gate")["run"], _gate_env(file="m.json", **{name: value}),
+            tmp_path / name,
+        )  # fmt: skip
+        assert proc.returncode == 2 and argv == [] and out["verdict"] == "error"
+        assert f"input {name} must be true or false" in proc.stderr
+
+
+def _runner_commands(text: str) -> list[str]:
+    """The workflow commands the runner would read (lines end at LF or CR; leading blanks
+    are trimmed; a command starts with ``::``)."""
+    lines = re.split(r"\r\n|\r|\n", text)
+    return [x.lstrip() for x in lines if x.lstrip().startswith("::")]
+
+
+@needs_bash
+def test_annotations_json_and_failed_checks_end_to_end_with_hostile_labels(tmp_path):
+    labels = ["a\n::add-mask::x", "b,title=forged ##[add-mask]z", "c\r::stop-commands::t"]
+    (tmp_path / "m.json").write_text(json.dumps({"matrix": json.loads(MATRIX), "labels": labels}))
+    env = _gate_env(file="m.json", checks="f1>=0.95 micro_f1>=0.5", args="--draws 4000")
+    proc, _, out = _run_script(_step("Run f1posterior gate")["run"], env, tmp_path, status=None)
+    assert proc.returncode == 1, proc.stderr
+    result = json.loads((tmp_path / out["json"]).read_text())
+    failed = [c["condition"] for c in result["checks"] if c["verdict"] == "fail"]
+    assert len(failed) == 3 and json.loads(out["failed-checks"]) == failed
+    commands = _runner_commands(proc.stdout + "\n" + proc.stderr)
+    assert len(commands) == 3 and all(c.startswith("::error title=f1posterior%3A f1 [class ")
+                                      for c in commands)  # fmt: skip
+    assert not any(re.match(r"::(add-mask|stop-commands)", c) for c in commands)
+    assert "##[" not in proc.stdout + proc.stderr  # nor the legacy form, anywhere in a line
+    properties = [c[2:].split("::", 1)[0] for c in commands]  # up to the first "::"
+    assert all(p.startswith("error title=") and "," not in p for p in properties)  # no forgery
+
+
+def _fake_gh(tmp_path: Path, pages: str = "[]", status: int = 0, login: str = "") -> Path:
+    """A stub `gh` on PATH: records each call (argv, and the --input payload) as a JSON line;
+    `gh api user` prints ``login`` (refused, as to a GITHUB_TOKEN, when ""); `gh api
+    ... comments?...` (a GET) prints ``pages``; exits with ``status``."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir(exist_ok=True)
+    log = tmp_path / "gh-calls.jsonl"
+    (tmp_path / "pages.json").write_text(pages)
+    gh = bindir / "gh"
+    gh.write_text(
+        f"#!{sys.executable}\n"
+        "import json, os, sys\n"
+        "argv = sys.argv[1:]\n"
+        "payload = None\n"
+        "if '--input' in argv:\n"
+        "    payload = json.load(open(argv[argv.index('--input') + 1]))\n"
+        f"with open({str(log)!r}, 'a') as fh:\n"
+        "    fh.write(json.dumps({'argv': argv, 'payload': payload,\n"
+        "                         'token': os.environ.get('GH_TOKEN')}) + '\\n')\n"
+        "if argv[:2] == ['api', 'user']:\n"
+        f"    print({login!r}) if {login!r} else sys.exit(1)\n"
+        "    sys.exit(0)\n"
+        f"if {status}:\n"
+        "    print('HTTP 403: Resource not accessible by integration', file=sys.stderr)\n"
+        f"    sys.exit({status})\n"
+        "if '--method' not in argv:\n"
+        f"    sys.stdout.write(open({str(tmp_path / 'pages.json')!r}).read())\n"
+        "else:\n"
+        "    print(json.dumps({'id': 99}))\n"
+    )
+    gh.chmod(0o755)
+    return log
+
+
+def _comment(tmp_path: Path, outputs: dict[str, str], event: dict[str, Any], key: str = "") -> Any:
+    """Run the comment step as the runner would after the gate step."""
+    (tmp_path / "event.json").write_text(json.dumps(event))
+    step = _step("Comment on the pull request")
+    env = {
+        "PATH": f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}",
+        "HOME": os.environ.get("HOME", str(tmp_path)),
+        "GITHUB_EVENT_PATH": str(tmp_path / "event.json"),
+        "GITHUB_REPOSITORY": "octo/model",
+        "RUNNER_TEMP": str(tmp_path / "runner-temp"),
+        "F1P_TOKEN": "t0ken",
+        "F1P_MARKDOWN": outputs.get("markdown-file", ""),
+        "F1P_VERDICT": outputs.get("verdict", ""),
+        "F1P_COMMENT_KEY": key,
+    }
+    (tmp_path / "runner-temp").mkdir(exist_ok=True)
+    return subprocess.run([BASH or "bash", "-c", step["run"]], env=env, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+
+
+def _gate_for_comment(tmp_path: Path, floor: str = "0.5") -> dict[str, str]:
+    (tmp_path / "m.json").write_text(MATRIX)
+    (tmp_path / "runner-temp").mkdir(exist_ok=True)
+    env = _gate_env(file="m.json", checks=f"micro_f1>={floor}", prior="aligned", comment="true")
+    env["RUNNER_TEMP"] = str(tmp_path / "runner-temp")
+    proc, argv, out = _run_script(_step("Run f1posterior gate")["run"], env, tmp_path, status=None)
+    assert proc.returncode in (0, 1, 3), proc.stderr
+    # the table goes to the job summary as before, and to a file for the comment
+    assert "### f1posterior gate" in (tmp_path / "summary.md").read_text()
+    assert Path(out["markdown-file"]).read_text() in (tmp_path / "summary.md").read_text()
+    return out
+
+
+PR_EVENT = {"pull_request": {"number": 7}}
+
+
+def test_comment_step_is_opt_in_and_runs_after_a_failed_gate():
+    step = _step("Comment on the pull request")
+    assert step["if"] == "${{ !cancelled() && inputs.comment == 'true' }}"
+    assert _action()["inputs"]["comment"]["default"] == "false"
+    assert "pull-requests: write" in _action()["inputs"]["comment"]["description"]
+
+
+@needs_bash
+def test_comment_is_created_when_there_is_none(tmp_path):
+    out = _gate_for_comment(tmp_path, floor="0.95")  # a FAIL: the comment still comes
+    log = _fake_gh(tmp_path, pages='[{"id": 5, "body": "LGTM", "user": {"type": "User"}}]')
+    proc = _comment(tmp_path, out, PR_EVENT)
+    assert proc.returncode == 0, proc.stderr
+    calls = [json.loads(x) for x in log.read_text().splitlines()]
+    assert [c["argv"][:3] for c in calls] == [
+        ["api", "user", "--jq"],
+        ["api", "--paginate", "repos/octo/model/issues/7/comments?per_page=100"],
+        ["api", "--method", "POST"],
+    ]
+    assert calls[2]["argv"][3] == "repos/octo/model/issues/7/comments"
+    calls = calls[1:]
+    body = calls[1]["payload"]["body"]
+    assert body.startswith("<!-- f1posterior-gate -->\n### f1posterior gate FAILED")
+    assert "micro_f1 >= 0.95" in body and calls[1]["token"] == "t0ken"
+    assert not list((tmp_path / "runner-temp").iterdir())  # table and payload removed
+
+
+@needs_bash
+def test_comment_is_updated_in_place(tmp_path):
+    out = _gate_for_comment(tmp_path)
+    marker = "<!-- f1posterior-gate -->\n### old"
+    pages = (  # two pages, as --paginate prints them; a user's quote of the marker is left
+        json.dumps([{"id": 1, "body": marker, "user": {"type": "User"}}])
+        + json.dumps(
+            [
+                {"id": 42, "body": marker, "user": {"type": "Bot"}},
+                {"id": 43, "body": "other bot", "user": {"type": "Bot"}},
+            ]
+        )  # fmt: skip
+    )
+    log = _fake_gh(tmp_path, pages=pages)
+    proc = _comment(tmp_path, out, PR_EVENT)
+    assert proc.returncode == 0, proc.stderr
+    calls = [json.loads(x) for x in log.read_text().splitlines()][1:]  # after `gh api user`
+    assert calls[1]["argv"][:4] == ["api", "--method", "PATCH",
+                                    "repos/octo/model/issues/comments/42"]  # fmt: skip
+    assert len(calls) == 2 and "passed" in calls[1]["payload"]["body"]
+    assert "updated the pull-request comment" in proc.stdout
+    # with a personal token the comment is its own account's (a user, not a bot)
+    log.unlink()
+    out = _gate_for_comment(tmp_path)
+    log = _fake_gh(tmp_path, login="octocat", pages=json.dumps([
+        {"id": 8, "body": marker, "user": {"type": "User", "login": "octocat"}},
+        {"id": 9, "body": marker, "user": {"type": "Bot", "login": "github-actions[bot]"}},
+        {"id": 10, "body": "hi", "user": {"type": "User", "login": "octocat"}},
+    ]))  # fmt: skip
+    proc = _comment(tmp_path, out, PR_EVENT)
+    calls = [json.loads(x) for x in log.read_text().splitlines()]
+    assert proc.returncode == 0 and calls[-1]["argv"][2:4] == [
+        "PATCH", "repos/octo/model/issues/comments/8"
+    ]  # fmt: skip
+
+
+@needs_bash
+def test_no_comment_outside_a_pull_request_and_a_refused_one_only_warns(tmp_path):
+    out = _gate_for_comment(tmp_path)
+    log = _fake_gh(tmp_path)
+    proc = _comment(tmp_path, out, {"ref": "refs/heads/main"})  # a push
+    assert proc.returncode == 0 and not log.exists() and "no comment" in proc.stdout
+    log = _fake_gh(tmp_path, status=1)  # a fork's read-only token: 403
+    proc = _comment(tmp_path, out, PR_EVENT)
+    assert proc.returncode == 0
+    assert "::warning title=f1posterior gate comment::could not list the comments" in proc.stdout
+    assert not list((tmp_path / "runner-temp").iterdir())
+
+
+@needs_bash
+def test_a_gate_error_still_gets_a_comment(tmp_path):
+    env = _gate_env(file="missing.json", checks="micro_f1>=0.5", comment="true")
+    env["RUNNER_TEMP"] = str(tmp_path / "runner-temp")
+    (tmp_path / "runner-temp").mkdir()
+    proc, _, out = _run_script(_step("Run f1posterior gate")["run"], env, tmp_path, status=None)
+    assert proc.returncode == 2 and out["verdict"] == "error"
+    log = _fake_gh(tmp_path)
+    proc = _comment(tmp_path, out, PR_EVENT)
+    body = json.loads(log.read_text().splitlines()[-1])["payload"]["body"]
+    assert proc.returncode == 0 and "stopped with an error" in body and "gate: error" in body
+
+
+@needs_bash
+def test_each_comment_key_keeps_its_own_comment(tmp_path):
+    out = _gate_for_comment(tmp_path)
+    pages = json.dumps([
+        {"id": 1, "body": "<!-- f1posterior-gate -->\nfloors", "user": {"type": "Bot"}},
+        {"id": 2, "body": "<!-- f1posterior-gate baseline -->\nold", "user": {"type": "Bot"}},
+    ])  # fmt: skip
+    log = _fake_gh(tmp_path, pages=pages)
+    proc = _comment(tmp_path, out, PR_EVENT, key="baseline")
+    calls = [json.loads(x) for x in log.read_text().splitlines()]
+    assert proc.returncode == 0 and calls[-1]["argv"][2:4] == [
+        "PATCH", "repos/octo/model/issues/comments/2"
+    ]  # fmt: skip
+    assert calls[-1]["payload"]["body"].startswith("<!-- f1posterior-gate baseline -->\n")
+    log.unlink()
+    out = _gate_for_comment(tmp_path)
+    proc = _comment(tmp_path, out, PR_EVENT, key="other")  # no comment of its own yet: POST
+    calls = [json.loads(x) for x in log.read_text().splitlines()]
+    assert proc.returncode == 0 and calls[-1]["argv"][2] == "POST"
+    proc = _comment(tmp_path, out, PR_EVENT, key="x --><script>")
+    assert proc.returncode == 2 and "comment-key must be" in proc.stderr

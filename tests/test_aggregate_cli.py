@@ -45,7 +45,7 @@ def test_json_equals_the_library(files, capsys):
     assert code == 0, err
     got = json.loads(out)
     want = aggregate(np.array(FOLDS), metric="accuracy", draws=2000, rng=DEFAULT_SEED,
-                     names=files, alpha="adaptive", beta="adaptive", tau_scale=0.5)  # fmt: skip
+                     names=files, alpha="adaptive", beta="adaptive")  # fmt: skip
     assert got["summary"]["mean"] == want.summary.mean
     assert got["summary"]["hdi"] == want.summary.hdi.tolist()
     assert got["heterogeneity"]["i2_median"] == want.heterogeneity.i2_median
@@ -171,7 +171,7 @@ def test_seed_is_deterministic(files, capsys):
     [
         (["--method", "fixed"], r"argument --method: invalid choice: 'fixed'"),
         (["--metric", "f1"], r"argument --metric: invalid choice: 'f1'"),
-        (["--tau-scale", "0"], r"--tau-scale: expected a number > 0 and at most 1e\+06; got '0'"),
+        (["--tau-scale", "0"], r"--tau-scale: expected 'auto' or a number > 0 and at most 1e\+06; got '0'"),
         (["--plot", "x.gif"], r"argument --plot: expected a file name ending in"),
         (["--scale", "identity", "--draws", "100", "--metric", "accuracy", "--method",
           "pooled", "--format", "bogus"], r"argument --format: invalid choice: 'bogus'"),

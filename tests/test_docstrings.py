@@ -100,7 +100,12 @@ def _errors(path: str) -> list[str]:
     obj = _resolve(path)
     found = [(code, msg) for code, msg in validate.validate(path)["errors"] if code in CHECKS]
     if inspect.isclass(obj):
-        documented = docscrape.ClassDoc(obj)["Attributes"]
+        documented = [  # a subclass's fields are documented where they are defined
+            p
+            for cls in obj.__mro__
+            if cls.__module__.startswith("f1posterior")
+            for p in docscrape.ClassDoc(cls)["Attributes"]
+        ]
         attributes = {n.strip() for p in documented for n in p.name.split(",")}
         found = [(c, m) for c, m in found if c != "PR01" or not _only_attributes(m, attributes)]
     return [f"{code} {msg}" for code, msg in found]

@@ -13,6 +13,7 @@ __all__ = [
     "MAX_CONCENTRATION",
     "MIN_SUMMARY_DRAWS",
     "MIN_PRIOR_CHECK_DRAWS",
+    "MAX_BASELINE_BYTES",
     "check_exact_totals",
     "check_concentrations",
 ]
@@ -33,6 +34,9 @@ MIN_SUMMARY_DRAWS = 2
 #: deviation, estimated from the draws (within about 7% from 100 draws; from 3 draws a
 #: standard deviation many times too small flags the prior at random).
 MIN_PRIOR_CHECK_DRAWS = 100
+#: Largest saved baseline read (``--baseline`` of a ``--save-baseline`` file), in bytes: a
+#: 1,000-class matrix of large counts is about 20 MB.
+MAX_BASELINE_BYTES = 64 << 20
 
 
 def check_exact_totals(arr: np.ndarray, totals: np.ndarray, name: str) -> None:

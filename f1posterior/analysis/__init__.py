@@ -12,9 +12,12 @@ if TYPE_CHECKING:  # the names, for type checkers and IDEs
     from ._aggregate_result import Aggregate
     from ._comparison import Comparison, compare
     from ._delta import delta_interval
+    from ._folds import compare_folds, rank_folds
+    from ._folds_result import FoldComparison
     from ._frequentist import DegenerateIntervalWarning, FrequentistInterval, bootstrap_interval
     from ._paired import compare_predictions
     from ._random_effects import SCALES as SCALES
+    from ._random_effects import TAU_PRIORS as TAU_PRIORS
     from ._ranking import Ranking, rank_classifiers, rank_predictions
     from ._sensitivity import DEFAULT_PRIORS as DEFAULT_PRIORS
     from ._sensitivity import DEFAULT_THRESHOLD as DEFAULT_THRESHOLD
@@ -26,9 +29,11 @@ else:  # each name's module is imported at its first use
         "._aggregate_result": ("Aggregate",),
         "._comparison": ("Comparison", "compare"),
         "._delta": ("delta_interval",),
+        "._folds": ("compare_folds", "rank_folds"),
+        "._folds_result": ("FoldComparison",),
         "._frequentist": ("DegenerateIntervalWarning", "FrequentistInterval", "bootstrap_interval"),
         "._paired": ("compare_predictions",),
-        "._random_effects": ("SCALES",),
+        "._random_effects": ("SCALES", "TAU_PRIORS"),
         "._ranking": ("Ranking", "rank_classifiers", "rank_predictions"),
         "._sensitivity": (
             "DEFAULT_PRIORS", "DEFAULT_THRESHOLD", "PriorSensitivity", "prior_sensitivity"
@@ -42,16 +47,19 @@ __all__ = [
     "Aggregate",
     "Comparison",
     "DegenerateIntervalWarning",
+    "FoldComparison",
     "FrequentistInterval",
     "PriorSensitivity",
     "Ranking",
     "aggregate",
     "bootstrap_interval",
     "compare",
+    "compare_folds",
     "compare_predictions",
     "delta_interval",
     "prior_sensitivity",
     "rank_classifiers",
+    "rank_folds",
     "rank_predictions",
 ]
 # fmt: on

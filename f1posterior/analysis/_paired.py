@@ -268,6 +268,7 @@ def compare_predictions(
     labels: Sequence[Any] | None = None,
     ci_prob: float = 0.95,
     rng: SeedLike = None,
+    cluster: ArrayLike | None = None,
 ) -> Comparison:
     """Compare two classifiers on the same documents (the paired model).
 
@@ -303,6 +304,13 @@ def compare_predictions(
         Probability of the intervals.
     rng : None, int, SeedSequence or Generator
         Source of randomness.
+    cluster : array_like, shape (N,), optional
+        The cluster (user, conversation, source, ...) of each document: the
+        documents of a cluster are not independent, and the comparison is a
+        Bayesian bootstrap over clusters, both classifiers' tables weighted by
+        the same cluster weights (:func:`f1posterior.evaluate_clusters`);
+        ``alpha`` and ``beta`` are then unused. ``prior`` names the unit, the
+        clusters and the design effect of the difference.
 
     Returns
     -------
@@ -324,8 +332,9 @@ def compare_predictions(
     (0.1, 'A better')
     """
     return _compare_predictions(
-        y_true, pred_a, pred_b, metric, rope, prob, draws, alpha, beta, labels, ci_prob, rng
-    )
+        y_true, pred_a, pred_b, metric, rope, prob, draws, alpha, beta, labels, ci_prob, rng,
+        cluster,
+    )  # fmt: skip
 
 
 def _compare_predictions(
@@ -341,6 +350,7 @@ def _compare_predictions(
     labels: Any,
     ci_prob: Any,
     rng: SeedLike,
+    cluster: Any = None,
 ) -> Comparison:
     name, fn = check_metric(metric)
     rp = check_nonnegative(rope, "rope")
@@ -348,7 +358,7 @@ def _compare_predictions(
     n = check_summary_draws(draws)
     hp = check_prob(ci_prob, "ci_prob")
     fit = paired_fit(y_true, [("pred_a", pred_a), ("pred_b", pred_b)], fn, alpha, beta, labels,
-                     n, rng)  # fmt: skip
+                     n, rng, cluster, hp)  # fmt: skip
     return comparison(
         fit.draws[0],
         fit.draws[1],
@@ -385,12 +395,23 @@ def paired_fit(
     labels: Any,
     draws: int,
     rng: SeedLike,
+    cluster: Any = None,
+    ci_prob: float = 0.95,
 ) -> PairedFit:
-    """Encode, count the tuples, resolve the prior and draw (shared by compare and rank)."""
+    """Encode, count the tuples, resolve the prior and draw (shared by compare and rank).
+
+    With ``cluster``, a paired Bayesian bootstrap over the clusters of documents.
+    """
     codes_t, codes, classes = _encode(y_true, preds, labels)
     m = len(classes)
     root = check_rng(rng)
     tuples, counts = count_tuples(codes_t, codes)
+    if cluster is not None:
+        from ..posterior import paired_cluster_draws
+
+        cd = paired_cluster_draws(codes_t, codes, m, cluster, fn, draws, root, ci_prob)
+        scores = np.array([_metric_values(fn, t) for t in marginal_counts(tuples, counts, m)])
+        return PairedFit(cd.draws, scores, classes, cd.prior, run_seed(root))
     p_tuples, p_conc, b, prior = joint_prior(alpha, beta, tuples, counts, m)
     cells, conc = posterior_tuples(tuples, counts, p_tuples, p_conc)
     prev = b + np.bincount(codes_t, minlength=m)

@@ -19,7 +19,14 @@ from typing import Any
 import numpy as np
 
 from .._core.text import escape_markdown
-from ..analysis import MAX_TAU_SCALE, METHODS, SCALES, Aggregate, aggregate
+from ..analysis import (
+    MAX_TAU_SCALE,
+    METHODS,
+    SCALES,
+    TAU_PRIORS,
+    Aggregate,
+    aggregate,
+)
 from ..io import INPUT_FORMATS, RowWriter, is_stdin, read_input, row_metadata
 from ..metrics import METRICS, PER_CLASS_METRICS
 from ._common import add_sampling_arguments, number_type, plot_path, prior_from_args, save_figure
@@ -30,9 +37,9 @@ __all__ = ["register", "run"]
 SCALAR_METRICS = [m for m in METRICS if m not in PER_CLASS_METRICS]
 
 _tau_scale = number_type(
-    float,
-    lambda v: 0 < v <= MAX_TAU_SCALE,
-    f"a number > 0 and at most {MAX_TAU_SCALE:g}",
+    lambda text: text if text == "auto" else float(text),
+    lambda v: v == "auto" or 0 < v <= MAX_TAU_SCALE,
+    f"'auto' or a number > 0 and at most {MAX_TAU_SCALE:g}",
     "tau_scale",
 )
 
@@ -64,9 +71,14 @@ def register(sub: Any) -> None:
                    help="working scale of the random-effects model (default auto: logit for "
                    "rates, Fisher z for MCC-like metrics, log for ratios; a transform must fit "
                    "the metric's range, identity always does)")  # fmt: skip
-    p.add_argument("--tau-scale", type=_tau_scale, default=0.5, metavar="A",
-                   help="scale of the half-normal prior of the between-table sd tau on the "
-                   f"working scale (default 0.5, at most {MAX_TAU_SCALE:g})")  # fmt: skip
+    p.add_argument("--tau-scale", type=_tau_scale, default="auto", metavar="A",
+                   help="scale of the prior of the between-table sd tau on the working scale: "
+                   "auto (default: 3 x the tables' own typical posterior sd on that scale; 0.5 on "
+                   "the log scale) or a "
+                   f"number > 0, at most {MAX_TAU_SCALE:g}")  # fmt: skip
+    p.add_argument("--tau-prior", default="auto", choices=["auto", *TAU_PRIORS],
+                   help="family of the prior of tau (default auto: half_cauchy, half_normal on "
+                   "the log scale)")  # fmt: skip
     p.add_argument("--ref", type=float, default=None,
                    help="reference value: adds P(below) and P(above) to every row")  # fmt: skip
     p.add_argument("--true-col", default="y_true", help="true-label column of predictions CSVs")
@@ -133,7 +145,8 @@ def run(args: argparse.Namespace) -> int:
     tables, names, labels = _read_tables(args)
     result = aggregate(
         tables, metric=args.metric, method=args.method, draws=args.draws, ci_prob=args.ci_prob,
-        rng=args.seed, names=names, scale=args.scale, tau_scale=args.tau_scale, ref=args.ref,
+        rng=args.seed, names=names, scale=args.scale, tau_scale=args.tau_scale,
+        tau_prior=args.tau_prior, ref=args.ref,
         **prior_from_args(args),
     )  # fmt: skip
     print(render(result, args.format, labels), end="")

@@ -32,8 +32,14 @@ from ..io import (
 from ..metrics import METRICS, PER_CLASS_METRICS
 from ._common import add_sampling_arguments, nonnegative_number, probability, save_figure
 from ._figures import add_output_arguments, save_report
+from ._folds import add_fold_argument, fold_result, report_folds
 from ._input_args import ID_COL_HELP, INPUT_FORMAT_HELP, check_stdin_inputs
-from ._prediction_tables import pair_prediction_tables
+from ._prediction_tables import (
+    CLUSTER_COL_HELP,
+    add_cluster_argument,
+    pair_prediction_tables,
+    read_clustered,
+)
 
 __all__ = [
     "register",
@@ -120,6 +126,10 @@ def register(sub: Any) -> None:
         help="output on standard output: a text table (default), JSON or a Markdown report "
         "(names escaped)",
     )
+    add_cluster_argument(
+        p, CLUSTER_COL_HELP + "; in --predictions or the first FILE, two models (paired)"
+    )
+    add_fold_argument(p)
     add_output_arguments(p)
     add_sampling_arguments(p)
     p.set_defaults(run=run)
@@ -155,15 +165,23 @@ def _align_labels(inputs: list[Any], files: list[str]) -> list[np.ndarray]:
 
 
 def _compare_paired(
-    y_true: list[str], preds: dict[str, list[str]], args: argparse.Namespace, common: dict[str, Any]
+    y_true: list[str],
+    preds: dict[str, list[str]],
+    args: argparse.Namespace,
+    common: dict[str, Any],
+    clusters: list[str] | None = None,
 ) -> Comparison | Ranking:
     """The paired model on predictions of the same documents (two compared, more ranked)."""
     prior = paired_prior(args.prior)
     names = list(preds)
+    if clusters is not None and len(preds) != 2:
+        raise ValueError(
+            f"--cluster-col {args.cluster_col} compares two models; got {len(preds)}: {names}"
+        )
     if len(preds) == 2:
         return compare_predictions(
             y_true, preds[names[0]], preds[names[1]], rope=args.rope, prob=args.prob,
-            **prior, **common,
+            cluster=clusters, **prior, **common,
         )  # fmt: skip
     return rank_predictions(y_true, preds, **prior, **common)
 
@@ -209,6 +227,17 @@ def run(args: argparse.Namespace) -> int:
     common = dict(metric=args.metric, draws=args.draws, ci_prob=args.ci_prob, rng=args.seed)
     result: Comparison | Ranking
     check_stdin_inputs(args, [args.predictions, *args.files])
+    if args.fold_col is not None:
+        if args.cluster_col is not None:
+            raise ValueError(
+                "--fold-col and --cluster-col: not together (leave out one of the two)"
+            )
+        across, names, source = fold_result(args, common, paired_prior(args.prior))
+        if isinstance(across, Ranking):
+            return _report(args, across, names, source)
+        return report_folds(args, across, names, source)
+    if args.tau_scale is not None or args.target is not None:
+        raise ValueError("--tau-scale and --target apply across folds; give --fold-col")
     if args.predictions is not None:
         if args.files:
             raise ValueError(
@@ -217,8 +246,9 @@ def run(args: argparse.Namespace) -> int:
             )
         fmt = args.input_format if is_stdin(args.predictions) else None
         table = read_prediction_table(
-            args.predictions, args.true_col, args.models, id_col=args.id_col, input_format=fmt
-        )
+            args.predictions, args.true_col, args.models, id_col=args.id_col, input_format=fmt,
+            cluster_col=args.cluster_col,
+        )  # fmt: skip
         y_true, preds = table.y_true, table.preds
         where = source_name(args.predictions)
         if args.models is None:
@@ -232,8 +262,8 @@ def run(args: argparse.Namespace) -> int:
                         "name the model columns with --models (or the id column with --id-col)"
                     )
         names = list(preds)
-        result = _compare_paired(y_true, preds, args, common)
-        source = f"{where} (paired: same documents)"
+        result = _compare_paired(y_true, preds, args, common, table.clusters)
+        source = f"{where} (paired: same documents{_in_clusters(args)})"
     else:
         if args.models:
             raise ValueError("--models selects columns of --predictions; got no --predictions")
@@ -246,10 +276,20 @@ def run(args: argparse.Namespace) -> int:
         if paired_files is not None:
             y_true, preds = paired_files
             names = list(preds)
-            result = _compare_paired(y_true, preds, args, common)
+            clusters = None
+            if args.cluster_col is not None:
+                clusters = read_clustered(args, args.files[0]).clusters  # FILE 1's row order
+            result = _compare_paired(y_true, preds, args, common, clusters)
             how = f"joined on {args.id_col}" if args.id_col is not None else "same row order"
             return _report(
-                args, result, names, f"{', '.join(names)} (paired: same documents, {how})"
+                args, result, names,
+                f"{', '.join(names)} (paired: same documents, {how}{_in_clusters(args)})",
+            )  # fmt: skip
+        if args.cluster_col is not None:
+            raise ValueError(
+                f"--cluster-col {args.cluster_col} needs the two models' predictions of the "
+                "same documents (--predictions CSV, or two paired predictions CSVs); the FILEs "
+                "are independent test sets"
             )
         names = [source_name(f) for f in args.files]
         inputs = [
@@ -279,6 +319,11 @@ def run(args: argparse.Namespace) -> int:
             )
         source = ", ".join(names) + " (independent test sets)"
     return _report(args, result, names, source)
+
+
+def _in_clusters(args: argparse.Namespace) -> str:
+    col = args.cluster_col
+    return "" if col is None else f"; clusters of documents from column {col!r}"
 
 
 def _report(

@@ -29,7 +29,6 @@ from ..gating import (
     GateConfig,
     GateResult,
     JointFloor,
-    NonInferiority,
     check_groups,
     gate,
     gate_multilabel,
@@ -50,8 +49,21 @@ from ._common import (
     unit_number,
 )
 from ._gate_config import CONFIG_DEFAULTS, add_config_arguments, apply_config
+from ._gate_pr import (
+    add_pr_arguments,
+    check_pr_arguments,
+    compared_check,
+    pr_outputs,
+    read_baseline_input,
+    runner_safe_output,
+)
 from ._input_args import FILE_HELP, add_input_arguments, load_input
-from ._prediction_tables import paired_gate_predictions
+from ._prediction_tables import (
+    CLUSTER_COL_HELP,
+    add_cluster_argument,
+    paired_gate_predictions,
+    read_clustered,
+)
 
 __all__ = ["EXIT_STATUS", "exit_status", "register", "run"]
 
@@ -121,7 +133,11 @@ def register(sub: Any) -> None:
         help="floor for the preceding --metric: PASS when P(metric >= T) >= P, FAIL when "
         "P(metric < T) >= P, else INCONCLUSIVE",
     )
-    p.add_argument("--baseline", metavar="BASEFILE", help="confusion matrix of the baseline model")
+    p.add_argument(
+        "--baseline",
+        metavar="BASEFILE",
+        help="confusion matrix of the baseline model, or a file written by --save-baseline",
+    )
     p.add_argument(
         "--max-drop",
         type=unit_number,
@@ -174,6 +190,14 @@ def register(sub: Any) -> None:
         "properties (written to a temporary file, then renamed)",
     )
     add_input_arguments(p)
+    add_cluster_argument(p, CLUSTER_COL_HELP + " (FILE's column; with a paired BASEFILE too)")
+    p.add_argument(
+        "--fold-col",
+        default=None,
+        metavar="NAME",
+        help="FILE and BASEFILE are predictions CSVs of the same documents with a fold column "
+        "NAME: the baseline checks are on the mean difference over the folds",
+    )
     add_sampling_arguments(p)
     p._option_string_actions["--draws"].type = positive_int  # fewer than MIN_DRAWS are raised
     p._option_string_actions["--draws"].help = (
@@ -201,6 +225,7 @@ def register(sub: Any) -> None:
         "P(every slice >= T), from the same draws (--min-support K skips slices with fewer "
         "than K documents)",
     )
+    add_pr_arguments(p)
     p.set_defaults(run=run, checks=None, **{k: None for k in CONFIG_DEFAULTS})
     for action in p._actions:  # None marks "not given"; the help shows the real default
         if action.dest in CONFIG_DEFAULTS and action.help and "%(default)s" in action.help:
@@ -235,6 +260,7 @@ def _check_floors(args: argparse.Namespace, checks: list[tuple[str, float | None
 
 def run(args: argparse.Namespace) -> int:
     cfg = apply_config(args)  # --config or pyproject.toml; fills the settings not given
+    check_pr_arguments(args)
     if args.f_beta != 1.0 and not args.multilabel:
         raise ValueError(
             f"--f-beta {args.f_beta:g} applies to the multi-label F-beta metrics; add --multilabel"
@@ -244,6 +270,7 @@ def run(args: argparse.Namespace) -> int:
         groups = check_groups(
             cfg, baseline=args.baseline, max_drop=args.max_drop if given else None,
             min_support=args.min_support, joint=args.joint, multilabel=args.multilabel,
+            max_relative_drop=args.max_relative_drop,
         )  # fmt: skip
     else:
         groups = [_command_line_checks(args, cfg)]
@@ -268,7 +295,8 @@ def run(args: argparse.Namespace) -> int:
         config=None if cfg is None else cfg.path,
         hints="command",  # next steps as commands
     )
-    return _report(args, result)
+    with runner_safe_output(args):  # --annotations github: no ##[ command in the report
+        return _report(args, result)
 
 
 def _command_line_checks(args: argparse.Namespace, cfg: GateConfig | None) -> CheckGroup:
@@ -308,21 +336,23 @@ def _command_line_checks(args: argparse.Namespace, cfg: GateConfig | None) -> Ch
         for m, t in checks
         if t is not None
     ]
-    margins: dict[str, float] = {}
-    for c in cfg.checks if cfg is not None else ():
-        if c.baseline is not None and c.max_drop is not None:
-            margins.setdefault(c.metric, c.max_drop)
-    if "max_drop" in args.cli_given:
-        margins = {}
     compared = [m for m, t in checks if t is None or "baseline" in args.cli_given]
     if args.baseline is not None and not checks:
         compared = ["micro_f1"]
-    out += [NonInferiority(m, margins.get(m, args.max_drop)) for m in dict.fromkeys(compared)]
+    out += [compared_check(m, cfg, args) for m in dict.fromkeys(compared)]
     return CheckGroup(tuple(out), args.baseline if compared else None)
 
 
 def _gate_group(args: argparse.Namespace, group: CheckGroup, from_config: bool) -> GateResult:
     """The gate of FILE (and the group's baseline) with the group's checks."""
+    if args.fold_col is not None:
+        both = [f for f, v in (("--cluster-col", args.cluster_col), ("--slice-col", args.slice_col))
+                if v is not None]  # fmt: skip
+        if both:
+            raise ValueError(f"--fold-col and {both[0]}: not together (leave out one of the two)")
+        from ._folds import gate_across_folds  # here: a gate without folds never loads it
+
+        return gate_across_folds(args, group.checks, group.baseline)
     ns = argparse.Namespace(**vars(args))
     ns.baseline = group.baseline
     if group.baseline is None and from_config:
@@ -336,13 +366,20 @@ def _gate_group(args: argparse.Namespace, group: CheckGroup, from_config: bool) 
         **prior_from_args(args),
     )  # fmt: skip
     if args.multilabel:
+        if args.cluster_col is not None:
+            raise ValueError("--cluster-col reads single-label predictions; not with --multilabel")
         return gate_multilabel(data.counts, group.checks, f_beta=args.f_beta, **kw)
     paired = paired_gate_predictions(ns)  # None unless two paired predictions CSVs
+    cl = None if args.cluster_col is None else read_clustered(args, args.file)
     if paired is None:
+        if cl is not None:
+            return gate(None, group.checks, y_true=cl.y_true, y_pred=cl.y_pred,
+                        cluster=cl.clusters, **kw)  # fmt: skip
         return gate(data.counts, group.checks, **kw)
     y, new, old = paired
     kw["baseline"] = None
-    return gate(None, group.checks, y_true=y, y_pred=new, baseline_pred=old, **kw)
+    cluster = None if cl is None else cl.clusters  # FILE's row order, as y
+    return gate(None, group.checks, y_true=y, y_pred=new, baseline_pred=old, cluster=cluster, **kw)
 
 
 def read_inputs(
@@ -362,6 +399,9 @@ def read_inputs(
             from ._slices import load_slices  # here: a gate without slices never loads it
 
             return load_slices(args, path)
+        saved = read_baseline_input(args, path, multilabel)  # a file of --save-baseline
+        if saved is not None:
+            return saved
         if not multilabel:
             return load_input(args, path)
         from ..io import read_multilabel  # here: a single-label gate never loads it
@@ -405,6 +445,7 @@ def _report(args: argparse.Namespace, result: GateResult) -> int:
     warning = result.prior_warning()
     if warning:
         print(f"f1posterior gate: {warning}", file=sys.stderr)
+    pr_outputs(args, result, lambda: read_inputs(args, None)[0])
     return exit_status(result.verdict, args.inconclusive)
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from .._core.streams import DEFAULT_SEED
 from ..gating import DEFAULT_MAX_DOCUMENTS, MAX_DOCUMENTS_LIMIT, plan
 from ..metrics import METRICS
+from ._clusters import add_plan_cluster_arguments, plan_clustering
 from ._common import (
     add_prior_argument,
     positive_int,
@@ -98,6 +99,7 @@ def register(sub: Any) -> None:
     )  # fmt: skip
     p.add_argument("--format", choices=["text", "json"], default="text")
     add_input_arguments(p)
+    add_plan_cluster_arguments(p)
     p.set_defaults(run=run)
 
 
@@ -126,6 +128,7 @@ def run(args: argparse.Namespace) -> int:
         rng=args.seed,
         source=data.source,
         **prior_from_args(args),
+        **plan_clustering(args),
     )
     if args.format == "json":
         print(json.dumps(result.to_dict(), indent=2))

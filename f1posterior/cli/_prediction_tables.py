@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from .._core.text import escape_text
 from ..io import is_stdin, source_name
@@ -15,7 +16,14 @@ from ._input_args import check_stdin_inputs
 if TYPE_CHECKING:
     from ..io import PredictionTable
 
-__all__ = ["pair_prediction_tables", "paired_gate_predictions"]
+__all__ = [
+    "CLUSTER_COL_HELP",
+    "ClusteredPredictions",
+    "add_cluster_argument",
+    "pair_prediction_tables",
+    "paired_gate_predictions",
+    "read_clustered",
+]
 
 
 def _warn(command: str, message: str) -> None:
@@ -144,3 +152,57 @@ def paired_gate_predictions(args: argparse.Namespace) -> tuple[list[str], ...] |
         return None
     new, base = paired
     return new.y_true, new.preds[args.pred_col], base.preds[args.pred_col]
+
+
+# --- clustered documents (--cluster-col) ---------------------------------------------
+
+CLUSTER_COL_HELP = (
+    "column of cluster ids (user, conversation, source, ...) in a predictions CSV: documents "
+    "of a cluster are not independent, and the posterior is a Bayesian bootstrap over the "
+    "clusters (the unit and the design effect are reported)"
+)
+
+
+def add_cluster_argument(p: Any, text: str = CLUSTER_COL_HELP) -> None:
+    """Add ``--cluster-col NAME`` (default None)."""
+    p.add_argument("--cluster-col", default=None, metavar="NAME", help=text)
+
+
+@dataclass(frozen=True)
+class ClusteredPredictions:
+    """One predictions CSV read with its cluster column."""
+
+    y_true: list[str]
+    y_pred: list[str]
+    clusters: list[str]
+    source: str
+
+
+def read_clustered(args: argparse.Namespace, path: str) -> ClusteredPredictions:
+    """``path``'s true labels, predictions (``--pred-col``) and clusters (``--cluster-col``).
+
+    Raises
+    ------
+    ValueError
+        ``path`` is not a predictions CSV, or lacks a column.
+    """
+    from ..io import is_predictions_table, is_stdin, read_prediction_table, source_name
+
+    fmt = getattr(args, "input_format", None) if is_stdin(path) else None
+    if not (
+        getattr(args, "predictions", None) is True  # summarize/gate/plan's flag
+        or is_predictions_table(
+            path, true_col=args.true_col, pred_col=args.pred_col, input_format=fmt
+        )
+    ):
+        raise ValueError(
+            f"--cluster-col {args.cluster_col} reads a predictions CSV (one row per document, "
+            f"columns {args.true_col!r}, {args.pred_col!r} and {args.cluster_col!r}); "
+            f"{source_name(path)} is not one"
+        )
+    t = read_prediction_table(
+        path, args.true_col, [args.pred_col], min_models=1, input_format=fmt,
+        cluster_col=args.cluster_col,
+    )  # fmt: skip
+    assert t.clusters is not None
+    return ClusteredPredictions(t.y_true, t.preds[args.pred_col], t.clusters, t.source)

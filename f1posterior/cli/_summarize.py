@@ -28,6 +28,7 @@ from ..posterior import (
     format_markdown,
     format_table,
 )
+from ._clusters import run_summarize_clusters
 from ._common import (
     SINGLE_LABEL_WHY,
     add_sampling_arguments,
@@ -37,6 +38,7 @@ from ._common import (
 )
 from ._figures import add_output_arguments, wants_draws, write_outputs
 from ._input_args import FILE_HELP, add_input_arguments, load_input
+from ._prediction_tables import add_cluster_argument
 from ._progress import terminal_progress
 from ._slices import add_slice_arguments, run_slices
 from ._stream import (
@@ -139,6 +141,7 @@ def register(sub: Any) -> None:
     )
     add_output_arguments(p)
     add_input_arguments(p)
+    add_cluster_argument(p)
     add_sampling_arguments(p)
     add_stream_arguments(p)
     add_slice_arguments(p)
@@ -374,12 +377,20 @@ def _deployment_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.slice_col is not None and args.cluster_col is not None:
+        raise ValueError(
+            "--slice-col and --cluster-col: a table of slices or of clusters "
+            "(leave out one of the two)"
+        )
     if args.slice_col is not None:  # a table of slices: cli/_slices.py
         args.draws = DEFAULT_DRAWS if args.draws is None else args.draws
         _check_single_label(args.metric or [])
         return run_slices(args, args.metric or ["micro_f1", "macro_f1"])
     if args.min_support is not None:
         raise ValueError("--min-support skips small slices; add --slice-col NAME")
+    if args.cluster_col is not None:
+        args.draws = DEFAULT_DRAWS if args.draws is None else args.draws
+        return run_summarize_clusters(args)
     _check_row_options(args)
     deploy = _deployment_options(args)
     rows = args.documents is None and not args.multilabel and is_batch_run(args)

@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # the names, for type checkers and IDEs
     from ._config_schema import GateConfig as GateConfig
     from ._config_schema import GateConfigError
     from ._draws import NOISE_SIGMAS
+    from ._folds import gate_folds
     from ._gate import DEFAULT_MAX_DRAWS as DEFAULT_MAX_DRAWS
     from ._gate import MAX_DRAWS_LIMIT as MAX_DRAWS_LIMIT
     from ._gate import MIN_DRAWS as MIN_DRAWS
@@ -39,6 +40,7 @@ else:  # each name's module is imported at its first use
         "._config": ("CheckGroup", "check_groups", "find_pyproject_config", "load_config"),
         "._config_schema": ("GateConfig", "GateConfigError"),
         "._draws": ("NOISE_SIGMAS",),
+        "._folds": ("gate_folds",),
         "._gate": (
             "DEFAULT_MAX_DRAWS", "MAX_DRAWS_LIMIT", "MIN_DRAWS", "assert_gate", "gate",
             "gate_multilabel"
@@ -63,6 +65,7 @@ __all__ = [
     "SliceFloor",
     "assert_gate",
     "gate",
+    "gate_folds",
     "gate_multilabel",
     "plan",
 ]

@@ -219,13 +219,23 @@ class SliceFloor:
 class NonInferiority:
     """A non-inferiority margin against the baseline: P(new - baseline >= -max_drop | data) >= prob.
 
+    With ``relative=True`` the margin is a fraction of the baseline:
+    P(new >= (1 - max_drop) * baseline | data) >= prob, the condition checked
+    on each joint posterior draw of the two models.
+
     Parameters
     ----------
     metric : str
         The metric compared (per-class metrics: one check per class).
     max_drop : float, default 0
         The allowed drop ``D`` in [0, 1]; with 0 a model no different from its
-        baseline is inconclusive.
+        baseline is inconclusive. With ``relative=True`` the allowed drop as a
+        fraction of the baseline's score, in [0, 1).
+    relative : bool, default False
+        Read ``max_drop`` as a relative drop (``f1posterior gate
+        --max-relative-drop``); the check's verdict then reports the ratio
+        new / baseline and its floor ``1 - max_drop``. Not for paired
+        predictions (``baseline_pred=``), which take an absolute margin.
 
     See Also
     --------
@@ -238,14 +248,28 @@ class NonInferiority:
     >>> cm = [[40, 10], [5, 45]]
     >>> gate(cm, [NonInferiority("micro_f1", 0.2)], baseline=cm, draws=4_000).verdict
     'pass'
+    >>> rel = NonInferiority("micro_f1", 0.05, relative=True)  # new >= 0.95 x baseline
+    >>> gate(cm, [rel], baseline=cm, draws=4_000).checks[0].condition
+    'micro_f1: new / baseline >= 0.95'
     """
 
     metric: str
     max_drop: float = 0.0
+    relative: bool = False
 
     def __post_init__(self) -> None:
         m = _metric(self.metric, "NonInferiority.metric")
+        if not isinstance(self.relative, bool):
+            raise TypeError(
+                f"NonInferiority({m!r}).relative must be True or False; got "
+                f"{describe(self.relative)}"
+            )
         d = _number(self.max_drop, f"NonInferiority({m!r}).max_drop", 0.0, 1.0)
+        if self.relative and d == 1.0:
+            raise ValueError(
+                f"NonInferiority({m!r}).max_drop must be a number in [0, 1) with relative=True "
+                "(a relative drop of 1 allows any score); got 1.0"
+            )
         object.__setattr__(self, "max_drop", d)
 
 

@@ -110,6 +110,15 @@ def find_pyproject_config(folder: str | Path = ".") -> GateConfig | None:
     return parse_config(table, where, p.parent)
 
 
+def _margin(metric: str, given: tuple[float | None, float | None], spec: Any) -> NonInferiority:
+    """The comparison of ``metric``: the command line's margin (absolute, relative), else the
+    check's own, else an absolute 0."""
+    drop, rel = given if given != (None, None) else (spec.max_drop, spec.max_relative_drop)
+    if rel is not None:
+        return NonInferiority(metric, rel, relative=True)
+    return NonInferiority(metric, 0.0 if drop is None else drop)
+
+
 @dataclass(frozen=True)
 class CheckGroup:
     """Consecutive checks that one gate call runs: floors, and comparisons with one baseline."""
@@ -126,12 +135,14 @@ def check_groups(
     min_support: int | None = None,
     joint: bool = False,
     multilabel: bool = False,
+    max_relative_drop: float | None = None,
 ) -> list[CheckGroup]:
     """The configuration's checks as check objects, in gate calls; command-line values override.
 
     ``baseline`` (``--baseline``) replaces the top-level ``baseline`` (the
-    checks with ``baseline = true``); ``max_drop`` (``--max-drop``) replaces
-    every check's; ``min_support`` and ``joint`` (``--min-support``,
+    checks with ``baseline = true``); ``max_drop`` (``--max-drop``) or
+    ``max_relative_drop`` (``--max-relative-drop``) replaces every check's
+    margin; ``min_support`` and ``joint`` (``--min-support``,
     ``--joint``) apply to every per-class floor. Consecutive checks share a
     call unless they compare with different baselines.
 
@@ -172,8 +183,7 @@ def check_groups(
                     "--baseline",
                 )
             path = str(where)
-            drop = max_drop if max_drop is not None else c.max_drop
-            check = NonInferiority(c.metric, 0.0 if drop is None else drop)
+            check = _margin(c.metric, (max_drop, max_relative_drop), c)
         if groups and (path is None or groups[-1].baseline in (None, path)):
             last = groups[-1]
             groups[-1] = CheckGroup(last.checks + (check,), last.baseline or path)

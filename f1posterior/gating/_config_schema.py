@@ -37,7 +37,15 @@ _TOP_KEYS = (
     "slice_col",
     "check",
 )
-_CHECK_KEYS = ("metric", "min", "baseline", "max_drop", "min_support", "joint")
+_CHECK_KEYS = (
+    "metric",
+    "min",
+    "baseline",
+    "max_drop",
+    "max_relative_drop",
+    "min_support",
+    "joint",
+)
 
 
 class GateConfigError(ValueError):
@@ -67,14 +75,16 @@ class CheckSpec:
     baseline : str, True or None
         For a baseline check: the baseline's path (resolved against the
         configuration's folder), or True for the top-level ``baseline``.
-    max_drop, min_support, joint :
-        None when not given.
+    max_drop, max_relative_drop, min_support, joint :
+        None when not given (``max_relative_drop``: the allowed drop as a
+        fraction of the baseline, ``NonInferiority(..., relative=True)``).
     """
 
     metric: str
     min: float | None = None
     baseline: str | bool | None = None
     max_drop: float | None = None
+    max_relative_drop: float | None = None
     min_support: int | None = None
     joint: bool | None = None
 
@@ -259,7 +269,7 @@ def _check(cfg: GateConfig, i: int, table: Mapping[str, Any], base: Path) -> Che
         got = "both" if has_min else "neither"
         raise cfg.error(at, f"give either min (a floor) or baseline (a comparison); got {got}")
     if has_min:
-        for key in ("max_drop",):
+        for key in ("max_drop", "max_relative_drop"):
             if key in table:
                 raise cfg.error(f"{at}.{key}", "applies to a baseline check; this check has min")
         low, high = METRIC_RANGES.get(metric, (0.0, 1.0))
@@ -284,9 +294,18 @@ def _check(cfg: GateConfig, i: int, table: Mapping[str, Any], base: Path) -> Che
         )
     else:
         path = _path(cfg, f"{at}.baseline", value, base)
-    drop = table.get("max_drop")
+    drop, rel = table.get("max_drop"), table.get("max_relative_drop")
+    if drop is not None and rel is not None:
+        raise cfg.error(
+            f"{at}.max_relative_drop", "give max_drop (absolute) or max_relative_drop, not both"
+        )
+    if rel is not None:
+        rel = _number(cfg, f"{at}.max_relative_drop", rel, 0.0, 1.0, False)
+        if rel == 1.0:
+            raise cfg.error(f"{at}.max_relative_drop", "must be a number in [0, 1); got 1.0")
     return CheckSpec(
         metric=metric,
         baseline=path,
         max_drop=None if drop is None else _number(cfg, f"{at}.max_drop", drop, 0.0, 1.0, False),
+        max_relative_drop=rel,
     )

@@ -43,6 +43,7 @@ class Settings:
     labels: Sequence[Any] | None
     names: Sequence[str] | None
     f_beta: float = 1.0
+    clusters: Any = None  # ClusterTables of clustered predictions, or None
 
     def __post_init__(self) -> None:
         """Validate the inputs and settings (arrays as float, labels as text)."""
@@ -90,10 +91,8 @@ class Evidence:
     """One check's evidence from one round, flat over its items (C order).
 
     ``hits`` are the draws meeting the condition out of ``draws``, or the exact
-    probabilities when ``draws`` is 0. ``fail_at`` is, per item, the probability
-    of the opposite an item needs to FAIL (None: ``prob``); NaN marks a joint
-    item that never FAILs on its own probability, only when an item before it
-    in the check FAILs.
+    probabilities when ``draws`` is 0. ``fail_at``: per item, the P(opposite) to
+    FAIL (None: ``prob``); NaN: a joint item, FAILing only with an item before it.
     """
 
     items: list[str]
@@ -143,7 +142,19 @@ def _support(s: Settings) -> np.ndarray:
     return np.asarray(s.counts.sum(axis=-1))
 
 
+def cluster_prior_text(ct: Any) -> str:
+    """The model of a gate on clustered documents, naming the unit with its counts."""
+    from ..posterior import CLUSTER_UNIT
+
+    c, n = len(ct.clusters), int(ct.tables.sum())
+    return f"Bayesian bootstrap over {c:,} {CLUSTER_UNIT} ({n:,} documents)"
+
+
 def _evaluate(table: np.ndarray, metrics: list[str], s: Settings, **kw: Any) -> Evaluation:
+    if s.clusters is not None and table is s.counts:
+        from ..posterior import evaluate_cluster_tables
+
+        return evaluate_cluster_tables(s.clusters, metrics=metrics, ci_prob=s.ci_prob, **kw)
     common = dict(alpha=s.alpha, beta=s.beta, ci_prob=s.ci_prob, labels=s.labels)
     if s.multilabel:
         from ..posterior import evaluate_multilabel  # looked up at call time
@@ -183,7 +194,7 @@ def evidence(
 
         prior = resolve(s.alpha, s.beta, s.counts)
         closed = prior.mixture is None and is_aligned(prior.alpha, prior.beta)
-        closed = closed and scipy_available()
+        closed = closed and scipy_available() and s.clusters is None
         m = s.counts.shape[-1]
         names = list(dict.fromkeys(c.metric for c in floors))
         free = [n for n in names if closed and has_exact(n, m) and n not in drawn]
@@ -248,6 +259,7 @@ def _floor(c: Floor, e: Evaluation, s: Settings, draws: int) -> Evidence:
         flags=np.broadcast_to(_flags(c.metric, sm, s.counts, s), shape).reshape(-1),
         support=support,
         skip=skip,
+        model=e.model_text(c.metric) if hasattr(e, "model_text") else "",
     )
 
 
@@ -284,6 +296,7 @@ def _joint(c: JointFloor, e: Evaluation, s: Settings, draws: int) -> Evidence:
         hdi=np.array(hdis, dtype=float).reshape(-1, 2),
         flags=np.array(flag),
         skip=skip,
+        model=e.model_text(c.metric) if hasattr(e, "model_text") else "",
     )
 
 
@@ -314,6 +327,8 @@ def _non_inferiority(
     root: np.random.SeedSequence,
 ) -> Evidence:
     """P(new - baseline >= -D): independent posteriors, or the paired model."""
+    if c.relative:
+        return _relative(c, e, base, s, draws)
     if s.paired is not None:
         diff, score, model = _paired_difference(c.metric, s, draws, root)
     else:
@@ -339,6 +354,48 @@ def _non_inferiority(
     )
 
 
+def _ratio(new: Any, old: Any) -> np.ndarray:
+    """new / old, with x / 0 read as +inf (x > 0) or 1 (x = 0): both meet any floor <= 1."""
+    new, old = np.asarray(new, dtype=float), np.asarray(old, dtype=float)
+    zero = np.where(new > 0, np.inf, 1.0)
+    return np.divide(
+        new,
+        old,
+        out=np.broadcast_to(zero, np.broadcast_shapes(new.shape, old.shape)).copy(),
+        where=old > 0,
+    )
+
+
+def _relative(
+    c: NonInferiority, e: Evaluation, base: Evaluation, s: Settings, draws: int
+) -> Evidence:
+    """P(new >= (1 - r) * baseline) from the independent posteriors; reported as a ratio."""
+    if s.paired is not None:
+        raise ValueError(
+            f"NonInferiority({c.metric!r}, relative=True): a relative margin compares "
+            "independent posteriors; paired predictions take an absolute max_drop"
+        )
+    assert e.metric_draws is not None and base.metric_draws is not None
+    new, old = e.metric_draws[c.metric], base.metric_draws[c.metric]
+    hits = np.sum(new >= (1.0 - c.max_drop) * old, axis=-1).astype(float)
+    ratio = _ratio(new, old)
+    shape = hits.shape
+    per = c.metric in (PER_LABEL_METRICS if s.multilabel else PER_CLASS_METRICS)
+    assert s.baseline is not None
+    flags = np.broadcast_to(_flags(c.metric, e[c.metric], s.counts, s), shape) | np.broadcast_to(
+        _flags(c.metric, base[c.metric], s.baseline, s), shape
+    )
+    return Evidence(
+        items=_items(shape, per, s),
+        hits=hits.reshape(-1),
+        draws=draws,
+        score=np.broadcast_to(_ratio(e[c.metric].score, base[c.metric].score), shape).reshape(-1),
+        hdi=np.asarray(sample_hdi(ratio, s.ci_prob), dtype=float).reshape(-1, 2),
+        flags=flags.reshape(-1),
+        model="independent posteriors",
+    )
+
+
 def _paired_difference(
     metric: str, s: Settings, draws: int, root: np.random.SeedSequence
 ) -> tuple[np.ndarray, np.ndarray, str]:
@@ -351,9 +408,10 @@ def _paired_difference(
             f"paired baseline comparisons take single-number metrics; got per-class {metric!r}"
         )
     y, new, old = s.paired
+    cluster = None if s.clusters is None else s.clusters.codes
     res = compare_predictions(
         y, new, old, metric=metric, alpha=s.alpha, beta=s.beta, draws=draws,
-        rng=child_seed(root, 2),
+        rng=child_seed(root, 2), cluster=cluster,
     )  # fmt: skip
     for sm, table, what in ((res.a, s.counts, "counts"), (res.b, s.baseline, "baseline")):
         if not np.isclose(sm.score, float(METRICS[metric](table)), equal_nan=True):
@@ -361,7 +419,8 @@ def _paired_difference(
                 f"paired predictions do not match {what}: {metric} is {sm.score:.4f} from the "
                 f"predictions but {float(METRICS[metric](table)):.4f} from the matrix"
             )
-    return res.draws, np.asarray(res.difference.score), "paired model (same documents)"
+    model = "paired model (same documents)" if cluster is None else res.prior
+    return res.draws, np.asarray(res.difference.score), model
 
 
 # --- the verdict ------------------------------------------------------------------------
@@ -421,22 +480,28 @@ def _fail_reason(verdict: str, pr: float, p: float, f: float, failed: Sequence[s
     return ""
 
 
+def _kind(c: GateCheck) -> str:
+    if isinstance(c, NonInferiority):
+        return "relative" if c.relative else "baseline"
+    return "min"
+
+
+def _threshold(c: GateCheck) -> float:
+    """T of a floor, -D of an absolute margin, the ratio floor 1 - r of a relative one."""
+    if isinstance(c, NonInferiority):
+        return 1.0 - c.max_drop if c.relative else 0.0 - c.max_drop
+    return c.threshold
+
+
 def judge(
-    c: GateCheck,
-    e: Evidence,
-    i: int,
-    hits: float,
-    n: int,
-    s: Settings,
-    failed: Sequence[str] = (),
+    c: GateCheck, e: Evidence, i: int, hits: float, n: int, s: Settings, failed: Sequence[str] = ()
 ) -> Check:
     """The verdict of item ``i`` of check ``c``: ``hits`` of ``n`` pooled draws (exact: n = 0).
 
     The one place a verdict is decided: skipped (``min_support``), FAIL of a
     joint item (``e.fail_at`` NaN) when items before it ``failed``, within
     Monte Carlo noise (inconclusive, with the draws that would settle it), or
-    the rule: PASS at ``P >= prob``, FAIL at ``1 - P >= fail_at`` (``prob``
-    unless ``e.fail_at`` says otherwise).
+    the rule: PASS at ``P >= prob``, FAIL at ``1 - P >= e.fail_at`` (or ``prob``).
     """
     p = s.prob
     f = p if e.fail_at is None else float(e.fail_at[i])
@@ -461,10 +526,10 @@ def judge(
         verdict = _rule(pr, p, f)
         reason = _fail_reason(verdict, pr, p, f, failed)
     return Check(
-        kind="baseline" if isinstance(c, NonInferiority) else "min",
+        kind=_kind(c),
         metric=c.metric,
         item=e.items[i],
-        threshold=0.0 - c.max_drop if isinstance(c, NonInferiority) else c.threshold,
+        threshold=_threshold(c),
         prob=pr,
         required=p,
         verdict=verdict,
@@ -481,18 +546,3 @@ def judge(
         support=None if e.support is None else int(e.support[i]),
         prior_dominated=bool(e.flags[i]),
     )
-
-
-def judge_check(
-    c: GateCheck, e: Evidence, hits: np.ndarray, totals: np.ndarray, s: Settings
-) -> list[Check]:
-    """The verdicts of every item of check ``c``, in order (pooled ``hits`` of ``totals``).
-
-    A joint item (``e.fail_at`` NaN) is judged with the names of the items
-    before it that failed.
-    """
-    out: list[Check] = []
-    for i in range(len(e.items)):
-        failed = [x.item for x in out if x.verdict == "fail"]
-        out.append(judge(c, e, i, hits[i], int(totals[i]), s, failed))
-    return out

@@ -17,7 +17,7 @@ from .._core.priors import DEFAULT_PRIOR, PriorArg, describe_prior
 from .._core.streams import DEFAULT_DRAWS, DEFAULT_SEED, child_seed, run_seed
 from .._core.validation import SeedLike, check_draws, check_rng
 from ._checks import GateCheck, check_checks
-from ._draws import Settings, evidence, judge_check, noisy
+from ._draws import Settings, cluster_prior_text, evidence, judge, noisy
 from ._verdicts import Check, GateResult
 
 __all__ = ["DEFAULT_MAX_DRAWS", "MIN_DRAWS", "gate", "gate_multilabel", "assert_gate"]
@@ -53,6 +53,7 @@ def gate(
     baseline_pred: ArrayLike | None = None,
     ids: ArrayLike | None = None,
     baseline_ids: ArrayLike | None = None,
+    cluster: ArrayLike | None = None,
     groups: ArrayLike | None = None,
 ) -> GateResult:
     """Three-state checks of a classifier: PASS, FAIL or INCONCLUSIVE.
@@ -103,6 +104,12 @@ def gate(
         Document ids of ``y_true``/``y_pred`` and of ``baseline_pred``: the
         baseline predictions are paired with the model's by id, in any order
         (one to one). Without them they are paired position by position.
+    cluster : sequence, optional
+        The cluster (user, conversation, source, ...) of each document of
+        ``y_true``: the checks then use the Bayesian bootstrap over clusters of
+        :func:`f1posterior.evaluate_clusters` (and, with ``baseline_pred``, of
+        :func:`f1posterior.compare_predictions`); ``alpha``/``beta`` are unused
+        and no floor is exact.
     groups : sequence, optional
         The slice of each document of ``y_true``/``y_pred``: ``counts`` is then
         one confusion matrix per slice, named by its value (as
@@ -142,16 +149,17 @@ def gate(
 
         counts, names, labels = slice_predictions(
             counts, y_true, y_pred, groups, labels, names=names, baseline_pred=baseline_pred,
-            ids=ids, baseline_ids=baseline_ids,
+            ids=ids, baseline_ids=baseline_ids, cluster=cluster,
         )  # fmt: skip
         y_true = y_pred = None
-    counts, baseline, paired, labels = resolve_predictions(
+    counts, baseline, paired, labels, clusters = resolve_predictions(
         counts, baseline=baseline, labels=labels, y_true=y_true, y_pred=y_pred,
-        baseline_pred=baseline_pred, ids=ids, baseline_ids=baseline_ids,
+        baseline_pred=baseline_pred, ids=ids, baseline_ids=baseline_ids, cluster=cluster,
     )  # fmt: skip
     counts, labels = labelled_counts(counts, labels)  # a DataFrame or ConfusionMatrix: its labels
     baseline = labelled_counts(baseline, labels, "baseline")[0]  # in the classes' order
-    s = Settings(counts, baseline, paired, False, prob, ci_prob, alpha, beta, labels, names)
+    s = Settings(counts, baseline, paired, False, prob, ci_prob, alpha, beta, labels, names,
+                 clusters=clusters)  # fmt: skip
     return _run(
         check_checks(checks, False, baseline is not None),
         s,
@@ -295,12 +303,14 @@ def _run(
             hits[k][a] += e.hits[a]
             totals[k][a] = total
             active[k] = a & noisy(hits[k], totals[k], s.prob, evs[k].fail_at)
-    out: list[Check] = [
-        x
-        for k, (c, e) in enumerate(zip(checks, evs, strict=True))
-        for x in judge_check(c, e, hits[k], totals[k], s)
-    ]
+    out: list[Check] = []
+    for k, (c, e) in enumerate(zip(checks, evs, strict=True)):
+        for i in range(len(e.items)):  # a joint row (fail_at NaN) FAILs with the rows before it
+            failed = [x.item for x in out[len(out) - i :] if x.verdict == "fail"]
+            out.append(judge(c, e, i, hits[k][i], int(totals[k][i]), s, failed))
     prior = describe_prior(s.alpha, s.beta) + (" per label (M = 2 model)" if s.multilabel else "")
+    if s.clusters is not None:
+        prior = cluster_prior_text(s.clusters)
     return GateResult(
         checks=tuple(out),
         prior=prior,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -78,6 +79,13 @@ class PlanResult:
         What the simulation assumes.
     source : str or None
         Where the counts came from, when known.
+    design_effect : float or None
+        The design effect of clustered documents (``plan(..., design_effect=)``
+        or ``1 + (cluster_size - 1) icc``), when given: documents are counted
+        as actual documents, worth ``1 / design_effect`` independent ones.
+    cluster_size : float or None
+        Documents per cluster, when given: :attr:`additional_clusters` counts
+        the clusters of documents.
 
     See Also
     --------
@@ -112,6 +120,27 @@ class PlanResult:
     seed: Any
     assumptions: tuple[str, ...]
     source: str | None = None
+    design_effect: float | None = None
+    cluster_size: float | None = None
+
+    @property
+    def additional_clusters(self) -> int | None:
+        """The additional documents in clusters of ``cluster_size`` (None without it)."""
+        if self.additional_documents is None or self.cluster_size is None:
+            return None
+        return math.ceil(self.additional_documents / self.cluster_size)
+
+    @property
+    def cluster_text(self) -> str:
+        """The unit: clusters of documents, their size and the design effect ("" if none)."""
+        if self.design_effect is None and self.cluster_size is None:
+            return ""
+        parts = [] if self.cluster_size is None else [f"{self.cluster_size:g} documents each"]
+        if self.design_effect is not None:
+            parts.append(f"design effect {self.design_effect:.3g}")
+        more = self.additional_clusters
+        lead = "" if more is None else f"about {more:,} more "
+        return f"Unit: {lead}clusters of documents ({'; '.join(parts)})"
 
     @property
     def condition(self) -> str:
@@ -181,6 +210,8 @@ class PlanResult:
                 f"{self.max_draws:,} draws, judged on their pooled estimate"
             )
         lines.append(self.summary)
+        if self.cluster_text:
+            lines.append(self.cluster_text)
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
@@ -196,4 +227,13 @@ class PlanResult:
             "assumptions": list(self.assumptions),
             "seed": seed_json(self.seed),
             "source": self.source,
+            **({"clusters": self._clusters_dict()} if self.cluster_text else {}),
+        }
+
+    def _clusters_dict(self) -> dict[str, Any]:
+        return {
+            "unit": "clusters of documents",
+            "design_effect": self.design_effect,
+            "cluster_size": self.cluster_size,
+            "additional_clusters": self.additional_clusters,
         }

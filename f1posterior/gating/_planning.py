@@ -18,13 +18,21 @@ from numpy.typing import ArrayLike
 from .._core.priors import DEFAULT_PRIOR, PriorArg, resolve
 from .._core.sampling import sample_posterior
 from .._core.streams import DEFAULT_SEED, child_seed, run_seed
-from .._core.validation import SeedLike, check_choice, check_draws, check_prob, check_rng
+from .._core.validation import (
+    SeedLike,
+    check_choice,
+    check_counts,
+    check_draws,
+    check_prob,
+    check_rng,
+)
 from ..metrics import PER_CLASS_METRICS
 from ..posterior import evaluate
 from ._checks import Floor, GateCheck, NonInferiority, check_metric_name
 from ._draws import Settings
 from ._draws import noisy as is_noisy
 from ._gate import gate
+from ._plan_clusters import check_clustering, effective_counts, in_clusters
 from ._plan_result import CurvePoint, PlanResult
 
 __all__ = ["DEFAULT_MAX_DOCUMENTS", "CurvePoint", "PlanResult", "plan"]
@@ -119,6 +127,9 @@ def plan(
     beta: PriorArg = DEFAULT_PRIOR,
     rng: SeedLike = DEFAULT_SEED,
     source: str | None = None,
+    design_effect: float | None = None,
+    icc: float | None = None,
+    cluster_size: float | None = None,
 ) -> PlanResult:
     """How many more test documents make the gate's verdict conclusive, with probability A.
 
@@ -161,6 +172,17 @@ def plan(
         Root of every random stream; a SeedSequence is never consumed.
     source : str, optional
         Where the counts came from (shown in the text).
+    design_effect : float, optional
+        Clustered documents (users, conversations, ...): their design effect
+        ``D >= 1``, e.g. ``evaluate_clusters(...).design_effect[metric]``. The
+        plan runs on ``counts / D`` effective documents and reports actual
+        documents (``D`` times the effective ones).
+    icc : float, optional
+        Instead of ``design_effect``: the intra-cluster correlation in [0, 1],
+        with ``cluster_size``; ``D = 1 + (cluster_size - 1) icc``.
+    cluster_size : float, optional
+        Documents per future cluster: the answer is also given in clusters of
+        documents (``additional_clusters``).
 
     Returns
     -------
@@ -180,12 +202,28 @@ def plan(
     [(10, 0.0), (40, 0.045), (160, 0.315), (640, 0.575)]
     >>> plan([[90, 10], [5, 95]], metric="micro_f1", threshold=0.5).additional_documents
     0
+    >>> res = plan([[45, 5], [8, 42]], metric="recall", threshold=0.8, simulations=200, rng=1,
+    ...            icc=0.1, cluster_size=11)  # design effect 2
+    >>> res.design_effect, res.additional_documents, res.additional_clusters
+    (2.0, 9000, 819)
     """
     if threshold is None and baseline is None:
         raise ValueError(
             "plan needs a check: give threshold (a floor T for the metric) and/or a baseline"
         )
     check_metric_name(metric, "metric")
+    deff, size = check_clustering(design_effect, icc, cluster_size)
+    if deff is not None:  # effective documents (docs/design.md#gating-plan-clusters)
+        c0 = check_counts(counts)
+        return in_clusters(plan(
+            effective_counts(c0, deff, "counts"), metric=metric, threshold=threshold,
+            baseline=None if baseline is None else effective_counts(
+                check_counts(baseline, "baseline"), deff, "baseline"),
+            max_drop=max_drop, prob=prob, assurance=assurance, require=require,
+            simulations=simulations, draws=draws, max_draws=max_draws,
+            max_documents=max(1, math.ceil(max_documents / deff)), alpha=alpha, beta=beta,
+            rng=rng, source=source,
+        ), deff, size, int(c0.sum()))  # fmt: skip
     floor = None if threshold is None else Floor(metric, threshold)
     margin = NonInferiority(metric, max_drop)
     checks: list[GateCheck] = [x for x in (floor, margin if baseline is not None else None) if x]
@@ -216,7 +254,8 @@ def plan(
     )  # fmt: skip
     if _conclusive(flags, req)[0]:
         now_point = (CurvePoint(0, 1.0, 0.0),)
-        return PlanResult(additional_documents=0, reached=True, curve=now_point, **common)
+        res = PlanResult(additional_documents=0, reached=True, curve=now_point, **common)
+        return in_clusters(res, None, size, int(c.sum()))
 
     sim = _Simulator(c, base, metric, common["threshold"], common["max_drop"], p, req, s, d,
                      most, alpha, beta, root)  # fmt: skip
@@ -240,7 +279,8 @@ def plan(
         mid = _nice((lo + hi) / 2)
         at(mid if lo < mid < hi else (lo + hi) // 2)
     best = next((pt.documents for pt in curve if pt.assurance >= target), None)
-    return PlanResult(additional_documents=best, reached=best is not None, curve=curve, **common)
+    res = PlanResult(additional_documents=best, reached=best is not None, curve=curve, **common)
+    return in_clusters(res, None, size, int(c.sum()))
 
 
 def _assumptions(base: np.ndarray | None, metric: str, require: str) -> tuple[str, ...]:

@@ -34,11 +34,14 @@ def resolve_predictions(
     baseline_pred: Any,
     ids: Any,
     baseline_ids: Any,
-) -> tuple[Any, Any, Any, Any]:
-    """``(counts, baseline, paired, labels)`` for :func:`gate`, from counts or predictions.
+    cluster: Any = None,
+) -> tuple[Any, Any, Any, Any, Any]:
+    """``(counts, baseline, paired, labels, clusters)`` for :func:`gate`, from counts or
+    predictions.
 
     ``paired`` is ``(y_true, pred_new, pred_baseline)`` when both models' predictions
-    are given, else None.
+    are given, else None. ``clusters`` is the :class:`~f1posterior.ClusterTables` of
+    ``cluster`` (one id per document of ``y_true``), else None.
 
     Raises
     ------
@@ -52,7 +55,9 @@ def resolve_predictions(
         :func:`~f1posterior.metrics.confusion_matrix`.
     """
     preds = _given(y_true=y_true, y_pred=y_pred)
-    extras = _given(baseline_pred=baseline_pred, ids=ids, baseline_ids=baseline_ids)
+    extras = _given(
+        baseline_pred=baseline_pred, ids=ids, baseline_ids=baseline_ids, cluster=cluster
+    )
     if not preds:
         if counts is None:
             raise TypeError(
@@ -63,7 +68,7 @@ def resolve_predictions(
             raise TypeError(
                 f"{extras[0]}= goes with predictions (y_true= and y_pred=); got counts instead"
             )
-        return counts, baseline, None, labels
+        return counts, baseline, None, labels, None
     if counts is not None:
         raise TypeError(
             "give either counts or predictions (y_true= and y_pred=), not both; got counts "
@@ -111,11 +116,16 @@ def resolve_predictions(
     from ..metrics import confusion_matrix
 
     cm = confusion_matrix(y_true, y_pred, labels=labels)
+    clusters = None
+    if cluster is not None:
+        from ..posterior import cluster_tables
+
+        clusters = cluster_tables(y_true, y_pred, cluster, cm.labels)
     if baseline_pred is None:
-        return cm.counts, baseline, None, cm.labels
+        return cm.counts, baseline, None, cm.labels, clusters
     base_cm = confusion_matrix(y_true, baseline_pred, labels=cm.labels)
     pair = (_as_list(y_true), _as_list(y_pred), _as_list(baseline_pred))
-    return cm.counts, base_cm.counts, pair, cm.labels
+    return cm.counts, base_cm.counts, pair, cm.labels, clusters
 
 
 def _length(seq: Any, name: str) -> int:

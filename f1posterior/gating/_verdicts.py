@@ -18,6 +18,9 @@ _MD_VERDICT = {
 }
 
 
+#: What a comparison with the baseline checks, by kind of check.
+_COMPARED = {"baseline": "new - baseline", "relative": "new / baseline"}
+
 #: The marker of a prior-dominated check in every output format.
 PRIOR_DOMINATED = "prior-dominated"
 
@@ -29,15 +32,17 @@ class Check:
 
     Attributes
     ----------
-    kind : {"min", "baseline"}
-        Threshold check, or comparison with a baseline.
+    kind : {"min", "baseline", "relative"}
+        Threshold check, comparison with a baseline (an absolute margin), or a
+        relative margin (the ratio new / baseline against ``1 - r``).
     metric : str
         Metric name.
     item : str
         Matrix name and/or ``class <label>``; "" for a single scalar.
     threshold : float
-        ``T`` (kind "min") or ``-D`` (kind "baseline"): the metric, or the
-        difference new - baseline, must be >= ``threshold``.
+        ``T`` (kind "min"), ``-D`` (kind "baseline") or ``1 - r`` (kind
+        "relative"): the metric, the difference new - baseline, or the ratio
+        new / baseline must be >= ``threshold``.
     prob : float
         Posterior probability of the condition.
     required : float
@@ -126,8 +131,8 @@ class Check:
 
     def _condition(self, escape: Any = escape_text, rel: str = ">=") -> str:
         name = self.metric + (f" [{escape(self.item)}]" if self.item else "")
-        if self.kind == "baseline":
-            return f"{name}: new - baseline {rel} {self.threshold:g}"
+        if self.kind in _COMPARED:
+            return f"{name}: {_COMPARED[self.kind]} {rel} {self.threshold:g}"
         return f"{name} {rel} {self.threshold:g}"
 
     @property
@@ -162,7 +167,9 @@ class Check:
 
     def _text(self, hint: str = "") -> str:
         """:attr:`text`, with ``hint`` (the planning command) after the evidence."""
-        what = "observed difference" if self.kind == "baseline" else "observed"
+        what = {"baseline": "observed difference", "relative": "observed ratio"}.get(
+            self.kind, "observed"
+        )
         pct = f"{100 * self.ci_prob:g}%"
         if self.verdict == "skipped":
             return f"SKIPPED  {self.condition}: {self.evidence}; {what} {self.score:.3f}"
@@ -293,9 +300,8 @@ class GateResult:
         names = []
         for (kind, metric, t), items in groups.items():
             where = f" [{', '.join(items)}]" if any(items) else ""
-            names.append(
-                f"{metric}{where}{': new - baseline' if kind == 'baseline' else ''} >= {t:g}"
-            )
+            compared = f": {_COMPARED[kind]}" if kind in _COMPARED else ""
+            names.append(f"{metric}{where}{compared} >= {t:g}")
         return prior_warning_line(names)
 
     def _header(self) -> str:
@@ -360,7 +366,7 @@ class GateResult:
 
     def _hint(self, c: Check, before: str = "", after: str = "") -> str:
         """For an inconclusive check: the ``plan`` call (or command) that would settle it."""
-        if c.verdict != "inconclusive":
+        if c.verdict != "inconclusive" or c.kind == "relative":  # plan takes absolute margins
             return ""
         if self.hints == "command":
             import re
@@ -493,7 +499,7 @@ class GateResult:
         hints = [
             f"- {c._condition(escape_markdown)}: {self._hint(c)}"
             for c in self.checks
-            if c.verdict == "inconclusive"
+            if c.verdict == "inconclusive" and self._hint(c)
         ]
         if hints:
             lines += ["", "Inconclusive checks:", "", *hints]

@@ -6,6 +6,9 @@ from typing import TYPE_CHECKING
 from .._core.lazy import attach as _attach
 
 if TYPE_CHECKING:  # the names, for type checkers and IDEs
+    from ._baseline import is_saved_baseline as is_saved_baseline
+    from ._baseline import read_saved_baseline as read_saved_baseline
+    from ._baseline import save_baseline as save_baseline
     from ._cells import check_cells as check_cells
     from ._data import FIGURE3_LABELS as FIGURE3_LABELS
     from ._data import TABLE1 as TABLE1
@@ -38,6 +41,7 @@ if TYPE_CHECKING:  # the names, for type checkers and IDEs
 else:  # each name's module is imported at its first use
     # fmt: off
     __getattr__, __dir__ = _attach(__name__, {
+        "._baseline": ("is_saved_baseline", "read_saved_baseline", "save_baseline"),
         "._cells": ("check_cells",),
         "._data": ("FIGURE3_LABELS", "TABLE1", "figure3"),
         "._documents": ("read_documents",),

@@ -103,6 +103,9 @@ class PredictionTable:
         The line of each document in the file.
     slices : list of str or None
         The slice of each document, when a slice column was read.
+    clusters : list of str or None
+        The cluster (user, conversation, source, ...) of each document, when a
+        cluster column was read.
     """
 
     source: str
@@ -111,6 +114,7 @@ class PredictionTable:
     ids: list[str] | None = None
     lines: tuple[int, ...] = ()
     slices: list[str] | None = None
+    clusters: list[str] | None = None
 
 
 def _table_delimiter(path: str | Path, text: str, input_format: str | None) -> str:
@@ -135,13 +139,15 @@ def read_prediction_table(
     input_format: str | None = None,
     delimiter: str | None = None,
     slice_col: str | None = None,
+    cluster_col: str | None = None,
 ) -> PredictionTable:
-    """Read ``true_col``, model columns, optional id and slice columns from a predictions CSV.
+    """Read ``true_col``, model columns and optional id, slice and cluster columns.
 
     The one reader of predictions CSVs. ``models=None`` takes every column but
-    ``true_col`` and ``id_col``. ``path`` ``-`` reads standard input (format
-    ``input_format`` or sniffed); ``delimiter`` overrides the one of the file
-    name. Every malformed row is a ``ValueError`` naming the file and line.
+    ``true_col``, ``id_col``, ``slice_col`` and ``cluster_col``. ``path`` ``-``
+    reads standard input (format ``input_format`` or sniffed); ``delimiter``
+    overrides the one of the file name. Every malformed row is a ``ValueError``
+    naming the file and line.
     """
     p = Path(path)
     where = source_name(p)
@@ -158,19 +164,18 @@ def read_prediction_table(
             )
         if id_col is not None and id_col not in header:
             raise ValueError(f"--id-col: no column {id_col!r} in {where}; columns are {header}")
-        if slice_col is not None and slice_col not in header:
-            raise ValueError(
-                f"--slice-col: no column {slice_col!r} in {where}; columns are {header}"
-            )
+        for flag, col in (("--slice-col", slice_col), ("--cluster-col", cluster_col)):
+            if col is not None and col not in header:
+                raise ValueError(f"{flag}: no column {col!r} in {where}; columns are {header}")
         if models is None:
-            models = [c for c in header if c not in (true_col, id_col, slice_col)]
+            models = [c for c in header if c not in (true_col, id_col, slice_col, cluster_col)]
         elif len(set(models)) != len(models):
             raise ValueError(f"--models must not repeat a model; got {models}")
         if len(models) < min_models:
             raise ValueError(
                 f"{where}: need at least two model columns besides {true_col!r}; got {models}"
             )
-        extra = [c for c in (id_col, slice_col) if c is not None]
+        extra = [c for c in (id_col, slice_col, cluster_col) if c is not None]
         cols = [header.index(c) for c in (true_col, *models, *extra)]
         values: list[list[str]] = [[] for _ in cols]
         lines: list[int] = []
@@ -185,7 +190,11 @@ def read_prediction_table(
             for out, i in zip(values, cols, strict=True):
                 v = cells[i].strip()
                 if not v:
-                    what = {id_col: "document id", slice_col: "slice"}.get(header[i], "label")
+                    what = {
+                        id_col: "document id",
+                        slice_col: "slice",
+                        cluster_col: "cluster id",
+                    }.get(header[i], "label")
                     raise ValueError(
                         f"{where}, line {reader.line_num}: empty {what} in column {header[i]!r}"
                     )
@@ -202,7 +211,8 @@ def read_prediction_table(
         preds=dict(zip(models, values[1 : k + 1], strict=True)),
         ids=values[k + 1] if id_col is not None else None,
         lines=tuple(lines),
-        slices=values[-1] if slice_col is not None else None,
+        slices=values[k + 1 + (id_col is not None)] if slice_col is not None else None,
+        clusters=values[-1] if cluster_col is not None else None,
     )
 
 

@@ -8,6 +8,14 @@ from .._core.lazy import attach as _attach
 
 if TYPE_CHECKING:  # the names, for type checkers and IDEs
     from ._assemble import check_prior_dominance as check_prior_dominance
+    from ._cluster_paired import paired_cluster_draws as paired_cluster_draws
+    from ._cluster_result import CLUSTER_UNIT as CLUSTER_UNIT
+    from ._cluster_result import ClusterEvaluation
+    from ._clusters import MIN_CLUSTERS as MIN_CLUSTERS
+    from ._clusters import ClusterTables as ClusterTables
+    from ._clusters import cluster_tables as cluster_tables
+    from ._clusters import evaluate_cluster_tables as evaluate_cluster_tables
+    from ._clusters import evaluate_clusters
     from ._documents import BINARY_METRICS as BINARY_METRICS
     from ._documents import DOCUMENT_METRICS as DOCUMENT_METRICS
     from ._documents import RANKING_METRICS as RANKING_METRICS
@@ -41,6 +49,12 @@ else:  # each name's module is imported at its first use
     # fmt: off
     __getattr__, __dir__ = _attach(__name__, {
         "._assemble": ("check_prior_dominance",),
+        "._cluster_paired": ("paired_cluster_draws",),
+        "._cluster_result": ("CLUSTER_UNIT", "ClusterEvaluation"),
+        "._clusters": (
+            "MIN_CLUSTERS", "ClusterTables", "cluster_tables",
+            "evaluate_cluster_tables", "evaluate_clusters"
+        ),
         "._documents": (
             "BINARY_METRICS", "DOCUMENT_METRICS", "RANKING_METRICS", "document_scores",
             "evaluate_documents"
@@ -71,12 +85,14 @@ else:  # each name's module is imported at its first use
 # fmt: off
 __all__ = [
     "BetaPosterior",
+    "ClusterEvaluation",
     "Evaluation",
     "MetricSummary",
     "SliceEvaluation",
     "document_scores",
     "eti",
     "evaluate",
+    "evaluate_clusters",
     "evaluate_documents",
     "evaluate_multilabel",
     "evaluate_slices",

@@ -9,7 +9,7 @@ Design notes: docs/design.md#posterior-documents
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -29,7 +29,13 @@ from ..metrics import safe_divide
 from ._evaluation import Evaluation
 from ._summary import MetricSummary, summarize_draws
 
-__all__ = ["evaluate_documents", "document_scores", "BINARY_METRICS", "RANKING_METRICS"]
+__all__ = [
+    "evaluate_documents",
+    "document_scores",
+    "dirichlet_weights",
+    "BINARY_METRICS",
+    "RANKING_METRICS",
+]
 
 #: Metrics of predicted label sets (need ``y_pred``).
 BINARY_METRICS = (
@@ -336,10 +342,27 @@ def _bootstrap(v: np.ndarray, draws: int, root: np.random.SeedSequence) -> np.nd
     here against 0.10 / 3.2 / 66 s through ``fill_block``). Streams come from the one
     helper, ``child_seed``.
     """
-    d = v.shape[0]
+    out = np.empty((v.shape[1], draws))
+    for d0, d1, w in dirichlet_weights(v.shape[0], draws, root):
+        out[:, d0:d1] = (w @ v).T
+    return out
+
+
+def dirichlet_weights(
+    d: int, draws: int, root: np.random.SeedSequence, concentration: float = 1.0
+) -> Iterator[tuple[int, int, np.ndarray]]:
+    """Chunks ``(d0, d1, w)`` of Bayesian-bootstrap weights ``w ~ Dir(a 1_d)``, ``(d1 - d0, d)``.
+
+    ``a`` is ``concentration`` (1: the Bayesian bootstrap; below 1: wider, the
+    small-sample correction of :mod:`f1posterior.posterior._clusters`).
+
+    The one source of these weights (documents here, clusters in
+    :mod:`f1posterior.posterior._clusters`): blocks of draws with one random stream
+    each, block size depending on ``d`` only, so a seed gives the same weights however
+    the draws are chunked.
+    """
     block = max(1, _BLOCK_WEIGHTS // d)
     blocks_per_chunk = max(1, WEIGHT_BUDGET // (block * d))
-    out = np.empty((v.shape[1], draws))
     n_blocks = math.ceil(draws / block)
     for k0 in range(0, n_blocks, blocks_per_chunk):
         k1 = min(n_blocks, k0 + blocks_per_chunk)
@@ -348,7 +371,9 @@ def _bootstrap(v: np.ndarray, draws: int, root: np.random.SeedSequence) -> np.nd
         for k in range(k0, k1):
             gen = np.random.Generator(np.random.PCG64(child_seed(root, k)))
             a, b = k * block - d0, min(draws, (k + 1) * block) - d0
-            gen.standard_exponential(out=w[a:b])
+            if concentration == 1.0:
+                gen.standard_exponential(out=w[a:b])
+            else:
+                w[a:b] = gen.standard_gamma(concentration, size=(b - a, d))
         w /= w.sum(axis=1, keepdims=True)
-        out[:, d0:d1] = (w @ v).T
-    return out
+        yield d0, d1, w
