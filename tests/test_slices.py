@@ -300,6 +300,7 @@ def test_gate_groups_slices_the_predictions() -> None:
         (dict(y_true=[0, 1]), r"groups= slices predictions .*; got only one of y_true= and"),
         (dict(names=["a"]), r"names= does not go with it"),
         (dict(baseline_pred=[0, 1]), r"baseline_pred= does not go with it"),
+        (dict(cluster=["u", "v"]), r"cluster= does not go with it"),
     ],
 )
 def test_gate_groups_errors(kw, match) -> None:
