@@ -243,16 +243,20 @@ def sampler_cases(info: dict[str, Any], quick: bool, rounds: int) -> int:
     return 0
 
 
-def scaling_case(name: str, c: np.ndarray, draws: int, rounds: int) -> dict[str, Any]:
-    """One worker, two threads and two worker processes (the engine's choice for large
-    batches), interleaved; wall time, CPU time of this process and its children, and
-    context switches."""
+def scaling_case(
+    name: str, c: np.ndarray, draws: int, rounds: int, chosen: bool = False
+) -> dict[str, Any]:
+    """One worker, two threads and two worker processes (and, with ``chosen``, two
+    workers as the engine chooses), interleaved; wall time, CPU time of this process
+    and its children, and context switches."""
     res: dict[str, Any] = {"case": name, "draws": draws, "shape": list(c.shape)}
     best: dict[str, dict[str, float]] = {}
-    modes = {"workers_1": (1, batch.PROCESS_MIN_VARIATES),
+    default = batch.PROCESS_MIN_VARIATES
+    modes = {"workers_1": (1, default),
              "threads_2": (2, 1 << 62),
              "processes_2": (2, 0)}  # fmt: skip
-    default = batch.PROCESS_MIN_VARIATES
+    if chosen:
+        modes["chosen_2"] = (2, default)
     try:
         for _ in range(rounds):
             for mode, (w, threshold) in modes.items():
@@ -273,7 +277,69 @@ def scaling_case(name: str, c: np.ndarray, draws: int, rounds: int) -> dict[str,
     res.update(best)
     res["speedup_threads"] = best["workers_1"]["wall_s"] / best["threads_2"]["wall_s"]
     res["speedup_processes"] = best["workers_1"]["wall_s"] / best["processes_2"]["wall_s"]
+    if chosen:
+        res["speedup_chosen"] = best["workers_1"]["wall_s"] / best["chosen_2"]["wall_s"]
+    # what two free cores would give at most: one worker's CPU time over half the CPU
+    # time of two (threads that wait for the GIL or processes that fork pay for it here),
+    # a figure that the machine's other load changes far less than the wall times
+    for mode in ("threads_2", "processes_2", *(("chosen_2",) if chosen else ())):
+        res[f"cpu_bound_{mode}"] = 2 * best["workers_1"]["cpu_s"] / best[mode]["cpu_s"]
     return res
+
+
+#: (name, tables, classes, draws): batches and single matrices
+SCALING_CASES = [
+    ("2x2 x 10,000, 1,000 draws", 10_000, 2, 1000),
+    ("4x4 x 4,000, 1,000 draws", 4000, 4, 1000),
+    ("4x4 x 500, 1,000 draws", 500, 4, 1000),
+    ("4x4 x 100, 1,000 draws", 100, 4, 1000),
+    ("20x20 x 200, 1,000 draws", 200, 20, 1000),
+    ("one 50x50, 10,000 draws", 1, 50, 10_000),
+    ("one 100x100, 10,000 draws", 1, 100, 10_000),
+    ("one 300x300, 1,000 draws", 1, 300, 1000),
+]
+
+
+def scaling_cases(info: dict[str, Any], quick: bool, rounds: int) -> int:
+    """Two workers against one on every shape (threads and processes forced, and the
+    engine's own choice), wall time, interleaved; to ``results/scaling[_quick].json/.md``."""
+    rows = []
+    for name, b, m, draws in SCALING_CASES:
+        b = max(1, b // 4) if quick and b > 1 else b
+        row = scaling_case(name, stack(b, m), draws, rounds, chosen=True)
+        rows.append(row)
+        print(f"{name}: threads {row['speedup_threads']:.2f}x, processes "
+              f"{row['speedup_processes']:.2f}x, chosen {row['speedup_chosen']:.2f}x; bounds "
+              f"{row['cpu_bound_threads_2']:.2f}x, {row['cpu_bound_processes_2']:.2f}x "
+              f"(load {os.getloadavg()[0]:.1f})", flush=True)  # fmt: skip
+    info["load_average_after"] = os.getloadavg()
+    m = info
+    lines = [
+        f"Machine: {m['cpu_model']}, {m['cores']} cores, NumPy {m['numpy']}; load average "
+        f"{m['load_average'][0]:.1f} before, {m['load_average_after'][0]:.1f} after. Wall "
+        "time, minimum of interleaved rounds; two workers against one.",
+        "",
+        "Bound: twice one worker's CPU time over the CPU time of two (this process and its "
+        "worker processes), the speed-up two free cores would give at most.",
+        "",
+        "| case | 1 worker (s) | 2 threads (bound) | 2 processes (bound) "
+        "| 2 workers, the engine's choice (bound) |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['case']} | {r['workers_1']['wall_s']:.2f} | {r['speedup_threads']:.2f}x "
+            f"({r['cpu_bound_threads_2']:.2f}x) | {r['speedup_processes']:.2f}x "
+            f"({r['cpu_bound_processes_2']:.2f}x) | {r['speedup_chosen']:.2f}x "
+            f"({r['cpu_bound_chosen_2']:.2f}x) |"
+        )
+    RESULTS.mkdir(exist_ok=True)
+    stem = "scaling_quick" if quick else "scaling"
+    result = {"machine": info, "argv": sys.argv[1:], "scaling": rows}
+    (RESULTS / f"{stem}.json").write_text(json.dumps(result, indent=2) + "\n")
+    (RESULTS / f"{stem}.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    return 0
 
 
 def hdi_case(rows: int, n: int, rounds: int) -> dict[str, Any]:
@@ -428,6 +494,11 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="sparse matrices (default vs paper prior) and M = 50/100/300, to sampler*.json/.md",
     )
+    ap.add_argument(
+        "--scaling",
+        action="store_true",
+        help="two workers against one on every shape, to scaling*.json/.md",
+    )
     args = ap.parse_args(argv)
     q = args.quick
     rounds = args.repeat or (2 if q else 3)
@@ -435,6 +506,8 @@ def main(argv: list[str] | None = None) -> int:
     print(json.dumps(info), flush=True)
     if args.sampler:
         return sampler_cases(info, q, args.repeat or 2)
+    if args.scaling:
+        return scaling_cases(info, q, rounds)
     cases = [
         ("one 2x2 matrix, 1,000 draws", np.array([[40, 10], [5, 45]]), 1000, 20 * rounds),
         ("2x2 x 10,000, 1,000 draws", stack(1000 if q else 10_000, 2), 1000, rounds),

@@ -20,6 +20,7 @@ from f1posterior import evaluate, hdi, summarize_draws
 from f1posterior._core import streams
 from f1posterior.posterior import _batch as batch
 from f1posterior.posterior._batch import plan
+from f1posterior.posterior._forked import ForkedWorker
 from f1posterior.posterior._summary import SORT_ROW, SORT_TOTAL, summarize_rows
 
 
@@ -167,7 +168,7 @@ def test_process_pool_is_bit_identical_to_one_thread(monkeypatch):
     seen: list[tuple[int, int]] = []
     other = evaluate(c, workers=2, progress=lambda d, t: seen.append((d, t)), **kw)
     assert opened == [2]
-    assert batch.ForkedWorker.engine is None  # set in the forked workers only
+    assert ForkedWorker.engine is None  # set in the forked workers only
     assert seen[-1] == (30, 30) and [d for d, _ in seen] == sorted(d for d, _ in seen)
     for name in base:
         for field in ("score", "mean", "median", "std", "hdi", "eti", "p_below", "p_above"):
@@ -187,11 +188,84 @@ def test_process_pool_reports_a_metric_error(monkeypatch):
         evaluate(_stack(8, 3), draws=500, rng=0, workers=2, metrics=[broken])
 
 
-def test_no_process_pool_for_kept_draws_or_small_batches(monkeypatch):
+def test_no_process_pool_for_small_batches(monkeypatch):
     opened = []
     monkeypatch.setattr(futures, "ProcessPoolExecutor", lambda *a, **k: opened.append(1))
     monkeypatch.setattr(batch, "can_fork", lambda: True)
-    evaluate(_stack(8, 3), draws=500, rng=0, workers=2)  # below _PROCESS_MIN_VARIATES
-    monkeypatch.setattr(batch, "PROCESS_MIN_VARIATES", 0)
+    evaluate(_stack(8, 3), draws=500, rng=0, workers=2)  # below PROCESS_MIN_VARIATES
     evaluate(_stack(8, 3), draws=500, rng=0, workers=2, keep_draws=True)
     assert opened == []
+
+
+@pytest.mark.parametrize("chance", [False, True])
+def test_kept_draws_of_a_batch_on_processes(monkeypatch, chance):
+    """Forked workers write the kept draws of their groups to shared memory: the same
+    draws and summaries as one worker, per-class metrics (a class axis) included."""
+    opened = []
+
+    class Recording(futures.ProcessPoolExecutor):
+        def __init__(self, *args, **kwargs):
+            opened.append(kwargs.get("max_workers"))
+            super().__init__(*args, **kwargs)
+
+    c = _stack(24, 3).reshape(4, 6, 3, 3)
+    kw = dict(draws=800, rng=5, ref=0.6, keep_draws=True, chance=chance,
+              metrics=("micro_f1", "f1", "macro_f1"))  # fmt: skip
+    base = evaluate(c, workers=1, **kw)
+    monkeypatch.setattr(futures, "ProcessPoolExecutor", Recording)
+    monkeypatch.setattr(batch, "PROCESS_MIN_VARIATES", 0)
+    monkeypatch.setattr(batch, "can_fork", lambda: True)  # pytest may run helper threads
+    other = evaluate(c, workers=2, **kw)
+    assert opened == [2]
+    for name in base:
+        assert other.metric_draws[name].shape == base.metric_draws[name].shape
+        np.testing.assert_array_equal(other.metric_draws[name], base.metric_draws[name])
+        for field in ("mean", "median", "std", "hdi", "eti", "p_below", "chance"):
+            np.testing.assert_array_equal(
+                getattr(other[name], field), getattr(base[name], field), err_msg=field
+            )
+
+
+@pytest.mark.parametrize("chance", [False, True])
+def test_one_matrix_split_over_its_draws_on_processes(monkeypatch, chance):
+    """Fewer tables than workers: ranges of the draws run on forked processes and send
+    back their metric draws; kept draws and summaries equal one worker's bit for bit."""
+    opened = []
+
+    class Recording(futures.ProcessPoolExecutor):
+        def __init__(self, *args, **kwargs):
+            opened.append(kwargs.get("max_workers"))
+            super().__init__(*args, **kwargs)
+
+    c = _stack(1, 20)[0]  # 624 draws a random block
+    kw = dict(draws=2000, rng=7, ref=0.6, keep_draws=True, chance=chance,
+              metrics=("micro_f1", "macro_f1", "f1"))  # fmt: skip
+    base = evaluate(c, workers=1, **kw)
+    monkeypatch.setattr(futures, "ProcessPoolExecutor", Recording)
+    monkeypatch.setattr(batch, "PROCESS_MIN_VARIATES", 0)
+    monkeypatch.setattr(batch, "can_fork", lambda: True)  # pytest may run helper threads
+    ranges = []
+    tasks = batch._tasks
+    monkeypatch.setattr(batch, "_tasks", lambda *a: ranges.append(tasks(*a)) or ranges[-1])
+    other = evaluate(c, workers=2, **kw)
+    assert opened == [2] and len(ranges) == 1 and len(ranges[0]) >= 2  # several ranges
+    for name in base:
+        np.testing.assert_array_equal(other.metric_draws[name], base.metric_draws[name])
+        for field in ("mean", "median", "std", "hdi", "eti", "p_below", "chance"):
+            np.testing.assert_array_equal(
+                getattr(other[name], field), getattr(base[name], field), err_msg=field
+            )
+
+
+def test_one_matrix_split_on_processes_reports_a_metric_error(monkeypatch):
+    """A metric that fails in a forked worker's range of draws fails the call, in the caller."""
+    monkeypatch.setattr(batch, "PROCESS_MIN_VARIATES", 0)
+    monkeypatch.setattr(batch, "can_fork", lambda: True)
+
+    def counts_only(table):  # the observed counts pass; posterior draws fail, in a worker
+        if not np.array_equal(table, np.round(table)):
+            raise RuntimeError("counts_only takes counts")
+        return table[..., 0, 0]
+
+    with pytest.raises(RuntimeError, match="counts_only takes counts"):
+        evaluate(_stack(1, 20)[0], draws=2000, rng=0, workers=2, metrics=[counts_only])

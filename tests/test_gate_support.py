@@ -242,10 +242,11 @@ def test_cli_joint(cm_file: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert c["item"] == "every class with >= 5 true documents (2 of 3)" and c["verdict"] == "pass"
     assert main([*args, "--joint"]) == 1
     lines = capsys.readouterr().out.splitlines()
-    assert lines[-3].startswith("FAIL  recall [every class] >= 0.6: ")
+    assert lines[-4].startswith("FAIL  recall [every class] >= 0.6: ")
     # alpha = 1 on a small table: the prior dominates the joint check, and the gate says so
-    assert lines[-3].endswith("; prior-dominated")
-    assert lines[-2].startswith("warning: the prior dominates recall [every class] >= 0.6: ")
+    assert lines[-4].endswith("; prior-dominated")
+    assert lines[-3].startswith("warning: the prior dominates recall [every class] >= 0.6: ")
+    assert lines[-2].startswith("Receipt: f1posterior ")  # then the verdict again
 
 
 @pytest.mark.parametrize(

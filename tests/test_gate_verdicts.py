@@ -75,7 +75,8 @@ def test_prob_at_or_below_one_half_is_refused(prob: float) -> None:
 def test_self_gate_max_drop_0_is_inconclusive_exit_3(matrix: str) -> None:
     r = cli("gate", matrix, "--baseline", matrix, "--max-drop", "0", "--draws", "20000")
     assert r.returncode == 3, r.stdout + r.stderr
-    assert r.stdout.splitlines()[-2].startswith("INCONCLUSIVE  micro_f1: new - baseline >= 0")
+    assert r.stdout.splitlines()[-3].startswith("INCONCLUSIVE  micro_f1: new - baseline >= 0")
+    assert r.stdout.splitlines()[-2].startswith("Receipt: f1posterior ")
     assert r.stdout.splitlines()[-1].startswith("GATE INCONCLUSIVE")
     for policy, code in (("pass", 0), ("fail", 1)):
         r2 = cli("gate", matrix, "--baseline", matrix, "--draws", "20000", "--inconclusive", policy)
@@ -182,7 +183,7 @@ def test_cli_max_draws_and_reason(matrix: str) -> None:
     # boundaries (0.52 and 0.48) within the noise of a few thousand draws
     r = cli("gate", matrix, "--baseline", matrix, "--prob", "0.52", "--draws", "1000",
             "--max-draws", "4000")  # fmt: skip
-    line = r.stdout.splitlines()[-2]
+    line = r.stdout.splitlines()[-3]  # then the receipt, then the verdict
     assert r.returncode == 3 and line.startswith("INCONCLUSIVE")
     assert "(4,000 draws)" in line  # drawn again up to --max-draws
     assert line.endswith("; within Monte Carlo noise at 4,000 draws")

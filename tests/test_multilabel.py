@@ -569,7 +569,8 @@ def test_cli_summarize_multilabel_npy_and_json(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "multi-label: 3 labels" in text and "f1 [class c]" in text
     score = skm.f1_score(yt, yp, average=None, zero_division=0)[2]
-    assert f"{score:.3f}" in text.splitlines()[-1]
+    assert f"{score:.3f}" in text.splitlines()[-2]  # then the receipt
+    assert text.splitlines()[-1].startswith("Receipt: f1posterior")
 
 
 @pytest.mark.parametrize(

@@ -196,13 +196,13 @@ def _summarize(tmp_path, capsys, *args: str) -> dict:
 
 
 def test_summarize_prints_the_same_summary_alone_and_beside_others(tmp_path, capsys):
-    keys = ("mean", "std", "mc_error", "hdi", "eti")
+    keys = ("mean", "std", "mc_error", "hdi_low", "hdi_high", "eti_low", "eti_high")
     alone = _summarize(tmp_path, capsys, "--metric", "micro_f1")["micro_f1"]
     for extra in (["--metric", "macro_f1"], ["--metric", "f1", "--metric", "mcc"], ["--chance"]):
         other = _summarize(tmp_path, capsys, "--metric", "micro_f1", *extra)["micro_f1"]
         assert {k: other[k] for k in keys} == {k: alone[k] for k in keys}, extra
     moved = _summarize(tmp_path, capsys, "--metric", "micro_f1", "--seed", "5")["micro_f1"]
-    assert moved["hdi"] != alone["hdi"]  # negative control
+    assert moved["hdi_low"] != alone["hdi_low"]  # negative control
 
 
 def test_gate_joint_check_drawn_again_alone_equals_beside_another_floor():

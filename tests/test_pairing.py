@@ -173,7 +173,8 @@ class TestGateIdCol:
         assert aligned["verdict"] == joined["verdict"] == "pass"
         assert aligned["model"] == joined["model"] == "paired model (same documents)"
         assert joined["prob"] == aligned["prob"]
-        assert joined["hdi"] == aligned["hdi"]
+        assert joined["hdi_low"] == aligned["hdi_low"]
+        assert joined["hdi_high"] == aligned["hdi_high"]
 
     def test_shuffled_without_id_col_warns_and_is_not_paired(
         self, preds: dict[str, Path], capsys: pytest.CaptureFixture[str]

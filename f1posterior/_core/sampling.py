@@ -115,6 +115,9 @@ def gamma_chunk(
         fill_mixture_chunk(list(gens), conc[b0:b1], smalls, spans, weights, buf)
         return buf
     streams = iter(gens)
+    # a block of a chunk of several is a strided view: fill_block draws a short one into
+    # this reused buffer (untouched, so free, when the blocks are long), not a fresh one
+    spare = np.empty((m1, m, bd), dtype) if len(starts) > 1 else None
     for i, rows in enumerate(conc[b0:b1].tolist()):
         b = b0 + i
         small = conc[b] < LOG_SPACE_BELOW if smalls[i] else None
@@ -123,7 +126,8 @@ def gamma_chunk(
             continue
         for s0 in starts:
             s1 = min(d1, s0 + bd)
-            fill_block(next(streams), rows, conc[b], small, buf[i, :, :, s0 - d0 : s1 - d0])
+            out = buf[i, :, :, s0 - d0 : s1 - d0]
+            fill_block(next(streams), rows, conc[b], small, out, spare=spare)
     return buf
 
 
@@ -206,12 +210,42 @@ def prevalence_floor(dtype: DTypeLike) -> float:
     return math.ldexp(1.0, int(np.finfo(dtype).minexp) // 2)
 
 
-def cells_inplace(buf: np.ndarray, work: np.ndarray | None = None) -> np.ndarray:
+#: A cell whose concentration is at least this, in a row not drawn in log space, is a
+#: float64 product ``mu_u * theta_uv`` below ``tiny`` with probability below 1e-70
+#: (``theta_uv < s`` needs ``G_uv < s S_u``: at most ``(s S_u)**a / Gamma(a + 1)``, ``s``
+#: the prevalence floor), and so is a prevalence ``mu_u`` below ``s``: the floors'
+#: checks read only the others.
+FLOOR_FREE_FROM = 0.5
+#: The check reads the whole table when more than this fraction of its cells need it.
+_GATHER_CELLS_BELOW = 0.25
+
+
+def floor_checks(conc: np.ndarray, small_any: np.ndarray, dtype: np.dtype) -> np.ndarray | None:
+    """The Gammas of tables ``conc`` (B, M + 1, M) that :func:`cells_inplace` checks against
+    the floors: a mask (B, M + 1, M), every Gamma of a table with a row drawn in log
+    space (rescaled per draw) and every one below ``FLOOR_FREE_FROM`` otherwise
+    (row M: the prevalences, checked against the prevalence floor); None (check every
+    one) in any precision but float64."""
+    if np.dtype(dtype) != np.float64:
+        return None
+    mask = conc < FLOOR_FREE_FROM
+    if np.any(small_any):  # the tables with a row drawn in log space: every row whose
+        # concentrations are all below LOG_SPACE_BELOW (fill_block, log_space_tables)
+        logs = (conc.max(axis=-1) < LOG_SPACE_BELOW).any(axis=-1)
+        mask[logs & np.asarray(small_any, dtype=bool)] = True
+    return mask
+
+
+def cells_inplace(
+    buf: np.ndarray, work: np.ndarray | None = None, check: np.ndarray | None = None
+) -> np.ndarray:
     """Turn Gammas ``(n, M+1, M, d)`` into cells ``p``, a view ``(n, d, M, M)``.
 
     Overwrites the first ``M`` rows of ``buf``. ``work``, a flat array of
     ``buf.dtype`` with room for ``(2 M + 1) n d`` values, holds the row sums and
-    scales instead of fresh arrays.
+    scales instead of fresh arrays. ``check`` (n, M + 1, M), from :func:`floor_checks`:
+    the Gammas whose prevalence or cell may fall below its floor (None: any may); a
+    floor is applied to every value if one of them is below it.
     """
     n, m1, m, d = buf.shape
     if work is None or work.size < (m1 + m) * n * d:
@@ -221,17 +255,28 @@ def cells_inplace(buf: np.ndarray, work: np.ndarray | None = None) -> np.ndarray
         buf[:, m], sums[:, m : m + 1], out=work[m1 * n * d : (m1 + m) * n * d].reshape(n, m, d)
     )
     floor = prevalence_floor(buf.dtype)
-    if scale.size and not scale.min() >= floor:  # one cheap read; rare: raise only then
+    prevalences = check is None or bool(check[:, m].any())
+    if scale.size and prevalences and not scale.min() >= floor:  # rare: raise only then
         np.fmax(scale, floor, out=scale)  # fmax: a NaN (0/0) becomes the floor too
     scale /= sums[:, :m]
     p = buf[:, :m]
     p *= scale[:, :, None, :]
-    tiny = np.finfo(p.dtype).tiny
-    if (
-        p.size and not p.min() >= tiny
-    ):  # reading is cheaper than rewriting every cell: floor only if needed
-        np.fmax(p, tiny, out=p)
+    if _below_tiny(p, None if check is None else check[:, :m]):  # a read: cheaper than a write
+        np.fmax(p, np.finfo(p.dtype).tiny, out=p)
     return p.transpose(0, 3, 1, 2)
+
+
+def _below_tiny(p: np.ndarray, check: np.ndarray | None) -> bool:
+    """Whether a cell of ``p`` (n, M, M, d) that ``check`` (n, M, M; None: all) names is
+    below ``tiny`` (or NaN): one read of those cells."""
+    if not p.size:
+        return False
+    tiny = np.finfo(p.dtype).tiny
+    n, m, _, d = p.shape
+    if check is None or np.count_nonzero(check) > _GATHER_CELLS_BELOW * check.size:
+        return not p.min() >= tiny
+    i, c = np.nonzero(check.reshape(n, m * m))
+    return bool(i.size) and not p.reshape(n, m * m, d)[i, c].min() >= tiny
 
 
 def draw_chunks(draws: int, m: int, max_blocks: int) -> list[tuple[int, int]]:
@@ -384,6 +429,7 @@ def sample_posterior(
     mixture = None if prior.mixture is None else prior.mixture.flat()
     n_mat = flat.shape[0]
     small_any = np.asarray((flat < LOG_SPACE_BELOW).any(axis=(-2, -1)))
+    checks = floor_checks(flat, small_any, dt)
     buf = np.empty((n_mat, m + 1, m, n_draws), dtype=dt)
     # Matrices are drawn and normalised a cache-sized group at a time, into the one
     # output buffer: the normalising temporaries stay small and hot (one pass over a
@@ -396,5 +442,5 @@ def sample_posterior(
         part = buf[i0:i1]
         w = None if mixture is None else mixture.weights(i0, i1)
         gamma_chunk(flat, small_any, i0, i1, 0, n_draws, root, 0, dt, part.reshape(-1), weights=w)
-        cells_inplace(part, work)
+        cells_inplace(part, work, None if checks is None else checks[i0:i1])
     return buf[:, :m].transpose(0, 3, 1, 2).reshape((*batch, n_draws, m, m))

@@ -38,6 +38,7 @@ SUBCOMMANDS = {
     "gate": "._gate",
     "plan": "._plan",
     "aggregate": "._aggregate",
+    "schema": "._schema",
 }
 
 

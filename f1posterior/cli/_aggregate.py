@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import io
-import json
 from typing import Any
 
 import numpy as np
@@ -27,10 +26,19 @@ from ..analysis import (
     Aggregate,
     aggregate,
 )
-from ..io import INPUT_FORMATS, RowWriter, is_stdin, read_input, row_metadata
+from ..io import (
+    INPUT_FORMATS,
+    Receipt,
+    RowWriter,
+    is_stdin,
+    json_document,
+    read_input,
+    row_metadata,
+)
 from ..metrics import METRICS, PER_CLASS_METRICS
 from ._common import add_sampling_arguments, number_type, plot_path, prior_from_args, save_figure
 from ._input_args import INPUT_FORMAT_HELP, check_stdin_inputs
+from ._receipts import command_receipt, digests
 
 __all__ = ["register", "run"]
 
@@ -149,7 +157,8 @@ def run(args: argparse.Namespace) -> int:
         tau_prior=args.tau_prior, ref=args.ref,
         **prior_from_args(args),
     )  # fmt: skip
-    print(render(result, args.format, labels), end="")
+    receipt = command_receipt(args, result, digests(("file", f) for f in args.files))
+    print(render(result, args.format, labels, receipt), end="")
     if args.plot:
         from ..report.plots import plot_aggregate
 
@@ -161,22 +170,28 @@ def _num(v: float) -> str:
     return f"{v:.4f}" if np.isfinite(v) else ""
 
 
-def render(result: Aggregate, fmt: str, labels: list[str] | None = None) -> str:
-    """The result as ``text``, ``json``, ``csv`` or ``markdown`` (names escaped in each)."""
+def render(
+    result: Aggregate, fmt: str, labels: list[str] | None = None, receipt: Receipt | None = None
+) -> str:
+    """The result as ``text``, ``json``, ``csv`` or ``markdown`` (names escaped in each),
+    with ``receipt`` (default: the result's settings, no inputs)."""
+    if receipt is None:
+        receipt = command_receipt(argparse.Namespace(command="aggregate"), result, ())
     if fmt == "json":
         out = result.to_dict()
         if labels is not None:
             out["labels"] = labels
-        return json.dumps(_strict(out), indent=2, allow_nan=False) + "\n"
+        return json_document(out, receipt) + "\n"
     if fmt == "text":
-        return str(result) + "\n"
+        return f"{result}\n{receipt.text()}\n"
     rows = result.rows()
     if fmt == "csv":  # the batch outputs' writer: escaping, metadata line, numbers
         buf = io.StringIO()
         meta = row_metadata(
             prior=result.prior, draws=result.draws, seed=result.seed, ci_prob=result.ci_prob,
             ref=result.summary.ref, labels=labels,
-            extra={"metric": result.metric, "method": result.method, "scale": result.scale},
+            extra={"metric": result.metric, "method": result.method, "scale": result.scale,
+                   "receipt": receipt.to_dict()},
         )  # fmt: skip
         w = RowWriter(buf, "csv", meta=meta, text_columns=2)
         w.write(list(rows[0]), (list(r.values()) for r in rows))
@@ -197,15 +212,5 @@ def render(result: Aggregate, fmt: str, labels: list[str] | None = None) -> str:
         )
     if result.heterogeneity is not None:
         lines += ["", escape_markdown(str(result.heterogeneity))]
+    lines += ["", receipt.markdown()]
     return "\n".join(lines) + "\n"
-
-
-def _strict(v: Any) -> Any:
-    """Strict JSON: an undefined number (NaN, infinity) becomes null."""
-    if isinstance(v, float):
-        return v if np.isfinite(v) else None
-    if isinstance(v, dict):
-        return {k: _strict(x) for k, x in v.items()}
-    if isinstance(v, (list, tuple)):
-        return [_strict(x) for x in v]
-    return v

@@ -9,7 +9,6 @@ documents, with their counts) and the design effect.
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 from .._core.text import escape_text
@@ -53,16 +52,21 @@ def run_summarize_clusters(args: argparse.Namespace) -> int:
         )  # fmt: skip
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{data.source}: {exc}") from None
+    from ..io import json_document
+    from ._receipts import command_receipt, digests
+
+    receipt = command_receipt(args, result, digests([("file", args.file)]))
     if args.format == "json":
         out: dict[str, Any] = {**result.to_dict(), "source": data.source}
-        print(json.dumps(out, indent=2))
+        print(json_document(out, receipt))
     elif args.format == "markdown":
         print(format_markdown(result))
-        print(f"\n{escape_text(result.design_text())}.")
+        print(f"\n{escape_text(result.design_text())}.\n\n{receipt.markdown()}")
     else:
         print(f"Input: {escape_text(data.source)} (column {args.cluster_col!r}: clusters)")
         print(format_table(result))
         print(result.design_text())
+        print(receipt.text())
     return 0
 
 

@@ -6,7 +6,6 @@ Design notes: docs/design.md#cli-compare
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 import numpy as np
@@ -23,8 +22,10 @@ from ..analysis import (
 )
 from ..io import (
     INPUT_FORMATS,
+    Receipt,
     is_predictions_table,
     is_stdin,
+    json_document,
     read_input,
     read_prediction_table,
     source_name,
@@ -40,6 +41,7 @@ from ._prediction_tables import (
     pair_prediction_tables,
     read_clustered,
 )
+from ._receipts import command_receipt, digests
 
 __all__ = [
     "register",
@@ -330,29 +332,36 @@ def _report(
     args: argparse.Namespace, result: Comparison | Ranking, names: list[str], source: str
 ) -> int:
     shown = names if isinstance(result, Comparison) else None
+    paths = [("predictions", args.predictions), *(("file", f) for f in args.files)]
+    receipt = command_receipt(args, result, digests(paths))
     if args.format == "json":
         out = result.to_dict()
         out["source"] = source
         if isinstance(result, Comparison):
             out["models"] = {"A": names[0], "B": names[1]}
-        print(json.dumps(out, indent=2))
+        print(json_document(out, receipt))
     elif args.format == "markdown":
         from ..report import render_comparison_report
 
         text = render_comparison_report(
             result, fmt="markdown", names=shown, source=source, plot=False
         )
-        print(text, end="")
+        print(f"{text}\n{receipt.markdown()}")
     else:
         print(f"Input: {escape_text(source)}")
         if isinstance(result, Comparison):
             print(f"A = {escape_text(names[0])}, B = {escape_text(names[1])}")
         print(result)
-    return _write_files(args, result, shown, source)
+        print(receipt.text())
+    return _write_files(args, result, shown, source, receipt)
 
 
 def _write_files(
-    args: argparse.Namespace, result: Comparison | Ranking, names: list[str] | None, source: str
+    args: argparse.Namespace,
+    result: Comparison | Ranking,
+    names: list[str] | None,
+    source: str,
+    receipt: Receipt,
 ) -> int:
     """Files of ``--plot`` (the difference's density, or the rank probabilities) and
     ``--report`` (HTML or Markdown with the tables and the figure)."""
@@ -371,5 +380,6 @@ def _write_files(
         save_report(
             args.report,
             lambda f: render_comparison_report(result, fmt=f, names=names, source=source),
+            receipt,
         )
     return 0

@@ -13,6 +13,7 @@ from ..io import write_output
 from ._common import plot_path, save_figure
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ..io import Receipt
     from ..posterior import Evaluation
 
 __all__ = ["add_output_arguments", "save_report", "wants_draws", "write_outputs"]
@@ -55,6 +56,7 @@ def write_outputs(
     *,
     source: str | None = None,
     names: Sequence[Any] | None = None,
+    receipt: Receipt | None = None,
 ) -> int:
     """Write the files of ``--plot``/``--report``; return 0, or 2 with one line on stderr."""
     if not wants_draws(args):
@@ -68,7 +70,9 @@ def write_outputs(
             from ..report import render_report
 
             save_report(
-                args.report, lambda f: render_report(result, fmt=f, source=source, names=names)
+                args.report,
+                lambda f: render_report(result, fmt=f, source=source, names=names),
+                receipt,
             )
     except ImportError as exc:
         print(f"f1posterior {args.command}: error: {exc}", file=sys.stderr)
@@ -76,9 +80,20 @@ def write_outputs(
     return 0
 
 
-def save_report(path: str, render: Callable[[str], str]) -> None:
-    """Write ``render(fmt)`` to ``--report`` file ``path``, ``fmt`` named by its suffix."""
+def save_report(path: str, render: Callable[[str], str], receipt: Receipt | None = None) -> None:
+    """Write ``render(fmt)`` to ``--report`` file ``path``, ``fmt`` named by its suffix,
+    with the ``receipt`` as its last paragraph."""
     from ..report import REPORT_FORMATS
 
-    write_output(path, render(REPORT_FORMATS[Path(path).suffix.lower()]), "--report")
+    fmt = REPORT_FORMATS[Path(path).suffix.lower()]
+    text = render(fmt)
+    if receipt is not None and fmt == "markdown":
+        text = f"{text.rstrip()}\n\n{receipt.markdown()}\n"
+    elif receipt is not None:  # HTML: a paragraph before the end of the body
+        import html
+
+        body, end, rest = text.rpartition("</body>")
+        line = f'<p class="meta">{html.escape(receipt.text())}</p>\n'
+        text = f"{body}{line}{end}{rest}" if end else text + line
+    write_output(path, text, "--report")
     print(f"report written to {escape_text(path)}", file=sys.stderr)

@@ -6,7 +6,6 @@ Design notes: docs/design.md#cli-compare
 from __future__ import annotations
 
 import argparse
-import json
 from typing import TYPE_CHECKING, Any
 
 from .._core.text import escape_markdown, escape_text
@@ -114,19 +113,25 @@ def report_folds(
             "--plot and --report are not available with --fold-col for two models; use "
             "--format markdown or json"
         )
+    from ..io import json_document
+    from ._receipts import command_receipt, digests
+
+    receipt = command_receipt(args, result, digests([("predictions", args.predictions)]))
     if args.format == "json":
         out = result.to_dict()
         out["source"] = source
         out["models"] = {"A": names[0], "B": names[1]}
-        print(json.dumps(out, indent=2))
+        print(json_document(out, receipt))
     elif args.format == "markdown":
         a, b = (escape_markdown(n) for n in names)
         print(f"Input: {escape_markdown(source)}; A = {a}, B = {b}\n")
-        print(result.to_markdown(), end="")
+        print(result.to_markdown().rstrip("\n"))
+        print(f"\n{receipt.markdown()}")
     else:
         print(f"Input: {escape_text(source)}")
         print(f"A = {escape_text(names[0])}, B = {escape_text(names[1])}")
         print(result)
+        print(receipt.text())
     return 0
 
 

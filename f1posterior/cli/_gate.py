@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import sys
 from typing import Any
 
@@ -34,7 +33,7 @@ from ..gating import (
     gate_multilabel,
     per_class_metrics,
 )
-from ..io import MatrixInput, is_stdin
+from ..io import MatrixInput, Receipt, is_stdin, json_document
 from ..metrics import METRIC_RANGES, METRICS
 from ..posterior import MULTILABEL_METRICS
 from ._common import (
@@ -64,6 +63,7 @@ from ._prediction_tables import (
     paired_gate_predictions,
     read_clustered,
 )
+from ._receipts import command_receipt, digests
 
 __all__ = ["EXIT_STATUS", "exit_status", "register", "run"]
 
@@ -295,8 +295,11 @@ def run(args: argparse.Namespace) -> int:
         config=None if cfg is None else cfg.path,
         hints="command",  # next steps as commands
     )
+    config = None if cfg is None else cfg.path.partition(" [tool.")[0]  # (pyproject's table)
+    paths = [("file", args.file), *(("baseline", g.baseline) for g in groups), ("config", config)]
+    inputs = digests(dict.fromkeys(paths))
     with runner_safe_output(args):  # --annotations github: no ##[ command in the report
-        return _report(args, result)
+        return _report(args, result, command_receipt(args, result, inputs))
 
 
 def _command_line_checks(args: argparse.Namespace, cfg: GateConfig | None) -> CheckGroup:
@@ -426,26 +429,29 @@ def read_inputs(
     return data, base
 
 
-def _report(args: argparse.Namespace, result: GateResult) -> int:
-    """Write the outputs of ``result``; the exit status."""
+def _report(args: argparse.Namespace, result: GateResult, receipt: Receipt) -> int:
+    """Write the outputs of ``result``, each with the ``receipt``; the exit status."""
+    markdown = f"{result.to_markdown()}\n\n{receipt.markdown()}"
     if args.junit_xml:
         from ..io import write_output  # here: only the files asked for load the writers
 
-        write_output(args.junit_xml, result.to_junit_xml(), "--junit-xml")
+        write_output(args.junit_xml, receipt.add_to_junit(result.to_junit_xml()), "--junit-xml")
     if args.append_markdown:
         from ..io import append_output
 
-        append_output(args.append_markdown, result.to_markdown() + "\n", "--append-markdown")
+        append_output(args.append_markdown, markdown + "\n", "--append-markdown")
+    document = json_document(result.to_dict(), receipt)
     if args.format == "json":
-        print(json.dumps(result.to_dict(), indent=2))
+        print(document)
     elif args.format == "markdown":
-        print(result.to_markdown())
-    else:
-        print(result)
+        print(markdown)
+    else:  # the receipt before the closing line (the verdict stays first and last)
+        body, _, footer = str(result).rpartition("\n")
+        print(f"{body}\n{receipt.text()}\n{footer}")
     warning = result.prior_warning()
     if warning:
         print(f"f1posterior gate: {warning}", file=sys.stderr)
-    pr_outputs(args, result, lambda: read_inputs(args, None)[0])
+    pr_outputs(args, result, lambda: read_inputs(args, None)[0], document)
     return exit_status(result.verdict, args.inconclusive)
 
 

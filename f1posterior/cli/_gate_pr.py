@@ -149,13 +149,19 @@ def runner_safe_output(args: argparse.Namespace) -> Iterator[None]:
         sys.stdout, sys.stderr = out, err
 
 
-def pr_outputs(args: argparse.Namespace, result: GateResult, read_file: Callable[[], Any]) -> None:
-    """Write ``--json``, ``--save-baseline`` (FILE's counts from ``read_file()``) and
-    ``--annotations`` (stderr)."""
+def pr_outputs(
+    args: argparse.Namespace,
+    result: GateResult,
+    read_file: Callable[[], Any],
+    document: str | None = None,
+) -> None:
+    """Write ``--json`` (``document``, the JSON that ``--format json`` prints), ``--save-baseline``
+    (FILE's counts from ``read_file()``) and ``--annotations`` (stderr)."""
     if args.json_path:
         from ..io import write_output
 
-        write_output(args.json_path, json.dumps(result.to_dict(), indent=2) + "\n", "--json")
+        text = document if document is not None else json.dumps(result.to_dict(), indent=2)
+        write_output(args.json_path, text + "\n", "--json")
     if args.save_baseline:
         from ..io import save_baseline
 

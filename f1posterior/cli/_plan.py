@@ -9,11 +9,11 @@ reached by ``--max-documents``, 2 on a usage or input error.
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 from .._core.streams import DEFAULT_SEED
 from ..gating import DEFAULT_MAX_DOCUMENTS, MAX_DOCUMENTS_LIMIT, plan
+from ..io import json_document
 from ..metrics import METRICS
 from ._clusters import add_plan_cluster_arguments, plan_clustering
 from ._common import (
@@ -26,6 +26,7 @@ from ._common import (
 )
 from ._gate import read_inputs
 from ._input_args import FILE_HELP, add_input_arguments
+from ._receipts import command_receipt, digests
 
 __all__ = ["register", "run"]
 
@@ -130,8 +131,11 @@ def run(args: argparse.Namespace) -> int:
         **prior_from_args(args),
         **plan_clustering(args),
     )
+    paths = [("file", args.file), ("baseline", args.baseline)]
+    receipt = command_receipt(args, result, digests(paths), ci_prob=None)
     if args.format == "json":
-        print(json.dumps(result.to_dict(), indent=2))
+        print(json_document(result.to_dict(), receipt))
     else:
-        print(result)
+        body, _, last = str(result).rpartition("\n")  # the receipt before the answer
+        print(f"{body}\n{receipt.text()}\n{last}")
     return 0 if result.reached else 3

@@ -7,7 +7,6 @@ Design notes: docs/design.md#posterior-slices
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 from ..io import MatrixInput, is_stdin
@@ -118,13 +117,18 @@ def run_slices(args: argparse.Namespace, metrics: list[str]) -> int:
         )  # fmt: skip
     except ValueError as exc:
         raise ValueError(f"{data.source}: {exc}") from None
+    from ..io import json_document
+    from ._receipts import command_receipt, digests
+
+    receipt = command_receipt(args, res.evaluation, digests([("file", args.file)]))
     if args.format == "json":
-        print(json.dumps({**res.to_dict(), "source": data.source}, indent=2))
+        print(json_document({**res.to_dict(), "source": data.source}, receipt))
     elif args.format == "markdown":
-        print(res.to_markdown())
+        print(f"{res.to_markdown()}\n\n{receipt.markdown()}")
     else:
         from .._core.text import escape_text
 
         print(f"Input: {escape_text(data.source)} (slices of column {escape_text(args.slice_col)})")
         print(res)
+        print(receipt.text())
     return 0

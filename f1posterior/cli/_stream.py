@@ -283,6 +283,7 @@ def run_stream(
             if writer is None:
                 first_prior = ev.prior
                 meta = run_metadata(ev, meta)
+                meta["receipt"] = _receipt(args, ev).to_dict()
                 writer = (
                     ParquetRowWriter(out, meta=meta)
                     if fmt == "parquet"
@@ -319,6 +320,18 @@ def run_stream(
     if args.output:
         print(f"{done:,} matrices written to {args.output}", file=sys.stderr)
     return 0
+
+
+def _receipt(args: argparse.Namespace, ev: Any) -> Any:
+    """The receipt of a batch run; standard input streamed as JSON lines is not hashed."""
+    from ..io import streamed_stdin
+    from ._receipts import command_receipt, digests
+
+    if args.file == "-" and getattr(args, "input_format", None) == "jsonl":
+        inputs: Any = (streamed_stdin(),)
+    else:
+        inputs = digests([("file", args.file)])
+    return command_receipt(args, ev, inputs)
 
 
 def _within(

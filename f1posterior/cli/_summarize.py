@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import json
+from dataclasses import replace
 from typing import Any
 
 from .._core.priors import DEFAULT_PRIOR
@@ -14,7 +14,16 @@ from ..analysis import (
     PriorSensitivity,
     prior_sensitivity,
 )
-from ..io import FIGURE3_LABELS, TABLE1, MatrixInput, figure3, read_documents, read_multilabel
+from ..io import (
+    FIGURE3_LABELS,
+    TABLE1,
+    MatrixInput,
+    Receipt,
+    figure3,
+    json_document,
+    read_documents,
+    read_multilabel,
+)
 from ..metrics import METRICS
 from ..posterior import (
     BINARY_METRICS,
@@ -40,6 +49,7 @@ from ._figures import add_output_arguments, wants_draws, write_outputs
 from ._input_args import FILE_HELP, add_input_arguments, load_input
 from ._prediction_tables import add_cluster_argument
 from ._progress import terminal_progress
+from ._receipts import command_receipt, digests, embedded_example
 from ._slices import add_slice_arguments, run_slices
 from ._stream import (
     BATCH_MIN_DRAWS,
@@ -227,10 +237,12 @@ def _run_multilabel(args: argparse.Namespace) -> int:
         ci_prob=args.ci_prob,
         **_in_memory(args, data),
     )
-    if write_outputs(args, result, source=data.source, names=data.names):
+    receipt = _receipt_of(result, "file", args.file)
+    if write_outputs(args, result, source=data.source, names=data.names, receipt=receipt):
         return 2
     header = f"Input: {data.source} (multi-label: {data.counts.shape[-3]} labels)"
-    _print_result(args.format, result, data.source, header, data.names)
+    _print_result(args.format, result, data.source, header, data.names, receipt=receipt)
+    _close(args.format, receipt)
     return 0
 
 
@@ -287,11 +299,13 @@ def _run_documents(args: argparse.Namespace) -> int:
         )
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{data.source}: {exc}") from None
-    if write_outputs(args, result, source=data.source):
+    receipt = _receipt_of(result, "documents", args.documents)
+    if write_outputs(args, result, source=data.source, receipt=receipt):
         return 2
     d, n_labels = data.y_true.shape
     header = f"Input: {data.source} (documents: {d:,} documents, {n_labels} labels)"
-    _print_result(args.format, result, data.source, header)
+    _print_result(args.format, result, data.source, header, receipt=receipt)
+    _close(args.format, receipt)
     return 0
 
 
@@ -302,18 +316,27 @@ def _print_result(
     header: str,
     names: list[str] | None = None,
     extra: dict[str, Any] | None = None,
+    receipt: Receipt | None = None,
 ) -> None:
-    """Print ``result`` as JSON (with ``source``, ``extra``), Markdown or ``header`` + table."""
+    """Print ``result`` as JSON (with ``source``, ``extra``), Markdown or ``header`` + table,
+    with the ``receipt`` (in the JSON, as a Markdown footer; a table's is printed last)."""
     if fmt == "json":
         out = result.to_dict()
         out["source"] = source
         out.update(extra or {})
-        print(json.dumps(out, indent=2))
+        print(json_document(out, receipt or _receipt_of(result)))
     elif fmt == "markdown":
         print(format_markdown(result, names))
+        print(f"\n{(receipt or _receipt_of(result)).markdown()}")
     else:
         print(header)
         print(format_table(result, names))
+
+
+def _receipt_of(result: Any, role: str = "file", path: str | None = None) -> Receipt:
+    """The receipt of a ``summarize`` run: its input (``path``) and ``result``'s settings."""
+    args = argparse.Namespace(command="summarize")
+    return command_receipt(args, result, digests([(role, path)]))
 
 
 def _check_single_label(metrics: list[str]) -> None:
@@ -419,7 +442,10 @@ def run(args: argparse.Namespace) -> int:
         **_in_memory(args, data),
         **deploy,
     )
-    if write_outputs(args, result, source=data.source, names=data.names):
+    receipt = _receipt_of(result, "file", args.file)
+    if example:
+        receipt = replace(receipt, inputs=(embedded_example(data.counts),))
+    if write_outputs(args, result, source=data.source, names=data.names, receipt=receipt):
         return 2
     warn_prior(result)
     sens: dict[str, PriorSensitivity] = {}
@@ -437,7 +463,8 @@ def run(args: argparse.Namespace) -> int:
             for m in metrics
         }
     extra = {"prior_sensitivity": {m: v.to_dict() for m, v in sens.items()}} if sens else None
-    _print_result(args.format, result, data.source, f"Input: {data.source}", data.names, extra)
+    header = f"Input: {data.source}"
+    _print_result(args.format, result, data.source, header, data.names, extra, receipt)
     if args.format in ("json", "markdown"):
         return 0
     for v in sens.values():
@@ -452,4 +479,11 @@ def run(args: argparse.Namespace) -> int:
                 data.counts, rng=args.seed, alpha="paper", beta="paper", prior_check=False, **common
             )
             print(paper_comparison(paper, default=result))
+    _close(args.format, receipt)
     return 0
+
+
+def _close(fmt: str, receipt: Receipt) -> None:
+    """The closing receipt line of the text output (JSON and Markdown carry their own)."""
+    if fmt not in ("json", "markdown"):
+        print(receipt.text())

@@ -19,8 +19,17 @@ if TYPE_CHECKING:  # the names, for type checkers and IDEs
     from ._predictions import is_predictions_table as is_predictions_table
     from ._predictions import read_prediction_table as read_prediction_table
     from ._readers import read_input
+    from ._receipt import SCHEMA_VERSION as SCHEMA_VERSION
+    from ._receipt import InputDigest as InputDigest
+    from ._receipt import Receipt
+    from ._receipt import digest_array as digest_array
+    from ._receipt import digest_path as digest_path
+    from ._receipt import json_document as json_document
+    from ._receipt import split_intervals as split_intervals
+    from ._receipt import streamed_stdin as streamed_stdin
     from ._rowmeta import read_metadata
     from ._rowmeta import row_metadata as row_metadata
+    from ._schema import json_schema
     from ._slices import SliceTables, slice_tables
     from ._slices import read_sliced_predictions as read_sliced_predictions
     from ._sources import INPUT_FORMATS as INPUT_FORMATS
@@ -48,7 +57,12 @@ else:  # each name's module is imported at its first use
         "._multilabel": ("read_multilabel",),
         "._predictions": ("PredictionTable", "is_predictions_table", "read_prediction_table"),
         "._readers": ("read_input",),
+        "._receipt": (
+            "SCHEMA_VERSION", "InputDigest", "Receipt", "digest_array", "digest_path",
+            "json_document", "split_intervals", "streamed_stdin",
+        ),
         "._rowmeta": ("read_metadata", "row_metadata"),
+        "._schema": ("json_schema",),
         "._slices": ("SliceTables", "read_sliced_predictions", "slice_tables"),
         "._sources": ("INPUT_FORMATS", "MatrixInput", "is_stdin", "npy_ndim", "source_name"),
         "._streaming": ("DEFAULT_CHUNK", "BatchChunk", "BatchReader", "open_batch", "open_lines"),
@@ -62,8 +76,10 @@ else:  # each name's module is imported at its first use
 # fmt: off
 __all__ = [
     "MatrixInput",
+    "Receipt",
     "RowWriter",
     "SliceTables",
+    "json_schema",
     "read_input",
     "read_metadata",
     "slice_tables",

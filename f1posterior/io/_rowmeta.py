@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from .._core.streams import seed_json
+from ._receipt import Receipt
 
 __all__ = ["META_PREFIX", "HashQuoting", "row_metadata", "read_metadata"]
 
@@ -53,13 +54,15 @@ def row_metadata(
     labels : sequence, optional
         Class labels (written as strings).
     extra : dict, optional
-        Added last (the source, ...), and wins on a clash.
+        Added last (the source, ...), and wins on a clash; the command line gives
+        its ``receipt`` here (with the SHA-256 of its inputs).
 
     Returns
     -------
     dict
         ``version``, ``prior``, ``draws``, ``seed``, ``ci_prob``, ``ref``,
-        ``labels``, then ``extra``.
+        ``labels``, ``receipt`` (:class:`~f1posterior.io.Receipt`, of a Python
+        run without inputs unless ``extra`` holds one), then ``extra``.
 
     See Also
     --------
@@ -83,6 +86,8 @@ def row_metadata(
         "ref": ref,
         "labels": None if labels is None else [str(x) for x in labels],
     }
+    receipt = Receipt("python", prior=prior, draws=int(draws), seed=seed, ci_prob=ci_prob)
+    meta["receipt"] = receipt.to_dict()
     meta.update(extra or {})
     return meta
 

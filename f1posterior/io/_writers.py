@@ -19,6 +19,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from .._core.text import escape_csv, escape_markdown, escape_text
+from ._receipt import Receipt
 from ._rowmeta import META_PREFIX, HashQuoting
 from ._sources import file_kind
 
@@ -341,6 +342,10 @@ class RowWriter:
             if self.columns is None:
                 self._json_head()
             self.stream.write("\n]}\n" if self.rows_written else "]}\n")
+        elif self.fmt in ("markdown", "table") and "receipt" in self.meta:
+            receipt = Receipt.from_dict(self.meta["receipt"])  # a footer: the last line
+            md = self.fmt == "markdown"
+            self.stream.write("\n" + (receipt.markdown() if md else receipt.text()) + "\n")
         self.stream.flush()
 
 

@@ -36,6 +36,10 @@ class TableMetrics:
     """
 
     span = 1
+    #: Its held arrays are a dict of arrays with the draws on axis 1: ranges of a group's
+    #: draws may be drawn on forked workers and sent back (``Engine.range_of``); and its
+    #: kept draws have the shapes of :meth:`kept_shape` (forked workers write them).
+    draw_ranges = True
 
     def __init__(
         self,
@@ -54,6 +58,10 @@ class TableMetrics:
         self.chance, self.chance_scores = bool(chance_scores), chance_scores or {}
         self.widths = [float(math.prod(self.extra[n])) for n in self.names] * (1 + self.chance)
         self.keys = self.names + [_CH + n for n in self.names if self.chance]
+
+    def kept_shape(self, name: str) -> tuple[int, ...]:
+        """The shape of one table's kept draws of ``name`` (any class axis, then the draws)."""
+        return (*self.extra[name], self.a.draws)
 
     def open(self, g0: int, g1: int, fresh: bool, scratch: Scratch) -> dict[str, np.ndarray]:
         n, draws = g1 - g0, self.a.draws

@@ -20,8 +20,14 @@ import numpy as np
 
 from .._core.describe import describe
 from .._core.hierarchical import GridWeights, RecallMixture
-from .._core.sampling import LOG_SPACE_BELOW, block_draws, cells_inplace, gamma_chunk
-from .._core.signals import die_with_parent, raise_if_stopped, signals_deferred, stop_processes
+from .._core.sampling import (
+    LOG_SPACE_BELOW,
+    block_draws,
+    cells_inplace,
+    floor_checks,
+    gamma_chunk,
+)
+from .._core.signals import raise_if_stopped, signals_deferred, stop_processes
 from .._core.streams import block_keys, block_streams
 from .._core.validation import SamplingArgs
 from ._prevalence import PrevalenceDraws
@@ -238,11 +244,18 @@ class Scratch(threading.local):
     def summarize(
         self, name: str, x: np.ndarray, score: Any, a: SamplingArgs, size: int = 0
     ) -> MetricSummary:
-        """:func:`summarize_rows` of a group's draws ``x`` (a ValueError unless finite)."""
-        if not np.isfinite(x).all():
-            raise ValueError(f"metric {name!r} returned non-finite values on posterior draws")
+        """:func:`summarize_rows` of a group's draws ``x`` (a ValueError unless finite).
+
+        Finiteness is read from the means first: a row's sum is finite only if every
+        draw of it is (a NaN or an infinity stays in the sum), so the draws are
+        scanned only when a mean is not finite (an infinity, or a sum past the
+        float range)."""
         work = self.get("summary", max(x.size, size), np.float64)
-        return summarize_rows(x, score=score, ci_prob=a.ci_prob, ref=a.ref, work=work)
+        with np.errstate(all="ignore"):  # non-finite draws are refused below
+            s = summarize_rows(x, score=score, ci_prob=a.ci_prob, ref=a.ref, work=work)
+        if not np.isfinite(s.mean).all() and not np.isfinite(x).all():
+            raise ValueError(f"metric {name!r} returned non-finite values on posterior draws")
+        return s
 
 
 class Measure(Protocol):
@@ -253,7 +266,9 @@ class Measure(Protocol):
     metrics); ``widths`` the float64 values a group holds per table and draw (for
     the plan); ``span`` the tables of one unit.
     ``add`` may run on several threads at once for disjoint ranges of draws; for one
-    range of draws it sees the tables in order.
+    range of draws it sees the tables in order. A measure whose ``draw_ranges`` is
+    true (its held arrays a dict of arrays, the draws on axis 1) may have the ranges
+    measured on forked workers, each into its own held arrays.
     """
 
     names: list[str]
@@ -320,11 +335,14 @@ class Engine:
         self.plan = plan(n, m, a.draws, measure.widths, a.dtype.itemsize, settings.workers,
                          settings.max_memory, mixture is not None, measure.span)  # fmt: skip
         self.small_any = np.asarray((conc < LOG_SPACE_BELOW).any(axis=(-2, -1)))
+        self.checks = floor_checks(conc, self.small_any, a.dtype)
         self.bd = block_draws(m)
         self.n_blocks = math.ceil(a.draws / self.bd)
         self.gamma_size = min(self.plan.chunk_draws, max(a.draws, 2) * n) * (m + 1) * m
         self.scratch = Scratch()
         self.done = 0
+        #: Kept draws of every table in memory shared with forked workers (None: sent back).
+        self.shared: dict[str, np.ndarray] | None = None
 
     def run(self) -> tuple[dict[str, MetricSummary], dict[str, np.ndarray] | None]:
         """Summaries (joined) and, with ``keep_draws``, the draws of every name."""
@@ -339,17 +357,18 @@ class Engine:
 
     def use_processes(self, groups: Sequence[Group]) -> bool:
         """Past the GIL: forked workers run whole groups and hand back their summaries
-        (kept draws would be too large to send); streams are keyed by table index, so
-        the numbers are the same bit for bit."""
+        (kept draws would be too large to send), or, when the tables are fewer than the
+        workers (``parallel_draws``) and the measure allows it (``draw_ranges``), ranges
+        of a group's draws and hand back their metric draws (a few values per draw), so
+        that draws may be kept. Streams are keyed by table index and block, so the
+        numbers are the same bit for bit."""
         s, (n, m1, m) = self.settings, self.conc.shape
-        return (
-            s.workers > 1
-            and not s.keep_draws
-            and not self.plan.parallel_draws
-            and len(groups) > 1
-            and n * s.sampling.draws * m1 * m >= PROCESS_MIN_VARIATES
-            and can_fork()
-        )
+        if s.workers <= 1 or n * s.sampling.draws * m1 * m < PROCESS_MIN_VARIATES:
+            return False
+        ranges = bool(getattr(self.measure, "draw_ranges", False))
+        if self.plan.parallel_draws:
+            return ranges and can_fork()
+        return (ranges or not s.keep_draws) and len(groups) > 1 and can_fork()
 
     def collect(self, g: Group, result: GroupResult) -> None:
         """Collect one group's results (groups in order) and report progress."""
@@ -372,6 +391,9 @@ class Engine:
         }
         if not self.settings.keep_draws:
             return summaries, None
+        if self.shared is not None:  # written by the forked workers
+            kept = self.shared
+            return summaries, {n: x.reshape(shapes[n] + x.shape[1:]) for n, x in kept.items()}
         return summaries, {
             n: np.concatenate(k).reshape(shapes[n] + k[0].shape[1:]) for n, k in self.kept.items()
         }
@@ -402,9 +424,9 @@ class Engine:
             self.conc, self.small_any, g0 + i0, g0 + i1, d0, d1, a.root, offset, a.dtype, work,
             mine, None if w is None else w.take(i0, i1),
         )  # fmt: skip
-        cells = cells_inplace(
-            buf, self.scratch.get("cells", (2 * m + 1) * size // ((m + 1) * m), a.dtype)
-        )
+        work = self.scratch.get("cells", (2 * m + 1) * size // ((m + 1) * m), a.dtype)
+        check = None if self.checks is None else self.checks[g0 + i0 : g0 + i1]
+        cells = cells_inplace(buf, work, check)
         p = self.prevalence
         if p is not None:
             b0, b1 = g0 + i0, g0 + i1
@@ -468,8 +490,12 @@ class Engine:
         included, they are killed at once rather than left to finish their groups.
         """
         import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor, wait
+        from concurrent.futures import ProcessPoolExecutor
 
+        from ._forked import ForkedWorker, await_result, shared_kept
+
+        if self.settings.keep_draws and not self.plan.parallel_draws:
+            self.shared = shared_kept(self.measure, len(self.conc))
         ctx = multiprocessing.get_context("fork")
         before = set(multiprocessing.active_children())
         procs = ProcessPoolExecutor(
@@ -477,34 +503,47 @@ class Engine:
             initargs=(os.getpid(), self),
         )  # fmt: skip
         try:
-            # submitted futures, never cancelled: a cancelled one makes the pool's manager
-            # thread fail (InvalidStateError) when the killed workers break the pool
-            with signals_deferred():  # the forks (and their at-fork callbacks) run here
-                futures = deque(procs.submit(ForkedWorker.run, g) for g in groups)
-            for g in groups:
-                fut = futures.popleft()
-                while not wait([fut], timeout=0.1).done:
-                    raise_if_stopped()  # a stop whose KeyboardInterrupt Python dropped
-                self.collect(g, fut.result())
+            if self.plan.parallel_draws:
+                for g in groups:
+                    self.collect(g, self.ranges_on(procs, g))
+            else:
+                # submitted futures, never cancelled: a cancelled one makes the pool's
+                # manager thread fail (InvalidStateError) when the killed workers break it
+                with signals_deferred():  # the forks (and their at-fork callbacks) run here
+                    futures = deque(procs.submit(ForkedWorker.run, g) for g in groups)
+                for g in groups:
+                    self.collect(g, await_result(futures.popleft()))
         except BaseException:
             stop_processes([p for p in multiprocessing.active_children() if p not in before])
             procs.shutdown(wait=False)
             raise
         procs.shutdown(wait=True)
 
+    def ranges_on(self, procs: Executor, g: Group) -> GroupResult:
+        """One group whose ranges of draws run on the forked workers ``procs``: each hands
+        back the metric draws of its range (:meth:`range_of`); summarised here."""
+        from ._forked import ForkedWorker, await_result
 
-class ForkedWorker:
-    """A forked worker process's engine: set by the worker's initializer (in the worker
-    only), from the engine its parent passed explicitly."""
+        g0, g1 = g
+        s = self.settings
+        held = self.measure.open(g0, g1, s.keep_draws, self.scratch)
+        tasks = _tasks(g1 - g0, s.sampling.draws, self.bd, self.plan.chunk_draws, s.workers)
+        with signals_deferred():  # the first submission forks the workers
+            futures = [procs.submit(ForkedWorker.run_range, g, t) for t in tasks]
+        for t, fut in zip(tasks, futures, strict=True):
+            d0, d1 = t[0][2], t[0][3]
+            for key, part in await_result(fut).items():
+                held[key][:, d0:d1] = part
+        summaries, kept = self.measure.close(held, g0, g1, self.scratch)
+        return summaries, kept if s.keep_draws else [None] * len(kept)
 
-    engine: Engine | None = None
-
-    @staticmethod
-    def start(parent: int, engine: Engine) -> None:
-        die_with_parent(parent)
-        ForkedWorker.engine = engine
-
-    @staticmethod
-    def run(g: Group) -> GroupResult:
-        assert ForkedWorker.engine is not None
-        return ForkedWorker.engine.group(g)
+    def range_of(self, g: Group, chunks: list[Chunk]) -> dict[str, np.ndarray]:
+        """Draw and measure one range of draws of group ``g`` (the ``chunks`` of one task
+        of :func:`_tasks`): the metric draws of that range, per key of the measure's
+        held arrays (a dict of arrays, the draws on axis 1: ``draw_ranges``)."""
+        g0, g1 = g
+        held = self.measure.open(g0, g1, False, self.scratch)
+        w = None if self.mixture is None else self.mixture.weights(g0, g1)
+        self.task((held, g0, chunks, self.streams(g0, g1), w))
+        d0, d1 = chunks[0][2], chunks[0][3]
+        return {key: x[:, d0:d1].copy() for key, x in held.items()}
