@@ -6,6 +6,12 @@ Four slices of a 3-class population, one of them exactly at the floor (true macr
 must stay at or below 1 - prob = 0.05 (with a binomial allowance of 2.5 standard errors
 of the replicates). Negative control: one floor on the pooled documents, blind to the
 slices, passes this model most of the time.
+
+False FAIL: ten slices each 0.01 above the floor (true macro-F1 0.81): a FAIL claims that
+some slice is below the floor, which none is, so its rate must stay at or below 1 - prob
+(same allowance). Negative control: the rule the gate no longer uses, a joint FAIL when
+P(some slice < T) >= prob (the minimum of the slices' posteriors), FAILs this model
+almost always.
 """
 
 from __future__ import annotations
@@ -57,3 +63,17 @@ def test_joint_check_passes_when_every_slice_is_well_above() -> None:
                        max_draws=32_000)  # fmt: skip
     assert r.joint_pass >= 0.5 and r.joint_fail == 0.0, r
     assert np.isclose(r.min_truth, 0.88)
+
+
+def test_false_fail_rate_at_most_one_minus_prob() -> None:
+    study = _study()
+    reps, prob = 80, 0.95
+    r = study.simulate("every slice 0.01 above the floor", 10, 300, reps, seed=11, draws=4_000,
+                       max_draws=32_000, prob=prob)  # fmt: skip
+    allowance = 2.5 * math.sqrt(prob * (1 - prob) / reps)
+    assert r.min_truth > study.FLOOR
+    assert r.joint_fail <= (1 - prob) + allowance, r
+    # negative control: the minimum of the posteriors FAILs a model with no slice below
+    assert r.fail_min > (1 - prob) + allowance + 10 * math.sqrt(0.25 / reps), r
+    # and a slice FAIL at prob without the shared bar FAILs more often than the gate
+    assert r.fail_any > r.joint_fail, r

@@ -212,6 +212,110 @@ def test_gate_joint_verdict_follows_the_judge() -> None:
     assert res.verdict == "inconclusive"
 
 
+#: Binary tables of 100 documents, accuracy 0.75, 0.73 and 0.68: exact P(accuracy < 0.8)
+#: under alpha=1, beta="aligned" of about 0.924, 0.971 and 0.9987 (asserted below).
+UNSURE, LOWISH, LOW = [[37, 13], [12, 38]], [[36, 14], [13, 37]], [[34, 16], [16, 34]]
+GOOD = [[47, 3], [3, 47]]
+
+
+def _below(table: list[list[int]]) -> float:
+    """Exact P(accuracy < 0.8) of one slice (the independent truth)."""
+    return 1.0 - float(exact_posterior(table, "accuracy", alpha=1.0).sf(0.8))
+
+
+def _slice_gate(tables: list[list[list[int]]], **kw):
+    kw = dict(alpha=1.0, beta="aligned", prob=0.95, rng=3) | kw
+    return gate(np.array(tables), [SliceFloor("accuracy", 0.8)], **kw)
+
+
+def test_joint_row_does_not_fail_on_the_minimum_of_unsure_slices() -> None:
+    """Ten slices, none shown below the floor, the smallest surely is: INCONCLUSIVE, not FAIL."""
+    q = _below(UNSURE)
+    assert 0.9 < q < 0.95  # no slice FAILs on its own, even without a multiplicity bar
+    res = _slice_gate([UNSURE] * 10)
+    assert [c.verdict for c in res.checks] == ["inconclusive"] * 11
+    joint = res.checks[-1]
+    # negative control: P(some slice < T) >= prob, the old joint FAIL condition, holds
+    assert 1.0 - joint.prob >= 0.95 and 1.0 - (1.0 - q) ** 10 >= 0.95
+    assert joint.reason == "FAIL needs a failing slice row; none failed"
+    assert "short of its FAIL bar" in joint.text
+    assert res.verdict == "inconclusive"
+
+
+def test_a_slice_fails_at_the_bar_shared_by_the_slices() -> None:
+    """The same slice FAILs alone (bar prob) and is INCONCLUSIVE among four (1 - 0.05/4)."""
+    q = _below(LOWISH)
+    assert 0.95 < q < 1.0 - 0.05 / 4
+    alone = _slice_gate([LOWISH])
+    assert [c.verdict for c in alone.checks] == ["fail", "fail"]
+    assert alone.checks[0].reason == "" and alone.checks[1].reason == "failed: slice 0"
+    res = _slice_gate([GOOD, GOOD, GOOD, LOWISH], names=list("abcd"))
+    row, joint = res.checks[3], res.checks[4]
+    assert abs((1.0 - row.prob) - q) < 4.5 * row.mc_error  # the slice's own posterior
+    assert row.verdict == "inconclusive" and joint.verdict == "inconclusive"
+    assert row.reason == "FAIL needs P(opposite) >= 0.9875"
+    assert "P(opposite) = 0.97" in row.text and "short of its FAIL bar" in row.text
+    assert res.verdict == "inconclusive"
+
+
+def test_joint_row_fails_with_the_slice_that_fails() -> None:
+    assert _below(LOW) > 1.0 - 0.05 / 4
+    res = _slice_gate([GOOD, LOW, GOOD, GOOD], names=["eu", "us", "apac", "latam"])
+    assert [c.verdict for c in res.checks] == ["pass", "fail", "pass", "pass", "fail"]
+    assert res.checks[1].reason == "FAIL needs P(opposite) >= 0.9875"
+    assert res.checks[-1].reason == "failed: slice us"
+    assert res.verdict == "fail"
+    # two slices below: both named; a skipped slice does not count in the bar (1 judged)
+    two = _slice_gate([LOW, [[2, 0], [0, 1]], LOW, GOOD], names=list("abcd"))
+    assert two.checks[-1].reason == "failed: slice a, slice c"
+    skip = gate(np.array([LOWISH, [[2, 0], [0, 1]]]), [SliceFloor("accuracy", 0.8, min_support=10)],
+                alpha=1.0, beta="aligned", rng=3)  # fmt: skip
+    assert [c.verdict for c in skip.checks] == ["fail", "skipped", "fail"]  # 1 judged: bar 0.95
+
+
+def test_noise_band_of_a_row_without_its_own_fail_bar() -> None:
+    from f1posterior.gating._draws import noisy
+
+    hits, n = np.array([50.0]), 1_000  # P = 0.05, on the FAIL bound 1 - 0.95
+    assert noisy(hits, n, 0.95)[0] and noisy(hits, n, 0.95, np.array([0.95]))[0]
+    assert not noisy(hits, n, 0.95, np.array([np.nan]))[0]  # the joint row: no FAIL bound
+    assert noisy(np.array([10.0]), n, 0.95, np.array([0.99]))[0]  # a slice's bar: 1 - 0.99
+
+
+def test_gate_groups_slices_the_predictions() -> None:
+    """``gate(y_true=, y_pred=, groups=)`` is the gate of the slices' tables, named by value."""
+    y, pred, groups = _predictions()
+    checks = [SliceFloor("macro_f1", 0.6)]
+    res = gate(y_true=y, y_pred=pred, groups=groups, checks=checks, draws=2_000)
+    t = slice_tables(y, pred, groups)
+    assert res == gate(t.counts, checks, names=t.names, labels=t.labels, draws=2_000)
+    assert [c.item for c in res.checks] == ["slice apac", "slice eu", "slice us", "every slice"]
+    assert [c.support for c in res.checks[:3]] == t.support.tolist()
+
+
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        (dict(counts=TABLES), r"groups= slices predictions .*; got counts"),
+        (dict(y_true=[0, 1]), r"groups= slices predictions .*; got only one of y_true= and"),
+        (dict(names=["a"]), r"names= does not go with it"),
+        (dict(baseline_pred=[0, 1]), r"baseline_pred= does not go with it"),
+        (dict(cluster=["u", "v"]), r"cluster= does not go with it"),
+    ],
+)
+def test_gate_groups_errors(kw, match) -> None:
+    base = dict(y_true=[0, 1], y_pred=[0, 1], groups=["a", "b"])
+    if "counts" in kw:
+        base = dict(groups=["a", "b"])
+    elif "y_true" in kw:
+        base = dict(groups=["a", "b"], y_true=[0, 1])
+        kw = {}
+    with pytest.raises(TypeError, match=match):
+        gate(checks=[SliceFloor("accuracy", 0.5)], **(base | kw))
+    with pytest.raises(ValueError, match="groups must give one slice per document"):
+        gate(y_true=[0, 1], y_pred=[0, 1], groups=["a"], checks=[SliceFloor("accuracy", 0.5)])
+
+
 def test_gate_min_support_skips_slices() -> None:
     tables = np.concatenate([TABLES, [[[2, 0], [0, 1]]]])
     res = gate(tables, [SliceFloor("accuracy", 0.7, min_support=10)], names=list("abcd"),
@@ -295,6 +399,31 @@ def test_cli_gate_slice_col(
     assert len(ET.parse(xml).getroot().findall("testcase")) == 5
     assert main([*base, "--min", "0.95"]) == 1
     assert "FAIL  accuracy [every slice] >= 0.95" in capsys.readouterr().out
+
+
+def test_cli_gate_slice_col_from_the_config(
+    sliced_csv: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``slice_col`` in the configuration file is ``--slice-col``; the flag overrides it."""
+    cfg = tmp_path / "gate.toml"
+    cfg.write_text(
+        f'file = {json.dumps(str(sliced_csv))}\nslice_col = "region"\n'
+        '[[check]]\nmetric = "accuracy"\nmin = 0.6\n'
+    )
+    code = main(["gate", "--config", str(cfg)])
+    out = capsys.readouterr().out
+    flag = ["gate", str(sliced_csv), "--slice-col", "region", "--metric", "accuracy"]
+    assert main([*flag, "--min", "0.6"]) == code == 3  # the tiny slice: inconclusive
+
+    def rows(text: str) -> list[str]:
+        return [s for s in text.splitlines() if s.split(" ")[0] in ("PASS", "INCONCLUSIVE")]
+
+    assert len(rows(out)) == 5 and rows(out) == rows(capsys.readouterr().out)
+    assert main(["gate", "--config", str(cfg), "--slice-col", "nope"]) == 2
+    assert "--slice-col: no column 'nope'" in capsys.readouterr().err
+    cfg.write_text(cfg.read_text().replace('slice_col = "region"', "slice_col = 3"))
+    assert main(["gate", "--config", str(cfg)]) == 2
+    assert "slice_col" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(

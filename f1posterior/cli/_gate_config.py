@@ -41,6 +41,7 @@ _FROM_FILE = (
     "prior",
     "ci_prob",
     "id_col",
+    "slice_col",
 )
 
 

@@ -172,7 +172,10 @@ class SliceFloor:
     falls below the floor, all from the same draws. The slices' posteriors are
     independent (their documents are disjoint), so the joint probability is
     at most the smallest per-slice one; a gate that passed when every slice
-    passed on its own would pass too often (see docs/slices.md).
+    passed on its own would pass too often (see docs/slices.md). The FAIL
+    side is shared: a slice row FAILs when ``P(metric < T) >= 1 - (1 - prob)
+    / J`` over the ``J`` judged slices, and the joint row only when a slice
+    row FAILs, so a FAIL names a slice below the floor.
 
     Parameters
     ----------

@@ -34,6 +34,7 @@ _TOP_KEYS = (
     "inconclusive",
     "multilabel",
     "id_col",
+    "slice_col",
     "check",
 )
 _CHECK_KEYS = (
@@ -237,7 +238,7 @@ def _setting(cfg: GateConfig, key: str, value: Any, base: Path) -> Any:
         return _choice(cfg, key, value, list(PRIOR_PRESETS))
     if key == "inconclusive":
         return _choice(cfg, key, value, ["pass", "fail"])
-    if key == "id_col":
+    if key in ("id_col", "slice_col"):
         return _column(cfg, key, value)
     return _bool(cfg, key, value)  # multilabel
 

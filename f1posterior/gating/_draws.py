@@ -91,7 +91,8 @@ class Evidence:
     """One check's evidence from one round, flat over its items (C order).
 
     ``hits`` are the draws meeting the condition out of ``draws``, or the exact
-    probabilities when ``draws`` is 0.
+    probabilities when ``draws`` is 0. ``fail_at``: per item, the P(opposite) to
+    FAIL (None: ``prob``); NaN: a joint item, FAILing only with an item before it.
     """
 
     items: list[str]
@@ -103,6 +104,7 @@ class Evidence:
     support: np.ndarray | None = None
     skip: list[str] | None = None
     model: str = ""
+    fail_at: np.ndarray | None = None
 
 
 def _items(shape: tuple[int, ...], per: bool, s: Settings) -> list[str]:
@@ -306,7 +308,8 @@ def _slices(c: SliceFloor, e: Evaluation, s: Settings, draws: int) -> Evidence:
     sm = e[c.metric]
     flags = _flags(c.metric, sm, s.counts, s)
     md = e.metric_draws[c.metric]
-    return Evidence(draws=draws, **slice_rows(c, md, sm.score, flags, s.counts, s.names, s.ci_prob))
+    rows = slice_rows(c, md, sm.score, flags, s.counts, s.names, s.ci_prob, s.prob)
+    return Evidence(draws=draws, **rows)
 
 
 def _prefix(bidx: tuple[int, ...], s: Settings) -> list[str]:
@@ -438,25 +441,43 @@ def noise(prob: float, required: float, n: int) -> tuple[float, bool, int | None
     return se, True, int(math.ceil(need / digits) * digits)
 
 
-def noisy(hits: np.ndarray, n: np.ndarray | int, required: float) -> np.ndarray:
+def noisy(
+    hits: np.ndarray, n: np.ndarray | int, required: float, fail_at: np.ndarray | None = None
+) -> np.ndarray:
     """Sampled probabilities ``hits / n`` within NOISE_SIGMAS standard errors of the bounds.
 
-    The standard error is binomial, with ``(k + 1/2) / (n + 1)`` near 0 and 1.
+    The bounds are ``required`` (PASS) and ``1 - fail_at`` (FAIL; ``fail_at``
+    defaults to ``required``, and a NaN has no FAIL bound). The standard error
+    is binomial, with ``(k + 1/2) / (n + 1)`` near 0 and 1.
     """
     pr = hits / n
     pc = (hits + 0.5) / (np.asarray(n) + 1)
     se = np.sqrt(pc * (1.0 - pc) / n)
-    gap = np.minimum(np.abs(pr - required), np.abs(pr - (1.0 - required)))
+    low = 1.0 - (required if fail_at is None else np.asarray(fail_at, dtype=float))
+    gap = np.fmin(np.abs(pr - required), np.abs(pr - low))  # fmin: a NaN bound is no bound
     return np.asarray(gap <= NOISE_SIGMAS * se)
 
 
-def _rule(prob: float, required: float) -> str:
-    """PASS when P(condition) >= required, FAIL when P(opposite) = 1 - P >= required."""
+def _rule(prob: float, required: float, fail_at: float) -> str:
+    """PASS when P(condition) >= required, FAIL when P(opposite) = 1 - P >= fail_at."""
     if prob >= required:
         return "pass"
-    if 1.0 - prob >= required:
+    if 1.0 - prob >= fail_at:  # False for a NaN fail_at: no FAIL of its own
         return "fail"
     return "inconclusive"
+
+
+def _fail_reason(verdict: str, pr: float, p: float, f: float, failed: Sequence[str]) -> str:
+    """Why a row with its own FAIL bar ``f`` (not ``prob``) is what it is; "" when plain."""
+    if math.isnan(f):
+        if failed:
+            return "failed: " + ", ".join(failed)
+        if verdict == "inconclusive" and 1.0 - pr >= p:
+            return "FAIL needs a failing slice row; none failed"
+        return ""
+    if f != p and (verdict == "fail" or (verdict == "inconclusive" and 1.0 - pr >= p)):
+        return f"FAIL needs P(opposite) >= {f:.4g}"
+    return ""
 
 
 def _kind(c: GateCheck) -> str:
@@ -472,28 +493,38 @@ def _threshold(c: GateCheck) -> float:
     return c.threshold
 
 
-def judge(c: GateCheck, e: Evidence, i: int, hits: float, n: int, s: Settings) -> Check:
+def judge(
+    c: GateCheck, e: Evidence, i: int, hits: float, n: int, s: Settings, failed: Sequence[str] = ()
+) -> Check:
     """The verdict of item ``i`` of check ``c``: ``hits`` of ``n`` pooled draws (exact: n = 0).
 
-    The one place a verdict is decided: skipped (``min_support``), within Monte
-    Carlo noise (inconclusive, with the draws that would settle it), or the rule.
+    The one place a verdict is decided: skipped (``min_support``), FAIL of a
+    joint item (``e.fail_at`` NaN) when items before it ``failed``, within
+    Monte Carlo noise (inconclusive, with the draws that would settle it), or
+    the rule: PASS at ``P >= prob``, FAIL at ``1 - P >= e.fail_at`` (or ``prob``).
     """
     p = s.prob
+    f = p if e.fail_at is None else float(e.fail_at[i])
     exact = e.draws == 0
     pr = float(hits) if exact else hits / n
     se, settle, reason = 0.0, None, e.skip[i] if e.skip else ""
     within = False
     if not exact:
         se = noise(pr, p, n)[0]
-        within = not reason and bool(noisy(np.asarray(hits, dtype=np.float64), n, p))
+        h = np.asarray(hits, dtype=np.float64)
+        within = not reason and bool(noisy(h, n, p, np.asarray(f)))
     if reason:
         verdict = "skipped"
+    elif math.isnan(f) and failed:
+        verdict, within = "fail", False
+        reason = _fail_reason(verdict, pr, p, f, failed)
     elif within:
-        near = p if abs(pr - p) <= abs(pr - (1.0 - p)) else 1.0 - p
+        near = p if math.isnan(f) or abs(pr - p) <= abs(pr - (1.0 - f)) else 1.0 - f
         verdict, settle = "inconclusive", noise(pr, near, n)[2]
         reason = f"within Monte Carlo noise at {n:,} draws"
     else:
-        verdict = _rule(pr, p)
+        verdict = _rule(pr, p, f)
+        reason = _fail_reason(verdict, pr, p, f, failed)
     return Check(
         kind=_kind(c),
         metric=c.metric,

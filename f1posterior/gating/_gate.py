@@ -54,6 +54,7 @@ def gate(
     ids: ArrayLike | None = None,
     baseline_ids: ArrayLike | None = None,
     cluster: ArrayLike | None = None,
+    groups: ArrayLike | None = None,
 ) -> GateResult:
     """Three-state checks of a classifier: PASS, FAIL or INCONCLUSIVE.
 
@@ -109,6 +110,12 @@ def gate(
         :func:`f1posterior.evaluate_clusters` (and, with ``baseline_pred``, of
         :func:`f1posterior.compare_predictions`); ``alpha``/``beta`` are unused
         and no floor is exact.
+    groups : sequence, optional
+        The slice of each document of ``y_true``/``y_pred``: ``counts`` is then
+        one confusion matrix per slice, named by its value (as
+        :func:`f1posterior.io.slice_tables` makes them), for
+        :class:`~f1posterior.SliceFloor`. Not with ``names``, ``baseline_pred``
+        or ``ids``.
 
     Returns
     -------
@@ -137,6 +144,14 @@ def gate(
     """
     from ._predictions import resolve_predictions
 
+    if groups is not None:
+        from ._slices import slice_predictions
+
+        counts, names, labels = slice_predictions(
+            counts, y_true, y_pred, groups, labels, names=names, baseline_pred=baseline_pred,
+            ids=ids, baseline_ids=baseline_ids, cluster=cluster,
+        )  # fmt: skip
+        y_true = y_pred = None
     counts, baseline, paired, labels, clusters = resolve_predictions(
         counts, baseline=baseline, labels=labels, y_true=y_true, y_pred=y_pred,
         baseline_pred=baseline_pred, ids=ids, baseline_ids=baseline_ids, cluster=cluster,
@@ -272,7 +287,7 @@ def _run(
     active = [
         np.zeros(len(e.items), bool)
         if e.draws == 0
-        else noisy(e.hits, e.draws, s.prob)
+        else noisy(e.hits, e.draws, s.prob, e.fail_at)
         & np.array([not r for r in (e.skip or [""] * len(e.items))])
         for e in evs
     ]
@@ -287,12 +302,12 @@ def _run(
             a = active[k]
             hits[k][a] += e.hits[a]
             totals[k][a] = total
-            active[k] = a & noisy(hits[k], totals[k], s.prob)
-    out: list[Check] = [
-        judge(c, e, i, hits[k][i], int(totals[k][i]), s)
-        for k, (c, e) in enumerate(zip(checks, evs, strict=True))
-        for i in range(len(e.items))
-    ]
+            active[k] = a & noisy(hits[k], totals[k], s.prob, evs[k].fail_at)
+    out: list[Check] = []
+    for k, (c, e) in enumerate(zip(checks, evs, strict=True)):
+        for i in range(len(e.items)):  # a joint row (fail_at NaN) FAILs with the rows before it
+            failed = [x.item for x in out[len(out) - i :] if x.verdict == "fail"]
+            out.append(judge(c, e, i, hits[k][i], int(totals[k][i]), s, failed))
     prior = describe_prior(s.alpha, s.beta) + (" per label (M = 2 model)" if s.multilabel else "")
     if s.clusters is not None:
         prior = cluster_prior_text(s.clusters)

@@ -13,7 +13,7 @@ import numpy as np
 from ..posterior import hdi as sample_hdi
 from ._checks import SliceFloor
 
-__all__ = ["check_slice_batch", "slice_rows"]
+__all__ = ["check_slice_batch", "slice_predictions", "slice_rows"]
 
 
 def check_slice_batch(counts: np.ndarray) -> None:
@@ -25,6 +25,32 @@ def check_slice_batch(counts: np.ndarray) -> None:
         )
 
 
+def slice_predictions(
+    counts: Any, y_true: Any, y_pred: Any, groups: Any, labels: Any, **others: Any
+) -> tuple[np.ndarray, list[str], list[Any]]:
+    """``(counts, names, labels)`` of :func:`gate`'s ``groups=``: one table per slice.
+
+    ``others`` are the gate's arguments that do not go with ``groups=`` (the
+    slices name the tables; predictions of a baseline are not sliced).
+    """
+    from ..io import slice_tables
+
+    if counts is not None or y_true is None or y_pred is None:
+        one = "only one of y_true= and y_pred=" if y_true is not None or y_pred is not None else ""
+        got = "counts" if counts is not None else one or "neither y_true= nor y_pred="
+        raise TypeError(
+            f"groups= slices predictions (y_true= and y_pred=): one slice per document; got {got}"
+        )
+    given = [k for k, v in others.items() if v is not None]
+    if given:
+        raise TypeError(
+            f"groups= makes one table per slice, named by its value; {given[0]}= does not "
+            f"go with it (slice the predictions with f1posterior.io.slice_tables instead)"
+        )
+    t = slice_tables(y_true, y_pred, groups, labels)
+    return t.counts, t.names, t.labels
+
+
 def slice_rows(
     c: SliceFloor,
     md: np.ndarray,
@@ -33,6 +59,7 @@ def slice_rows(
     counts: np.ndarray,
     names: Sequence[Any] | None,
     ci_prob: float,
+    prob: float,
 ) -> dict[str, Any]:
     """Per slice ``P(metric >= T)``, then ``P(every judged slice >= T)``, from the same draws.
 
@@ -41,6 +68,11 @@ def slice_rows(
     per slice. A slice with fewer documents than ``c.min_support`` is skipped
     (its row says why) and left out of the joint row, which is skipped when
     every slice is. Returns the fields of the check's evidence but the draws.
+
+    The FAIL bars (``fail_at``): the ``J`` judged slices share ``1 - prob``, so
+    a slice FAILs when ``P(metric < T) >= 1 - (1 - prob) / J`` (Bonferroni);
+    the joint row FAILs only when a slice does (NaN), never on its own
+    probability, which is biased low (the minimum of ``J`` noisy posteriors).
     """
     k = md.shape[0]
     names = [str(n) for n in names] if names is not None else [str(i) for i in range(k)]
@@ -69,4 +101,5 @@ def slice_rows(
         flags=np.append(flags, flags[use].any()),
         support=np.append(support, support[use].sum()),
         skip=skip,
+        fail_at=np.append(np.full(k, 1.0 - (1.0 - prob) / max(judged, 1)), np.nan),
     )

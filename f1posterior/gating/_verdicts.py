@@ -54,7 +54,10 @@ class Check:
         ``1 - required`` within Monte Carlo noise; ``reason`` says so).
         "skipped": a per-class floor of a class with fewer documents than
         ``min_support`` (``reason`` says so), not judged and ignored by the
-        overall verdict. ``passed`` is ``verdict == "pass"``.
+        overall verdict. ``passed`` is ``verdict == "pass"``. The rows of a
+        ``SliceFloor`` share the FAIL side: a slice row FAILs at
+        ``1 - prob >= 1 - (1 - required) / J`` over ``J`` judged slices, and
+        the joint row only when a slice row does (``reason`` says so).
     score : float
         Observed metric on the counts (or observed difference new - baseline).
     hdi : tuple of float
@@ -77,8 +80,8 @@ class Check:
         For baseline checks, how the two posteriors are related
         ("independent posteriors"); "" otherwise.
     reason : str
-        Why an inconclusive verdict is inconclusive, or why a check is
-        skipped; "" otherwise.
+        Why an inconclusive verdict is inconclusive, why a check is
+        skipped, or a slice row's FAIL bar; "" otherwise.
     support : int or None
         Per-class floors: the class's true documents (a label's positive
         documents); None otherwise.
@@ -153,6 +156,8 @@ class Check:
             return f"P = {self.prob:.4f} >= {req} required"
         if self.verdict == "fail":
             return f"P = {self.prob:.4f}; P(opposite) = {q:.4f} >= {req}"
+        if q >= self.required:  # a row with its own FAIL bar: ``reason`` says which
+            return f"P = {self.prob:.4f} < {req}; P(opposite) = {q:.4f} short of its FAIL bar"
         return f"P = {self.prob:.4f}; neither it nor P(opposite) = {q:.4f} reaches {req}"
 
     @property
