@@ -5,7 +5,11 @@ draws) and ``python -c "import numpy"`` run in turn, A B A B ..., after one warm
 from compiled bytecode (``compileall`` first); each run's wall time and CPU time (user +
 system, the kernel's accounting of the finished child, ``os.wait4``) are recorded, and the
 ratios A/B pair by pair, so that a drift of the machine's speed cancels. Quoted: medians.
-Then the modules one gate run loads (its f1posterior modules; heavy ones it must not load).
+The same again with one BLAS thread on both sides (``OPENBLAS_NUM_THREADS=1`` and its
+kin): NumPy's BLAS starts a worker thread per core at import, which spins for a while,
+so each process's CPU time grows with how long it lives beyond its own work; with one
+thread the ratio is that of the work alone. Then the modules one gate run loads (its
+f1posterior modules; heavy ones it must not load).
 
 Run with the interpreter whose install is measured (editable, or a wheel in a venv)::
 
@@ -30,25 +34,31 @@ from _common import machine
 
 MATRIX = "[[50, 3, 2], [4, 40, 6], [1, 5, 39]]"
 GATE = ["gate", "m.json", "--metric", "micro_f1", "--min", "0.5"]
-NOT_LOADED = ("multiprocessing", "concurrent.futures.process", "zipfile", "statistics",
-              "fractions", "decimal", "scipy", "matplotlib", "pandas")  # fmt: skip
+NOT_LOADED = ("multiprocessing", "concurrent.futures.process", "zipfile", "shutil",
+              "statistics", "fractions", "decimal", "scipy", "matplotlib", "pandas")  # fmt: skip
+#: The environment of one BLAS thread (OpenBLAS, MKL, OpenMP, Accelerate).
+ONE_BLAS_THREAD = {k: "1" for k in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                                    "OMP_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")}  # fmt: skip
 RESULTS = Path(__file__).resolve().parent / "results" / "bench_gate_startup.json"
 
 
-def _run(cmd: list[str], cwd: str) -> tuple[float, float, int]:
+def _run(cmd: list[str], cwd: str, env: dict[str, str] | None = None) -> tuple[float, float, int]:
     """(wall s, CPU s, exit status) of one whole process."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            env=None if env is None else {**os.environ, **env})  # fmt: skip
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
     proc.returncode = os.waitstatus_to_exitcode(status)
     return wall, usage.ru_utime + usage.ru_stime, proc.returncode
 
 
-def compare(a: list[str], b: list[str], runs: int, cwd: str) -> dict[str, object]:
+def compare(
+    a: list[str], b: list[str], runs: int, cwd: str, env: dict[str, str] | None = None
+) -> dict[str, object]:
     """A and B in turn after a warm-up each: medians and pairwise ratios A/B."""
-    _run(a, cwd), _run(b, cwd)
-    rows = [(_run(a, cwd), _run(b, cwd)) for _ in range(runs)]
+    _run(a, cwd, env), _run(b, cwd, env)
+    rows = [(_run(a, cwd, env), _run(b, cwd, env)) for _ in range(runs)]
     med = statistics.median
     return {
         "runs": runs,
@@ -96,14 +106,20 @@ def main() -> None:
 
     subprocess.run([py, "-m", "compileall", "-q", str(Path(f1posterior.__file__).parent)],
                    check=True, stdout=subprocess.DEVNULL)  # fmt: skip
+    load_before = list(os.getloadavg())
     with tempfile.TemporaryDirectory() as tmp:
         Path(tmp, "m.json").write_text(MATRIX)
         result = compare([script, *GATE], [py, "-c", "import numpy"], a.runs, tmp)
+        one = compare([script, *GATE], [py, "-c", "import numpy"], a.runs, tmp, ONE_BLAS_THREAD)
+        result["one_blas_thread"] = one
         result.update(loaded(py, tmp))
     result["machine"] = machine()
+    result["load_average_before"] = load_before
     print(f"{a.label}: gate {result['a_wall_s']:.3f} s wall, {result['a_cpu_s']:.3f} s CPU; "
           f"import numpy {result['b_wall_s']:.3f} s, {result['b_cpu_s']:.3f} s; ratio (median "
           f"of {a.runs} pairs) wall {result['ratio_wall']:.2f}, CPU {result['ratio_cpu']:.2f}; "
+          f"one BLAS thread: gate {one['a_cpu_s']:.3f} s CPU, numpy {one['b_cpu_s']:.3f} s, "
+          f"ratio wall {one['ratio_wall']:.2f}, CPU {one['ratio_cpu']:.2f}; "
           f"{result['f1posterior_modules']} f1posterior modules, heavy: "
           f"{result['heavy_loaded'] or 'none'}")  # fmt: skip
     old = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}

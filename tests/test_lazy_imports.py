@@ -8,6 +8,7 @@ process is shared with other tests), which modules the gate on a 3 x 3 matrix lo
 
 from __future__ import annotations
 
+import argparse
 import ast
 import importlib
 import json
@@ -29,7 +30,7 @@ LAZY = sorted(
 #: its leading underscore, so that a module made private keeps its place in the list).
 GATE_MODULES = {
     "f1posterior",
-    "_core", "_core.blocks", "_core.confusion", "_core.describe", "_core.hierarchical",
+    "_core", "_core.blocks", "_core.describe", "_core.hierarchical",
     "_core.labelled", "_core.lazy", "_core.limits", "_core.priors", "_core.results",
     "_core.sampling", "_core.signals", "_core.streams", "_core.text", "_core.validation",
     "_core.version",
@@ -45,11 +46,12 @@ GATE_MODULES = {
     "posterior.summary",
 }  # fmt: skip
 
-#: Standard-library modules the gate must not load: worker processes, archives, exact
-#: arithmetic (``statistics`` pulls ``fractions`` and ``decimal``), CSV.
+#: Standard-library modules the gate must not load: worker processes, archives (``shutil``
+#: pulls ``bz2`` and ``lzma``), exact arithmetic (``statistics`` pulls ``fractions`` and
+#: ``decimal``), CSV.
 NOT_LOADED = (
-    "multiprocessing", "concurrent.futures.process", "zipfile", "statistics", "fractions",
-    "decimal", "csv",
+    "multiprocessing", "concurrent.futures.process", "zipfile", "shutil", "statistics",
+    "fractions", "decimal", "csv",
 )  # fmt: skip
 
 
@@ -170,3 +172,22 @@ def test_plain_ascii_text_is_returned_as_it_is_and_controls_still_escaped():
         assert escape_text(chr(code)) == by_category(chr(code)), code
     text = "".join(map(chr, range(128))) + "é\u202e"
     assert escape_text(text) == by_category(text) and "\\x1b" in escape_text(text)
+
+
+@pytest.mark.parametrize("columns", [None, "57", "0", "wide"])
+def test_the_help_is_as_wide_as_shutil_says(monkeypatch, columns):
+    """The command line's help width (read without importing ``shutil``) is the width
+    ``shutil.get_terminal_size`` gives, with ``COLUMNS`` set, unset and unusable."""
+    import shutil
+
+    from f1posterior.cli import _terminal_columns, build_parser
+
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    assert _terminal_columns() == shutil.get_terminal_size().columns
+    sub = build_parser(["gate"])._subparsers._group_actions[0].choices["gate"]  # type: ignore
+    ours = sub.format_help()
+    sub.formatter_class = argparse.HelpFormatter  # argparse's own, its width from shutil
+    assert ours == sub.format_help() and len(ours.splitlines()) > 20

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,9 +25,9 @@ def _is_dataframe(x: Any, columns: bool = True) -> bool:
 
 
 def _is_confusion_matrix(x: Any) -> bool:
-    from .confusion import ConfusionMatrix
-
-    return isinstance(x, ConfusionMatrix)
+    """A ConfusionMatrix; its module unloaded means no object is one (nothing imported)."""
+    module = sys.modules.get(f"{__package__}.confusion")
+    return module is not None and isinstance(x, module.ConfusionMatrix)
 
 
 def _is_labelled(x: Any) -> bool:
