@@ -275,6 +275,17 @@ class NonInferiority:
 
 #: Any check of a gate.
 GateCheck = Floor | JointFloor | SliceFloor | NonInferiority
+
+
+def fail_bar(prob: float, judged: int) -> float:
+    """``P(part < T)`` that FAILs "every part >= T": ``judged`` parts share ``1 - prob``.
+
+    The one FAIL bar of a slice of a :class:`SliceFloor` and a class of a
+    :class:`JointFloor` (Bonferroni): ``1 - (1 - prob) / judged``.
+    """
+    return 1.0 - (1.0 - prob) / judged
+
+
 #: The check classes, for isinstance.
 CHECK_TYPES = (Floor, JointFloor, SliceFloor, NonInferiority)
 
