@@ -123,7 +123,12 @@ class JointFloor:
     Estimated from the joint posterior draws (the fraction of draws in which
     the smallest per-class value clears the floor), so always sampled, with
     adaptive draws like any sampled check; the observed score and the HDI are
-    those of the minimum over the judged classes.
+    those of the minimum over the judged classes. It PASSes when that
+    probability is at least ``prob``. It FAILs only when a class is credibly
+    below the floor, ``P(class < T) >= 1 - (1 - prob) / J`` over the ``J``
+    judged classes (the bar of :class:`SliceFloor`'s slices), and the reason
+    names it; the minimum's own ``P(some class < T)`` reaches ``prob`` with
+    every class at the floor (see docs/ci-gate.md), so it does not FAIL.
 
     Parameters
     ----------
