@@ -111,3 +111,10 @@ def test_false_fail_rate_by_classes(m: int) -> None:
     rate, old = _false_fail(m, 200, seed=100 + m)
     assert rate <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / 200)
     assert old > 0.25  # measured 0.38 (3 classes) and 1.00 (10) under the old rule
+
+
+def test_noisy_is_elementwise_without_fail_bars() -> None:
+    # the planner's 2-D hits (test sets x draws) are not a joint floor's rows
+    n = 10_000
+    h = np.array([[0.95 * n, 0.5 * n], [n, 0.05 * n]])
+    assert noisy(h, n, 0.95).tolist() == [[True, False], [False, True]]

@@ -427,13 +427,13 @@ def noisy(
 
     The bounds are ``required`` (PASS) and ``1 - fail_at`` (FAIL; ``fail_at``
     defaults to ``required``, and a NaN has no FAIL bound). A joint floor's
-    ``hits`` ``(items, 1 + K)`` are within noise when the first column is near
-    ``required`` or a part's near ``1 - fail_at``. The standard error is
-    binomial, with ``(k + 1/2) / (n + 1)`` near 0 and 1.
+    ``hits`` ``(items, 1 + K)``, ``fail_at`` ``(items,)``, are within noise when
+    the first column is near ``required`` or a part's near ``1 - fail_at``. The
+    standard error is binomial, with ``(k + 1/2) / (n + 1)`` near 0 and 1.
     """
     h = np.asarray(hits, dtype=float)
     low = 1.0 - np.asarray(required if fail_at is None else fail_at, dtype=float)
-    two = h.ndim == 2  # a joint floor's: the first column against required, the parts low
+    two = h.ndim == 2 and low.ndim == 1 and len(low) == len(h)  # a joint floor's
     k = np.asarray(n)[..., None] if two and np.ndim(n) else np.asarray(n)
     pr, pc = h / k, (h + 0.5) / (k + 1)
     se = NOISE_SIGMAS * np.sqrt(pc * (1.0 - pc) / k)
