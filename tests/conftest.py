@@ -24,6 +24,8 @@ SLOW = (
     "test_paired_calibration.py",
     "test_folds_calibration.py",
     "test_slice_calibration.py",
+    "test_gate_joint_fail.py::test_false_fail_rate_at_the_boundary",
+    "test_gate_joint_fail.py::test_false_fail_rate_by_classes",
     "test_cluster_calibration.py",
     "test_hierarchical.py",
     "test_mcmc.py",

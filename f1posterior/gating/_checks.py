@@ -123,7 +123,12 @@ class JointFloor:
     Estimated from the joint posterior draws (the fraction of draws in which
     the smallest per-class value clears the floor), so always sampled, with
     adaptive draws like any sampled check; the observed score and the HDI are
-    those of the minimum over the judged classes.
+    those of the minimum over the judged classes. It PASSes when that
+    probability is at least ``prob``. It FAILs only when a class is credibly
+    below the floor, ``P(class < T) >= 1 - (1 - prob) / J`` over the ``J``
+    judged classes (the bar of :class:`SliceFloor`'s slices), and the reason
+    names it; the minimum's own ``P(some class < T)`` reaches ``prob`` with
+    every class at the floor (see docs/ci-gate.md), so it does not FAIL.
 
     Parameters
     ----------
@@ -275,6 +280,17 @@ class NonInferiority:
 
 #: Any check of a gate.
 GateCheck = Floor | JointFloor | SliceFloor | NonInferiority
+
+
+def fail_bar(prob: float, judged: int) -> float:
+    """``P(part < T)`` that FAILs "every part >= T": ``judged`` parts share ``1 - prob``.
+
+    The one FAIL bar of a slice of a :class:`SliceFloor` and a class of a
+    :class:`JointFloor` (Bonferroni): ``1 - (1 - prob) / judged``.
+    """
+    return 1.0 - (1.0 - prob) / judged
+
+
 #: The check classes, for isinstance.
 CHECK_TYPES = (Floor, JointFloor, SliceFloor, NonInferiority)
 

@@ -93,6 +93,7 @@ class Evidence:
     ``hits`` are the draws meeting the condition out of ``draws``, or the exact
     probabilities when ``draws`` is 0. ``fail_at``: per item, the P(opposite) to
     FAIL (None: ``prob``); NaN: a joint item, FAILing only with an item before it.
+    A joint floor's ``hits`` are ``(items, 1 + K)``: all, then each of ``parts``.
     """
 
     items: list[str]
@@ -105,6 +106,7 @@ class Evidence:
     skip: list[str] | None = None
     model: str = ""
     fail_at: np.ndarray | None = None
+    parts: list[str] | None = None
 
 
 def _items(shape: tuple[int, ...], per: bool, s: Settings) -> list[str]:
@@ -264,40 +266,17 @@ def _floor(c: Floor, e: Evaluation, s: Settings, draws: int) -> Evidence:
 
 
 def _joint(c: JointFloor, e: Evaluation, s: Settings, draws: int) -> Evidence:
-    """One check per matrix: P(every judged class >= T), from the draws ``(*batch, K, n)``."""
+    """One item per matrix, P(every judged class >= T): gating/_joint.py."""
+    from ._joint import joint_rows
+
     assert e.metric_draws is not None
-    md = e.metric_draws[c.metric]
-    batch, k = md.shape[:-2], md.shape[-2]
-    sm = e[c.metric]
-    scores = np.broadcast_to(np.asarray(sm.score, dtype=float), md.shape[:-1])
-    support = np.broadcast_to(_support(s), md.shape[:-1])
-    flags = np.broadcast_to(_flags(c.metric, sm, s.counts, s), md.shape[:-1])
-    unit = "label" if s.multilabel else "class"
-    items, hits, score, hdis, flag, skip = [], [], [], [], [], []
-    for bidx in np.ndindex(*batch):
-        keep = np.ones(k, bool) if c.min_support is None else support[bidx] >= c.min_support
-        judged = int(keep.sum())
-        use = keep if judged else np.ones(k, bool)
-        low = md[bidx][use].min(axis=0)
-        what = f"every {unit}"
-        if judged and judged < k:
-            what += f" with >= {c.min_support} {_docs(s)} ({judged} of {k})"
-        items.append(" ".join([*_prefix(bidx, s), what]))
-        hits.append(float(np.sum(low >= c.threshold)))
-        score.append(float(scores[bidx][use].min()))
-        hdis.append(sample_hdi(low, s.ci_prob))
-        flag.append(bool(flags[bidx].any()))
-        skip.append("" if judged else f"every {unit} has fewer than {c.min_support} {_docs(s)}")
-    return Evidence(
-        items=items,
-        hits=np.array(hits),
-        draws=draws,
-        score=np.array(score),
-        hdi=np.array(hdis, dtype=float).reshape(-1, 2),
-        flags=np.array(flag),
-        skip=skip,
-        model=e.model_text(c.metric) if hasattr(e, "model_text") else "",
+    md, flags = e.metric_draws[c.metric], _flags(c.metric, e[c.metric], s.counts, s)
+    parts = _items(md.shape[-2:-1], True, s)  # the class (label) names
+    rows = joint_rows(
+        c, md, e[c.metric].score, flags, _support(s), _items(md.shape[:-2], False, s), s
     )
+    model = e.model_text(c.metric) if hasattr(e, "model_text") else ""
+    return Evidence(draws=draws, model=model, parts=parts, **rows)
 
 
 def _slices(c: SliceFloor, e: Evaluation, s: Settings, draws: int) -> Evidence:
@@ -447,15 +426,21 @@ def noisy(
     """Sampled probabilities ``hits / n`` within NOISE_SIGMAS standard errors of the bounds.
 
     The bounds are ``required`` (PASS) and ``1 - fail_at`` (FAIL; ``fail_at``
-    defaults to ``required``, and a NaN has no FAIL bound). The standard error
-    is binomial, with ``(k + 1/2) / (n + 1)`` near 0 and 1.
+    defaults to ``required``, and a NaN has no FAIL bound). A joint floor's
+    ``hits`` ``(items, 1 + K)``, ``fail_at`` ``(items,)``, are within noise when
+    the first column is near ``required`` or a part's near ``1 - fail_at``. The
+    standard error is binomial, with ``(k + 1/2) / (n + 1)`` near 0 and 1.
     """
-    pr = hits / n
-    pc = (hits + 0.5) / (np.asarray(n) + 1)
-    se = np.sqrt(pc * (1.0 - pc) / n)
-    low = 1.0 - (required if fail_at is None else np.asarray(fail_at, dtype=float))
-    gap = np.fmin(np.abs(pr - required), np.abs(pr - low))  # fmin: a NaN bound is no bound
-    return np.asarray(gap <= NOISE_SIGMAS * se)
+    h = np.asarray(hits, dtype=float)
+    low = 1.0 - np.asarray(required if fail_at is None else fail_at, dtype=float)
+    two = h.ndim == 2 and low.ndim == 1 and len(low) == len(h)  # a joint floor's
+    k = np.asarray(n)[..., None] if two and np.ndim(n) else np.asarray(n)
+    pr, pc = h / k, (h + 0.5) / (k + 1)
+    se = NOISE_SIGMAS * np.sqrt(pc * (1.0 - pc) / k)
+    if two:
+        parts = np.abs(pr[:, 1:] - low[..., None]) <= se[:, 1:]  # NaN (left out): False
+        return np.asarray(np.abs(pr[:, 0] - required) <= se[:, 0]) | parts.any(axis=1)
+    return np.asarray(np.fmin(np.abs(pr - required), np.abs(pr - low)) <= se)  # fmin: NaN
 
 
 def _rule(prob: float, required: float, fail_at: float) -> str:
@@ -467,13 +452,15 @@ def _rule(prob: float, required: float, fail_at: float) -> str:
     return "inconclusive"
 
 
-def _fail_reason(verdict: str, pr: float, p: float, f: float, failed: Sequence[str]) -> str:
+def _fail_reason(
+    verdict: str, pr: float, p: float, f: float, failed: Sequence[str], none: str = ""
+) -> str:
     """Why a row with its own FAIL bar ``f`` (not ``prob``) is what it is; "" when plain."""
     if math.isnan(f):
         if failed:
             return "failed: " + ", ".join(failed)
         if verdict == "inconclusive" and 1.0 - pr >= p:
-            return "FAIL needs a failing slice row; none failed"
+            return none or "FAIL needs a failing slice row; none failed"
         return ""
     if f != p and (verdict == "fail" or (verdict == "inconclusive" and 1.0 - pr >= p)):
         return f"FAIL needs P(opposite) >= {f:.4g}"
@@ -494,37 +481,52 @@ def _threshold(c: GateCheck) -> float:
 
 
 def judge(
-    c: GateCheck, e: Evidence, i: int, hits: float, n: int, s: Settings, failed: Sequence[str] = ()
+    c: GateCheck,
+    e: Evidence,
+    i: int,
+    hits: float | np.ndarray,
+    n: int,
+    s: Settings,
+    failed: Sequence[str] = (),
 ) -> Check:
     """The verdict of item ``i`` of check ``c``: ``hits`` of ``n`` pooled draws (exact: n = 0).
 
     The one place a verdict is decided: skipped (``min_support``), FAIL of a
-    joint item (``e.fail_at`` NaN) when items before it ``failed``, within
-    Monte Carlo noise (inconclusive, with the draws that would settle it), or
-    the rule: PASS at ``P >= prob``, FAIL at ``1 - P >= e.fail_at`` (or ``prob``).
+    joint item (``e.fail_at`` NaN) when items before it ``failed``, or of a
+    joint floor's item (``hits`` a row, then ``e.parts``) when a part reaches
+    ``e.fail_at``, within Monte Carlo noise (inconclusive, with the draws that
+    would settle it), or the rule: PASS at ``P >= prob``, FAIL at
+    ``1 - P >= e.fail_at`` (or ``prob``).
     """
     p = s.prob
     f = p if e.fail_at is None else float(e.fail_at[i])
+    h = np.asarray(hits, dtype=np.float64)
     exact = e.draws == 0
-    pr = float(hits) if exact else hits / n
+    pr = float(h.flat[0]) if exact else float(h.flat[0]) / n
     se, settle, reason = 0.0, None, e.skip[i] if e.skip else ""
-    within = False
+    within, near, none = False, [(pr, p), (pr, 1.0 - f)], ""
     if not exact:
         se = noise(pr, p, n)[0]
-        h = np.asarray(hits, dtype=np.float64)
-        within = not reason and bool(noisy(h, n, p, np.asarray(f)))
+        within = not reason and bool(noisy(h[None] if h.ndim else h, n, p, np.asarray([f])).any())
+    if h.ndim:  # a joint floor: FAILs only when one of its parts does (its own P is biased)
+        from ._joint import failed_parts
+
+        clear = ~noisy(h[1:], n, 1.0 - f, np.full(h.size - 1, np.nan))  # no FAIL within noise
+        failed, none = failed_parts(e.parts or [], h[1:] / n, clear, f, _threshold(c))
+        near = [(pr, p)] + [(x / n, 1.0 - f) for x in h[1:] if not math.isnan(x)]
+        f = math.nan
     if reason:
         verdict = "skipped"
     elif math.isnan(f) and failed:
         verdict, within = "fail", False
         reason = _fail_reason(verdict, pr, p, f, failed)
     elif within:
-        near = p if math.isnan(f) or abs(pr - p) <= abs(pr - (1.0 - f)) else 1.0 - f
-        verdict, settle = "inconclusive", noise(pr, near, n)[2]
+        v, b = min(near, key=lambda x: abs(x[0] - x[1]))  # the bound it is nearest to
+        verdict, settle = "inconclusive", noise(v, b, n)[2]
         reason = f"within Monte Carlo noise at {n:,} draws"
     else:
         verdict = _rule(pr, p, f)
-        reason = _fail_reason(verdict, pr, p, f, failed)
+        reason = _fail_reason(verdict, pr, p, f, failed, none)
     return Check(
         kind=_kind(c),
         metric=c.metric,

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..posterior import hdi as sample_hdi
-from ._checks import SliceFloor
+from ._checks import SliceFloor, fail_bar
 
 __all__ = ["check_slice_batch", "slice_predictions", "slice_rows"]
 
@@ -101,5 +101,5 @@ def slice_rows(
         flags=np.append(flags, flags[use].any()),
         support=np.append(support, support[use].sum()),
         skip=skip,
-        fail_at=np.append(np.full(k, 1.0 - (1.0 - prob) / max(judged, 1)), np.nan),
+        fail_at=np.append(np.full(k, fail_bar(prob, max(judged, 1))), np.nan),
     )
