@@ -19,7 +19,7 @@ from typing import Any
 from .._core.describe import describe
 from .._core.validation import did_you_mean
 from ..metrics import METRIC_RANGES, METRICS, PER_CLASS_METRICS, PER_LABEL_METRICS
-from ..posterior import MULTILABEL_METRICS
+from ..posterior import MULTILABEL_METRICS, check_min_support
 
 __all__ = ["Floor", "JointFloor", "SliceFloor", "NonInferiority", "GateCheck"]
 
@@ -50,17 +50,6 @@ def _number(value: Any, name: str, low: float, high: float) -> float:
     if not (low <= v <= high and math.isfinite(v)):
         raise ValueError(f"{name} must be a number in [{low:g}, {high:g}]; got {value!r}")
     return v
-
-
-def _support(value: Any, name: str) -> int | None:
-    if value is None:
-        return None
-    why = f"{name} must be None or an integer >= 1 (documents); got {describe(value)}"
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(why)
-    if value < 1:
-        raise ValueError(why)
-    return int(value)
 
 
 def _metric(value: Any, name: str) -> str:
@@ -112,7 +101,7 @@ class Floor:
             self, "threshold", _number(self.threshold, f"Floor({m!r}).threshold", low, high)
         )
         object.__setattr__(
-            self, "min_support", _support(self.min_support, f"Floor({m!r}).min_support")
+            self, "min_support", check_min_support(self.min_support, f"Floor({m!r}).min_support")
         )
 
 
@@ -157,7 +146,7 @@ class JointFloor:
         m = _metric(self.metric, "JointFloor.metric")
         t = _number(self.threshold, f"JointFloor({m!r}).threshold", 0.0, 1.0)
         object.__setattr__(self, "threshold", t)
-        s = _support(self.min_support, f"JointFloor({m!r}).min_support")
+        s = check_min_support(self.min_support, f"JointFloor({m!r}).min_support")
         object.__setattr__(self, "min_support", s)
 
 
@@ -211,7 +200,7 @@ class SliceFloor:
         low, high = METRIC_RANGES.get(m, (0.0, 1.0))
         t = _number(self.threshold, f"SliceFloor({m!r}).threshold", low, high)
         object.__setattr__(self, "threshold", t)
-        s = _support(self.min_support, f"SliceFloor({m!r}).min_support")
+        s = check_min_support(self.min_support, f"SliceFloor({m!r}).min_support")
         object.__setattr__(self, "min_support", s)
 
 
