@@ -24,9 +24,10 @@ from .._core.describe import describe
 from .._core.results import plain
 from .._core.streams import DEFAULT_DRAWS, child_seed, run_seed
 from .._core.validation import SeedLike, check_sampling_args
-from ..metrics import confusion_matrix, label_array, label_codes, resolve_metric
+from ..metrics import confusion_matrix, label_array, label_codes
 from ._cluster_result import ClusterEvaluation, unit_text
 from ._documents import dirichlet_weights
+from ._evaluation import check_metric_fns
 from ._summary import MetricSummary, summarize_draws
 
 __all__ = [
@@ -374,20 +375,9 @@ def evaluate_cluster_tables(
 ) -> ClusterEvaluation:
     """:func:`evaluate_clusters` of counted clusters (:func:`cluster_tables`), for the gate."""
     sa = check_sampling_args(draws, ci_prob, ref, rng)
-    fns = _check_fns(metrics)
+    fns = check_metric_fns(metrics)
     few_clusters_warning(len(ct.clusters), stacklevel=stacklevel)
     return summarize_clusters(ct, fns, sa.draws, sa.root, sa.ci_prob, sa.ref, keep_draws)
-
-
-def _check_fns(metrics: Any) -> list[tuple[str, Callable[[np.ndarray], Any]]]:
-    items = [metrics] if isinstance(metrics, str) or callable(metrics) else list(metrics)
-    if not items:
-        raise ValueError("metrics must name at least one metric; got an empty sequence")
-    fns = [resolve_metric(m) for m in items]
-    names = [n for n, _ in fns]
-    if len(set(names)) != len(names):
-        raise ValueError(f"metrics must not repeat a name; got {names}")
-    return fns
 
 
 def summarize_clusters(
