@@ -32,7 +32,7 @@ from ..posterior import summarize_draws
 from . import _random_effects as re_model
 from ._comparison import MetricSpec, check_decision_prob, check_metric, compare
 from ._folds_result import FoldComparison
-from ._paired import label_array, paired_fit
+from ._paired import label_array, paired_fit, sorted_labels
 from ._ranking import Ranking, rank_statistics
 from ._tuples import PAIRED_PRIOR
 
@@ -113,14 +113,7 @@ def _classes(per_fold: list[tuple[Any, Any]], labels: Any) -> Any:
     """Every fold's classes: ``labels``, or the sorted labels of every fold's ``y_true``."""
     if labels is not None:
         return labels
-    values = list(dict.fromkeys(v for t, _ in per_fold for v in label_array(t, "y_true").tolist()))
-    try:
-        return sorted(values)
-    except TypeError:
-        raise TypeError(
-            "y_true's labels cannot be sorted (they do not support <); pass labels= to give "
-            f"their order; found {describe(values)}"
-        ) from None
+    return sorted_labels(v for t, _ in per_fold for v in label_array(t, "y_true").tolist())
 
 
 def _check_fold_count(k: int) -> None:
