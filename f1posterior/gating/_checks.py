@@ -58,6 +58,17 @@ def _metric(value: Any, name: str) -> str:
     return value
 
 
+def _check_floor(check: Any, kind: str, bounds: tuple[float, float] | None = None) -> None:
+    """Check and set a floor's ``threshold`` (in ``bounds``, default the metric's range)
+    and ``min_support``, naming the field as ``Kind('metric').field``."""
+    m = _metric(check.metric, f"{kind}.metric")
+    low, high = bounds or METRIC_RANGES.get(m, (0.0, 1.0))
+    t = _number(check.threshold, f"{kind}({m!r}).threshold", low, high)
+    object.__setattr__(check, "threshold", t)
+    s = check_min_support(check.min_support, f"{kind}({m!r}).min_support")
+    object.__setattr__(check, "min_support", s)
+
+
 @dataclass(frozen=True)
 class Floor:
     """A floor: PASS when P(metric >= threshold | data) >= the gate's ``prob``.
@@ -95,14 +106,7 @@ class Floor:
     min_support: int | None = None
 
     def __post_init__(self) -> None:
-        m = _metric(self.metric, "Floor.metric")
-        low, high = METRIC_RANGES.get(m, (0.0, 1.0))
-        object.__setattr__(
-            self, "threshold", _number(self.threshold, f"Floor({m!r}).threshold", low, high)
-        )
-        object.__setattr__(
-            self, "min_support", check_min_support(self.min_support, f"Floor({m!r}).min_support")
-        )
+        _check_floor(self, "Floor")
 
 
 @dataclass(frozen=True)
@@ -143,11 +147,7 @@ class JointFloor:
     min_support: int | None = None
 
     def __post_init__(self) -> None:
-        m = _metric(self.metric, "JointFloor.metric")
-        t = _number(self.threshold, f"JointFloor({m!r}).threshold", 0.0, 1.0)
-        object.__setattr__(self, "threshold", t)
-        s = check_min_support(self.min_support, f"JointFloor({m!r}).min_support")
-        object.__setattr__(self, "min_support", s)
+        _check_floor(self, "JointFloor", (0.0, 1.0))
 
 
 @dataclass(frozen=True)
@@ -196,12 +196,7 @@ class SliceFloor:
     min_support: int | None = None
 
     def __post_init__(self) -> None:
-        m = _metric(self.metric, "SliceFloor.metric")
-        low, high = METRIC_RANGES.get(m, (0.0, 1.0))
-        t = _number(self.threshold, f"SliceFloor({m!r}).threshold", low, high)
-        object.__setattr__(self, "threshold", t)
-        s = check_min_support(self.min_support, f"SliceFloor({m!r}).min_support")
-        object.__setattr__(self, "min_support", s)
+        _check_floor(self, "SliceFloor")
 
 
 @dataclass(frozen=True)
