@@ -208,6 +208,19 @@ def check_decision_prob(prob: Any) -> float:
 # ------------------------------------------------------------------------ decisions
 
 
+def decide(diff: np.ndarray, rope: float, prob: float) -> tuple[np.ndarray, ...]:
+    """P(A better), P(B better), P(equivalent) over the last axis of ``diff``, the decision."""
+    pa = (diff > rope).mean(axis=-1)
+    pb = (diff < -rope).mean(axis=-1)
+    pe = (np.abs(diff) <= rope).mean(axis=-1)
+    decision = np.select(
+        [pa >= prob, pb >= prob, pe >= prob],
+        ["A better", "B better", "equivalent"],
+        default="undecided",
+    )
+    return pa, pb, pe, decision
+
+
 def comparison(
     da: np.ndarray,
     db: np.ndarray,
@@ -226,14 +239,7 @@ def comparison(
     diff = da - db
     if not np.isfinite(diff).all():
         raise ValueError(f"metric {metric!r} returned non-finite values on posterior draws")
-    pa = (diff > rope).mean(axis=-1)
-    pb = (diff < -rope).mean(axis=-1)
-    pe = (np.abs(diff) <= rope).mean(axis=-1)
-    decision = np.select(
-        [pa >= prob, pb >= prob, pe >= prob],
-        ["A better", "B better", "equivalent"],
-        default="undecided",
-    )
+    pa, pb, pe, decision = decide(diff, rope, prob)
     sa = np.asarray(score_a, dtype=np.float64)
     sb = np.asarray(score_b, dtype=np.float64)
     return Comparison(

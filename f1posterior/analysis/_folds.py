@@ -30,7 +30,7 @@ from .._core.validation import (
 )
 from ..posterior import summarize_draws
 from . import _random_effects as re_model
-from ._comparison import MetricSpec, check_decision_prob, check_metric, compare
+from ._comparison import MetricSpec, check_decision_prob, check_metric, compare, decide
 from ._folds_result import FoldComparison
 from ._paired import label_array, paired_fit, sorted_labels
 from ._ranking import Ranking, rank_statistics
@@ -308,12 +308,7 @@ def compare_folds(
     population, new, post = across_folds(d, sc, a_scale, gen)
     mean = d.mean(axis=0)
     judged = mean if tg == "folds" else population
-    pa, pb = float(np.mean(judged > rp)), float(np.mean(judged < -rp))
-    pe = float(np.mean(np.abs(judged) <= rp))
-    decision = next(
-        (lab for lab, p in (("A better", pa), ("B better", pb), ("equivalent", pe)) if p >= pr),
-        "undecided",
-    )
+    pa, pb, pe, decision = (x.item() for x in decide(judged, rp, pr))
     lo, hi = post.quantile([(1 - hp) / 2, (1 + hp) / 2])
     score = float(np.mean(scores))
     return FoldComparison(
