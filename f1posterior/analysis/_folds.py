@@ -33,7 +33,7 @@ from . import _random_effects as re_model
 from ._comparison import MetricSpec, check_decision_prob, check_metric, compare, decide
 from ._folds_result import FoldComparison
 from ._paired import label_array, paired_fit, sorted_labels
-from ._ranking import Ranking, rank_statistics
+from ._ranking import Ranking, distinct_names, rank_statistics
 from ._tuples import PAIRED_PRIOR
 
 __all__ = ["compare_folds", "rank_folds", "FoldComparison", "FOLD_SCALES"]
@@ -301,7 +301,7 @@ def compare_folds(
         d, scores = draws_k[:, 0] - draws_k[:, 1], scores_k[:, 0] - scores_k[:, 1]
         paired = True
     if names is not None:
-        fold_names = _fold_names(names, len(fold_names))
+        fold_names = distinct_names(names, len(fold_names), "fold")
     if not np.isfinite(d).all():
         raise ValueError(f"metric {name!r} returned non-finite values on posterior draws")
     gen = np.random.Generator(np.random.PCG64(child_seed(root, _MODEL_KEY)))
@@ -336,15 +336,6 @@ def compare_folds(
         labels=classes,
         draws=judged,
     )
-
-
-def _fold_names(names: Any, k: int) -> list[str]:
-    if isinstance(names, str) or not _is_sequence(names):
-        raise TypeError(f"names must be a sequence of {k} strings; got {describe(names)}")
-    out = [str(x) for x in names]
-    if len(out) != k or len(set(out)) != k:
-        raise ValueError(f"names must be {k} distinct names, one per fold; got {out}")
-    return out
 
 
 def _paired(

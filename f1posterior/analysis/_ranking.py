@@ -222,15 +222,20 @@ def _ranking(
     )
 
 
+def distinct_names(names: Any, k: int, each: str) -> list[str]:
+    """``k`` distinct names (as text), one per ``each`` (classifier, fold), else an error."""
+    if isinstance(names, (str, bytes)) or not hasattr(names, "__iter__"):
+        raise TypeError(f"names must be a sequence of {k} strings; got {describe(names)}")
+    out = [str(x) for x in names]
+    if len(out) != k or len(set(out)) != k:
+        raise ValueError(f"names must be {k} distinct names, one per {each}; got {out}")
+    return out
+
+
 def _check_names(names: Any, k: int) -> list[str]:
     if names is None:
         return [f"model {i}" for i in range(k)]
-    if isinstance(names, str):
-        raise TypeError(f"names must be a sequence of {k} strings; got {names!r}")
-    out = [str(x) for x in names]
-    if len(out) != k or len(set(out)) != k:
-        raise ValueError(f"names must be {k} distinct names, one per classifier; got {out}")
-    return out
+    return distinct_names(names, k, "classifier")
 
 
 # Same keywords as compare() and rank_predictions(): spelled out for users.
