@@ -33,7 +33,7 @@ from . import _random_effects as re_model
 from ._comparison import MetricSpec, check_decision_prob, check_metric, compare, decide
 from ._folds_result import FoldComparison
 from ._paired import label_array, paired_fit, sorted_labels
-from ._ranking import Ranking, distinct_names, rank_statistics
+from ._ranking import Ranking, distinct_names, named_predictions, rank_statistics
 from ._tuples import PAIRED_PRIOR
 
 __all__ = ["compare_folds", "rank_folds", "FoldComparison", "FOLD_SCALES"]
@@ -448,17 +448,7 @@ def rank_folds(
     ['good', 'fair', 'poor']
     """
     name, fn = check_metric(metric)
-    if isinstance(predictions, Mapping):
-        items = [(str(k), v) for k, v in predictions.items()]
-    elif not _is_sequence(predictions):
-        raise TypeError(
-            "predictions must be a mapping of name to predictions or a sequence of them; got "
-            f"{describe(predictions)}"
-        )
-    else:
-        items = [(f"model {i}", v) for i, v in enumerate(predictions)]
-    if len(items) < 2:
-        raise ValueError(f"predictions must hold k >= 2 classifiers; got {len(items)}")
+    items = named_predictions(predictions)
     n = check_summary_draws(draws)
     hp = check_prob(ci_prob, "ci_prob")
     root = check_rng(rng)

@@ -232,6 +232,22 @@ def distinct_names(names: Any, k: int, each: str) -> list[str]:
     return out
 
 
+def named_predictions(predictions: Any) -> list[tuple[str, Any]]:
+    """``(name, predictions)`` of k >= 2 classifiers: a mapping, or a sequence ("model i")."""
+    if isinstance(predictions, Mapping):
+        items = [(str(k), v) for k, v in predictions.items()]
+    elif isinstance(predictions, (str, bytes)) or not hasattr(predictions, "__iter__"):
+        raise TypeError(
+            f"predictions must be a mapping of name to predictions or a sequence of prediction "
+            f"arrays; got {describe(predictions)}"
+        )
+    else:
+        items = [(f"model {i}", v) for i, v in enumerate(predictions)]
+    if len(items) < 2:
+        raise ValueError(f"predictions must hold k >= 2 classifiers; got {len(items)}")
+    return items
+
+
 def _check_names(names: Any, k: int) -> list[str]:
     if names is None:
         return [f"model {i}" for i in range(k)]
@@ -364,17 +380,7 @@ def rank_predictions(
     ['a', 'b', 'c']
     """
     name, fn = check_metric(metric)
-    if isinstance(predictions, Mapping):
-        items = [(str(k), v) for k, v in predictions.items()]
-    elif isinstance(predictions, (str, bytes)) or not hasattr(predictions, "__iter__"):
-        raise TypeError(
-            f"predictions must be a mapping of name to predictions or a sequence of prediction "
-            f"arrays; got {describe(predictions)}"
-        )
-    else:
-        items = [(f"model {i}", v) for i, v in enumerate(predictions)]
-    if len(items) < 2:
-        raise ValueError(f"predictions must hold k >= 2 classifiers; got {len(items)}")
+    items = named_predictions(predictions)
     n = check_summary_draws(draws)
     hp = check_prob(ci_prob, "ci_prob")
     fit = paired_fit(y_true, items, fn, alpha, beta, labels, n, rng)
