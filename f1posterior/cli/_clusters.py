@@ -44,21 +44,18 @@ def run_summarize_clusters(args: argparse.Namespace) -> int:
         )  # fmt: skip
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{data.source}: {exc}") from None
-    from ..io import json_document
-    from ._receipts import command_receipt, digests
+    from ._receipts import command_receipt, digests, print_with_receipt
 
     receipt = command_receipt(args, result, digests([("file", args.file)]))
-    if args.format == "json":
-        out: dict[str, Any] = {**result.to_dict(), "source": data.source}
-        print(json_document(out, receipt))
-    elif args.format == "markdown":
-        print(format_markdown(result))
-        print(f"\n{escape_text(result.design_text())}.\n\n{receipt.markdown()}")
-    else:
-        print(f"Input: {escape_text(data.source)} (column {args.cluster_col!r}: clusters)")
-        print(format_table(result))
-        print(result.design_text())
-        print(receipt.text())
+    design = result.design_text()
+    print_with_receipt(
+        args.format,
+        receipt,
+        {**result.to_dict(), "source": data.source},
+        f"{format_markdown(result)}\n\n{escape_text(design)}.",
+        f"Input: {escape_text(data.source)} (column {args.cluster_col!r}: clusters)\n"
+        f"{format_table(result)}\n{design}",
+    )
     return 0
 
 

@@ -112,18 +112,16 @@ def run_slices(args: argparse.Namespace, metrics: list[str]) -> int:
         )  # fmt: skip
     except ValueError as exc:
         raise ValueError(f"{data.source}: {exc}") from None
-    from ..io import json_document
-    from ._receipts import command_receipt, digests
+    from .._core.text import escape_text
+    from ._receipts import command_receipt, digests, print_with_receipt
 
     receipt = command_receipt(args, res.evaluation, digests([("file", args.file)]))
-    if args.format == "json":
-        print(json_document({**res.to_dict(), "source": data.source}, receipt))
-    elif args.format == "markdown":
-        print(f"{res.to_markdown()}\n\n{receipt.markdown()}")
-    else:
-        from .._core.text import escape_text
-
-        print(f"Input: {escape_text(data.source)} (slices of column {escape_text(args.slice_col)})")
-        print(res)
-        print(receipt.text())
+    print_with_receipt(
+        args.format,
+        receipt,
+        {**res.to_dict(), "source": data.source},
+        res.to_markdown(),
+        f"Input: {escape_text(data.source)} (slices of column {escape_text(args.slice_col)})\n"
+        f"{res}",
+    )
     return 0
