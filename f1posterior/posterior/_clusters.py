@@ -24,7 +24,7 @@ from .._core.describe import describe
 from .._core.results import plain
 from .._core.streams import DEFAULT_DRAWS, child_seed, run_seed
 from .._core.validation import SeedLike, check_sampling_args
-from ..metrics import confusion_matrix, label_array, label_codes
+from ..metrics import confusion_matrix, grouped_counts, label_array, label_codes
 from ._cluster_result import ClusterEvaluation, unit_text
 from ._documents import dirichlet_weights
 from ._evaluation import check_metric_fns
@@ -133,14 +133,9 @@ def cluster_tables(
     (['u1', 'u2'], [[[1, 0], [0, 1]], [[1, 0], [1, 0]]])
     """
     whole = confusion_matrix(y_true, y_pred, labels=labels)
-    t, p = label_array(y_true, "y_true"), label_array(y_pred, "y_pred")
-    codes, ids = cluster_codes(cluster, t.shape[0])
-    index = {v: i for i, v in enumerate(whole.labels)}
-    ct, cp = label_codes(t, index, "y_true"), label_codes(p, index, "y_pred")
-    keep = (ct >= 0) & (cp >= 0)
-    m, c = len(whole.labels), len(ids)
-    flat = np.bincount((codes[keep] * m + ct[keep]) * m + cp[keep], minlength=c * m * m)
-    return ClusterTables(flat.reshape(c, m, m).astype(np.int64), ids, list(whole.labels), codes)
+    codes, ids = cluster_codes(cluster, label_array(y_true, "y_true").shape[0])
+    tables = grouped_counts(y_true, y_pred, codes, len(ids), whole.labels)
+    return ClusterTables(tables, ids, list(whole.labels), codes)
 
 
 def cluster_draws(
