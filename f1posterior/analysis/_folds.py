@@ -144,10 +144,7 @@ def across_folds(
     z = re_model.to_scale(d, scale, "difference draws")
     y, s2 = z.mean(axis=-1), np.maximum(z.var(axis=-1, ddof=1), _MIN_VAR)
     post = re_model.tau_posterior_of(y, s2, scale, tau_scale, "auto")  # aggregate's prior
-    n = d.shape[-1]
-    mu, tau = re_model.draw_mu_tau(post, n, gen)
-    population = re_model.population_mean(mu, tau, scale)
-    new = re_model.from_scale(mu + tau * gen.standard_normal(n), scale)
+    population, new, _ = re_model.draw_population(post, d.shape[-1], gen, scale)
     return population, new, post
 
 
