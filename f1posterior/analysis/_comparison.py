@@ -208,6 +208,12 @@ def check_decision_prob(prob: Any) -> float:
 # ------------------------------------------------------------------------ decisions
 
 
+def check_finite_draws(draws: np.ndarray, metric: str) -> None:
+    """A ValueError naming ``metric`` when any of its posterior ``draws`` is not finite."""
+    if not np.isfinite(draws).all():
+        raise ValueError(f"metric {metric!r} returned non-finite values on posterior draws")
+
+
 def decide(diff: np.ndarray, rope: float, prob: float) -> tuple[np.ndarray, ...]:
     """P(A better), P(B better), P(equivalent) over the last axis of ``diff``, the decision."""
     pa = (diff > rope).mean(axis=-1)
@@ -237,8 +243,7 @@ def comparison(
     labels: list[Any] | None = None,
 ) -> Comparison:
     diff = da - db
-    if not np.isfinite(diff).all():
-        raise ValueError(f"metric {metric!r} returned non-finite values on posterior draws")
+    check_finite_draws(diff, metric)
     pa, pb, pe, decision = decide(diff, rope, prob)
     sa = np.asarray(score_a, dtype=np.float64)
     sb = np.asarray(score_b, dtype=np.float64)

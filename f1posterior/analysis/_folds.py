@@ -30,7 +30,14 @@ from .._core.validation import (
 )
 from ..posterior import summarize_draws
 from . import _random_effects as re_model
-from ._comparison import MetricSpec, check_decision_prob, check_metric, compare, decide
+from ._comparison import (
+    MetricSpec,
+    check_decision_prob,
+    check_finite_draws,
+    check_metric,
+    compare,
+    decide,
+)
 from ._folds_result import FoldComparison
 from ._paired import label_array, paired_fit, sorted_labels
 from ._ranking import Ranking, distinct_names, named_predictions, rank_statistics
@@ -299,8 +306,7 @@ def compare_folds(
         paired = True
     if names is not None:
         fold_names = distinct_names(names, len(fold_names), "fold")
-    if not np.isfinite(d).all():
-        raise ValueError(f"metric {name!r} returned non-finite values on posterior draws")
+    check_finite_draws(d, name)
     gen = np.random.Generator(np.random.PCG64(child_seed(root, _MODEL_KEY)))
     population, new, post = across_folds(d, sc, a_scale, gen)
     mean = d.mean(axis=0)
@@ -453,8 +459,7 @@ def rank_folds(
     _check_fold_count(len(per_fold))
     v, scores, prior, _ = _paired(per_fold, fn, alpha, beta, labels, n, root)
     mean = v.mean(axis=0)
-    if not np.isfinite(mean).all():
-        raise ValueError(f"metric {name!r} returned non-finite values on posterior draws")
+    check_finite_draws(mean, name)
     probs, expected, pairwise, ties = rank_statistics(mean)
     return Ranking(
         names=[nm for nm, _ in items],

@@ -17,7 +17,7 @@ from .._core.streams import DEFAULT_DRAWS, run_seed
 from .._core.text import escape_text
 from .._core.validation import SeedLike, check_counts, check_prob, check_rng, check_summary_draws
 from ..posterior import MetricSummary, evaluate, summarize_draws
-from ._comparison import MetricSpec, check_metric
+from ._comparison import MetricSpec, check_finite_draws, check_metric
 from ._paired import paired_fit
 from ._tuples import PAIRED_PRIOR
 
@@ -202,8 +202,7 @@ def _ranking(
     seed: Any,
 ) -> Ranking:
     """Ranking from metric draws ``v`` of shape (*batch, k, draws)."""
-    if not np.isfinite(v).all():
-        raise ValueError(f"metric {metric!r} returned non-finite values on posterior draws")
+    check_finite_draws(v, metric)
     probs, expected, pairwise, ties = rank_statistics(v)
     return Ranking(
         names=names,
