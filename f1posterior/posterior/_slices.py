@@ -7,7 +7,6 @@ Design notes: docs/design.md#posterior-slices
 from __future__ import annotations
 
 import dataclasses
-import numbers
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,24 +16,12 @@ from numpy.typing import ArrayLike
 from .._core.describe import describe
 from .._core.priors import DEFAULT_PRIOR, PriorArg
 from .._core.streams import DEFAULT_DRAWS
-from .._core.validation import SeedLike, check_counts, check_ref
+from .._core.validation import SeedLike, check_counts, check_min_support, check_ref
 from ..metrics import METRICS, PER_CLASS_METRICS
 from ._evaluation import evaluate
 from ._slice_result import SliceEvaluation
 
-__all__ = ["evaluate_slices", "check_min_support"]
-
-
-def check_min_support(value: Any, name: str = "min_support") -> int | None:
-    """``None`` or a whole number of documents >= 1, else an error naming ``name``."""
-    if value is None:
-        return None
-    why = f"{name} must be None or an integer >= 1 (documents); got {describe(value)}"
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(why)
-    if value < 1:
-        raise ValueError(why)
-    return int(value)
+__all__ = ["evaluate_slices"]
 
 
 def _metrics(metrics: Any) -> list[str]:
