@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _common import machine
+from _common import best_of, machine
 
 from f1posterior import compare_folds
 
@@ -150,12 +150,7 @@ def timing(draws: int = 50_000, repeat: int = 3) -> dict[str, float]:
     }
     out = {}
     for name, call in calls.items():
-        best = math.inf
-        for _ in range(repeat):
-            t = time.perf_counter()
-            call()
-            best = min(best, time.perf_counter() - t)
-        out[name] = best
+        best = out[name] = best_of(call, repeat)
         print(f"{name}: {best:.3f} s", flush=True)
     return out
 

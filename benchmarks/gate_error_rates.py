@@ -213,8 +213,18 @@ def run(s: Scenario, sims: int, seed: int) -> None:
         )
 
 
-def _pct(rate: float, se: float) -> str:
+def pct(rate: float, se: float) -> str:
+    """A rate and its standard error, in percent."""
     return f"{100 * rate:.1f} ± {100 * se:.1f}"
+
+
+def machine_line(info: dict[str, Any]) -> str:
+    """The table's footer: the machine of ``info["machine"]`` and ``info["seconds"]``."""
+    m = info["machine"]
+    return (
+        f"Machine: {m['cpu_model'] or m['cpu']}, {m['cores']} cores, Python {m['python']}, "
+        f"NumPy {m['numpy']}; {info['seconds']:.0f} s wall time."
+    )
 
 
 def markdown(scen: list[Scenario], sims: int, info: dict[str, Any]) -> str:
@@ -236,24 +246,17 @@ def markdown(scen: list[Scenario], sims: int, info: dict[str, Any]) -> str:
                 truth = f"base {row['baseline_truth']:.3f}"
             exp = row["expected"]
             if exp == "pass":
-                wrong = _pct(row["fail"], row["fail_se"])
+                wrong = pct(row["fail"], row["fail_se"])
             elif exp == "fail":
-                wrong = _pct(row["pass"], row["pass_se"])
+                wrong = pct(row["pass"], row["pass_se"])
             else:
                 wrong = "—"
             lines.append(
                 f"| {s.name} | {truth} | {check} | {exp.split()[0]} | "
-                f"{_pct(row['pass'], row['pass_se'])} | {_pct(row['fail'], row['fail_se'])} | "
-                f"{_pct(row['inconclusive'], row['inconclusive_se'])} | {wrong} |"
+                f"{pct(row['pass'], row['pass_se'])} | {pct(row['fail'], row['fail_se'])} | "
+                f"{pct(row['inconclusive'], row['inconclusive_se'])} | {wrong} |"
             )
-    m = info["machine"]
-    lines += [
-        "",
-        f"Machine: {m['cpu_model'] or m['cpu']}, {m['cores']} cores, Python {m['python']}, "
-        f"NumPy {m['numpy']}; {info['seconds']:.0f} s wall time.",
-        "",
-    ]
-    return "\n".join(lines)
+    return "\n".join([*lines, "", machine_line(info), ""])
 
 
 def main() -> None:

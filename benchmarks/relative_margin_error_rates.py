@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 from _common import machine
-from gate_error_rates import MODELS, STAGES, true_metric, worse
+from gate_error_rates import MODELS, STAGES, machine_line, pct, true_metric, worse
 
 from f1posterior import NonInferiority
 from f1posterior.gating._gate import gate
@@ -97,10 +97,6 @@ def run(sims: int, seed: int) -> list[dict[str, Any]]:
     return rows
 
 
-def _pct(rate: float, se: float) -> str:
-    return f"{100 * rate:.1f} ± {100 * se:.1f}"
-
-
 def markdown(rows: list[dict[str, Any]], info: dict[str, Any]) -> str:
     lines = [
         f"Relative-margin error rates: {info['sims']} simulated pairs of test sets per row, "
@@ -114,18 +110,11 @@ def markdown(rows: list[dict[str, Any]], info: dict[str, Any]) -> str:
         wrong = {"pass": ("fail", "fail_se"), "fail": ("pass", "pass_se")}.get(exp)
         lines.append(
             f"| {row['model']} | {row['metric']} | {row['n']} | {row['R']:g} | "
-            f"{row['true_ratio']:.4f} | {exp} | {_pct(row['pass'], row['pass_se'])} | "
-            f"{_pct(row['fail'], row['fail_se'])} | "
-            f"{_pct(row[wrong[0]], row[wrong[1]]) if wrong else '—'} |"
+            f"{row['true_ratio']:.4f} | {exp} | {pct(row['pass'], row['pass_se'])} | "
+            f"{pct(row['fail'], row['fail_se'])} | "
+            f"{pct(row[wrong[0]], row[wrong[1]]) if wrong else '—'} |"
         )
-    m = info["machine"]
-    lines += [
-        "",
-        f"Machine: {m['cpu_model'] or m['cpu']}, {m['cores']} cores, Python {m['python']}, "
-        f"NumPy {m['numpy']}; {info['seconds']:.0f} s wall time.",
-        "",
-    ]
-    return "\n".join(lines)
+    return "\n".join([*lines, "", machine_line(info), ""])
 
 
 def main() -> None:

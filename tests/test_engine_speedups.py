@@ -150,8 +150,8 @@ def test_bit_identical_across_workers_and_budgets(b, m, draws):
                 )
 
 
-def test_process_pool_is_bit_identical_to_one_thread(monkeypatch):
-    """Large batches on several workers run on forked processes: same numbers, same progress."""
+def forked_pools(monkeypatch) -> list:
+    """Run every batch on forked processes; the list gets each pool's ``max_workers``."""
     opened = []
 
     class Recording(futures.ProcessPoolExecutor):
@@ -162,6 +162,12 @@ def test_process_pool_is_bit_identical_to_one_thread(monkeypatch):
     monkeypatch.setattr(futures, "ProcessPoolExecutor", Recording)
     monkeypatch.setattr(batch, "PROCESS_MIN_VARIATES", 0)
     monkeypatch.setattr(batch, "can_fork", lambda: True)  # pytest may run helper threads
+    return opened
+
+
+def test_process_pool_is_bit_identical_to_one_thread(monkeypatch):
+    """Large batches on several workers run on forked processes: same numbers, same progress."""
+    opened = forked_pools(monkeypatch)
     c = _stack(30, 3)
     kw = dict(draws=1500, rng=4, ref=0.7, metrics=("micro_f1", "macro_f1", "f1"))
     base = evaluate(c, workers=1, **kw)
@@ -201,20 +207,11 @@ def test_no_process_pool_for_small_batches(monkeypatch):
 def test_kept_draws_of_a_batch_on_processes(monkeypatch, chance):
     """Forked workers write the kept draws of their groups to shared memory: the same
     draws and summaries as one worker, per-class metrics (a class axis) included."""
-    opened = []
-
-    class Recording(futures.ProcessPoolExecutor):
-        def __init__(self, *args, **kwargs):
-            opened.append(kwargs.get("max_workers"))
-            super().__init__(*args, **kwargs)
-
     c = _stack(24, 3).reshape(4, 6, 3, 3)
     kw = dict(draws=800, rng=5, ref=0.6, keep_draws=True, chance=chance,
               metrics=("micro_f1", "f1", "macro_f1"))  # fmt: skip
     base = evaluate(c, workers=1, **kw)
-    monkeypatch.setattr(futures, "ProcessPoolExecutor", Recording)
-    monkeypatch.setattr(batch, "PROCESS_MIN_VARIATES", 0)
-    monkeypatch.setattr(batch, "can_fork", lambda: True)  # pytest may run helper threads
+    opened = forked_pools(monkeypatch)
     other = evaluate(c, workers=2, **kw)
     assert opened == [2]
     for name in base:
@@ -230,20 +227,11 @@ def test_kept_draws_of_a_batch_on_processes(monkeypatch, chance):
 def test_one_matrix_split_over_its_draws_on_processes(monkeypatch, chance):
     """Fewer tables than workers: ranges of the draws run on forked processes and send
     back their metric draws; kept draws and summaries equal one worker's bit for bit."""
-    opened = []
-
-    class Recording(futures.ProcessPoolExecutor):
-        def __init__(self, *args, **kwargs):
-            opened.append(kwargs.get("max_workers"))
-            super().__init__(*args, **kwargs)
-
     c = _stack(1, 20)[0]  # 624 draws a random block
     kw = dict(draws=2000, rng=7, ref=0.6, keep_draws=True, chance=chance,
               metrics=("micro_f1", "macro_f1", "f1"))  # fmt: skip
     base = evaluate(c, workers=1, **kw)
-    monkeypatch.setattr(futures, "ProcessPoolExecutor", Recording)
-    monkeypatch.setattr(batch, "PROCESS_MIN_VARIATES", 0)
-    monkeypatch.setattr(batch, "can_fork", lambda: True)  # pytest may run helper threads
+    opened = forked_pools(monkeypatch)
     ranges = []
     tasks = batch._tasks
     monkeypatch.setattr(batch, "_tasks", lambda *a: ranges.append(tasks(*a)) or ranges[-1])

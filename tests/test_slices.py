@@ -159,7 +159,7 @@ def test_frame_has_a_row_per_slice_and_metric() -> None:
     [
         (dict(metrics="f1"), ValueError, "'f1' is per class; slices take single-number"),
         (dict(metrics="nope"), ValueError, "metrics must name single-number metrics"),
-        (dict(floor="0.8"), TypeError, "floor must be None or a number; got"),
+        (dict(floor="0.8"), TypeError, "floor must be a finite number or None; got"),
         (dict(floor=float("nan")), ValueError, "floor must be a finite number"),
         (dict(min_support=0), ValueError, "min_support must be None or an integer >= 1"),
         (dict(min_support=2.5), TypeError, "min_support must be None or an integer >= 1"),

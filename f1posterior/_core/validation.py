@@ -30,6 +30,7 @@ __all__ = [
     "check_counts",
     "check_batch_names",
     "check_draws",
+    "check_min_support",
     "check_summary_draws",
     "check_prob",
     "check_ref",
@@ -171,6 +172,13 @@ def _integer(value: Any, name: str, low: int, allowed: str = "") -> int:
 def check_draws(draws: Any, name: str = "draws") -> int:
     """A positive whole number of posterior draws."""
     return _integer(draws, name, 1)
+
+
+def check_min_support(value: Any, name: str = "min_support") -> int | None:
+    """``None`` or a whole number of documents >= 1 (a floor's or a slice's support)."""
+    return (
+        None if value is None else _integer(value, name, 1, "None or an integer >= 1 (documents)")
+    )
 
 
 def check_summary_draws(draws: Any, name: str = "draws") -> int:

@@ -304,10 +304,8 @@ def aggregate(
     else:
         assert post is not None
         gen = np.random.Generator(np.random.PCG64(child_seed(root, _MODEL_KEY)))
-        mu, tau = re_model.draw_mu_tau(post, n, gen)
         with np.errstate(over="ignore"):  # an overflow is refused just below
-            agg_draws = re_model.population_mean(mu, tau, sc)
-            new = re_model.from_scale(mu + tau * gen.standard_normal(n), sc)
+            agg_draws, new, tau = re_model.draw_population(post, n, gen, sc)
         if not (np.isfinite(agg_draws).all() and np.isfinite(new).all()):
             raise ValueError(
                 f"tau_scale={post.prior_scale:g} lets the between-table spread overflow on "

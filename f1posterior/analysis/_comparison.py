@@ -208,6 +208,25 @@ def check_decision_prob(prob: Any) -> float:
 # ------------------------------------------------------------------------ decisions
 
 
+def check_finite_draws(draws: np.ndarray, metric: str) -> None:
+    """A ValueError naming ``metric`` when any of its posterior ``draws`` is not finite."""
+    if not np.isfinite(draws).all():
+        raise ValueError(f"metric {metric!r} returned non-finite values on posterior draws")
+
+
+def decide(diff: np.ndarray, rope: float, prob: float) -> tuple[np.ndarray, ...]:
+    """P(A better), P(B better), P(equivalent) over the last axis of ``diff``, the decision."""
+    pa = (diff > rope).mean(axis=-1)
+    pb = (diff < -rope).mean(axis=-1)
+    pe = (np.abs(diff) <= rope).mean(axis=-1)
+    decision = np.select(
+        [pa >= prob, pb >= prob, pe >= prob],
+        ["A better", "B better", "equivalent"],
+        default="undecided",
+    )
+    return pa, pb, pe, decision
+
+
 def comparison(
     da: np.ndarray,
     db: np.ndarray,
@@ -224,16 +243,8 @@ def comparison(
     labels: list[Any] | None = None,
 ) -> Comparison:
     diff = da - db
-    if not np.isfinite(diff).all():
-        raise ValueError(f"metric {metric!r} returned non-finite values on posterior draws")
-    pa = (diff > rope).mean(axis=-1)
-    pb = (diff < -rope).mean(axis=-1)
-    pe = (np.abs(diff) <= rope).mean(axis=-1)
-    decision = np.select(
-        [pa >= prob, pb >= prob, pe >= prob],
-        ["A better", "B better", "equivalent"],
-        default="undecided",
-    )
+    check_finite_draws(diff, metric)
+    pa, pb, pe, decision = decide(diff, rope, prob)
     sa = np.asarray(score_a, dtype=np.float64)
     sb = np.asarray(score_b, dtype=np.float64)
     return Comparison(

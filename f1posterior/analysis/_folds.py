@@ -30,10 +30,17 @@ from .._core.validation import (
 )
 from ..posterior import summarize_draws
 from . import _random_effects as re_model
-from ._comparison import MetricSpec, check_decision_prob, check_metric, compare
+from ._comparison import (
+    MetricSpec,
+    check_decision_prob,
+    check_finite_draws,
+    check_metric,
+    compare,
+    decide,
+)
 from ._folds_result import FoldComparison
-from ._paired import label_array, paired_fit
-from ._ranking import Ranking, rank_statistics
+from ._paired import label_array, paired_fit, sorted_labels
+from ._ranking import Ranking, distinct_names, named_predictions, rank_statistics
 from ._tuples import PAIRED_PRIOR
 
 __all__ = ["compare_folds", "rank_folds", "FoldComparison", "FOLD_SCALES"]
@@ -113,14 +120,7 @@ def _classes(per_fold: list[tuple[Any, Any]], labels: Any) -> Any:
     """Every fold's classes: ``labels``, or the sorted labels of every fold's ``y_true``."""
     if labels is not None:
         return labels
-    values = list(dict.fromkeys(v for t, _ in per_fold for v in label_array(t, "y_true").tolist()))
-    try:
-        return sorted(values)
-    except TypeError:
-        raise TypeError(
-            "y_true's labels cannot be sorted (they do not support <); pass labels= to give "
-            f"their order; found {describe(values)}"
-        ) from None
+    return sorted_labels(v for t, _ in per_fold for v in label_array(t, "y_true").tolist())
 
 
 def _check_fold_count(k: int) -> None:
@@ -151,10 +151,7 @@ def across_folds(
     z = re_model.to_scale(d, scale, "difference draws")
     y, s2 = z.mean(axis=-1), np.maximum(z.var(axis=-1, ddof=1), _MIN_VAR)
     post = re_model.tau_posterior_of(y, s2, scale, tau_scale, "auto")  # aggregate's prior
-    n = d.shape[-1]
-    mu, tau = re_model.draw_mu_tau(post, n, gen)
-    population = re_model.population_mean(mu, tau, scale)
-    new = re_model.from_scale(mu + tau * gen.standard_normal(n), scale)
+    population, new, _ = re_model.draw_population(post, d.shape[-1], gen, scale)
     return population, new, post
 
 
@@ -308,19 +305,13 @@ def compare_folds(
         d, scores = draws_k[:, 0] - draws_k[:, 1], scores_k[:, 0] - scores_k[:, 1]
         paired = True
     if names is not None:
-        fold_names = _fold_names(names, len(fold_names))
-    if not np.isfinite(d).all():
-        raise ValueError(f"metric {name!r} returned non-finite values on posterior draws")
+        fold_names = distinct_names(names, len(fold_names), "fold")
+    check_finite_draws(d, name)
     gen = np.random.Generator(np.random.PCG64(child_seed(root, _MODEL_KEY)))
     population, new, post = across_folds(d, sc, a_scale, gen)
     mean = d.mean(axis=0)
     judged = mean if tg == "folds" else population
-    pa, pb = float(np.mean(judged > rp)), float(np.mean(judged < -rp))
-    pe = float(np.mean(np.abs(judged) <= rp))
-    decision = next(
-        (lab for lab, p in (("A better", pa), ("B better", pb), ("equivalent", pe)) if p >= pr),
-        "undecided",
-    )
+    pa, pb, pe, decision = (x.item() for x in decide(judged, rp, pr))
     lo, hi = post.quantile([(1 - hp) / 2, (1 + hp) / 2])
     score = float(np.mean(scores))
     return FoldComparison(
@@ -348,15 +339,6 @@ def compare_folds(
         labels=classes,
         draws=judged,
     )
-
-
-def _fold_names(names: Any, k: int) -> list[str]:
-    if isinstance(names, str) or not _is_sequence(names):
-        raise TypeError(f"names must be a sequence of {k} strings; got {describe(names)}")
-    out = [str(x) for x in names]
-    if len(out) != k or len(set(out)) != k:
-        raise ValueError(f"names must be {k} distinct names, one per fold; got {out}")
-    return out
 
 
 def _paired(
@@ -469,17 +451,7 @@ def rank_folds(
     ['good', 'fair', 'poor']
     """
     name, fn = check_metric(metric)
-    if isinstance(predictions, Mapping):
-        items = [(str(k), v) for k, v in predictions.items()]
-    elif not _is_sequence(predictions):
-        raise TypeError(
-            "predictions must be a mapping of name to predictions or a sequence of them; got "
-            f"{describe(predictions)}"
-        )
-    else:
-        items = [(f"model {i}", v) for i, v in enumerate(predictions)]
-    if len(items) < 2:
-        raise ValueError(f"predictions must hold k >= 2 classifiers; got {len(items)}")
+    items = named_predictions(predictions)
     n = check_summary_draws(draws)
     hp = check_prob(ci_prob, "ci_prob")
     root = check_rng(rng)
@@ -487,8 +459,7 @@ def rank_folds(
     _check_fold_count(len(per_fold))
     v, scores, prior, _ = _paired(per_fold, fn, alpha, beta, labels, n, root)
     mean = v.mean(axis=0)
-    if not np.isfinite(mean).all():
-        raise ValueError(f"metric {name!r} returned non-finite values on posterior draws")
+    check_finite_draws(mean, name)
     probs, expected, pairwise, ties = rank_statistics(mean)
     return Ranking(
         names=[nm for nm, _ in items],

@@ -3,7 +3,7 @@ and `compare_predictions` (the model is described in :mod:`f1posterior.analysis.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,7 +71,7 @@ def _encode(
             f"y_true and the predictions must hold labels of the same type; got {shown}"
         )
     if labels is None:
-        classes = _sorted_labels(t)
+        classes = sorted_labels(t.tolist())
     else:
         if isinstance(labels, (str, bytes)):
             raise TypeError(f"labels must be a sequence of labels or None; got {labels!r}")
@@ -97,8 +97,9 @@ def _encode(
     return coded[0], np.stack(coded[1:]), classes
 
 
-def _sorted_labels(arr: np.ndarray) -> list[Any]:
-    values = list(dict.fromkeys(arr.tolist()))
+def sorted_labels(found: Iterable[Any]) -> list[Any]:
+    """The distinct labels of y_true ``found``, sorted, or an error asking for ``labels=``."""
+    values = list(dict.fromkeys(found))
     try:
         return sorted(values)
     except TypeError:

@@ -30,6 +30,7 @@ __all__ = [
     "typical_variance",
     "cochran_q",
     "draw_mu_tau",
+    "draw_population",
     "check_tau_scale",
     "tau_posterior_of",
     "tau_prior_text",
@@ -310,6 +311,16 @@ def draw_mu_tau(
         mu_hat, v = post.conditional(tau[i : i + step])
         mu[i : i + step] = mu_hat + np.sqrt(v) * z[i : i + step]
     return mu, tau
+
+
+def draw_population(
+    post: TauPosterior, n: int, gen: np.random.Generator, scale: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``n`` draws of the population mean and of a new unit's value (the metric's scale),
+    and the ``tau`` draws behind them."""
+    mu, tau = draw_mu_tau(post, n, gen)
+    population = population_mean(mu, tau, scale)
+    return population, from_scale(mu + tau * gen.standard_normal(n), scale), tau
 
 
 def check_tau_scale(tau_scale: Any, scale: str, most: float) -> float | None:

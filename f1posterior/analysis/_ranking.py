@@ -17,7 +17,7 @@ from .._core.streams import DEFAULT_DRAWS, run_seed
 from .._core.text import escape_text
 from .._core.validation import SeedLike, check_counts, check_prob, check_rng, check_summary_draws
 from ..posterior import MetricSummary, evaluate, summarize_draws
-from ._comparison import MetricSpec, check_metric
+from ._comparison import MetricSpec, check_finite_draws, check_metric
 from ._paired import paired_fit
 from ._tuples import PAIRED_PRIOR
 
@@ -202,8 +202,7 @@ def _ranking(
     seed: Any,
 ) -> Ranking:
     """Ranking from metric draws ``v`` of shape (*batch, k, draws)."""
-    if not np.isfinite(v).all():
-        raise ValueError(f"metric {metric!r} returned non-finite values on posterior draws")
+    check_finite_draws(v, metric)
     probs, expected, pairwise, ties = rank_statistics(v)
     return Ranking(
         names=names,
@@ -222,15 +221,36 @@ def _ranking(
     )
 
 
+def distinct_names(names: Any, k: int, each: str) -> list[str]:
+    """``k`` distinct names (as text), one per ``each`` (classifier, fold), else an error."""
+    if isinstance(names, (str, bytes)) or not hasattr(names, "__iter__"):
+        raise TypeError(f"names must be a sequence of {k} strings; got {describe(names)}")
+    out = [str(x) for x in names]
+    if len(out) != k or len(set(out)) != k:
+        raise ValueError(f"names must be {k} distinct names, one per {each}; got {out}")
+    return out
+
+
+def named_predictions(predictions: Any) -> list[tuple[str, Any]]:
+    """``(name, predictions)`` of k >= 2 classifiers: a mapping, or a sequence ("model i")."""
+    if isinstance(predictions, Mapping):
+        items = [(str(k), v) for k, v in predictions.items()]
+    elif isinstance(predictions, (str, bytes)) or not hasattr(predictions, "__iter__"):
+        raise TypeError(
+            f"predictions must be a mapping of name to predictions or a sequence of prediction "
+            f"arrays; got {describe(predictions)}"
+        )
+    else:
+        items = [(f"model {i}", v) for i, v in enumerate(predictions)]
+    if len(items) < 2:
+        raise ValueError(f"predictions must hold k >= 2 classifiers; got {len(items)}")
+    return items
+
+
 def _check_names(names: Any, k: int) -> list[str]:
     if names is None:
         return [f"model {i}" for i in range(k)]
-    if isinstance(names, str):
-        raise TypeError(f"names must be a sequence of {k} strings; got {names!r}")
-    out = [str(x) for x in names]
-    if len(out) != k or len(set(out)) != k:
-        raise ValueError(f"names must be {k} distinct names, one per classifier; got {out}")
-    return out
+    return distinct_names(names, k, "classifier")
 
 
 # Same keywords as compare() and rank_predictions(): spelled out for users.
@@ -359,17 +379,7 @@ def rank_predictions(
     ['a', 'b', 'c']
     """
     name, fn = check_metric(metric)
-    if isinstance(predictions, Mapping):
-        items = [(str(k), v) for k, v in predictions.items()]
-    elif isinstance(predictions, (str, bytes)) or not hasattr(predictions, "__iter__"):
-        raise TypeError(
-            f"predictions must be a mapping of name to predictions or a sequence of prediction "
-            f"arrays; got {describe(predictions)}"
-        )
-    else:
-        items = [(f"model {i}", v) for i, v in enumerate(predictions)]
-    if len(items) < 2:
-        raise ValueError(f"predictions must hold k >= 2 classifiers; got {len(items)}")
+    items = named_predictions(predictions)
     n = check_summary_draws(draws)
     hp = check_prob(ci_prob, "ci_prob")
     fit = paired_fit(y_true, items, fn, alpha, beta, labels, n, rng)

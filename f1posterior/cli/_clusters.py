@@ -12,19 +12,10 @@ import argparse
 from typing import Any
 
 from .._core.text import escape_text
+from ._common import refuse_options
 from ._prediction_tables import CLUSTER_COL_HELP, add_cluster_argument, read_clustered
 
 __all__ = ["add_plan_cluster_arguments", "plan_clustering", "run_summarize_clusters"]
-
-
-def refuse(args: argparse.Namespace, flags: list[tuple[str, bool]]) -> None:
-    """A ValueError for the first option given that ``--cluster-col`` does not take."""
-    given = [f for f, on in flags if on]
-    if given:
-        raise ValueError(
-            f"--cluster-col takes no {given[0]}: clustered documents are evaluated by a "
-            "Bayesian bootstrap over the clusters of one predictions CSV"
-        )
 
 
 def run_summarize_clusters(args: argparse.Namespace) -> int:
@@ -33,14 +24,15 @@ def run_summarize_clusters(args: argparse.Namespace) -> int:
     from ..posterior import evaluate_clusters, format_markdown, format_table
 
     rows = args.format in ("csv", "tsv", "ndjson", "parquet") or args.output or args.long
-    refuse(args, [
+    refuse_options("--cluster-col", [
         ("--multilabel", args.multilabel), ("--documents", args.documents is not None),
         ("--prior-sensitivity", args.prior_sensitivity),
         (f"--prior {args.prior}", args.prior != DEFAULT_PRIOR),
         ("--prevalence", bool(args.prevalence)), ("--chance", bool(args.chance)),
         ("--transpose", args.transpose),
         ("row output (--format csv/tsv/ndjson/parquet, --output, --long)", bool(rows)),
-    ])  # fmt: skip
+    ], "clustered documents are evaluated by a Bayesian bootstrap over the clusters of one "
+       "predictions CSV")  # fmt: skip
     if args.file is None:
         raise ValueError("--cluster-col needs a FILE: a predictions CSV with a cluster column")
     data = read_clustered(args, args.file)
@@ -52,21 +44,18 @@ def run_summarize_clusters(args: argparse.Namespace) -> int:
         )  # fmt: skip
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{data.source}: {exc}") from None
-    from ..io import json_document
-    from ._receipts import command_receipt, digests
+    from ._receipts import command_receipt, digests, print_with_receipt
 
     receipt = command_receipt(args, result, digests([("file", args.file)]))
-    if args.format == "json":
-        out: dict[str, Any] = {**result.to_dict(), "source": data.source}
-        print(json_document(out, receipt))
-    elif args.format == "markdown":
-        print(format_markdown(result))
-        print(f"\n{escape_text(result.design_text())}.\n\n{receipt.markdown()}")
-    else:
-        print(f"Input: {escape_text(data.source)} (column {args.cluster_col!r}: clusters)")
-        print(format_table(result))
-        print(result.design_text())
-        print(receipt.text())
+    design = result.design_text()
+    print_with_receipt(
+        args.format,
+        receipt,
+        {**result.to_dict(), "source": data.source},
+        f"{format_markdown(result)}\n\n{escape_text(design)}.",
+        f"Input: {escape_text(data.source)} (column {args.cluster_col!r}: clusters)\n"
+        f"{format_table(result)}\n{design}",
+    )
     return 0
 
 

@@ -144,6 +144,13 @@ def check_metric_names(metrics: list[str], allowed: Sequence[str], why: str) -> 
         raise ValueError(f"--metric {unknown[0]} {why} " + ", ".join(allowed) + hint)
 
 
+def refuse_options(option: str, flags: Sequence[tuple[str, Any]], why: str) -> None:
+    """One line, ``OPTION takes no FLAG: WHY``, for the first of ``flags`` given (truthy)."""
+    given = [flag for flag, on in flags if on]
+    if given:
+        raise ValueError(f"{option} takes no {given[0]}: {why}")
+
+
 def prior_from_args(args: Any) -> dict[str, Any]:
     """Keyword arguments ``alpha``/``beta`` for the chosen preset."""
     alpha, beta = prior_preset(args.prior)

@@ -113,25 +113,19 @@ def report_folds(
             "--plot and --report are not available with --fold-col for two models; use "
             "--format markdown or json"
         )
-    from ..io import json_document
-    from ._receipts import command_receipt, digests
+    from ._receipts import command_receipt, digests, print_with_receipt
 
     receipt = command_receipt(args, result, digests([("predictions", args.predictions)]))
-    if args.format == "json":
-        out = result.to_dict()
-        out["source"] = source
-        out["models"] = {"A": names[0], "B": names[1]}
-        print(json_document(out, receipt))
-    elif args.format == "markdown":
-        a, b = (escape_markdown(n) for n in names)
-        print(f"Input: {escape_markdown(source)}; A = {a}, B = {b}\n")
-        print(result.to_markdown().rstrip("\n"))
-        print(f"\n{receipt.markdown()}")
-    else:
-        print(f"Input: {escape_text(source)}")
-        print(f"A = {escape_text(names[0])}, B = {escape_text(names[1])}")
-        print(result)
-        print(receipt.text())
+    a, b = names
+    md = result.to_markdown().rstrip("\n")
+    print_with_receipt(
+        args.format,
+        receipt,
+        {**result.to_dict(), "source": source, "models": {"A": a, "B": b}},
+        f"Input: {escape_markdown(source)}; A = {escape_markdown(a)}, B = {escape_markdown(b)}"
+        f"\n\n{md}",
+        f"Input: {escape_text(source)}\nA = {escape_text(a)}, B = {escape_text(b)}\n{result}",
+    )
     return 0
 
 

@@ -7,9 +7,9 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
-from ..io import InputDigest, Receipt, digest_array, digest_path
+from ..io import InputDigest, Receipt, digest_array, digest_path, json_document
 
-__all__ = ["command_receipt", "digests", "embedded_example"]
+__all__ = ["command_receipt", "digests", "embedded_example", "print_with_receipt"]
 
 
 def digests(inputs: Iterable[tuple[str, str | None]]) -> tuple[InputDigest, ...]:
@@ -34,3 +34,16 @@ def command_receipt(
 def embedded_example(counts: Any) -> InputDigest:
     """The digest of the embedded example matrix (``summarize`` without FILE)."""
     return digest_array(counts, "example", "embedded example: Zhang et al. (2015), Figure 3")
+
+
+def print_with_receipt(
+    fmt: str, receipt: Receipt, document: dict[str, Any], markdown: str, text: str
+) -> None:
+    """Print a result in ``--format`` ``fmt``: the JSON ``document`` with its receipt, or the
+    ``markdown`` or ``text`` of it (any other format) followed by the receipt."""
+    if fmt == "json":
+        print(json_document(document, receipt))
+    elif fmt == "markdown":
+        print(f"{markdown}\n\n{receipt.markdown()}")
+    else:
+        print(f"{text}\n{receipt.text()}")

@@ -10,7 +10,7 @@ import argparse
 from typing import Any
 
 from ..io import MatrixInput, is_stdin
-from ._common import positive_int
+from ._common import positive_int, refuse_options
 
 __all__ = ["add_slice_arguments", "load_slices", "run_slices", "slice_checks"]
 
@@ -71,9 +71,9 @@ def slice_checks(checks: Any, min_support: int | None) -> tuple[Any, ...]:
 
 def refuse_slice_options(args: argparse.Namespace, command: str) -> None:
     """One-line errors for options that do not go with ``--slice-col``."""
-    clash = [
-        flag
-        for flag, given in (
+    refuse_options(
+        f"{command} --slice-col {args.slice_col}",
+        [
             ("--multilabel", getattr(args, "multilabel", False)),
             ("--documents", getattr(args, "documents", None) is not None),
             ("--baseline", getattr(args, "baseline", None) is not None),
@@ -81,14 +81,9 @@ def refuse_slice_options(args: argparse.Namespace, command: str) -> None:
             ("--prevalence", getattr(args, "prevalence", None) is not None),
             ("--chance", getattr(args, "chance", False)),
             ("--transpose", getattr(args, "transpose", False)),
-        )
-        if given
-    ]
-    if clash:
-        raise ValueError(
-            f"{command} --slice-col {args.slice_col} takes no {clash[0]}: slices are read from "
-            "one predictions CSV of single-label documents"
-        )
+        ],
+        "slices are read from one predictions CSV of single-label documents",
+    )
     if getattr(args, "file", None) is None:
         raise ValueError(f"{command} --slice-col needs a FILE: a predictions CSV")
 
@@ -117,18 +112,16 @@ def run_slices(args: argparse.Namespace, metrics: list[str]) -> int:
         )  # fmt: skip
     except ValueError as exc:
         raise ValueError(f"{data.source}: {exc}") from None
-    from ..io import json_document
-    from ._receipts import command_receipt, digests
+    from .._core.text import escape_text
+    from ._receipts import command_receipt, digests, print_with_receipt
 
     receipt = command_receipt(args, res.evaluation, digests([("file", args.file)]))
-    if args.format == "json":
-        print(json_document({**res.to_dict(), "source": data.source}, receipt))
-    elif args.format == "markdown":
-        print(f"{res.to_markdown()}\n\n{receipt.markdown()}")
-    else:
-        from .._core.text import escape_text
-
-        print(f"Input: {escape_text(data.source)} (slices of column {escape_text(args.slice_col)})")
-        print(res)
-        print(receipt.text())
+    print_with_receipt(
+        args.format,
+        receipt,
+        {**res.to_dict(), "source": data.source},
+        res.to_markdown(),
+        f"Input: {escape_text(data.source)} (slices of column {escape_text(args.slice_col)})\n"
+        f"{res}",
+    )
     return 0

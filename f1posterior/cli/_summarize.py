@@ -43,6 +43,7 @@ from ._common import (
     add_sampling_arguments,
     check_metric_names,
     prior_from_args,
+    refuse_options,
     warn_prior,
 )
 from ._figures import add_output_arguments, wants_draws, write_outputs
@@ -255,9 +256,9 @@ def _in_memory(args: argparse.Namespace, data: Any) -> dict[str, Any]:
 
 
 def _run_documents(args: argparse.Namespace) -> int:
-    clash = [
-        flag
-        for flag, given in (
+    refuse_options(
+        "--documents",
+        [
             ("FILE", args.file is not None),
             ("--multilabel", args.multilabel),
             ("--prior-sensitivity", args.prior_sensitivity),
@@ -265,14 +266,10 @@ def _run_documents(args: argparse.Namespace) -> int:
             ("--labels", args.labels is not None),
             ("--transpose", args.transpose),
             ("--predictions", args.predictions),
-        )
-        if given
-    ]
-    if clash:
-        raise ValueError(
-            f"--documents takes no {clash[0]}: document-level metrics come from the per-document "
-            "values in DOCFILE, with a Bayesian bootstrap over documents (no prior to choose)"
-        )
+        ],
+        "document-level metrics come from the per-document values in DOCFILE, with a Bayesian "
+        "bootstrap over documents (no prior to choose)",
+    )
     metrics = args.metric
     if metrics is not None:
         why = "is not a document-level metric; with --documents use one of"

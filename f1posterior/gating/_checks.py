@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._core.describe import describe
-from .._core.validation import did_you_mean
+from .._core.validation import check_min_support, did_you_mean
 from ..metrics import METRIC_RANGES, METRICS, PER_CLASS_METRICS, PER_LABEL_METRICS
 from ..posterior import MULTILABEL_METRICS
 
@@ -52,21 +52,21 @@ def _number(value: Any, name: str, low: float, high: float) -> float:
     return v
 
 
-def _support(value: Any, name: str) -> int | None:
-    if value is None:
-        return None
-    why = f"{name} must be None or an integer >= 1 (documents); got {describe(value)}"
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(why)
-    if value < 1:
-        raise ValueError(why)
-    return int(value)
-
-
 def _metric(value: Any, name: str) -> str:
     if not isinstance(value, str) or not value:
         raise TypeError(f"{name} must be a metric name (a string); got {describe(value)}")
     return value
+
+
+def _check_floor(check: Any, kind: str, bounds: tuple[float, float] | None = None) -> None:
+    """Check and set a floor's ``threshold`` (in ``bounds``, default the metric's range)
+    and ``min_support``, naming the field as ``Kind('metric').field``."""
+    m = _metric(check.metric, f"{kind}.metric")
+    low, high = bounds or METRIC_RANGES.get(m, (0.0, 1.0))
+    t = _number(check.threshold, f"{kind}({m!r}).threshold", low, high)
+    object.__setattr__(check, "threshold", t)
+    s = check_min_support(check.min_support, f"{kind}({m!r}).min_support")
+    object.__setattr__(check, "min_support", s)
 
 
 @dataclass(frozen=True)
@@ -106,14 +106,7 @@ class Floor:
     min_support: int | None = None
 
     def __post_init__(self) -> None:
-        m = _metric(self.metric, "Floor.metric")
-        low, high = METRIC_RANGES.get(m, (0.0, 1.0))
-        object.__setattr__(
-            self, "threshold", _number(self.threshold, f"Floor({m!r}).threshold", low, high)
-        )
-        object.__setattr__(
-            self, "min_support", _support(self.min_support, f"Floor({m!r}).min_support")
-        )
+        _check_floor(self, "Floor")
 
 
 @dataclass(frozen=True)
@@ -159,11 +152,7 @@ class JointFloor:
     min_support: int | None = None
 
     def __post_init__(self) -> None:
-        m = _metric(self.metric, "JointFloor.metric")
-        t = _number(self.threshold, f"JointFloor({m!r}).threshold", 0.0, 1.0)
-        object.__setattr__(self, "threshold", t)
-        s = _support(self.min_support, f"JointFloor({m!r}).min_support")
-        object.__setattr__(self, "min_support", s)
+        _check_floor(self, "JointFloor", (0.0, 1.0))
 
 
 @dataclass(frozen=True)
@@ -212,12 +201,7 @@ class SliceFloor:
     min_support: int | None = None
 
     def __post_init__(self) -> None:
-        m = _metric(self.metric, "SliceFloor.metric")
-        low, high = METRIC_RANGES.get(m, (0.0, 1.0))
-        t = _number(self.threshold, f"SliceFloor({m!r}).threshold", low, high)
-        object.__setattr__(self, "threshold", t)
-        s = _support(self.min_support, f"SliceFloor({m!r}).min_support")
-        object.__setattr__(self, "min_support", s)
+        _check_floor(self, "SliceFloor")
 
 
 @dataclass(frozen=True)

@@ -15,12 +15,12 @@ from numpy.typing import ArrayLike
 from .._core.describe import describe
 from .._core.priors import DEFAULT_PRIOR, PriorArg, describe_prior
 from .._core.streams import DEFAULT_DRAWS, DEFAULT_SEED, child_seed, run_seed
-from .._core.validation import SeedLike, check_draws, check_rng
+from .._core.validation import SeedLike, check_rng
 from ..analysis import compare_folds
 from ..posterior import hdi as sample_hdi
 from ._checks import NonInferiority, check_metric_name
 from ._draws import Evidence, Settings, judge, noisy
-from ._gate import ADAPT_KEY, DEFAULT_MAX_DRAWS, MAX_DRAWS_LIMIT, MIN_DRAWS
+from ._gate import ADAPT_KEY, DEFAULT_MAX_DRAWS, check_draw_budget
 from ._verdicts import GateResult
 
 __all__ = ["gate_folds"]
@@ -145,12 +145,7 @@ def gate_folds(
     ('mean of 3 folds', 'pass')
     """
     cs = _checks(checks)
-    n = max(check_draws(draws), MIN_DRAWS)
-    most = check_draws(max_draws, "max_draws")
-    if most > MAX_DRAWS_LIMIT:
-        raise ValueError(f"max_draws must be at most {MAX_DRAWS_LIMIT:,}; got {most:,}")
-    if n > most:
-        raise ValueError(f"draws ({n:,}) must not exceed max_draws ({most:,})")
+    n, most = check_draw_budget(draws, max_draws)
     root = check_rng(rng)
     kw: dict[str, Any] = dict(
         folds=folds, counts_a=counts, counts_b=baseline, alpha=alpha, beta=beta,

@@ -262,6 +262,17 @@ def gate_multilabel(
     )
 
 
+def check_draw_budget(draws: Any, max_draws: Any) -> tuple[int, int]:
+    """The first round's draws (at least ``MIN_DRAWS``) and the most draws of a check."""
+    n = max(check_draws(draws), MIN_DRAWS)
+    most = check_draws(max_draws, "max_draws")
+    if most > MAX_DRAWS_LIMIT:
+        raise ValueError(f"max_draws must be at most {MAX_DRAWS_LIMIT:,}; got {most:,}")
+    if n > most:
+        raise ValueError(f"draws ({n:,}) must not exceed max_draws ({most:,})")
+    return n, most
+
+
 def _run(
     checks: Sequence[GateCheck],
     s: Settings,
@@ -272,12 +283,7 @@ def _run(
     baseline_source: str | None,
 ) -> GateResult:
     """The gate's rounds of draws, then one verdict per item of each check."""
-    n = max(check_draws(draws), MIN_DRAWS)
-    most = check_draws(max_draws, "max_draws")
-    if most > MAX_DRAWS_LIMIT:
-        raise ValueError(f"max_draws must be at most {MAX_DRAWS_LIMIT:,}; got {most:,}")
-    if n > most:
-        raise ValueError(f"draws ({n:,}) must not exceed max_draws ({most:,})")
+    n, most = check_draw_budget(draws, max_draws)
     root = check_rng(rng)  # never consumed: every stream is a child_seed of it
     evs = evidence(checks, s, n, root)
     hits = [e.hits.copy() for e in evs]

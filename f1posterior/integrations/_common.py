@@ -9,13 +9,14 @@ import numpy as np
 
 from .._core.describe import describe
 from .._core.priors import PriorArg, prior_preset
-from .._core.validation import did_you_mean
+from .._core.validation import check_choice, did_you_mean
 
 __all__ = [
     "LOWER_IS_BETTER",
     "STATISTICS",
     "prior_pair",
     "check_ranking_metric",
+    "check_statistic_ref",
     "statistic_of",
     "counts_of",
 ]
@@ -76,6 +77,17 @@ def check_ranking_metric(metric: Any, name: str = "metric") -> str:
             f"{describe(metric)}{did_you_mean(metric, allowed)}"
         )
     return metric
+
+
+def check_statistic_ref(value: Any, name: str, allowed: Any, ref: Any) -> str:
+    """``value``, one of ``allowed`` (argument ``name``); ``ref`` goes with "p_above" alone."""
+    stat: str = check_choice(value, name, allowed)
+    if (stat == "p_above") != (ref is not None):
+        raise ValueError(
+            f'ref must be given with {name}="p_above", and only there; got '
+            f"{name}={stat!r}, ref={ref!r}"
+        )
+    return stat
 
 
 def statistic_of(summary: Any, statistic: str) -> Any:

@@ -19,7 +19,14 @@ import numpy as np
 from .._core.describe import describe
 from .._core.streams import DEFAULT_DRAWS
 from .._core.validation import SeedLike, check_choice, check_ref, check_rng, check_sampling_args
-from ._common import STATISTICS, check_ranking_metric, counts_of, prior_pair, statistic_of
+from ._common import (
+    STATISTICS,
+    check_ranking_metric,
+    check_statistic_ref,
+    counts_of,
+    prior_pair,
+    statistic_of,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..posterior import Evaluation
@@ -265,12 +272,7 @@ def posterior_metric(
     ('macro_f1_p_above_0.8', True)
     """
     name = check_ranking_metric(metric)
-    stat = check_choice(statistic, "statistic", STATISTICS)
-    if (stat == "p_above") != (ref is not None):
-        raise ValueError(
-            'ref must be given with statistic="p_above", and only there; got '
-            f"statistic={stat!r}, ref={ref!r}"
-        )
+    stat = check_statistic_ref(statistic, "statistic", STATISTICS, ref)
     alpha, beta = prior_pair(prior)
     sa = check_sampling_args(draws, ci_prob, ref, None)
     root = check_rng(rng)

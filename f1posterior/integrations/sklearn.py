@@ -15,8 +15,8 @@ import numpy as np
 
 from .._core.describe import describe
 from .._core.streams import DEFAULT_DRAWS
-from .._core.validation import SeedLike, check_choice, check_rng, check_sampling_args
-from ._common import check_ranking_metric, counts_of, prior_pair, statistic_of
+from .._core.validation import SeedLike, check_rng, check_sampling_args
+from ._common import check_ranking_metric, check_statistic_ref, counts_of, prior_pair, statistic_of
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..posterior import Evaluation
@@ -189,6 +189,13 @@ class PosteriorScorer:
         return float(statistic_of(evaluation[self.metric], self.criterion))
 
 
+def _distinct_labels(labels: Any) -> list[Any]:
+    classes = list(labels)
+    if not classes or len(set(classes)) != len(classes):
+        raise ValueError(f"labels must be distinct class labels, at least one; got {classes}")
+    return classes
+
+
 def posterior_scorer(
     metric: str = "macro_f1",
     *,
@@ -257,18 +264,11 @@ def posterior_scorer(
     {'C': 1.0}
     """
     name = check_ranking_metric(metric)
-    how = check_choice(criterion, "criterion", CRITERIA)
-    if (how == "p_above") != (ref is not None):
-        raise ValueError(
-            'ref must be given with criterion="p_above", and only there; got '
-            f"criterion={how!r}, ref={ref!r}"
-        )
+    how = check_statistic_ref(criterion, "criterion", CRITERIA, ref)
     prior_pair(prior)  # refuse a bad prior now, not in the first fold
     sa = check_sampling_args(draws, ci_prob, ref, None)
     if labels is not None:
-        labels = list(labels)
-        if not labels or len(set(labels)) != len(labels):
-            raise ValueError(f"labels must be distinct class labels, at least one; got {labels}")
+        labels = _distinct_labels(labels)
     return PosteriorScorer(name, how, sa.ref, sa.draws, sa.ci_prob, prior, labels, check_rng(rng))
 
 
@@ -305,9 +305,7 @@ def confusion_scorer(labels: Sequence[Any]) -> Any:
     >>> cv_tables(res).shape
     (3, 3, 3)
     """
-    classes = list(labels)
-    if not classes or len(set(classes)) != len(classes):
-        raise ValueError(f"labels must be distinct class labels, at least one; got {classes}")
+    classes = _distinct_labels(labels)
     return _CellScorer(classes)
 
 

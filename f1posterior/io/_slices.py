@@ -99,7 +99,7 @@ def slice_tables(
     >>> t.names, t.counts.tolist(), t.support.tolist()
     (['x', 'y'], [[[1, 0], [0, 1]], [[0, 1], [0, 1]]], [2, 2])
     """
-    from ..metrics import confusion_matrix, label_array, label_codes
+    from ..metrics import confusion_matrix, grouped_counts, label_array, label_codes
 
     whole = confusion_matrix(y_true, y_pred, labels)  # validates y_true, y_pred and labels
     g = label_array(groups, "groups")
@@ -114,14 +114,8 @@ def slice_tables(
         dup = next(x for x in names if names.count(x) > 1)
         raise ValueError(f"groups must name each slice once as text; {dup!r} names two slices")
     lab = list(whole.labels)
-    index = {v: i for i, v in enumerate(lab)}
-    t = label_codes(label_array(y_true, "y_true"), index, "y_true")
-    p = label_codes(label_array(y_pred, "y_pred"), index, "y_pred")
     s = label_codes(g, {v: i for i, v in enumerate(order)}, "groups")
-    keep = (t >= 0) & (p >= 0)
-    m, k = len(lab), len(order)
-    flat = np.bincount((s[keep] * m + t[keep]) * m + p[keep], minlength=k * m * m)
-    counts = flat.reshape(k, m, m).astype(np.int64)
+    counts = grouped_counts(y_true, y_pred, s, len(order), lab)
     return SliceTables(counts, lab, names, counts.sum(axis=(1, 2)))
 
 

@@ -19,6 +19,7 @@ if TYPE_CHECKING:  # the names, for type checkers and IDEs
     # for the package's other layers, not public API
     from ._confusion import align_ids as align_ids
     from ._confusion import confusion_matrix, multilabel_confusion_matrix
+    from ._confusion import grouped_counts as grouped_counts
     from ._confusion import label_array as label_array
     from ._confusion import label_codes as label_codes
     from ._confusion import label_kind as label_kind
@@ -55,7 +56,7 @@ else:  # each name's module is imported at its first use
         "._agreement": ("cohen_kappa", "mcc"),
         "._confusion": (
             "align_ids", "confusion_matrix", "multilabel_confusion_matrix", "label_array",
-            "label_codes", "label_kind"
+            "label_codes", "label_kind", "grouped_counts"
         ),
         "._divide": ("UndefinedMetricWarning", "safe_divide"),
         "._multiclass": (

@@ -231,6 +231,21 @@ def confusion_matrix(
     return ConfusionMatrix(counts=flat.reshape(m, m).astype(np.int64), labels=lab)
 
 
+def grouped_counts(
+    y_true: Any, y_pred: Any, groups: np.ndarray, k: int, labels: Sequence[Any]
+) -> np.ndarray:
+    """One confusion matrix per group, ``(k, M, M)`` int64: group ``g`` counts the documents
+    whose code in ``groups`` is ``g`` (0 to ``k - 1``), over the classes ``labels`` (as
+    :func:`confusion_matrix` returns them); documents of other labels are not counted."""
+    index = {v: i for i, v in enumerate(labels)}
+    t = label_codes(label_array(y_true, "y_true"), index, "y_true")
+    p = label_codes(label_array(y_pred, "y_pred"), index, "y_pred")
+    keep = (t >= 0) & (p >= 0)
+    m = len(labels)
+    flat = np.bincount((groups[keep] * m + t[keep]) * m + p[keep], minlength=k * m * m)
+    return flat.reshape(k, m, m).astype(np.int64)
+
+
 def multilabel_confusion_matrix(y_true: ArrayLike, y_pred: ArrayLike) -> np.ndarray:
     """Per-label 2 x 2 confusion tables of multi-label indicator matrices.
 

@@ -36,7 +36,6 @@ if TYPE_CHECKING:  # the names, for type checkers and IDEs
     from ._multilabel import evaluate_multilabel, multilabel_scores
     from ._multilabel import label_posterior as label_posterior
     from ._slice_result import SliceEvaluation
-    from ._slices import check_min_support as check_min_support
     from ._slices import evaluate_slices
     from ._summary import MetricSummary, eti, hdi, summarize_draws
     from ._table import check_evaluation as check_evaluation
@@ -72,7 +71,7 @@ else:  # each name's module is imported at its first use
             "label_posterior"
         ),
         "._slice_result": ("SliceEvaluation",),
-        "._slices": ("check_min_support", "evaluate_slices"),
+        "._slices": ("evaluate_slices",),
         "._summary": ("MetricSummary", "eti", "hdi", "summarize_draws"),
         "._table": (
             "check_evaluation", "evaluation_rows", "run_metadata", "format_markdown",

@@ -24,9 +24,10 @@ from .._core.describe import describe
 from .._core.results import plain
 from .._core.streams import DEFAULT_DRAWS, child_seed, run_seed
 from .._core.validation import SeedLike, check_sampling_args
-from ..metrics import confusion_matrix, label_array, label_codes, resolve_metric
+from ..metrics import confusion_matrix, grouped_counts, label_array, label_codes
 from ._cluster_result import ClusterEvaluation, unit_text
 from ._documents import dirichlet_weights
+from ._evaluation import check_metric_fns
 from ._summary import MetricSummary, summarize_draws
 
 __all__ = [
@@ -132,14 +133,9 @@ def cluster_tables(
     (['u1', 'u2'], [[[1, 0], [0, 1]], [[1, 0], [1, 0]]])
     """
     whole = confusion_matrix(y_true, y_pred, labels=labels)
-    t, p = label_array(y_true, "y_true"), label_array(y_pred, "y_pred")
-    codes, ids = cluster_codes(cluster, t.shape[0])
-    index = {v: i for i, v in enumerate(whole.labels)}
-    ct, cp = label_codes(t, index, "y_true"), label_codes(p, index, "y_pred")
-    keep = (ct >= 0) & (cp >= 0)
-    m, c = len(whole.labels), len(ids)
-    flat = np.bincount((codes[keep] * m + ct[keep]) * m + cp[keep], minlength=c * m * m)
-    return ClusterTables(flat.reshape(c, m, m).astype(np.int64), ids, list(whole.labels), codes)
+    codes, ids = cluster_codes(cluster, label_array(y_true, "y_true").shape[0])
+    tables = grouped_counts(y_true, y_pred, codes, len(ids), whole.labels)
+    return ClusterTables(tables, ids, list(whole.labels), codes)
 
 
 def cluster_draws(
@@ -374,20 +370,9 @@ def evaluate_cluster_tables(
 ) -> ClusterEvaluation:
     """:func:`evaluate_clusters` of counted clusters (:func:`cluster_tables`), for the gate."""
     sa = check_sampling_args(draws, ci_prob, ref, rng)
-    fns = _check_fns(metrics)
+    fns = check_metric_fns(metrics)
     few_clusters_warning(len(ct.clusters), stacklevel=stacklevel)
     return summarize_clusters(ct, fns, sa.draws, sa.root, sa.ci_prob, sa.ref, keep_draws)
-
-
-def _check_fns(metrics: Any) -> list[tuple[str, Callable[[np.ndarray], Any]]]:
-    items = [metrics] if isinstance(metrics, str) or callable(metrics) else list(metrics)
-    if not items:
-        raise ValueError("metrics must name at least one metric; got an empty sequence")
-    fns = [resolve_metric(m) for m in items]
-    names = [n for n, _ in fns]
-    if len(set(names)) != len(names):
-        raise ValueError(f"metrics must not repeat a name; got {names}")
-    return fns
 
 
 def summarize_clusters(

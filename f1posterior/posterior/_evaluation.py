@@ -243,7 +243,8 @@ def prior_warning_line(hits: Sequence[str], prior: str | None = None) -> str | N
     )
 
 
-def _check_metrics(metrics: Any) -> list[tuple[str, Callable[[np.ndarray], Any]]]:
+def check_metric_fns(metrics: Any) -> list[tuple[str, Callable[[np.ndarray], Any]]]:
+    """``(name, fn)`` of each metric: a name, a callable or a sequence of them, no repeats."""
     if isinstance(metrics, str) or callable(metrics):
         metrics = (metrics,)
     try:
@@ -420,7 +421,7 @@ def evaluate(
     >>> round(s.mean, 2), s.hdi.shape
     (0.84, (2,))
     """
-    resolved = resolved_all = _check_metrics(metrics)
+    resolved = resolved_all = check_metric_fns(metrics)
     sa = check_sampling_args(draws, ci_prob, ref, rng, dtype)
     budget = check_max_memory(max_memory)
     _refuse_what_cannot_fit(counts, resolved, sa.draws, sa.dtype, budget, chance is True)

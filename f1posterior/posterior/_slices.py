@@ -7,8 +7,6 @@ Design notes: docs/design.md#posterior-slices
 from __future__ import annotations
 
 import dataclasses
-import math
-import numbers
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,24 +16,12 @@ from numpy.typing import ArrayLike
 from .._core.describe import describe
 from .._core.priors import DEFAULT_PRIOR, PriorArg
 from .._core.streams import DEFAULT_DRAWS
-from .._core.validation import SeedLike, check_counts
+from .._core.validation import SeedLike, check_counts, check_min_support, check_ref
 from ..metrics import METRICS, PER_CLASS_METRICS
 from ._evaluation import evaluate
 from ._slice_result import SliceEvaluation
 
-__all__ = ["evaluate_slices", "check_min_support"]
-
-
-def check_min_support(value: Any, name: str = "min_support") -> int | None:
-    """``None`` or a whole number of documents >= 1, else an error naming ``name``."""
-    if value is None:
-        return None
-    why = f"{name} must be None or an integer >= 1 (documents); got {describe(value)}"
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(why)
-    if value < 1:
-        raise ValueError(why)
-    return int(value)
+__all__ = ["evaluate_slices"]
 
 
 def _metrics(metrics: Any) -> list[str]:
@@ -54,16 +40,6 @@ def _metrics(metrics: Any) -> list[str]:
                 f"metrics must name single-number metrics of evaluate; got {describe(m)}"
             )
     return list(dict.fromkeys(names))
-
-
-def _floor(value: Any) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"floor must be None or a number; got {describe(value)}")
-    if not math.isfinite(float(value)):
-        raise ValueError(f"floor must be a finite number; got {value!r}")
-    return float(value)
 
 
 def _tables(
@@ -200,7 +176,7 @@ def evaluate_slices(
     P(every judged slice >= 0.6) of accuracy: 0.8415
     """  # noqa: E501
     ms = _metrics(metrics)
-    t = _floor(floor)
+    t = check_ref(floor, "floor")
     k = check_min_support(min_support)
     tables, all_names, labels = _tables(y_true, y_pred, groups, counts, names, labels)
     support = tables.sum(axis=(-2, -1)).astype(np.int64)
