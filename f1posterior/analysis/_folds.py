@@ -113,7 +113,16 @@ def _classes(per_fold: list[tuple[Any, Any]], labels: Any) -> Any:
     """Every fold's classes: ``labels``, or the sorted labels of every fold's ``y_true``."""
     if labels is not None:
         return labels
-    values = list(dict.fromkeys(v for t, _ in per_fold for v in label_array(t, "y_true").tolist()))
+    seen = [dict.fromkeys(label_array(t, "y_true").tolist()) for t, _ in per_fold]
+    values = list(dict.fromkeys(v for fold in seen for v in fold))
+    for i, fold in enumerate(seen):
+        missing = [v for v in values if v not in fold]
+        if missing:  # its macro metrics would average over a class it never saw
+            raise ValueError(
+                f"folds must share their classes: fold {i} has no true document of "
+                f"{describe(missing)} (another fold has); pass labels= to evaluate every fold "
+                f"over every class, or regroup the folds so that each holds every class"
+            )
     try:
         return sorted(values)
     except TypeError:

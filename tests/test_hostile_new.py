@@ -1,0 +1,87 @@
+"""Hostile input to the clustered, sliced and across-folds entry points: refused, not coerced."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from f1posterior import compare_folds, rank_folds
+from f1posterior.cli import main
+from f1posterior.gating import NonInferiority, gate_folds
+
+
+def _three_classes(n: int = 200, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, n)
+    a = np.where(rng.random(n) < 0.8, y, (y + 1) % 3)
+    b = np.where(rng.random(n) < 0.7, y, (y + 2) % 3)
+    return y, a, b
+
+
+def test_folds_with_different_classes_are_refused() -> None:
+    # the second fold never saw class 2: its macro-F1 would silently average over it
+    y, a, b = _three_classes()
+    ys, as_, bs = [y[:100], y[100:] % 2], [a[:100], a[100:] % 2], [b[:100], b[100:] % 2]
+    with pytest.raises(ValueError, match=r"folds must share their classes: fold 1 .*\[2\]"):
+        compare_folds(ys, as_, bs, draws=200, rng=1)
+    with pytest.raises(ValueError, match=r"fold 1 has no true document of \[2\]"):
+        rank_folds(ys, {"a": as_, "b": bs}, draws=200, rng=1)
+    folds = np.repeat([0, 1], 100)
+    y2 = np.concatenate(ys)
+    with pytest.raises(ValueError, match=r"folds must share their classes"):
+        gate_folds(y2, np.concatenate(as_), np.concatenate(bs), [NonInferiority("macro_f1", 0.02)],
+                   folds=folds, draws=200)  # fmt: skip
+    # stated classes: every fold over every class, as asked
+    res = compare_folds(ys, as_, bs, labels=[0, 1, 2], draws=200, rng=1)
+    assert res.labels == [0, 1, 2]
+
+
+def test_cli_fold_missing_a_class(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    y, a, b = _three_classes()
+    fold = np.arange(y.size) % 2
+    y = np.where(fold == 0, 0, y)  # fold f0 holds one true class
+    path = tmp_path / "folds.csv"
+    with path.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["y_true", "pred_a", "pred_b", "fold"])
+        w.writerows(zip(y, a, b, [f"f{k}" for k in fold], strict=True))
+    argv = ["compare", "--predictions", str(path), "--fold-col", "fold", "--draws", "200"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "folds must share their classes" in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["summarize", "{f}", "--cluster-col", "y_true"],
+        ["gate", "{f}", "--metric", "micro_f1", "--min", "0.5", "--cluster-col", "y_pred"],
+        [
+            "compare",
+            "--predictions",
+            "{f}",
+            "--models",
+            "y_pred",
+            "pred_b",
+            "--cluster-col",
+            "y_pred",
+        ],
+        ["plan", "{f}", "--metric", "micro_f1", "--min", "0.5", "--cluster-col", "y_true"],
+    ],
+)
+def test_cli_cluster_col_is_not_a_label_column(
+    argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a label column as the clusters made one cluster per class (no error, a wrong interval)
+    y, a, _ = _three_classes(120)
+    path = tmp_path / "p.csv"
+    with path.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["user", "y_true", "y_pred", "pred_b"])
+        w.writerows(zip([f"u{i % 40}" for i in range(y.size)], y, a, a[::-1], strict=True))
+    assert main([v.replace("{f}", str(path)) for v in argv]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "must be its own column" in err and "Traceback" not in err
