@@ -85,3 +85,32 @@ def test_cli_cluster_col_is_not_a_label_column(
     assert main([v.replace("{f}", str(path)) for v in argv]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "must be its own column" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("command", ["nope", "gate\n# forged", "schema"])
+def test_receipt_command_is_one_with_a_document(command: str) -> None:
+    # the schema selects the document's shape by the command: an unknown one has none
+    from f1posterior.io import Receipt
+
+    with pytest.raises(ValueError, match=r"command must be one of summarize, .*python; got"):
+        Receipt(command)
+
+
+@pytest.mark.parametrize(
+    "d, match",
+    [
+        ({}, r"without 'command'"),
+        ([], r"got \[\] \(without 'command'\)"),
+        ({"command": "gate"}, r"without 'prior'"),
+        ({"inputs": [{"x": 1}]}, r"inputs must be a list of objects with keys role"),
+    ],
+)
+def test_receipt_from_dict_refuses_a_broken_dictionary(d: object, match: str) -> None:
+    from f1posterior.io import Receipt
+
+    full = Receipt("gate", draws=10, seed=3).to_dict()
+    if isinstance(d, dict) and "inputs" in d:
+        d = {**full, **d}
+    with pytest.raises(ValueError, match=match):
+        Receipt.from_dict(d)  # type: ignore[arg-type]
+    assert Receipt.from_dict(full) == Receipt("gate", draws=10, seed=3)
