@@ -114,3 +114,21 @@ def test_receipt_from_dict_refuses_a_broken_dictionary(d: object, match: str) ->
     with pytest.raises(ValueError, match=match):
         Receipt.from_dict(d)  # type: ignore[arg-type]
     assert Receipt.from_dict(full) == Receipt("gate", draws=10, seed=3)
+
+
+@pytest.mark.parametrize("value", ['"x"', "true", "nan", "-0.1", "1.0", "inf"])
+def test_config_relative_drop_states_one_range(
+    value: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the allowed range is [0, 1): the message said [0, 1] for every value but 1.0
+    for name, m in (("new.json", "[[40, 10], [8, 45]]"), ("base.json", "[[30, 12], [9, 50]]")):
+        (tmp_path / name).write_text(m)
+    cfg = tmp_path / "gate.toml"
+    cfg.write_text(
+        f'file = "new.json"\nbaseline = "base.json"\n[[check]]\nmetric = "macro_f1"\n'
+        f"baseline = true\nmax_relative_drop = {value}\n"
+    )
+    assert main(["gate", "--config", str(cfg)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "check[1].max_relative_drop: must be a number in [0, 1); got" in err
