@@ -132,3 +132,26 @@ def test_config_relative_drop_states_one_range(
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert "check[1].max_relative_drop: must be a number in [0, 1); got" in err
+
+
+def test_blank_slice_and_fold_names_are_refused() -> None:
+    # the command line refuses an empty slice or fold; in Python it became a row with no name
+    from f1posterior import evaluate_slices
+    from f1posterior.gating import SliceFloor, gate
+
+    y, a, b = _three_classes(120)
+    named = np.array([f"s{i % 3}" for i in range(y.size)], dtype=object)
+    blank = np.where(np.arange(y.size) % 3 == 0, "", named)
+    with pytest.raises(ValueError, match=r"groups must name each slice with visible text; got ''"):
+        evaluate_slices(y, a, blank, draws=200)
+    with pytest.raises(ValueError, match=r"visible text; got '' for 40 documents"):
+        gate(y_true=y, y_pred=a, checks=[SliceFloor("micro_f1", 0.5)], groups=blank, draws=200)
+    with pytest.raises(ValueError, match=r"folds must name each fold with visible text; got ' '"):
+        compare_folds(y, a, b, folds=np.where(blank == "", " ", named), draws=200)
+    tables = np.ones((2, 2, 2))
+    with pytest.raises(ValueError, match=r"slices once, with visible text; got \['', 'x'\]"):
+        evaluate_slices(counts=tables, names=["", "x"], draws=200)
+    with pytest.raises(ValueError, match=r"distinct names \(visible text\), one per fold"):
+        compare_folds(counts_a=tables, counts_b=tables, names=[" ", "x"], alpha="hierarchical",
+                      draws=200)  # fmt: skip
+    assert evaluate_slices(y, a, named, draws=200).names == ("s0", "s1", "s2")

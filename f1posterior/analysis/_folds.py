@@ -102,6 +102,12 @@ def split_folds(
                 f"{arr.shape[0]}"
             )
     order = _fold_order(f)
+    blank = [v for v in order if not str(v).strip()]
+    if blank:  # a report's row would have no name
+        raise ValueError(
+            f"folds must name each fold with visible text; got {blank[0]!r} for "
+            f"{int(np.sum(f == blank[0]))} documents"
+        )
     out = []
     for value in order:
         sel = f == value
@@ -363,8 +369,10 @@ def _fold_names(names: Any, k: int) -> list[str]:
     if isinstance(names, str) or not _is_sequence(names):
         raise TypeError(f"names must be a sequence of {k} strings; got {describe(names)}")
     out = [str(x) for x in names]
-    if len(out) != k or len(set(out)) != k:
-        raise ValueError(f"names must be {k} distinct names, one per fold; got {out}")
+    if len(out) != k or len(set(out)) != k or not all(x.strip() for x in out):
+        raise ValueError(
+            f"names must be {k} distinct names (visible text), one per fold; got {out}"
+        )
     return out
 
 
