@@ -155,3 +155,21 @@ def test_blank_slice_and_fold_names_are_refused() -> None:
         compare_folds(counts_a=tables, counts_b=tables, names=[" ", "x"], alpha="hierarchical",
                       draws=200)  # fmt: skip
     assert evaluate_slices(y, a, named, draws=200).names == ("s0", "s1", "s2")
+
+
+def test_plan_cluster_size_alone_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    # alone it planned for independent documents (design effect 1) and gave the answer in
+    # clusters, as if the clustering had been accounted for
+    from f1posterior import plan
+
+    counts = [[50, 5], [5, 40]]
+    with pytest.raises(ValueError, match=r"cluster_size needs design_effect or icc .* alone"):
+        plan(counts, metric="micro_f1", threshold=0.9, cluster_size=10, simulations=50)
+    res = plan(counts, metric="micro_f1", threshold=0.9, cluster_size=10, icc=0.0, simulations=50)
+    assert res.design_effect == 1.0 and res.additional_clusters is not None
+    m = tmp_path / "m.json"
+    m.write_text("[[50, 5], [5, 40]]")
+    argv = ["plan", str(m), "--metric", "micro_f1", "--min", "0.9", "--cluster-size", "10"]
+    assert main([*argv, "--simulations", "50"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cluster_size needs design_effect or icc" in err
