@@ -173,3 +173,16 @@ def test_plan_cluster_size_alone_is_refused(tmp_path: Path, capsys: pytest.Captu
     assert main([*argv, "--simulations", "50"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "cluster_size needs design_effect or icc" in err
+
+
+@pytest.mark.parametrize("flag", [["--max-drop", "0.1"], ["--max-relative-drop", "0.1"]])
+def test_cli_margin_without_baseline_is_refused(
+    flag: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the margin of a comparison was silently unused by a gate of floors only
+    m = tmp_path / "m.json"
+    m.write_text("[[50, 5], [5, 40]]")
+    assert main(["gate", str(m), "--metric", "macro_f1", "--min", "0.5", *flag]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{flag[0]} is the margin of a comparison" in err
+    assert main(["gate", str(m), "--metric", "macro_f1", "--min", "0.5"]) == 0
