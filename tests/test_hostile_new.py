@@ -186,3 +186,30 @@ def test_cli_margin_without_baseline_is_refused(
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"{flag[0]} is the margin of a comparison" in err
     assert main(["gate", str(m), "--metric", "macro_f1", "--min", "0.5"]) == 0
+
+
+@pytest.mark.parametrize(
+    "out, extra",
+    [
+        (["--json", "{new}"], []),
+        (["--json", "{link}"], []),
+        (["--save-baseline", "{new}"], []),
+        (["--json", "{base}"], ["--baseline", "{base}"]),
+    ],
+)
+def test_cli_gate_outputs_never_replace_an_input(
+    out: list[str], extra: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # --json FILE replaced the evaluated predictions by the gate's JSON
+    new, base = tmp_path / "new.json", tmp_path / "base.json"
+    new.write_text("[[50, 5], [5, 40]]")
+    base.write_text("[[48, 7], [6, 39]]")
+    (tmp_path / "link.json").symlink_to(new)
+    paths = {"{new}": str(new), "{base}": str(base), "{link}": str(tmp_path / "link.json")}
+    argv = ["gate", str(new), "--metric", "macro_f1", *[paths.get(v, v) for v in out + extra]]
+    if not extra:
+        argv += ["--min", "0.5"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "an output must not replace the gate's input" in err
+    assert new.read_text() == "[[50, 5], [5, 40]]" and base.read_text() == "[[48, 7], [6, 39]]"
