@@ -213,3 +213,16 @@ def test_cli_gate_outputs_never_replace_an_input(
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "an output must not replace the gate's input" in err
     assert new.read_text() == "[[50, 5], [5, 40]]" and base.read_text() == "[[48, 7], [6, 39]]"
+
+
+def test_ragged_predictions_name_the_argument() -> None:
+    # rank_folds given (name, predictions) pairs: "model 0 must hold labels of one type;
+    # got a mix ()" (the ragged list had become an empty array)
+    y = np.arange(30) % 3
+    with pytest.raises(ValueError, match=r"model 0 must be a 1-D sequence .* different lengths"):
+        rank_folds(y, [("a", y), ("b", y)], folds=np.arange(30) % 2, draws=200)
+    from f1posterior.metrics import label_array
+
+    with pytest.raises(ValueError, match=r"y must be a 1-D sequence .* \[\[1, 2\], \[3\]\]"):
+        label_array([[1, 2], [3]], "y")
+    assert label_array([(1, 2), (3,)], "y").shape == (2,)  # tuples stay labels

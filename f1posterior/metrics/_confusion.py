@@ -54,11 +54,17 @@ def label_array(y: Any, name: str) -> np.ndarray:
         arr = y
     else:
         seq = list(y)
+        ragged = False
         try:
             arr = np.asarray(seq)
         except ValueError:  # ragged nested sequences: tuples of different lengths
-            arr = np.array([], dtype=object)
+            arr, ragged = np.array([], dtype=object), True
         nested = any(isinstance(v, (list, np.ndarray)) for v in seq)
+        if nested and ragged:  # lists or arrays: not one label per document
+            raise ValueError(
+                f"{name} must be a 1-D sequence of labels (one per document); got nested "
+                f"sequences of different lengths: {describe(y)}"
+            )
         if not nested and (arr.ndim != 1 or arr.dtype.kind in "USO"):
             # strings, tuples or mixed objects: keep each element as it is
             arr = np.fromiter(seq, dtype=object, count=len(seq))
