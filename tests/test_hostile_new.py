@@ -226,3 +226,21 @@ def test_ragged_predictions_name_the_argument() -> None:
     with pytest.raises(ValueError, match=r"y must be a 1-D sequence .* \[\[1, 2\], \[3\]\]"):
         label_array([[1, 2], [3]], "y")
     assert label_array([(1, 2), (3,)], "y").shape == (2,)  # tuples stay labels
+
+
+def test_bool_labels_are_not_numbers() -> None:
+    # True and 1 are one dictionary key: a bool y_true with number predictions (or a list
+    # mixing them) was silently counted as one class
+    from f1posterior import compare_predictions, confusion_matrix, evaluate_clusters
+
+    y = np.array([True, False, True, False] * 10)
+    p = np.array([1, 0, 0, 0] * 10)
+    with pytest.raises(TypeError, match=r"got bool labels in y_true and number labels in y_pred"):
+        confusion_matrix(y, p)
+    with pytest.raises(TypeError, match=r"y_true must hold labels of one type.*\(bool,number\)"):
+        confusion_matrix([True, 1, 0], [1, 1, 0])
+    with pytest.raises(TypeError, match=r"cluster must hold labels of one type.*\(bool,number\)"):
+        evaluate_clusters(p, p, [True, 1] * 20, draws=200)
+    with pytest.raises(TypeError, match=r"bool labels in y_true, number labels in pred_a"):
+        compare_predictions(y, p, p, draws=200)
+    assert confusion_matrix(y, p == 1).labels == [False, True]  # bool with bool is fine
