@@ -232,7 +232,9 @@ def compare_folds(
         library's default there).
     labels : sequence, optional
         Every class, in order (default: the sorted labels of every fold's
-        ``y_true``).
+        ``y_true``; then every fold must hold every class, else a fold's macro
+        metric would average over a class it never saw: name them here to
+        evaluate every fold over every class).
     ci_prob : float, default 0.95
         Probability of the intervals.
     scale : {"identity", "fisher_z"}, default "identity"
