@@ -478,7 +478,7 @@ def test_rank_paired_three_models_marginals_exact(prior):
         (lambda: rank_classifiers([[1, 2], [3, 4]]), ValueError,
          r"counts must stack k >= 2 confusion matrices.*got shape \(2, 2\)"),
         (lambda: rank_classifiers(np.ones((2, 2, 2)), names=["a"]), ValueError,
-         r"names must be 2 distinct names, one per classifier; got \['a'\]"),
+         r"names must be 2 distinct names \(visible text\), one per classifier; got \[.a.\]"),
         (lambda: rank_predictions([0, 1], {"a": [0, 1]}), ValueError,
          r"predictions must hold k >= 2 classifiers; got 1"),
         (lambda: rank_predictions([0, 1], 5), TypeError,

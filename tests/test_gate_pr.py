@@ -281,7 +281,7 @@ def test_relative_margin_on_the_command_line_and_in_the_config(tmp_path, capsys)
 @pytest.mark.parametrize(
     "check, message",
     [
-        ("max_relative_drop = 1.5", r"max_relative_drop: must be a number in \[0, 1\]"),
+        ("max_relative_drop = 1.5", r"max_relative_drop: must be a number in \[0, 1\); got 1.5"),
         ("max_relative_drop = 1.0", r"must be a number in \[0, 1\); got 1.0"),
         ("max_relative_drop = 0.1\nmax_drop = 0.1", "not both"),
         ('max_relative_drop = "5%"', "must be a number"),

@@ -209,3 +209,23 @@ def test_integrations_page_runs(store, monkeypatch):
     namespace: dict = {"__name__": "integrations_page"}
     for _, code in blocks:
         exec(compile(code, str(PAGE), "exec"), namespace)
+
+
+def test_log_evaluation_refuses_labels_with_one_key(store) -> None:
+    # "a b", "a/b" and "a_b" all give f1_a_b_*: two classes' values were silently lost
+    res = evaluate(TABLE, labels=["a b", "a/b", "a_b"], metrics=["f1"], draws=500, rng=0)
+    with mlflow.start_run() as run:
+        with pytest.raises(ValueError, match=r"labels 'a b' and 'a/b' give the same MLflow key"):
+            log_evaluation(res)
+    logged = mlflow.MlflowClient().get_run(run.info.run_id).data.metrics
+    assert logged == {}  # nothing half-logged
+
+
+@pytest.mark.parametrize("path", ["/etc", "../../x", "a/../b", "", "a//b", 3])
+def test_log_evaluation_artifact_path_stays_in_the_run(store, path) -> None:
+    # an absolute or escaping path reached MLflow and came back as its own exception
+    res = evaluate(TABLE, labels=LABELS, metrics=["macro_f1"], draws=500, rng=0)
+    with mlflow.start_run():
+        with pytest.raises(ValueError, match=r"artifact_path must be a relative folder"):
+            log_evaluation(res, artifact_path=path)
+        assert log_evaluation(res, artifact_path="eval/run-1")

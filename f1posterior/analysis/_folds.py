@@ -109,6 +109,12 @@ def split_folds(
                 f"{arr.shape[0]}"
             )
     order = _fold_order(f)
+    blank = [v for v in order if not str(v).strip()]
+    if blank:  # a report's row would have no name
+        raise ValueError(
+            f"folds must name each fold with visible text; got {blank[0]!r} for "
+            f"{int(np.sum(f == blank[0]))} documents"
+        )
     out = []
     for value in order:
         sel = f == value
@@ -120,7 +126,17 @@ def _classes(per_fold: list[tuple[Any, Any]], labels: Any) -> Any:
     """Every fold's classes: ``labels``, or the sorted labels of every fold's ``y_true``."""
     if labels is not None:
         return labels
-    return sorted_labels(v for t, _ in per_fold for v in label_array(t, "y_true").tolist())
+    seen = [dict.fromkeys(label_array(t, "y_true").tolist()) for t, _ in per_fold]
+    values = list(dict.fromkeys(v for fold in seen for v in fold))
+    for i, fold in enumerate(seen):
+        missing = [v for v in values if v not in fold]
+        if missing:  # its macro metrics would average over a class it never saw
+            raise ValueError(
+                f"folds must share their classes: fold {i} has no true document of "
+                f"{describe(missing)} (another fold has); pass labels= to evaluate every fold "
+                f"over every class, or regroup the folds so that each holds every class"
+            )
+    return sorted_labels(values)
 
 
 def _check_fold_count(k: int) -> None:
@@ -214,7 +230,9 @@ def compare_folds(
         library's default there).
     labels : sequence, optional
         Every class, in order (default: the sorted labels of every fold's
-        ``y_true``).
+        ``y_true``; then every fold must hold every class, else a fold's macro
+        metric would average over a class it never saw: name them here to
+        evaluate every fold over every class).
     ci_prob : float, default 0.95
         Probability of the intervals.
     scale : {"identity", "fisher_z"}, default "identity"

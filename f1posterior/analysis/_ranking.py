@@ -226,8 +226,10 @@ def distinct_names(names: Any, k: int, each: str) -> list[str]:
     if isinstance(names, (str, bytes)) or not hasattr(names, "__iter__"):
         raise TypeError(f"names must be a sequence of {k} strings; got {describe(names)}")
     out = [str(x) for x in names]
-    if len(out) != k or len(set(out)) != k:
-        raise ValueError(f"names must be {k} distinct names, one per {each}; got {out}")
+    if len(out) != k or len(set(out)) != k or not all(x.strip() for x in out):
+        raise ValueError(
+            f"names must be {k} distinct names (visible text), one per {each}; got {out}"
+        )
     return out
 
 

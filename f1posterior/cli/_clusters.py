@@ -77,7 +77,8 @@ def add_plan_cluster_arguments(p: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     g.add_argument(
         "--cluster-size", type=float, default=None, metavar="M",
-        help="documents per future cluster: the answer is also given in clusters of documents",
+        help="documents per future cluster: the answer is also given in clusters of documents "
+        "(with --cluster-col, --design-effect or --icc)",
     )  # fmt: skip
 
 

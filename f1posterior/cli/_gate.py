@@ -320,6 +320,14 @@ def _command_line_checks(args: argparse.Namespace, cfg: GateConfig | None) -> Ch
                 f"--metric {bare[0]} has no --min and there is no --baseline to compare with; "
                 "give --min T after it or --baseline BASEFILE"
             )
+        given = {"--max-drop": "max_drop" in args.cli_given,
+                 "--max-relative-drop": args.max_relative_drop is not None}  # fmt: skip
+        margins = [flag for flag, on in given.items() if on]
+        if margins:  # a margin with no comparison would be silently unused
+            raise ValueError(
+                f"{margins[0]} is the margin of a comparison with --baseline BASEFILE; there is "
+                f"no baseline, only floors ({', '.join(m for m, _ in checks)})"
+            )
     _check_metric_names(args, [m for m, _ in checks])
     _check_floors(args, checks)
     per = per_class_metrics(args.multilabel)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import sys
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -103,6 +104,25 @@ def check_pr_arguments(args: argparse.Namespace) -> None:
             "--save-baseline reads FILE again after the gate; give a file path, not - "
             "(standard input)"
         )
+    inputs = [("FILE", args.file), ("--baseline", getattr(args, "baseline", None))]
+    for flag, out, against in (("--json", args.json_path, inputs),
+                               ("--save-baseline", args.save_baseline, inputs[:1])):  # fmt: skip
+        for role, path in against:
+            if out and _same_file(out, path):  # (a saved baseline may replace --baseline)
+                raise ValueError(
+                    f"{flag} {out} is {role} {path}: an output must not replace the gate's "
+                    "input; give another path"
+                )
+
+
+def _same_file(out: str, path: Any) -> bool:
+    """Whether ``out`` names the existing file ``path`` (through links)."""
+    if not isinstance(path, str) or is_stdin(out) or is_stdin(path):
+        return False
+    try:
+        return os.path.samefile(out, path)
+    except OSError:  # either missing: nothing to replace
+        return False
 
 
 def read_baseline_input(args: argparse.Namespace, path: str, multilabel: bool) -> Any:

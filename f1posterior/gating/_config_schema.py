@@ -300,9 +300,15 @@ def _check(cfg: GateConfig, i: int, table: Mapping[str, Any], base: Path) -> Che
             f"{at}.max_relative_drop", "give max_drop (absolute) or max_relative_drop, not both"
         )
     if rel is not None:
-        rel = _number(cfg, f"{at}.max_relative_drop", rel, 0.0, 1.0, False)
-        if rel == 1.0:
-            raise cfg.error(f"{at}.max_relative_drop", "must be a number in [0, 1); got 1.0")
+        if (
+            isinstance(rel, bool)
+            or not isinstance(rel, numbers.Real)
+            or not 0.0 <= float(rel) < 1.0
+        ):
+            raise cfg.error(
+                f"{at}.max_relative_drop", f"must be a number in [0, 1); got {describe(rel)}"
+            )
+        rel = float(rel)
     return CheckSpec(
         metric=metric,
         baseline=path,

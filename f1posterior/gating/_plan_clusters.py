@@ -44,7 +44,8 @@ def check_clustering(
     ------
     ValueError
         ``design_effect`` below 1, ``icc`` outside [0, 1], ``cluster_size`` below 1,
-        ``design_effect`` and ``icc`` both given, ``icc`` without ``cluster_size``.
+        ``design_effect`` and ``icc`` both given, ``icc`` without ``cluster_size``,
+        ``cluster_size`` without either.
     """
     size = None if cluster_size is None else _positive(cluster_size, "cluster_size", 1.0)
     if icc is not None:
@@ -63,6 +64,12 @@ def check_clustering(
             )
         return 1.0 + (size - 1.0) * rho, size
     if design_effect is None:
+        if size is not None:  # clusters of independent documents is a claim, not a default
+            raise ValueError(
+                "cluster_size needs design_effect or icc (the answer in clusters counts "
+                "documents at that design effect; icc=0 if the documents of a cluster are "
+                f"independent); got cluster_size={cluster_size!r} alone"
+            )
         return None, size
     return _positive(design_effect, "design_effect", 1.0), size
 

@@ -182,7 +182,8 @@ def plan(
         with ``cluster_size``; ``D = 1 + (cluster_size - 1) icc``.
     cluster_size : float, optional
         Documents per future cluster: the answer is also given in clusters of
-        documents (``additional_clusters``).
+        documents (``additional_clusters``). With ``design_effect`` or ``icc``
+        (``icc=0`` for documents independent within their clusters).
 
     Returns
     -------

@@ -111,6 +111,7 @@ def _metrics(evaluation: Evaluation) -> dict[str, float]:
     """Every logged key of ``evaluation`` (one matrix) and its value."""
     stats = LOGGED + (("p_below", "p_above") if evaluation.ref is not None else ())
     out: dict[str, float] = {}
+    owner: dict[str, Any] = {}
     for name, summary in evaluation.items():
         k = np.size(summary.mean)
         labels = evaluation.labels or [str(i) for i in range(k)]
@@ -119,6 +120,13 @@ def _metrics(evaluation: Evaluation) -> dict[str, float]:
             for stat in stats:
                 value = np.asarray(statistic_of(summary, stat), dtype=float)
                 key = metric_key(name, stat, ref=evaluation.ref, label=label)
+                if key in out:  # one class's values would silently replace another's
+                    raise ValueError(
+                        f"labels {owner[key]!r} and {label!r} give the same MLflow key "
+                        f"{key!r} (characters other than letters, digits, _ . - become _); "
+                        "rename the classes (labels=) so that their keys differ"
+                    )
+                owner[key] = label
                 out[key] = float(value if label is None else value[i])
     return out
 
@@ -151,7 +159,8 @@ def log_evaluation(
     step : int, default 0
         The metrics' step.
     artifact_path : str, default "f1posterior"
-        The run's artifact directory of the reports.
+        The run's artifact directory of the reports: a relative folder (names
+        joined by ``/``, no ``.`` or ``..``).
 
     Returns
     -------
@@ -184,6 +193,12 @@ def log_evaluation(
         )
     if isinstance(step, bool) or not isinstance(step, int):
         raise TypeError(f"step must be an int; got {describe(step)}")
+    parts = artifact_path.replace("\\", "/").split("/") if isinstance(artifact_path, str) else []
+    if not parts or artifact_path.startswith("/") or any(p in ("", ".", "..") for p in parts):
+        raise ValueError(
+            "artifact_path must be a relative folder of the run's artifacts (names joined "
+            f"by /, no . or ..); got {describe(artifact_path)}"
+        )
     import mlflow
     from mlflow.entities import Metric, RunTag
 

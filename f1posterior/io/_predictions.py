@@ -175,6 +175,12 @@ def read_prediction_table(
             raise ValueError(
                 f"{where}: need at least two model columns besides {true_col!r}; got {models}"
             )
+        for flag, col in (("--slice-col", slice_col), ("--cluster-col", cluster_col)):
+            if col is not None and col in (true_col, *models):
+                raise ValueError(
+                    f"{flag} must be its own column, not one of the labels "
+                    f"({', '.join(map(repr, (true_col, *models)))}); got {col!r}"
+                )
         extra = [c for c in (id_col, slice_col, cluster_col) if c is not None]
         cols = [header.index(c) for c in (true_col, *models, *extra)]
         values: list[list[str]] = [[] for _ in cols]

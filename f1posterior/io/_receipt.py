@@ -36,6 +36,10 @@ __all__ = [
 
 #: Version of the JSON outputs' schema (``f1posterior schema``); bumped on a change of shape.
 SCHEMA_VERSION = "1.0.0"
+
+#: What a receipt's ``command`` may be: a subcommand with JSON output, or a Python run.
+COMMANDS = ("summarize", "gate", "compare", "plan", "aggregate", "python")
+
 #: Keys whose 2-element ``[low, high]`` values become ``{key}_low`` and ``{key}_high``.
 INTERVAL_KEYS = ("hdi", "eti", "tau_interval", "i2_interval")
 _BLOCK = 1 << 20
@@ -243,7 +247,25 @@ class Receipt:
     def from_dict(cls, d: dict[str, Any]) -> Receipt:
         """The receipt of :meth:`to_dict`'s dictionary (read back from an output)."""
         keys = ("command", "prior", "draws", "seed", "ci_prob", "prob", "version")
-        inputs = tuple(InputDigest(**x) for x in d.get("inputs", ()))
+        from .._core.describe import describe
+
+        needed = (*keys, "schema_version")
+        missing = [k for k in needed if not isinstance(d, dict) or k not in d]
+        if missing:
+            raise ValueError(
+                f"a receipt dictionary (to_dict's) must hold {', '.join(keys)} and "
+                f"schema_version; got {describe(d)} (without {missing[0]!r})"
+            )
+        fields = ("role", "name", "kind", "sha256", "size")
+        raw = d.get("inputs", ())
+        if not isinstance(raw, list | tuple) or not all(
+            isinstance(x, dict) and set(x) <= set(fields) for x in raw
+        ):
+            raise ValueError(
+                f"a receipt's inputs must be a list of objects with keys {', '.join(fields)}; "
+                f"got {describe(raw)}"
+            )
+        inputs = tuple(InputDigest(**x) for x in raw)
         return cls(inputs=inputs, schema_version=d["schema_version"], **{k: d[k] for k in keys})
 
     def to_dict(self) -> dict[str, Any]:
@@ -337,6 +359,8 @@ def _check(r: Receipt) -> None:
 
     if not isinstance(r.command, str) or not r.command:
         raise TypeError(f"command must be a non-empty str; got {describe(r.command)}")
+    if r.command not in COMMANDS:
+        raise ValueError(f"command must be one of {', '.join(COMMANDS)}; got {r.command!r}")
     bad = [x for x in r.inputs if not isinstance(x, InputDigest)]
     if bad:
         raise TypeError(f"inputs must hold InputDigest values; got {describe(bad[0])}")

@@ -113,6 +113,12 @@ def slice_tables(
     if len(set(names)) != len(names):
         dup = next(x for x in names if names.count(x) > 1)
         raise ValueError(f"groups must name each slice once as text; {dup!r} names two slices")
+    blank = [v for v, name in zip(order, names, strict=True) if not name.strip()]
+    if blank:  # a report's row (and the gate's check) would have no name
+        raise ValueError(
+            f"groups must name each slice with visible text; got {blank[0]!r} for "
+            f"{int(np.sum(g == blank[0]))} documents"
+        )
     lab = list(whole.labels)
     s = label_codes(g, {v: i for i, v in enumerate(order)}, "groups")
     counts = grouped_counts(y_true, y_pred, s, len(order), lab)

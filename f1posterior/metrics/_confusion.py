@@ -21,9 +21,15 @@ __all__ = ["ConfusionMatrix", "align_ids", "confusion_matrix", "multilabel_confu
 
 
 def label_kind(arr: np.ndarray) -> str:
-    """Label category of a 1-D array: "number", "str", "bytes" or "object"."""
+    """Label category of a 1-D array: "bool", "number", "str", "bytes" or "object".
+
+    Booleans are their own kind: ``True`` and ``1`` are one dictionary key, so a
+    bool ``y_true`` with number ``y_pred`` would silently be counted as one class.
+    """
     k = arr.dtype.kind
-    if k in "biuf":
+    if k == "b":
+        return "bool"
+    if k in "iuf":
         return "number"
     if k == "U":
         return "str"
@@ -32,7 +38,9 @@ def label_kind(arr: np.ndarray) -> str:
     if k == "O":
         kinds = set()
         for v in arr:
-            if isinstance(v, numbers.Number):
+            if isinstance(v, (bool, np.bool_)):
+                kinds.add("bool")
+            elif isinstance(v, numbers.Number):
                 kinds.add("number")
             elif isinstance(v, str):
                 kinds.add("str")
@@ -54,12 +62,20 @@ def label_array(y: Any, name: str) -> np.ndarray:
         arr = y
     else:
         seq = list(y)
+        ragged = False
         try:
             arr = np.asarray(seq)
         except ValueError:  # ragged nested sequences: tuples of different lengths
-            arr = np.array([], dtype=object)
+            arr, ragged = np.array([], dtype=object), True
         nested = any(isinstance(v, (list, np.ndarray)) for v in seq)
-        if not nested and (arr.ndim != 1 or arr.dtype.kind in "USO"):
+        if nested and ragged:  # lists or arrays: not one label per document
+            raise ValueError(
+                f"{name} must be a 1-D sequence of labels (one per document); got nested "
+                f"sequences of different lengths: {describe(y)}"
+            )
+        # numpy reads [True, 1] as numbers: keep the elements so the mix is seen
+        bools = arr.dtype.kind in "iuf" and any(isinstance(v, (bool, np.bool_)) for v in seq)
+        if not nested and (arr.ndim != 1 or arr.dtype.kind in "USO" or bools):
             # strings, tuples or mixed objects: keep each element as it is
             arr = np.fromiter(seq, dtype=object, count=len(seq))
     if arr.ndim != 1:

@@ -60,9 +60,14 @@ def _tables(
         if names is None:
             names = [str(i) for i in range(c.shape[0])]
         names = [str(n) for n in names]
-        if len(names) != c.shape[0] or len(set(names)) != len(names):
+        if (
+            len(names) != c.shape[0]
+            or len(set(names)) != len(names)
+            or not all(n.strip() for n in names)
+        ):
             raise ValueError(
-                f"names must name each of the {c.shape[0]} slices once; got {describe(names)}"
+                f"names must name each of the {c.shape[0]} slices once, with visible text; "
+                f"got {describe(names)}"
             )
         return c, names, labels
     if not all(given):
