@@ -1,4 +1,4 @@
-"""Benchmark of the batch engine (issue 4): floor, threads, float32, memory, scaling, peers.
+"""Benchmark of the batch engine: floor, threads, float32, memory, scaling, peers.
 
 Run from the repository root::
 

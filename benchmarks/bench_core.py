@@ -1,4 +1,4 @@
-"""Core benchmark (issue 2): evaluate on Figure 3, cost per draw against the Gamma floor,
+"""Core benchmark: evaluate on Figure 3, cost per draw against the Gamma floor,
 and the partition-based HDI against a full-sort HDI.
 
 Run: ``python benchmarks/bench_core.py [--quick]``. Writes

@@ -1,4 +1,4 @@
-"""The batch engine against numpy's Gamma floor, in one run (issue 16, item 5).
+"""The batch engine against numpy's Gamma floor, in one run.
 
 Single-threaded, float64, metrics ``micro_f1`` and ``macro_f1``, default
 prior (``"hierarchical"``), and the previous default (``"adaptive"``) interleaved

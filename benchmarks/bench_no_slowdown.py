@@ -1,4 +1,4 @@
-"""Old package against new: the same calls, timed in one run, interleaved (issue 14).
+"""Old package against new: the same calls, timed in one run, interleaved.
 
 Issue 14 re-laid out the package and folded copies back into the core; issues 15
 and later added features on the same paths. This benchmark checks that the calls

@@ -1,4 +1,4 @@
-"""Before/after benchmark of evaluate's overheads against numpy's Gamma floor (issue 4).
+"""Before/after benchmark of evaluate's overheads against numpy's Gamma floor.
 
 Runs the same measurement alternately with the package of a reference commit
 (exported with ``git archive`` into a temporary directory) and with the

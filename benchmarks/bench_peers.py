@@ -1,4 +1,4 @@
-"""f1posterior against prob_conf_mat: averaging, model, pairing, exact forms, speed (issue 15).
+"""f1posterior against prob_conf_mat: averaging, model, pairing, exact forms, speed.
 
 prob_conf_mat (Ferdinand Schlatt's ``prob_conf_mat``, here version 0.4.0) samples the
 same Dirichlet model of a confusion matrix as f1posterior: class prevalences from

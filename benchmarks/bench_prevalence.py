@@ -1,4 +1,4 @@
-"""Cost of ``evaluate(..., prevalence=)`` and ``evaluate(..., chance=True)`` (issue 15, items 2-3).
+"""Cost of ``evaluate(..., prevalence=)`` and ``evaluate(..., chance=True)``.
 
 1,000 4x4 matrices at 2,000 draws, metrics macro-F1, micro-F1 and per-class
 precision, ``workers=1``: the plain run against a fixed target prevalence, an

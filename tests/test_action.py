@@ -212,17 +212,7 @@ def test_id_col_input_builds_the_flag(tmp_path):
     assert "--id-col" not in argv and _parse(argv).id_col is None
 
 
-def _has_config_option() -> bool:
-    sub = build_parser()._subparsers._group_actions[0].choices["gate"]  # type: ignore[union-attr]
-    return "--config" in sub._option_string_actions
-
-
 @needs_bash
-@pytest.mark.xfail(
-    not _has_config_option(),
-    reason="`f1posterior gate --config` (issue 13, item 6) is not implemented yet",
-    strict=True,
-)
 def test_config_input_builds_a_valid_invocation(tmp_path):
     env = _gate_env(file="eval/confusion.csv", config="ci/gate.toml")
     proc, argv, _ = _run_script(_step("Run f1posterior gate")["run"], env, tmp_path)

@@ -213,7 +213,7 @@ def bad(t):
     ids=["int", "SeedSequence", "child SeedSequence", "Generator"],
 )
 def test_seed_reproduces_the_run(make_rng):
-    # issue 14: result.seed, passed back as rng=, gives the same numbers
+    # result.seed, passed back as rng=, gives the same numbers
     kw = dict(metrics=("macro_f1", "f1", "recall"), draws=2000)
     res = evaluate(C, rng=make_rng(), **kw)
     again = evaluate(C, rng=res.seed, **kw)

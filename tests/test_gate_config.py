@@ -1,4 +1,4 @@
-"""gate --config TOML and [tool.f1posterior.gate] in pyproject.toml (issue 13, item 6)."""
+"""gate --config TOML and [tool.f1posterior.gate] in pyproject.toml."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Per-class checks: min_support (skipped checks), joint floors, predictions in gate() (issue 13)."""
+"""Per-class checks: min_support (skipped checks), joint floors, predictions in gate()."""
 
 from __future__ import annotations
 

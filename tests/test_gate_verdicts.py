@@ -1,4 +1,4 @@
-"""Three-state verdicts (PASS / FAIL / INCONCLUSIVE) and their exit codes (issue 13)."""
+"""Three-state verdicts (PASS / FAIL / INCONCLUSIVE) and their exit codes."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Planning the test set (issue 13, item 8): assurance against independent truths.
+"""Planning the test set: assurance against independent truths.
 
 The exact truth for per-class recall of a binary table under the default
 ("adaptive") prior, computed here without the package: with two classes the

@@ -1,4 +1,4 @@
-"""Regression tests for the bugs, validation gaps and scikit-learn differences of issue 14.
+"""Regression tests for the bugs, validation gaps and scikit-learn differences.
 
 Each test fails on the code before its fix: the caller's SeedSequence was spawned from,
 ``==``/``hash`` on results raised, bad inputs were accepted or misreported, and weighted

@@ -1,4 +1,4 @@
-"""One validator for the sampling arguments of every evaluate function (issue 14, "one of each").
+"""One validator for the sampling arguments of every evaluate function.
 
 ``check_sampling_args`` checks ``draws``, ``ci_prob``, ``ref``, ``dtype`` and then ``rng``;
 every entry point gives the same message for the same bad value, and none advances a

@@ -1,4 +1,4 @@
-"""Small prevalences keep every draw's distribution (issue 12, item 6).
+"""Small prevalences keep every draw's distribution.
 
 An empty class with a tiny ``beta_j`` has a prevalence ``mu_j`` below float
 range in most draws. Its recall is ``theta_jj`` and must follow exactly
