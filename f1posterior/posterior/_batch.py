@@ -52,7 +52,7 @@ _GROUPS_PER_WORKER = 4
 
 #: With several workers, batches of at least this many Gamma variates run on forked
 #: worker processes instead of threads, where forking is safe (:func:`can_fork`).
-PROCESS_MIN_VARIATES = 1 << 25
+PROCESS_MIN_VARIATES = 1 << 22
 #: One table's draws are split over threads only from this many Gamma variates (a 3 x 3
 #: table at 50,000 draws, 600,000, runs on the calling thread: threads would cost more).
 THREAD_MIN_VARIATES = 1 << 21
