@@ -168,6 +168,20 @@ def test_json_file_equals_the_json_format(tmp_path, capsys) -> None:
     assert json.loads((tmp_path / "r.json").read_text()) == json.loads(out)
 
 
+@pytest.mark.parametrize("flag", ["--json", "--save-baseline"])
+def test_an_output_that_is_not_a_regular_file_is_refused_before_the_gate_runs(
+    tmp_path, capsys, flag
+) -> None:
+    f = tmp_path / "m.json"
+    f.write_text(json.dumps(MATRIX))
+    link = tmp_path / "out.json"
+    link.symlink_to("/dev/null")
+    status, out, err = run(capsys, str(f), "--metric", "micro_f1", "--min", "0.8", flag, str(link))
+    assert status == 2 and out == ""  # no verdict printed before the refusal
+    assert err.count("\n") == 1 and f"{flag} {link}: a device" in err
+    assert link.is_symlink() and str(link.readlink()) == "/dev/null"
+
+
 # --- the relative margin ---------------------------------------------------------------
 
 

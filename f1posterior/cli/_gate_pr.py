@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..gating import GateConfig, GateResult, NonInferiority
-from ..io import is_stdin
+from ..io import is_stdin, output_target
 from ._common import number_type
 
 __all__ = [
@@ -104,6 +104,9 @@ def check_pr_arguments(args: argparse.Namespace) -> None:
             "--save-baseline reads FILE again after the gate; give a file path, not - "
             "(standard input)"
         )
+    for flag, out in (("--json", args.json_path), ("--save-baseline", args.save_baseline)):
+        if out and not is_stdin(out):
+            output_target(out, flag)  # a device, FIFO or folder: refused before the gate runs
     inputs = [("FILE", args.file), ("--baseline", getattr(args, "baseline", None))]
     for flag, out, against in (("--json", args.json_path, inputs),
                                ("--save-baseline", args.save_baseline, inputs[:1])):  # fmt: skip

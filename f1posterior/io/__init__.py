@@ -46,6 +46,7 @@ if TYPE_CHECKING:  # the names, for type checkers and IDEs
     from ._writers import RowWriter
     from ._writers import append_output as append_output
     from ._writers import atomic_output as atomic_output
+    from ._writers import output_target as output_target
     from ._writers import write_output as write_output
 else:  # each name's module is imported at its first use
     # fmt: off
@@ -67,7 +68,8 @@ else:  # each name's module is imported at its first use
         "._sources": ("INPUT_FORMATS", "MatrixInput", "is_stdin", "npy_ndim", "source_name"),
         "._streaming": ("DEFAULT_CHUNK", "BatchChunk", "BatchReader", "open_batch", "open_lines"),
         "._writers": (
-            "ParquetRowWriter", "RowWriter", "append_output", "atomic_output", "write_output"
+            "ParquetRowWriter", "RowWriter", "append_output", "atomic_output", "output_target",
+            "write_output"
         ),
     })
     # fmt: on
