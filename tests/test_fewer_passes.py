@@ -182,26 +182,3 @@ def test_large_tables_reuse_their_block_shapes_bit_for_bit(monkeypatch):
     slow = evaluate(c, **kw)
     for name in fast:
         np.testing.assert_array_equal(fast.metric_draws[name], slow.metric_draws[name])
-
-
-def test_short_blocks_under_a_dirichlet_prior_reuse_one_buffer(monkeypatch):
-    """The paper prior's short blocks (M = 130) are drawn into one reused buffer: the
-    same numbers as a fresh buffer for every block."""
-    from f1posterior._core import sampling
-
-    c = np.random.default_rng(4).integers(0, 6, size=(130, 130))
-    c[np.arange(130), np.arange(130)] += 20
-    kw = dict(draws=400, rng=8, workers=1, keep_draws=True, metrics=("micro_f1",),
-              alpha="paper", beta="paper")  # fmt: skip
-    spares = []
-    fill = sampling.fill_block
-
-    def recording(*args, spare=None):
-        spares.append(spare is not None)
-        fill(*args, spare=spare)
-
-    monkeypatch.setattr(sampling, "fill_block", recording)
-    fast = evaluate(c, **kw).metric_draws["micro_f1"]
-    assert any(spares)
-    monkeypatch.setattr(sampling, "fill_block", lambda *args, spare=None: fill(*args))
-    np.testing.assert_array_equal(fast, evaluate(c, **kw).metric_draws["micro_f1"])

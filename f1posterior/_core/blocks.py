@@ -25,7 +25,6 @@ def fill_block(
     small: np.ndarray | None,
     out: np.ndarray,
     per_cell_min: int = _PER_CELL_MIN_DRAWS,
-    spare: np.ndarray | None = None,
 ) -> None:
     """Fill one block ``out`` (M+1, M, nb) (last axis contiguous) with Gamma variates.
 
@@ -37,8 +36,7 @@ def fill_block(
     per draw. Every other cell, small or not, is drawn directly: its row has a
     concentration of at least ``LOG_SPACE_BELOW`` and cannot normalise 0/0
     (``f1posterior._core.sampling``, "Small concentrations").
-    (Under the hierarchical prior: :func:`fill_mixture_chunk`.) ``spare``: a reused
-    buffer for a strided ``out`` of the same shape (None: a fresh one).
+    (Under the hierarchical prior: :func:`fill_mixture_chunk`.)
     """
     nb = out.shape[-1]
     dt = out.dtype
@@ -52,12 +50,7 @@ def fill_block(
             for c, a in enumerate(row):
                 gamma(a, None, dt, out_r[c])
     else:
-        if out.flags.c_contiguous:
-            tmp = out
-        elif spare is not None and spare.shape == out.shape and spare.dtype == dt:
-            tmp = spare
-        else:
-            tmp = np.empty(out.shape, dt)
+        tmp = out if out.flags.c_contiguous else np.empty(out.shape, dt)
         shape = conc if logs is None else np.array(rows)
         gen.standard_gamma(shape[..., None], dtype=dt, out=tmp)
         if tmp is not out:

@@ -115,9 +115,6 @@ def gamma_chunk(
         fill_mixture_chunk(list(gens), conc[b0:b1], smalls, spans, weights, buf)
         return buf
     streams = iter(gens)
-    # a block of a chunk of several is a strided view: fill_block draws a short one into
-    # this reused buffer (untouched, so free, when the blocks are long), not a fresh one
-    spare = np.empty((m1, m, bd), dtype) if len(starts) > 1 else None
     for i, rows in enumerate(conc[b0:b1].tolist()):
         b = b0 + i
         small = conc[b] < LOG_SPACE_BELOW if smalls[i] else None
@@ -126,8 +123,7 @@ def gamma_chunk(
             continue
         for s0 in starts:
             s1 = min(d1, s0 + bd)
-            out = buf[i, :, :, s0 - d0 : s1 - d0]
-            fill_block(next(streams), rows, conc[b], small, out, spare=spare)
+            fill_block(next(streams), rows, conc[b], small, buf[i, :, :, s0 - d0 : s1 - d0])
     return buf
 
 
