@@ -153,32 +153,3 @@ def test_sample_posterior_bit_identical_to_full_floor_reads(monkeypatch, name, c
     np.testing.assert_array_equal(
         fast, sample_posterior(c, draws=600, rng=2, alpha=prior, beta=prior)
     )
-
-
-def test_large_tables_reuse_their_block_shapes_bit_for_bit(monkeypatch):
-    """Blocks of fewer than 128 draws (M = 130: 123 draws a block) are drawn with an array
-    of shapes; consecutive blocks of a table reuse it (and one buffer): the same numbers
-    as building both anew for every block."""
-    from f1posterior._core import blocks
-
-    c = np.random.default_rng(3).integers(0, 6, size=(2, 130, 130))
-    c[:, np.arange(130), np.arange(130)] += 20
-    c[1, 7] = 0  # an empty class
-    kw = dict(draws=400, rng=8, workers=1, keep_draws=True, metrics=("micro_f1", "f1"))
-    built = []
-    arrays = blocks._BlockShapes.arrays
-
-    def recording(self, i, out):
-        full, reused, tmp = arrays(self, i, out)
-        built.append(reused)
-        return full, reused, tmp
-
-    monkeypatch.setattr(blocks._BlockShapes, "arrays", recording)
-    fast = evaluate(c, **kw)
-    assert any(built) and not all(built)  # reused within a table, built for each
-    monkeypatch.setattr(
-        blocks._BlockShapes, "arrays", lambda self, i, out: (np.empty(out.shape), False, None)
-    )
-    slow = evaluate(c, **kw)
-    for name in fast:
-        np.testing.assert_array_equal(fast.metric_draws[name], slow.metric_draws[name])

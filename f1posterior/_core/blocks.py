@@ -142,14 +142,13 @@ def fill_mixture_chunk(
     logs = log_space_tables(conc, small_any)
     top = np.zeros((n, m1, d)) if extra is not None and any(logs) else None
     rows = conc.tolist()
-    reuse = _BlockShapes()
     for gen, (i, a, b) in zip(gens, spans, strict=True):
         out = buf[i, :, :, a:b]
         if not logs[i] and b - a >= _PER_CELL_MIN_DRAWS:
             _fill_per_cell(gen, rows[i], out, shapes[i, :, a:b], extra, (i, a, b))
             continue
         small = conc[i] < LOG_SPACE_BELOW if logs[i] else None
-        t = _fill_cells(gen, conc[i], small, out, shapes[i, :, a:b], reuse.arrays(i, out))
+        t = _fill_cells(gen, conc[i], small, out, shapes[i, :, a:b])
         if top is not None and t is not None:
             top[i, :, a:b] = t
         if extra is not None:
@@ -198,56 +197,28 @@ def _fill_per_cell(
     out[idx, idx] = values[: m * nb].reshape(m, nb)
 
 
-class _BlockShapes:
-    """The working arrays of :func:`_fill_cells` for consecutive blocks of one table of
-    a chunk: its array of shapes (the same but for the diagonal, set anew each block),
-    and a contiguous buffer for a block that is a strided view of the chunk (fresh
-    arrays of a large table's block cost page faults, and the shapes a full write)."""
-
-    def __init__(self) -> None:
-        self.key: tuple[int, tuple[int, ...]] | None = None
-        self.full = self.tmp = np.empty(0)
-
-    def arrays(self, i: int, out: np.ndarray) -> tuple[np.ndarray, bool, np.ndarray]:
-        """``(shapes, built, buffer)`` for block ``out`` of table ``i``: ``built`` when the
-        shapes are the previous block's (the same table and size; else to fill)."""
-        if self.tmp.shape != out.shape or self.tmp.dtype != out.dtype:
-            self.tmp = np.empty(out.shape, out.dtype)
-        built = self.key == (i, out.shape)
-        if not built:
-            self.key, self.full = (i, out.shape), np.empty(out.shape)
-        return self.full, built, self.tmp
-
-
 def _fill_cells(
     gen: np.random.Generator,
     conc: np.ndarray,
     small: np.ndarray | None,
     out: np.ndarray,
     diag: np.ndarray,
-    reuse: tuple[np.ndarray, bool, np.ndarray] | None = None,
 ) -> np.ndarray | None:
     """:func:`fill_block`'s cells in one call, with per-draw shapes ``diag`` (M, nb) for the
-    diagonal cells (numpy checks an array of shapes at every call). ``reuse``, from
-    :meth:`_BlockShapes.arrays`: the array of shapes (already holding this table's
-    off-diagonal shapes if ``built``) and a buffer for a strided ``out``.
+    diagonal cells (numpy checks an array of shapes at every call).
 
     Returns the rows' log maxima (M + 1, nb) on the log-space route (0 in the rows not
     on it), else None.
     """
     dt = out.dtype
     logs = _log_rows(small)
-    full, built, spare = (np.empty(out.shape), False, None) if reuse is None else reuse
-    if not built:
-        full[...] = conc[..., None]
-        if logs is not None:
-            full[logs] += 1.0  # log space: Gamma(a + 1)
+    tmp = out if out.flags.c_contiguous else np.empty(out.shape, dt)
+    full = np.empty(out.shape)
+    full[...] = conc[..., None]
+    if logs is not None:
+        full[logs] += 1.0  # log space: Gamma(a + 1)
     idx = np.arange(len(diag))
-    full[idx, idx] = diag  # the only shapes that change from block to block
-    if out.flags.c_contiguous:
-        tmp = out
-    else:
-        tmp = spare if spare is not None else np.empty(out.shape, dt)
+    full[idx, idx] = diag
     gen.standard_gamma(full, dtype=dt, out=tmp)
     if tmp is not out:
         out[...] = tmp
