@@ -293,6 +293,9 @@ def test_large_m_is_chunked_over_draws_within_the_budget():
 
     counts = np.random.default_rng(3).integers(0, 5, size=(400, 400)).astype(float)
     budget = 48 << 20  # all 2,000 draws would take 2.5 GiB; one random block takes 16 MiB
+    # first, the process's one-time costs (numpy's and the package's first use, about 13 MiB
+    # at M = 400), which max_memory does not bound: it bounds the draws' working memory
+    evaluate(counts, draws=4, max_memory=budget, workers=1, rng=0)
     tracemalloc.start()
     try:
         evaluate(counts, draws=2000, max_memory=budget, workers=1, rng=0)
