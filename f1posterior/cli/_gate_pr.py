@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..gating import GateConfig, GateResult, NonInferiority
-from ..io import is_stdin, output_target
+from ..io import is_stdin
 from ._common import number_type
 
 __all__ = [
@@ -106,6 +106,8 @@ def check_pr_arguments(args: argparse.Namespace) -> None:
         )
     for flag, out in (("--json", args.json_path), ("--save-baseline", args.save_baseline)):
         if out and not is_stdin(out):
+            from ..io import output_target  # here: a gate without these outputs never loads it
+
             output_target(out, flag)  # a device, FIFO or folder: refused before the gate runs
     inputs = [("FILE", args.file), ("--baseline", getattr(args, "baseline", None))]
     for flag, out, against in (("--json", args.json_path, inputs),
