@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
-from .blocks import LOG_SPACE_BELOW, fill_block, fill_mixture_chunk
+from .blocks import LOG_SPACE_BELOW, PER_CELL_MIN_DRAWS, fill_block, fill_mixture_chunk
 from .hierarchical import GridWeights, RecallMixture
 from .priors import DEFAULT_PRIOR, PriorArg, resolve
 from .streams import block_keys, block_stream, block_streams
@@ -24,6 +24,7 @@ __all__ = [
     "sample_posterior",
     "concentrations",
     "block_draws",
+    "short_blocks",
     "iter_cell_chunks",
     "prevalence_floor",
     "RaggedGammas",
@@ -57,6 +58,15 @@ def block_length(per_draw: int) -> int:
 def block_draws(m: int) -> int:
     """Number of draws per random-stream block for ``M = m`` classes (:func:`block_length`)."""
     return block_length(m * (m + 1))
+
+
+def short_blocks(m: int) -> bool:
+    """Whether a table of ``M = m`` classes is drawn in blocks of fewer than
+    ``PER_CELL_MIN_DRAWS`` draws (above about 128 classes), each in one call with an
+    array of shapes: numpy writes that only into a contiguous array, so such a block is
+    drawn in place only as a chunk of its own (the batch engine's chunks are then one
+    block long; a longer chunk's blocks are strided and go through a copy)."""
+    return block_draws(m) < PER_CELL_MIN_DRAWS
 
 
 def concentrations(counts: np.ndarray, alpha: np.ndarray, beta: np.ndarray) -> np.ndarray:
