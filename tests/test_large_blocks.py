@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from f1posterior import evaluate
-from f1posterior._core import blocks
+from f1posterior._core import blocks, sampling
 from f1posterior._core.sampling import block_draws, short_blocks
 from f1posterior.posterior import _batch
 
@@ -101,3 +101,20 @@ def test_mixture_cells_in_place_log_rows_take_a_plus_one():
     np.testing.assert_array_equal(out[:m], want[:m])  # rows not in log space: as drawn
     np.testing.assert_array_equal(top[m], log_row.max(axis=0))
     np.testing.assert_array_equal(out[m], np.exp(log_row - log_row.max(axis=0)))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize(("n", "m", "d"), [(1, 300, 23), (2, 130, 2), (3, 4, 5), (1, 400, 13),
+                                           (1, 130, 127), (2, 150, 1), (1, 100, 300)])  # fmt: skip
+def test_row_sums_equal_the_reduction_bit_for_bit(dtype, n, m, d):
+    """einsum's sums (short chunks) are numpy's reduction's, zeros, subnormals and an
+    infinity among the Gammas; one draw and long chunks take the reduction itself."""
+    rng = np.random.default_rng(n * m + d)
+    shapes = rng.uniform(0.001, 30.0, size=(n, m + 1, m, 1))
+    x = rng.standard_gamma(shapes, size=(n, m + 1, m, d)).astype(dtype)
+    x[0, 0, :3] = 0.0
+    x[0, 1, 1] = np.finfo(dtype).smallest_subnormal
+    x[-1, -1, -1] = np.inf
+    out = np.empty((n, m + 1, d), dtype)
+    assert sampling.row_sums(x, out) is out
+    np.testing.assert_array_equal(out, np.add.reduce(x, axis=-2))
