@@ -30,11 +30,12 @@ from .._core.sampling import (
 from .._core.signals import raise_if_stopped, signals_deferred, stop_processes
 from .._core.streams import block_keys, block_streams
 from .._core.validation import SamplingArgs
-from ._prevalence import PrevalenceDraws
 from ._summary import MetricSummary, summarize_rows
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
+
+    from ._prevalence import PrevalenceDraws
 
 __all__ = ["RunSettings", "Measure", "Engine", "Scratch", "plan", "check_fits", "check_progress"]
 

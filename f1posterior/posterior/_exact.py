@@ -8,15 +8,17 @@ Design notes: docs/design.md#posterior-exact
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from numpy.typing import ArrayLike
 
 from .._core.priors import PriorArg, describe_prior, resolve
 from .._core.results import plain, value_equality
 from .._core.validation import check_choice, check_counts, check_prob, check_ref
 from ._summary import MetricSummary
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "ANY_PRIOR_METRICS",
