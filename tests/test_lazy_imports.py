@@ -30,7 +30,7 @@ LAZY = sorted(
 #: its leading underscore, so that a module made private keeps its place in the list).
 GATE_MODULES = {
     "f1posterior",
-    "_core", "_core.blocks", "_core.describe", "_core.hierarchical",
+    "_core", "_core.blocks", "_core.describe",
     "_core.labelled", "_core.lazy", "_core.limits", "_core.priors", "_core.results",
     "_core.sampling", "_core.signals", "_core.streams", "_core.text", "_core.validation",
     "_core.version",

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from .._core.describe import describe
-from .._core.hierarchical import GridWeights, RecallMixture
 from .._core.sampling import (
     LOG_SPACE_BELOW,
     block_draws,
@@ -35,6 +34,7 @@ from ._summary import MetricSummary, summarize_rows
 if TYPE_CHECKING:
     from concurrent.futures import Executor
 
+    from .._core.hierarchical import GridWeights, RecallMixture
     from ._prevalence import PrevalenceDraws
 
 __all__ = ["RunSettings", "Measure", "Engine", "Scratch", "plan", "check_fits", "check_progress"]
