@@ -86,3 +86,32 @@ def test_exact_path_is_the_only_one_that_loads_scipy(tmp_path):
         tmp_path,
     )
     assert out == {"rc": 0, "heavy": ["scipy"]}
+
+
+COLLECTOR_PROBE = (
+    "import contextlib, gc, io\n"
+    "sys.argv[0] = sys.argv[1]  # the f1posterior command, or another program\n"
+    "import f1posterior\n"
+    "at_import = gc.isenabled()\n"
+    "import f1posterior.cli._gate as command\n"
+    "gate, during = command.gate, []\n"
+    "def spy(*args, **kwargs):\n"
+    "    during.append(gc.isenabled())\n"
+    "    return gate(*args, **kwargs)\n"
+    "command.gate = spy\n"
+    "from f1posterior.cli import main\n"
+    "with contextlib.redirect_stdout(io.StringIO()):\n"
+    "    rc = main(['gate', 'm.json', '--metric', 'micro_f1', '--min', '0.5'])\n"
+    "print(json.dumps({'rc': rc, 'import': at_import, 'run': during,\n"
+    "                  'frozen': gc.get_freeze_count() > 0, 'after': gc.isenabled()}))\n"
+)
+
+
+def test_the_command_holds_the_collector_back_only_while_it_starts(tmp_path):
+    """In the ``f1posterior`` command the cyclic collector is off from the package's import
+    until the command runs, on while it runs, and what is left is frozen before the process
+    exits; in any other program (the negative control) the collector is left alone."""
+    out = _imported(COLLECTOR_PROBE, tmp_path, "f1posterior")
+    assert out == {"rc": 0, "import": False, "run": [True], "frozen": True, "after": True}
+    out = _imported(COLLECTOR_PROBE, tmp_path, "python")
+    assert out == {"rc": 0, "import": True, "run": [True], "frozen": False, "after": True}
