@@ -139,7 +139,7 @@ def guard_startup() -> None:
     """In the command only: exit quietly on SIGINT/SIGTERM until ``main`` takes over, and
     hold the cyclic garbage collector back until then (:func:`end_startup`): start-up makes
     modules, classes and functions that live as long as the process, and the collector's
-    passes over them (a tenth of a one-matrix gate's run) would find nothing to free."""
+    passes over them would find nothing to free."""
     if is_command():
         install(exit_on_signal)
         gc.disable()

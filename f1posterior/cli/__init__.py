@@ -169,8 +169,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.unraisablehook = hook
         if is_command():  # the process is about to exit: a late signal exits at once
             install(exit_on_signal)
-            # what is left is freed with the process: the collector's passes at exit need
-            # not trace it (they were a fifth of a one-matrix gate's run)
+            # what is left is freed with the process: the interpreter's exit need not
+            # trace it once more (docs/ci-gate.md, start-up)
             gc.freeze()
             if interrupt_seen():
                 # stopped: exit now, not through the interpreter's teardown, during which
