@@ -89,7 +89,7 @@ class CheckSpec:
 
 
 @value_equality
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class GateConfig:
     """A parsed gate configuration.
 

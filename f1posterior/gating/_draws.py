@@ -28,7 +28,7 @@ NOISE_SIGMAS = 3.0
 SETTLE_SIGMAS = 4.0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # arrays: no == by fields
 class Settings:
     """Everything a round of the gate needs, validated: inputs, prior, probabilities, names."""
 
@@ -88,7 +88,7 @@ class Settings:
             object.__setattr__(self, k, v)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # arrays: no == by fields
 class Evidence:
     """One check's evidence from one round, flat over its items (C order).
 

@@ -57,7 +57,7 @@ MetricSpec = str | Callable[[np.ndarray], Any]
 
 
 @value_equality
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Evaluation(Mapping[str, MetricSummary]):
     """Result of :func:`evaluate`: a mapping from metric name to :class:`MetricSummary`.
 

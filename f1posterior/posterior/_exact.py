@@ -103,7 +103,7 @@ def is_aligned(alpha: np.ndarray, beta: np.ndarray) -> bool:
 
 
 @value_equality
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class BetaPosterior:
     """Posterior of a metric ``X = g(B)``, ``B ~ Beta(a, b)``, ``g`` increasing.
 

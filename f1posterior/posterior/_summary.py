@@ -186,7 +186,7 @@ Value = Any  # float for one matrix, ndarray of the batch shape otherwise
 
 
 @value_equality
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class MetricSummary:
     """Posterior summary of one metric (for one matrix or a batch).
 
