@@ -23,6 +23,7 @@ from .._core.signals import (
     end_startup,
     exit_now,
     exit_on_signal,
+    exit_with,
     install,
     is_command,
     restore,
@@ -164,6 +165,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     status = 2
     try:
         status = _run(argv)
+        exit_with(status)  # the command may end without the interpreter's teardown
         return status
     finally:
         sys.unraisablehook = hook
