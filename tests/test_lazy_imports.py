@@ -42,7 +42,7 @@ GATE_MODULES = {
     "metrics", "metrics.agreement", "metrics.divide", "metrics.multiclass",
     "metrics.multilabel", "metrics.rates", "metrics.registry", "metrics.sums",
     "posterior", "posterior.assemble", "posterior.batch", "posterior.chance",
-    "posterior.evaluation", "posterior.exact", "posterior.summary",
+    "posterior.closed_forms", "posterior.evaluation", "posterior.summary",
 }  # fmt: skip
 
 #: Standard-library modules the gate must not load: worker processes, archives (``shutil``

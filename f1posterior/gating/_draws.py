@@ -194,14 +194,14 @@ def evidence(
                 dict.fromkeys(((n, t) for n in names), _evaluate(s.counts, names, s, ref=t, **kw))
             )
     else:
-        from ..posterior import has_exact, is_aligned, scipy_available
+        from .. import posterior  # (its closed forms are loaded only under an aligned prior)
 
         prior = resolve(s.alpha, s.beta, s.counts)
-        closed = prior.mixture is None and is_aligned(prior.alpha, prior.beta)
-        closed = closed and scipy_available() and s.clusters is None
+        closed = prior.mixture is None and posterior.is_aligned(prior.alpha, prior.beta)
+        closed = closed and posterior.scipy_available() and s.clusters is None
         m = s.counts.shape[-1]
         names = list(dict.fromkeys(c.metric for c in floors))
-        free = [n for n in names if closed and has_exact(n, m) and n not in drawn]
+        free = [n for n in names if closed and posterior.has_exact(n, m) and n not in drawn]
         drawn += [n for n in names if n not in free]
         if free:
             ev.update(dict.fromkeys(free, _evaluate(s.counts, free, s, **kw)))
