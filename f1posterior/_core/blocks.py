@@ -4,9 +4,12 @@ or the hierarchical prior's mixture (the stream's order is documented in
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from .hierarchical import ExtraGammas, GridWeights, mixture_shapes, shrink_diagonal
+if TYPE_CHECKING:
+    from .hierarchical import ExtraGammas, GridWeights
 
 __all__ = ["LOG_SPACE_BELOW", "fill_block", "fill_mixture_chunk"]
 
@@ -129,6 +132,8 @@ def fill_mixture_chunk(
     and the choices made for the whole chunk at once; so is the extra Gammas'
     correction (:func:`f1posterior._core.hierarchical.shrink_diagonal`).
     """
+    from .hierarchical import mixture_shapes, shrink_diagonal  # the mixture's only
+
     n, m1, m, d = buf.shape
     u = np.empty((n, m1, d))
     for gen, (i, a, b) in zip(gens, spans, strict=True):

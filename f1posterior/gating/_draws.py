@@ -16,7 +16,7 @@ from .._core.priors import resolve
 from .._core.streams import child_seed
 from .._core.validation import check_counts, check_positive, check_prob
 from ..metrics import METRICS, PER_CLASS_METRICS, PER_LABEL_METRICS
-from ..posterior import Evaluation, MetricSummary, check_tables, evaluate, label_posterior
+from ..posterior import Evaluation, MetricSummary, evaluate
 from ..posterior import hdi as sample_hdi
 from ._checks import Floor, GateCheck, JointFloor, NonInferiority, SliceFloor
 from ._verdicts import Check
@@ -28,7 +28,7 @@ NOISE_SIGMAS = 3.0
 SETTLE_SIGMAS = 4.0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # arrays: no == by fields
 class Settings:
     """Everything a round of the gate needs, validated: inputs, prior, probabilities, names."""
 
@@ -48,7 +48,9 @@ class Settings:
     def __post_init__(self) -> None:
         """Validate the inputs and settings (arrays as float, labels as text)."""
         ml = self.multilabel
-        read = check_tables if ml else check_counts
+        read: Any = check_counts
+        if ml:  # here: a single-label gate never loads the multi-label posterior
+            from ..posterior import check_tables as read
         c = read(self.counts, "tables" if ml else "counts")
         base = None if self.baseline is None else read(self.baseline, "baseline")
         core = 3 if ml else 2  # trailing axes of one input: (L, 2, 2) or (M, M)
@@ -86,7 +88,7 @@ class Settings:
             object.__setattr__(self, k, v)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # arrays: no == by fields
 class Evidence:
     """One check's evidence from one round, flat over its items (C order).
 
@@ -192,14 +194,14 @@ def evidence(
                 dict.fromkeys(((n, t) for n in names), _evaluate(s.counts, names, s, ref=t, **kw))
             )
     else:
-        from ..posterior import has_exact, is_aligned, scipy_available
+        from .. import posterior  # (its closed forms are loaded only under an aligned prior)
 
         prior = resolve(s.alpha, s.beta, s.counts)
-        closed = prior.mixture is None and is_aligned(prior.alpha, prior.beta)
-        closed = closed and scipy_available() and s.clusters is None
+        closed = prior.mixture is None and posterior.is_aligned(prior.alpha, prior.beta)
+        closed = closed and posterior.scipy_available() and s.clusters is None
         m = s.counts.shape[-1]
         names = list(dict.fromkeys(c.metric for c in floors))
-        free = [n for n in names if closed and has_exact(n, m) and n not in drawn]
+        free = [n for n in names if closed and posterior.has_exact(n, m) and n not in drawn]
         drawn += [n for n in names if n not in free]
         if free:
             ev.update(dict.fromkeys(free, _evaluate(s.counts, free, s, **kw)))
@@ -228,14 +230,12 @@ def evidence(
 
 def _floor(c: Floor, e: Evaluation, s: Settings, draws: int) -> Evidence:
     sm = e[c.metric]
-    if sm.exact:
-        a = resolve(s.alpha, s.beta, s.counts).alpha
-        if s.multilabel:
-            post: Any = label_posterior(a + s.counts, c.metric)
-        else:
-            from ..posterior import posterior_from_concentration
+    if sm.exact:  # the closed forms (scipy's route): loaded here, never by a sampled gate
+        from ..posterior import label_posterior, posterior_from_concentration
 
-            post = posterior_from_concentration(a + s.counts, c.metric)
+        a = resolve(s.alpha, s.beta, s.counts).alpha
+        closed_form = label_posterior if s.multilabel else posterior_from_concentration
+        post: Any = closed_form(a + s.counts, c.metric)
         hits, n = np.asarray(post.sf(c.threshold), dtype=float), 0
     elif s.multilabel:  # the draws >= T, recovered exactly from p_below = count(< T) / draws
         hits, n = draws - np.rint(np.asarray(sm.p_below) * draws), draws

@@ -6,10 +6,9 @@ Design notes: docs/design.md#gating-gate
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from numpy.typing import ArrayLike
 
 from .._core.describe import describe
 from .._core.labelled import labelled_counts
@@ -19,6 +18,9 @@ from .._core.validation import SeedLike, check_draws, check_rng
 from ._checks import GateCheck, check_checks
 from ._draws import Settings, cluster_prior_text, evidence, judge, noisy
 from ._verdicts import Check, GateResult
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["DEFAULT_MAX_DRAWS", "MIN_DRAWS", "gate", "gate_multilabel", "assert_gate"]
 

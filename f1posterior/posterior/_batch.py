@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from .._core.describe import describe
-from .._core.hierarchical import GridWeights, RecallMixture
 from .._core.sampling import (
     LOG_SPACE_BELOW,
     block_draws,
@@ -30,11 +29,13 @@ from .._core.sampling import (
 from .._core.signals import raise_if_stopped, signals_deferred, stop_processes
 from .._core.streams import block_keys, block_streams
 from .._core.validation import SamplingArgs
-from ._prevalence import PrevalenceDraws
 from ._summary import MetricSummary, summarize_rows
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
+
+    from .._core.hierarchical import GridWeights, RecallMixture
+    from ._prevalence import PrevalenceDraws
 
 __all__ = ["RunSettings", "Measure", "Engine", "Scratch", "plan", "check_fits", "check_progress"]
 
