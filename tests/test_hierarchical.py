@@ -493,16 +493,17 @@ def test_off_diagonal_sums_gathered_or_reduced_are_the_same_bits(monkeypatch):
 
 
 @pytest.mark.parametrize("few", [0, 32, 10**9])  # bisection, mixed, one search each
-def test_grid_points_are_numpys_searchsorted(few, monkeypatch):
+@pytest.mark.parametrize("tables", [40, 3])  # 3 tables, FEW = 32: one search per table
+def test_grid_points_are_numpys_searchsorted(few, tables, monkeypatch):
     import f1posterior._core.hierarchical as hier
 
     monkeypatch.setattr(hier, "FEW", few)
     rng = np.random.default_rng(0)
-    c = rng.integers(0, 30, size=(40, 6, 6)) + np.eye(6, dtype=int) * rng.integers(
-        0, 90, (40, 1, 1)
+    c = rng.integers(0, 30, size=(tables, 6, 6)) + np.eye(6, dtype=int) * rng.integers(
+        0, 90, (tables, 1, 1)
     )
     w = grid_weights(c)
-    u = rng.random((40, 3_000))
+    u = rng.random((tables, 3_000))
     u[:, :3] = [0.0, np.nextafter(1.0, 0.0), 0.5]  # the ends, and a power of two
-    want = np.array([np.searchsorted(w.cdf[i], u[i], side="right") for i in range(40)])
+    want = np.array([np.searchsorted(w.cdf[i], u[i], side="right") for i in range(tables)])
     np.testing.assert_array_equal(hier.grid_points(u, w.cdf, w.guide), want)

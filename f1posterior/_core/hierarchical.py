@@ -255,10 +255,11 @@ def grid_points(u: np.ndarray, cdf: np.ndarray, guide: np.ndarray) -> np.ndarray
     """``searchsorted(cdf[i], u[i, j], side="right")`` for every table ``i``, (n, d).
 
     ``u`` (n, d) uniforms, ``cdf`` (n, G), ``guide`` (n, GUIDE). Starts at the guide
-    table's bucket of each ``u`` and steps up once where ``cdf[g] <= u``; the few left
-    (a bucket holding several points) finish by ``searchsorted`` one at a time, or, when
-    there are more than ``FEW``, by bisection, never past the last point
-    (``cdf[-1] = 1 > u``). Flat indices throughout (``np.take`` is the fast gather).
+    table's bucket of each ``u`` and steps up once or twice where ``cdf[g] <= u``; the
+    few left (a bucket holding several points) finish by ``searchsorted``: one at a time
+    if at most ``FEW``, else one call per table if in at most ``FEW`` tables, else by
+    bisection, never past the last point (``cdf[-1] = 1 > u``). Flat indices throughout
+    (``np.take`` is the fast gather).
     """
     n, d = u.shape
     flat_u, flat_cdf = u.ravel(), cdf.ravel()
@@ -275,7 +276,8 @@ def grid_points(u: np.ndarray, cdf: np.ndarray, guide: np.ndarray) -> np.ndarray
         for t in todo.tolist():
             i = t // d
             f[t] = i * GRID_SIZE + cdf[i].searchsorted(flat_u[t], side="right")
-    elif todo.size:  # cdf[lo] <= u < cdf[hi]
+    elif todo.size and not _searched_by_table(todo, d, f, flat_u, cdf):  # bisection
+        # cdf[lo] <= u < cdf[hi]
         lo, hi, x = f[todo], (todo // d) * GRID_SIZE + (GRID_SIZE - 1), flat_u[todo]
         while True:
             wide = hi - lo > 1
@@ -288,6 +290,24 @@ def grid_points(u: np.ndarray, cdf: np.ndarray, guide: np.ndarray) -> np.ndarray
         f[todo] = hi
     f2 -= rows
     return f2
+
+
+def _searched_by_table(
+    todo: np.ndarray, d: int, f: np.ndarray, flat_u: np.ndarray, cdf: np.ndarray
+) -> bool:
+    """:func:`grid_points`' last uniforms ``todo`` (flat, ascending) by one ``searchsorted``
+    of each table's uniforms, if they are in at most ``FEW`` tables (else False: nothing
+    done). Most are the grid's tails (``u`` below the first bucket's end or above the
+    last's start), where a bucket holds many points."""
+    table = todo // d
+    cuts = np.flatnonzero(table[1:] != table[:-1]) + 1
+    if cuts.size >= FEW:
+        return False
+    edges = [0, *cuts.tolist(), todo.size]
+    for s, e, i in zip(edges[:-1], edges[1:], table[edges[:-1]].tolist(), strict=True):
+        at = todo[s:e]
+        f[at] = cdf[i].searchsorted(flat_u[at], side="right") + i * GRID_SIZE
+    return True
 
 
 @dataclass
