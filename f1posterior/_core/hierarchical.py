@@ -213,17 +213,50 @@ def grid_weights(counts: np.ndarray) -> GridWeights:
 def weights_from_rows(
     hits: np.ndarray, rows: np.ndarray, lgamma: LogGamma | None = None
 ) -> GridWeights:
-    """:func:`grid_weights` from each row's hits ``c_jj`` and size ``n_j``, ``(..., M)``."""
-    z = _log_ratio(hits, rows, lgamma) + _LOG_ODDS  # log odds of pooled vs own, (..., G, M)
-    row_log = np.logaddexp(0.0, z)  # log((0.1 + 0.9 BB_pooled / BB_own) / 0.1)
-    pooled = np.exp(z - row_log)
+    """:func:`grid_weights` from each row's hits ``c_jj`` and size ``n_j``, ``(..., M)``.
+
+    A row's terms depend on its ``(c_jj, n_j)`` alone: where at most half of a batch's
+    rows are distinct pairs, each pair's are computed once and gathered (the same
+    values, bit for bit)."""
+    distinct = _distinct_rows(hits, rows)
+    if distinct is None:
+        row_log, pooled = _row_terms(hits, rows, lgamma)  # (..., G, M)
+        by_row = np.ascontiguousarray(np.swapaxes(pooled, -1, -2))
+    else:
+        first, inverse = distinct
+        row_log_u, pooled_u = _row_terms(hits.ravel()[first], rows.ravel()[first], lgamma)
+        at = inverse.reshape(hits.shape)[..., None, :] + np.arange(GRID_SIZE)[:, None] * first.size
+        row_log = np.take(row_log_u.ravel(), at)  # (..., G, M), C order as the direct route
+        by_row = np.take(pooled_u.T, inverse.reshape(hits.shape), axis=0)  # (..., M, G)
     logw = row_log.sum(axis=-1) + _LOG_PRIOR
     w = np.exp(logw - logw.max(axis=-1, keepdims=True))
     cdf = np.cumsum(w, axis=-1)
     cdf /= cdf[..., -1:]
     cdf[..., -1] = 1.0
-    by_row = np.ascontiguousarray(np.swapaxes(pooled, -1, -2))
     return GridWeights(cdf, by_row, _guide(cdf))
+
+
+def _row_terms(
+    hits: np.ndarray, rows: np.ndarray, lgamma: LogGamma | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's ``log((0.1 + 0.9 BB_pooled / BB_own) / 0.1)`` and probability of the
+    pooled component, given each grid point, ``(..., G, M)`` each."""
+    z = _log_ratio(hits, rows, lgamma) + _LOG_ODDS  # log odds of pooled vs own
+    row_log = np.logaddexp(0.0, z)
+    return row_log, np.exp(z - row_log)
+
+
+def _distinct_rows(hits: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The first flat index of each distinct ``(hits, rows)`` pair and each row's pair,
+    if at most half of the rows are distinct (else None)."""
+    if hits.size < 8:
+        return None
+    _, first, inverse = np.unique(
+        (hits + 1j * rows).ravel(), return_index=True, return_inverse=True
+    )
+    if 2 * first.size > hits.size:
+        return None
+    return first, inverse
 
 
 @dataclass(frozen=True)
