@@ -300,8 +300,8 @@ def grid_points(u: np.ndarray, cdf: np.ndarray, guide: np.ndarray) -> np.ndarray
     """``searchsorted(cdf[i], u[i, j], side="right")`` for every table ``i``, (n, d).
 
     ``u`` (n, d) uniforms, ``cdf`` (n, G), ``guide`` (n, GUIDE). Starts at the guide
-    table's bucket of each ``u`` and steps up once or twice where ``cdf[g] <= u``; the
-    few left (a bucket holding several points) finish by ``searchsorted``: one at a time
+    table's bucket of each ``u`` and steps up once where ``cdf[g] <= u``; the few left
+    (a bucket holding several points) finish by ``searchsorted``: one at a time
     if at most ``FEW``, else one call per table if in at most ``FEW`` tables, else by
     bisection, never past the last point (``cdf[-1] = 1 > u``). Flat indices throughout
     (``np.take`` is the fast gather).
