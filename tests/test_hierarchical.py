@@ -529,3 +529,25 @@ def test_grid_weights_of_a_batch_are_each_tables_own_bits(lgamma):
         np.testing.assert_array_equal(one.guide, batch.guide[i])
     # negative control: the tables' weights differ from one another
     assert not np.array_equal(batch.cdf[0], batch.cdf[1])
+
+
+def test_grid_weights_of_repeated_rows_are_the_direct_routes_bits(monkeypatch):
+    # one sparse table whose rows are all alike, and a 2-D batch: each distinct row's
+    # terms computed once, then gathered, against every row computed directly
+    import f1posterior._core.hierarchical as hier
+
+    sparse = np.diag(np.full(10, 90))
+    sparse[np.arange(10), (np.arange(10) + 1) % 10] = 10
+    rng = np.random.default_rng(1)
+    batch = rng.integers(0, 3, size=(3, 4, 6, 6)) + np.eye(6, dtype=int) * 4
+    for c in (sparse, batch):
+        hits = np.diagonal(c, axis1=-2, axis2=-1).astype(float)
+        assert hier._distinct_rows(hits, c.sum(axis=-1).astype(float)) is not None
+        shared = grid_weights(c)
+        with monkeypatch.context() as mp:
+            mp.setattr(hier, "_distinct_rows", lambda hits, rows: None)
+            direct = grid_weights(c)
+        for field in ("cdf", "by_row", "guide"):
+            got, want = getattr(shared, field), getattr(direct, field)
+            assert got.shape == want.shape
+            np.testing.assert_array_equal(got, want)
