@@ -428,8 +428,9 @@ def mixture_shapes(
     g = grid_points(u[:, 0], w.cdf, w.guide)
     at = (np.arange(n * m) * GRID_SIZE).reshape(n, m, 1) + g[:, None, :]
     use = u[:, 1:] < np.take(w.by_row.ravel(), at)
-    shapes = use * np.take(GRID_SHIFT, g)[:, None, :]
-    shapes += diag[:, :, None]
+    # diag + GRID_SHIFT[g] where the row is pooled, diag where it is its own
+    shapes = np.take((diag[:, :, None] + GRID_SHIFT).ravel(), at)
+    np.copyto(shapes, diag[:, :, None], where=~use)
     low = g < _N_LOW
     if not low.any():
         return shapes, None
@@ -437,8 +438,7 @@ def mixture_shapes(
     flat = np.flatnonzero(use)  # C order of (table, row, draw)
     if not flat.size:
         return shapes, None
-    full = np.take(GRID_EXTRA, g)[:, None, :] + off[:, :, None]  # (n, M, d)
-    shape = np.take(full.reshape(-1), flat)
+    shape = np.take((off[:, :, None] + GRID_EXTRA).ravel(), np.take(at.reshape(-1), flat))
     bounds = np.searchsorted(flat, np.arange(n + 1) * (m * d))
     value = np.zeros(flat.size, dtype=dtype)
     return shapes, ExtraGammas(flat, m, d, shape, value, bounds)
