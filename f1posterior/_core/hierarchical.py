@@ -311,7 +311,7 @@ def grid_points(u: np.ndarray, cdf: np.ndarray, guide: np.ndarray) -> np.ndarray
     rows = (np.arange(n) * GRID_SIZE)[:, None]
     bucket = (u * GUIDE).astype(np.intp)
     bucket += (np.arange(n) * GUIDE)[:, None]
-    f2 = np.take(guide.ravel(), bucket)
+    f2 = np.take(guide.ravel().astype(np.intp), bucket)  # flat indices: no casts below
     f2 += rows
     f = f2.reshape(-1)
     todo = np.flatnonzero(np.take(flat_cdf, f) <= flat_u)
