@@ -5,8 +5,7 @@ prior (``"hierarchical"``), and the previous default (``"adaptive"``) interleave
 with it on the same tables. For each case the floor is numpy's own cost of the same Gamma variates
 with the same concentrations (the faster of one broadcasting
 ``standard_gamma`` call and one scalar-shape call per cell, into one reused
-array); under the default prior, the mixture's floor too (numpy's cost of every
-variate its exact sampler needs: :func:`mixture_floor_fn`); ``evaluate`` and ``sample_posterior`` are timed in the same process,
+array); ``evaluate`` and ``sample_posterior`` are timed in the same process,
 interleaved with the floor, and each figure is the minimum over ``--repeat``
 rounds. Both wall time and the process's CPU time are recorded: on a shared
 machine the CPU time of a single thread is the steadier of the two, and the
@@ -14,6 +13,9 @@ ratios below use it. Then: two workers (threads, and forked processes, which
 the engine uses for large batches) against one (wall time, CPU time, context
 switches), the public ``hdi`` against a full-sort HDI, and the
 summaries' selection against the alternatives measured for it.
+
+Under the default prior each engine case also has the mixture's floor: numpy's cost
+of every variate its exact sampler needs (:func:`mixture_floor_fn`).
 
 Run from the repository root::
 
