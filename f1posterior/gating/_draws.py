@@ -421,23 +421,32 @@ def noise(prob: float, required: float, n: int) -> tuple[float, bool, int | None
 
 
 def noisy(
-    hits: np.ndarray, n: np.ndarray | int, required: float, fail_at: np.ndarray | None = None
+    hits: np.ndarray,
+    n: np.ndarray | int,
+    required: float,
+    fail_at: np.ndarray | None = None,
+    *,
+    joint: bool = False,
 ) -> np.ndarray:
     """Sampled probabilities ``hits / n`` within NOISE_SIGMAS standard errors of the bounds.
 
     The bounds are ``required`` (PASS) and ``1 - fail_at`` (FAIL; ``fail_at``
-    defaults to ``required``, and a NaN has no FAIL bound). A joint floor's
-    ``hits`` ``(items, 1 + K)``, ``fail_at`` ``(items,)``, are within noise when
-    the first column is near ``required`` or a part's near ``1 - fail_at``. The
+    defaults to ``required``, and a NaN has no FAIL bound). With ``joint``, the
+    rows of joint floors: ``hits`` ``(items, 1 + K)``, ``fail_at`` ``(items,)``,
+    within noise when the first column is near ``required`` or a part's near
+    ``1 - fail_at``; otherwise elementwise, whatever the shape. The
     standard error is binomial, with ``(k + 1/2) / (n + 1)`` near 0 and 1.
     """
     h = np.asarray(hits, dtype=float)
     low = 1.0 - np.asarray(required if fail_at is None else fail_at, dtype=float)
-    two = h.ndim == 2 and low.ndim == 1 and len(low) == len(h)  # a joint floor's
-    k = np.asarray(n)[..., None] if two and np.ndim(n) else np.asarray(n)
+    if joint and not (h.ndim == 2 and low.shape == (len(h),)):
+        raise ValueError(
+            f"joint rows need hits (items, 1 + K) and fail_at (items,); got {h.shape}, {low.shape}"
+        )
+    k = np.asarray(n)[..., None] if joint and np.ndim(n) else np.asarray(n)
     pr, pc = h / k, (h + 0.5) / (k + 1)
     se = NOISE_SIGMAS * np.sqrt(pc * (1.0 - pc) / k)
-    if two:
+    if joint:
         parts = np.abs(pr[:, 1:] - low[..., None]) <= se[:, 1:]  # NaN (left out): False
         return np.asarray(np.abs(pr[:, 0] - required) <= se[:, 0]) | parts.any(axis=1)
     return np.asarray(np.fmin(np.abs(pr - required), np.abs(pr - low)) <= se)  # fmin: NaN
@@ -507,8 +516,10 @@ def judge(
     within, near, none = False, [(pr, p), (pr, 1.0 - f)], ""
     if not exact:
         se = noise(pr, p, n)[0]
-        within = not reason and bool(noisy(h[None] if h.ndim else h, n, p, np.asarray([f])).any())
-    if h.ndim:  # a joint floor: FAILs only when one of its parts does (its own P is biased)
+        bar = np.asarray([f])
+        joint = e.parts is not None
+        within = not reason and bool(noisy(h[None] if joint else h, n, p, bar, joint=joint).any())
+    if e.parts is not None:  # a joint floor: FAILs only when a part does (its own P is biased)
         from ._joint import failed_parts
 
         clear = ~noisy(h[1:], n, 1.0 - f, np.full(h.size - 1, np.nan))  # no FAIL within noise

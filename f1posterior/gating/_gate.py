@@ -295,7 +295,7 @@ def _run(
     active = [
         np.zeros(len(e.items), bool)
         if e.draws == 0
-        else noisy(e.hits, e.draws, s.prob, e.fail_at)
+        else noisy(e.hits, e.draws, s.prob, e.fail_at, joint=e.parts is not None)
         & np.array([not r for r in (e.skip or [""] * len(e.items))])
         for e in evs
     ]
@@ -310,7 +310,8 @@ def _run(
             a = active[k]
             hits[k][a] += e.hits[a]
             totals[k][a] = total
-            active[k] = a & noisy(hits[k], totals[k], s.prob, evs[k].fail_at)
+            joint = evs[k].parts is not None
+            active[k] = a & noisy(hits[k], totals[k], s.prob, evs[k].fail_at, joint=joint)
     out: list[Check] = []
     for k, (c, e) in enumerate(zip(checks, evs, strict=True)):
         for i in range(len(e.items)):  # a joint row (fail_at NaN) FAILs with the rows before it
