@@ -14,6 +14,9 @@ the engine uses for large batches) against one (wall time, CPU time, context
 switches), the public ``hdi`` against a full-sort HDI, and the
 summaries' selection against the alternatives measured for it.
 
+Under the default prior each engine case also has the mixture's floor: numpy's cost
+of every variate its exact sampler needs (:func:`mixture_floor_fn`).
+
 Run from the repository root::
 
     python benchmarks/bench_engine.py            # about 3 minutes on an idle machine
@@ -41,6 +44,7 @@ import numpy as np
 from _common import machine
 
 from f1posterior import evaluate, hdi, sample_posterior
+from f1posterior._core import hierarchical as hier
 from f1posterior._core.priors import resolve
 from f1posterior._core.sampling import concentrations
 from f1posterior.posterior import _batch as batch
@@ -107,6 +111,9 @@ def sparse_case(name: str, c: np.ndarray, draws: int, rounds: int) -> dict[str, 
     prior's own floor (numpy's Gamma variates for its concentrations), interleaved."""
     fns = {"floor_default": floor_fns(c, draws)["floor_per_cell"],
            "floor_paper": floor_fns(c, draws, "paper")["floor_per_cell"]}  # fmt: skip
+    own = mixture_floor_fn(c, draws)
+    if own is not None:
+        fns["floor_mixture"] = own
     for prior in ("hierarchical", "paper", "adaptive"):
         fns[f"evaluate_{prior}"] = lambda p=prior: evaluate(
             c, draws=draws, rng=0, workers=1, metrics=METRICS, alpha=p, beta=p
@@ -122,6 +129,8 @@ def sparse_case(name: str, c: np.ndarray, draws: int, rounds: int) -> dict[str, 
         "adaptive_vs_paper": cpu["evaluate_adaptive"] / cpu["evaluate_paper"],
         "floor_default_vs_paper": cpu["floor_default"] / cpu["floor_paper"],
         "default_vs_its_floor": cpu["evaluate_hierarchical"] / cpu["floor_default"],
+        "default_vs_mixture_floor": cpu["evaluate_hierarchical"]
+        / cpu.get("floor_mixture", math.nan),
     }
 
 
@@ -157,6 +166,71 @@ def floor_fns(
     return {"floor_broadcast": broadcast, "floor_per_cell": per_cell}
 
 
+def mixture_variates(
+    c: np.ndarray, draws: int, seed: int = 2
+) -> tuple[list[list[float]], list[np.ndarray]] | None:
+    """The random variates the default prior's exact sampler needs for tables ``c``, as
+    numpy calls (None: the prior is one Dirichlet here, no mixture).
+
+    Per table: ``(M + 1) draws`` uniforms (the grid point, then each row's component),
+    one scalar-shape Gamma call per cell off the diagonal (the prevalences included),
+    and the diagonal cells' per-draw shapes with the extra Gammas' shapes in one
+    array-shape call. The shapes are those of one draw of the mixture, chosen here with
+    numpy from the posterior grid weights (its own uniforms, not the engine's stream):
+    grid point ``g`` by inverse CDF, row ``j`` pooled with probability ``by_row[j, g]``;
+    pooled adds ``GRID_SHIFT[g]`` to the diagonal shape, and below a centre of 1/2 needs
+    an extra Gamma of shape ``GRID_EXTRA[g]`` plus the row's off-diagonal
+    concentrations. Returns, per table, the scalar shapes and the array of shapes.
+    """
+    c = np.asarray(c, dtype=float)
+    m = c.shape[-1]
+    r = resolve("hierarchical", "hierarchical", c)
+    if r.mixture is None:
+        return None
+    conc = concentrations(c, r.alpha, r.beta).reshape((-1, m + 1, m))
+    w = r.mixture.flat().weights()
+    gen = np.random.default_rng(seed)
+    idx = np.arange(m)
+    n_low = int(np.count_nonzero(hier.GRID_M < 0.5))
+    scalars, arrays = [], []
+    for i in range(len(conc)):
+        g = np.searchsorted(w.cdf[i], gen.random(draws), side="right")
+        pooled = gen.random((m, draws)) < w.by_row[i][:, g]
+        diag = conc[i, idx, idx][:, None] + pooled * hier.GRID_SHIFT[g]
+        off = conc[i, :m].sum(axis=-1) - conc[i, idx, idx]
+        extra = (hier.GRID_EXTRA[g] + off[:, None])[pooled & (g < n_low)]
+        arrays.append(np.concatenate([diag.ravel(), extra]))
+        cells = ~np.eye(m + 1, m, dtype=bool)
+        scalars.append(conc[i][cells].tolist())
+    return scalars, arrays
+
+
+def mixture_floor_fn(c: np.ndarray, draws: int) -> Callable[[], Any] | None:
+    """numpy's cost of exactly the variates :func:`mixture_variates` lists, a table at a
+    time into reused buffers: the uniforms in one call, each cell off the diagonal in
+    one scalar-shape call, the per-draw shapes in one array-shape call (None: no
+    mixture)."""
+    variates = mixture_variates(c, draws)
+    if variates is None:
+        return None
+    scalars, arrays = variates
+    m = np.shape(c)[-1]
+    gen = np.random.default_rng(1)
+    uniforms = np.empty((m + 1) * draws)
+    vec = np.empty(draws)
+    out = np.empty(max(len(a) for a in arrays))
+
+    def own_floor() -> None:
+        g = gen.standard_gamma
+        for cells, shapes in zip(scalars, arrays, strict=True):
+            gen.random(out=uniforms)
+            for v in cells:
+                g(v, None, np.float64, vec)
+            g(shapes, None, np.float64, out[: len(shapes)])
+
+    return own_floor
+
+
 def engine_case(name: str, c: np.ndarray, draws: int, rounds: int) -> dict[str, Any]:
     fns = floor_fns(c, draws)
     old = {"alpha": "adaptive", "beta": "adaptive"}  # the previous default, same tables
@@ -170,6 +244,9 @@ def engine_case(name: str, c: np.ndarray, draws: int, rounds: int) -> dict[str, 
         ),
         "sample_posterior_adaptive": lambda: sample_posterior(c, draws=draws, rng=0, **old),
     }
+    own = mixture_floor_fn(c, draws)
+    if own is not None:
+        fns["floor_mixture"] = own
     evaluate(c[..., :1, :, :] if c.ndim == 3 else c, draws=draws, rng=0, workers=1)  # warm
     t = interleaved(fns, rounds)
     t.update(alternating(new, previous, rounds))
@@ -179,6 +256,12 @@ def engine_case(name: str, c: np.ndarray, draws: int, rounds: int) -> dict[str, 
         row[f"floor_{clock_}"] = floor
         row[f"evaluate_ratio_{clock_[:-2]}"] = t["evaluate"][clock_] / floor
         row[f"sample_ratio_{clock_[:-2]}"] = t["sample_posterior"][clock_] / floor
+    if own is not None:  # the mixture's own floor: every variate its exact sampler needs
+        for clock_ in ("wall_s", "cpu_s"):
+            mix = t["floor_mixture"][clock_]
+            row[f"evaluate_vs_mixture_floor_{clock_[:-2]}"] = t["evaluate"][clock_] / mix
+            row[f"sample_vs_mixture_floor_{clock_[:-2]}"] = t["sample_posterior"][clock_] / mix
+            row[f"mixture_floor_vs_floor_{clock_[:-2]}"] = mix / row[f"floor_{clock_}"]
     row["overhead_ms_cpu"] = 1e3 * (t["evaluate"]["cpu_s"] - row["floor_cpu_s"])
     for fn in ("evaluate", "sample_posterior"):  # the new default against the previous one
         row[f"{fn}_vs_adaptive_cpu"] = t[fn]["cpu_s"] / t[f"{fn}_adaptive"]["cpu_s"]
@@ -218,13 +301,14 @@ def sampler_cases(info: dict[str, Any], quick: bool, rounds: int) -> int:
         f"{draws:,} draws, single thread, CPU time, minimum of interleaved rounds.",
         "",
         "| sparse case | default / paper (evaluate) | adaptive / paper | their floors, "
-        "default / paper | default / its floor |",
-        "|---|---:|---:|---:|---:|",
+        "default / paper | default / its floor | default / the mixture's floor |",
+        "|---|---:|---:|---:|---:|---:|",
     ]
     for r in sparse_rows:
         lines.append(
             f"| {r['case']} | {r['default_vs_paper']:.2f}x | {r['adaptive_vs_paper']:.2f}x "
-            f"| {r['floor_default_vs_paper']:.2f}x | {r['default_vs_its_floor']:.2f}x |"
+            f"| {r['floor_default_vs_paper']:.2f}x | {r['default_vs_its_floor']:.2f}x "
+            f"| {r['default_vs_mixture_floor']:.2f}x |"
         )
     lines += [
         "",
@@ -415,16 +499,31 @@ def engine_markdown(result: dict[str, Any]) -> list[str]:
         "same tables.",
         "",
         "| case | floor (ms) | evaluate (ms) | evaluate / floor | sample_posterior / floor "
+        "| mixture's floor / floor | evaluate / mixture's floor "
         "| evaluate, hierarchical / adaptive | sample_posterior, hierarchical / adaptive |",
-        "|---|---:|---:|---:|---:|---:|---:|",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in result["engine"]:
+        mix = r.get("mixture_floor_vs_floor_cpu")
         lines.append(
             f"| {r['case']} | {1e3 * r['floor_cpu_s']:,.2f} | {1e3 * r['evaluate']['cpu_s']:,.2f} "
             f"| {r['evaluate_ratio_cpu']:.2f}x | {r['sample_ratio_cpu']:.2f}x "
-            f"| {r['evaluate_vs_adaptive_cpu']:.2f}x "
+            + (
+                "| - | - "
+                if mix is None
+                else f"| {mix:.2f}x | {r['evaluate_vs_mixture_floor_cpu']:.2f}x "
+            )  # fmt: skip
+            + f"| {r['evaluate_vs_adaptive_cpu']:.2f}x "
             f"| {r['sample_posterior_vs_adaptive_cpu']:.2f}x |"
         )
+    lines += [
+        "",
+        "Floor: numpy's `standard_gamma` for the concentrations evaluate samples (under the "
+        "default prior, its own component's). Mixture's floor: numpy's cost of exactly the "
+        "variates the default prior's exact sampler needs (per draw, the grid point's and "
+        "each row's uniform, the diagonal cells' per-draw shapes and the extra Gammas; "
+        "`mixture_floor_fn`); '-': no mixture (M < 4).",
+    ]
     return lines
 
 
@@ -529,7 +628,13 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"{name}: floor {1e3 * row['floor_cpu_s']:.2f} ms, evaluate "
             f"{row['evaluate_ratio_cpu']:.2f}x, sample_posterior {row['sample_ratio_cpu']:.2f}x "
-            f"(CPU time; wall {row['evaluate_ratio_wall']:.2f}x); hierarchical / adaptive: "
+            + (
+                ""
+                if "mixture_floor_vs_floor_cpu" not in row
+                else f"(mixture's floor: {row['mixture_floor_vs_floor_cpu']:.2f}x the floor, "
+                f"evaluate {row['evaluate_vs_mixture_floor_cpu']:.2f}x it) "
+            )
+            + f"(CPU time; wall {row['evaluate_ratio_wall']:.2f}x); hierarchical / adaptive: "
             f"evaluate {row['evaluate_vs_adaptive_cpu']:.2f}x, sample_posterior "
             f"{row['sample_posterior_vs_adaptive_cpu']:.2f}x",
             flush=True,

@@ -77,7 +77,15 @@ def test_a_class_at_its_bar_is_within_noise() -> None:
     # the joint column far from prob, one class's P(class < T) at its bar: drawn again
     n, bar = 10_000, fail_bar(0.95, 4)
     far = [[0.0, n, n, n, n], [0.0, n, n, n, (1 - bar) * n], [0.0, n, n, n, np.nan]]
-    assert noisy(np.array(far), n, 0.95, np.full(3, bar)).tolist() == [False, True, False]
+    assert noisy(np.array(far), n, 0.95, np.full(3, bar), joint=True).tolist() == [
+        False,
+        True,
+        False,
+    ]
+    # the same numbers, not flagged as joint rows: elementwise, never one row's verdict
+    assert noisy(np.array(far)[:, :3], n, 0.95, np.full(3, bar)).shape == (3, 3)
+    with pytest.raises(ValueError, match="joint rows need"):
+        noisy(np.array(far)[0], n, 0.95, np.full(1, bar), joint=True)
 
 
 def _false_fail(m: int, reps: int, seed: int) -> tuple[float, float]:

@@ -493,16 +493,61 @@ def test_off_diagonal_sums_gathered_or_reduced_are_the_same_bits(monkeypatch):
 
 
 @pytest.mark.parametrize("few", [0, 32, 10**9])  # bisection, mixed, one search each
-def test_grid_points_are_numpys_searchsorted(few, monkeypatch):
+@pytest.mark.parametrize("tables", [40, 3])  # 3 tables, FEW = 32: one search per table
+def test_grid_points_are_numpys_searchsorted(few, tables, monkeypatch):
     import f1posterior._core.hierarchical as hier
 
     monkeypatch.setattr(hier, "FEW", few)
     rng = np.random.default_rng(0)
-    c = rng.integers(0, 30, size=(40, 6, 6)) + np.eye(6, dtype=int) * rng.integers(
-        0, 90, (40, 1, 1)
+    c = rng.integers(0, 30, size=(tables, 6, 6)) + np.eye(6, dtype=int) * rng.integers(
+        0, 90, (tables, 1, 1)
     )
     w = grid_weights(c)
-    u = rng.random((40, 3_000))
+    u = rng.random((tables, 3_000))
     u[:, :3] = [0.0, np.nextafter(1.0, 0.0), 0.5]  # the ends, and a power of two
-    want = np.array([np.searchsorted(w.cdf[i], u[i], side="right") for i in range(40)])
+    want = np.array([np.searchsorted(w.cdf[i], u[i], side="right") for i in range(tables)])
     np.testing.assert_array_equal(hier.grid_points(u, w.cdf, w.guide), want)
+
+
+@pytest.mark.parametrize("lgamma", [None, gammaln_numpy])
+def test_grid_weights_of_a_batch_are_each_tables_own_bits(lgamma):
+    # in a batch whose rows repeat, each distinct row's terms are computed once (and
+    # each distinct count's log-gamma values); a table alone takes every value itself:
+    # a table's weights must not depend on its neighbours, bit for bit
+    import f1posterior._core.hierarchical as hier
+
+    rng = np.random.default_rng(4)
+    c = rng.integers(0, 3, size=(60, 5, 5)) + np.eye(5, dtype=int) * rng.integers(3, 6, (60, 1, 1))
+    hits, rows = np.diagonal(c, axis1=-2, axis2=-1).astype(float), c.sum(axis=-1).astype(float)
+    assert hier._distinct_rows(hits, rows) is not None  # the batch: shared rows
+    batch = weights_from_rows(hits, rows, lgamma)
+    for i in range(len(c)):
+        assert hier._distinct_rows(hits[i], rows[i]) is None  # alone: computed directly
+        one = weights_from_rows(hits[i], rows[i], lgamma)
+        np.testing.assert_array_equal(one.cdf, batch.cdf[i])
+        np.testing.assert_array_equal(one.by_row, batch.by_row[i])
+        np.testing.assert_array_equal(one.guide, batch.guide[i])
+    # negative control: the tables' weights differ from one another
+    assert not np.array_equal(batch.cdf[0], batch.cdf[1])
+
+
+def test_grid_weights_of_repeated_rows_are_the_direct_routes_bits(monkeypatch):
+    # one sparse table whose rows are all alike, and a 2-D batch: each distinct row's
+    # terms computed once, then gathered, against every row computed directly
+    import f1posterior._core.hierarchical as hier
+
+    sparse = np.diag(np.full(10, 90))
+    sparse[np.arange(10), (np.arange(10) + 1) % 10] = 10
+    rng = np.random.default_rng(1)
+    batch = rng.integers(0, 3, size=(3, 4, 6, 6)) + np.eye(6, dtype=int) * 4
+    for c in (sparse, batch):
+        hits = np.diagonal(c, axis1=-2, axis2=-1).astype(float)
+        assert hier._distinct_rows(hits, c.sum(axis=-1).astype(float)) is not None
+        shared = grid_weights(c)
+        with monkeypatch.context() as mp:
+            mp.setattr(hier, "_distinct_rows", lambda hits, rows: None)
+            direct = grid_weights(c)
+        for field in ("cdf", "by_row", "guide"):
+            got, want = getattr(shared, field), getattr(direct, field)
+            assert got.shape == want.shape
+            np.testing.assert_array_equal(got, want)

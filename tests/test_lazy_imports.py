@@ -30,20 +30,19 @@ LAZY = sorted(
 #: its leading underscore, so that a module made private keeps its place in the list).
 GATE_MODULES = {
     "f1posterior",
-    "_core", "_core.blocks", "_core.describe", "_core.hierarchical",
+    "_core", "_core.blocks", "_core.describe",
     "_core.labelled", "_core.lazy", "_core.limits", "_core.priors", "_core.results",
     "_core.sampling", "_core.signals", "_core.streams", "_core.text", "_core.validation",
     "_core.version",
     "cli", "cli.common", "cli.gate", "cli.gate_config", "cli.gate_pr", "cli.input_args",
-    "cli.prediction_tables", "cli.receipts",
-    "gating", "gating.checks", "gating.config", "gating.config_schema", "gating.draws",
-    "gating.gate", "gating.predictions", "gating.verdicts",
+    "cli.receipts",
+    "gating", "gating.checks", "gating.config", "gating.draws", "gating.gate",
+    "gating.predictions", "gating.verdicts",
     "io", "io.baseline", "io.cells", "io.readers", "io.receipt", "io.sources",
     "metrics", "metrics.agreement", "metrics.divide", "metrics.multiclass",
     "metrics.multilabel", "metrics.rates", "metrics.registry", "metrics.sums",
     "posterior", "posterior.assemble", "posterior.batch", "posterior.chance",
-    "posterior.evaluation", "posterior.exact", "posterior.multilabel", "posterior.prevalence",
-    "posterior.summary",
+    "posterior.closed_forms", "posterior.evaluation", "posterior.summary",
 }  # fmt: skip
 
 #: Standard-library modules the gate must not load: worker processes, archives (``shutil``

@@ -4,9 +4,12 @@ or the hierarchical prior's mixture (the stream's order is documented in
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from .hierarchical import ExtraGammas, GridWeights, mixture_shapes, shrink_diagonal
+if TYPE_CHECKING:
+    from .hierarchical import ExtraGammas, GridWeights
 
 __all__ = ["LOG_SPACE_BELOW", "PER_CELL_MIN_DRAWS", "fill_block", "fill_mixture_chunk"]
 
@@ -131,6 +134,8 @@ def fill_mixture_chunk(
     and the choices made for the whole chunk at once; so is the extra Gammas'
     correction (:func:`f1posterior._core.hierarchical.shrink_diagonal`).
     """
+    from .hierarchical import mixture_shapes, shrink_diagonal  # the mixture's only
+
     n, m1, m, d = buf.shape
     u = np.empty((n, m1, d))
     for gen, (i, a, b) in zip(gens, spans, strict=True):
@@ -180,23 +185,42 @@ def _fill_per_cell(
                 gamma(a, None, dt, out_r[c])
     m, nb = diag.shape
     at = None if extra is None else extra.entries(*span)
-    first = diag[:, 0]
-    if (diag == first[:, None]).all():  # one shape a row (every centre below 1/2, say)
+    shape_extra = None if extra is None or at is None else extra.shape[at]
+    if shape_extra is not None and not shape_extra.size:
+        shape_extra = None
+    if _one_shape_a_row(diag):  # every centre below 1/2, say
         # the same stream as one call: numpy draws an array of shapes element by element
-        for r, a in enumerate(first.tolist()):
+        for r, a in enumerate(diag[:, 0].tolist()):
             gamma(a, None, dt, out[r, r])
-        if extra is not None and at is not None and extra.shape[at].size:
-            extra.value[at] = gamma(extra.shape[at], None, dt)
+        if shape_extra is not None:
+            assert extra is not None
+            extra.value[at] = gamma(shape_extra, None, dt)
         return
     shape = diag.reshape(-1)
-    if extra is not None and at is not None and extra.shape[at].size:
-        shape = np.concatenate([shape, extra.shape[at]])
+    if shape_extra is not None:
+        shape = np.concatenate([shape, shape_extra])
     values = gamma(shape, None, dt)
-    if len(values) > m * nb:
-        assert extra is not None and at is not None
+    if shape_extra is not None:
+        assert extra is not None
         extra.value[at] = values[m * nb :]
-    idx = np.arange(m)
-    out[idx, idx] = values[: m * nb].reshape(m, nb)
+    if out.flags.c_contiguous:  # the diagonal cells are every (M + 1)-th row of nb
+        out.reshape(-1, nb)[: m * m : m + 1] = values[: m * nb].reshape(m, nb)
+    else:
+        idx = np.arange(m)
+        out[idx, idx] = values[: m * nb].reshape(m, nb)
+
+
+#: Draws compared first by :func:`_one_shape_a_row` (most blocks differ within them).
+_PEEK = 8
+
+
+def _one_shape_a_row(diag: np.ndarray) -> bool:
+    """Whether every row of ``diag`` (M, nb) holds one value; the first ``_PEEK`` draws
+    are compared first, a cheaper refusal."""
+    first = diag[:, :1]
+    if not (diag[:, :_PEEK] == first).all():
+        return False
+    return bool((diag == first).all())
 
 
 def _fill_cells(

@@ -12,7 +12,7 @@ from .results import value_equality
 
 
 @value_equality
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ConfusionMatrix:
     """Counts of single-label predictions and the order of their labels.
 

@@ -107,11 +107,23 @@ def _log_ratio(hits: np.ndarray, rows: np.ndarray, lgamma: LogGamma | None = Non
     n = rows[..., None, :]
     e = n - t
     base_n = lg(1.0 + n)
-    a = _A[_N_LOW:, None]
-    b = _B[:_N_LOW, None]
-    high = lg(a + t) - lg(0.5 + t) - lg(a + 0.5 + n) + base_n
-    low = lg(b + e) - lg(0.5 + e) - lg(b + 0.5 + n) + base_n
+    a = _A[_N_LOW:]
+    b = _B[:_N_LOW]
+    high = _lg_grid(a, hits, lg) - lg(0.5 + t) - _lg_grid(a + 0.5, rows, lg) + base_n
+    low = _lg_grid(b, rows - hits, lg) - lg(0.5 + e) - _lg_grid(b + 0.5, rows, lg) + base_n
     return np.concatenate([low, high], axis=-2) + _LOG_BETA_RATIO[:, None]
+
+
+def _lg_grid(shift: np.ndarray, x: np.ndarray, lg: LogGamma) -> np.ndarray:
+    """``lg(shift[:, None] + x[..., None, :])``, ``(..., G', M)``, from one value per
+    distinct ``x`` when at most half of them are distinct (counts repeat across a batch
+    of tables): the same sums, so the same values, bit for bit, at a fraction of the
+    log-gamma calls."""
+    values, inverse = np.unique(x, return_inverse=True)
+    if 2 * values.size > x.size:
+        return lg(shift[:, None] + x[..., None, :])
+    table = lg(shift[:, None] + values)  # (G', distinct)
+    return np.moveaxis(np.take(table, inverse.reshape(x.shape), axis=1), 0, -2)
 
 
 @dataclass(frozen=True)
@@ -182,8 +194,8 @@ def grid_weights(counts: np.ndarray) -> GridWeights:
     absolute error is about ``1e-16 n log n`` for rows of ``n`` documents
     (2e-8 at ten million documents a row). Cost: 162 log-gamma values
     per class and table (scipy's ``gammaln`` when importable, else a numpy
-    series about ten times slower); callers compute it a group of tables at a
-    time, once per table.
+    series about ten times slower), or per distinct count where a batch's counts
+    repeat; callers compute it a group of tables at a time, once per table.
 
     Examples
     --------
@@ -201,17 +213,50 @@ def grid_weights(counts: np.ndarray) -> GridWeights:
 def weights_from_rows(
     hits: np.ndarray, rows: np.ndarray, lgamma: LogGamma | None = None
 ) -> GridWeights:
-    """:func:`grid_weights` from each row's hits ``c_jj`` and size ``n_j``, ``(..., M)``."""
-    z = _log_ratio(hits, rows, lgamma) + _LOG_ODDS  # log odds of pooled vs own, (..., G, M)
-    row_log = np.logaddexp(0.0, z)  # log((0.1 + 0.9 BB_pooled / BB_own) / 0.1)
-    pooled = np.exp(z - row_log)
+    """:func:`grid_weights` from each row's hits ``c_jj`` and size ``n_j``, ``(..., M)``.
+
+    A row's terms depend on its ``(c_jj, n_j)`` alone: where at most half of a batch's
+    rows are distinct pairs, each pair's are computed once and gathered (the same
+    values, bit for bit)."""
+    distinct = _distinct_rows(hits, rows)
+    if distinct is None:
+        row_log, pooled = _row_terms(hits, rows, lgamma)  # (..., G, M)
+        by_row = np.ascontiguousarray(np.swapaxes(pooled, -1, -2))
+    else:
+        first, inverse = distinct
+        row_log_u, pooled_u = _row_terms(hits.ravel()[first], rows.ravel()[first], lgamma)
+        at = inverse.reshape(hits.shape)[..., None, :] + np.arange(GRID_SIZE)[:, None] * first.size
+        row_log = np.take(row_log_u.ravel(), at)  # (..., G, M), C order as the direct route
+        by_row = np.take(pooled_u.T, inverse.reshape(hits.shape), axis=0)  # (..., M, G)
     logw = row_log.sum(axis=-1) + _LOG_PRIOR
     w = np.exp(logw - logw.max(axis=-1, keepdims=True))
     cdf = np.cumsum(w, axis=-1)
     cdf /= cdf[..., -1:]
     cdf[..., -1] = 1.0
-    by_row = np.ascontiguousarray(np.swapaxes(pooled, -1, -2))
     return GridWeights(cdf, by_row, _guide(cdf))
+
+
+def _row_terms(
+    hits: np.ndarray, rows: np.ndarray, lgamma: LogGamma | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's ``log((0.1 + 0.9 BB_pooled / BB_own) / 0.1)`` and probability of the
+    pooled component, given each grid point, ``(..., G, M)`` each."""
+    z = _log_ratio(hits, rows, lgamma) + _LOG_ODDS  # log odds of pooled vs own
+    row_log = np.logaddexp(0.0, z)
+    return row_log, np.exp(z - row_log)
+
+
+def _distinct_rows(hits: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The first flat index of each distinct ``(hits, rows)`` pair and each row's pair,
+    if at most half of the rows are distinct (else None)."""
+    if hits.size < 8:
+        return None
+    _, first, inverse = np.unique(
+        (hits + 1j * rows).ravel(), return_index=True, return_inverse=True
+    )
+    if 2 * first.size > hits.size:
+        return None
+    return first, inverse
 
 
 @dataclass(frozen=True)
@@ -256,16 +301,17 @@ def grid_points(u: np.ndarray, cdf: np.ndarray, guide: np.ndarray) -> np.ndarray
 
     ``u`` (n, d) uniforms, ``cdf`` (n, G), ``guide`` (n, GUIDE). Starts at the guide
     table's bucket of each ``u`` and steps up once where ``cdf[g] <= u``; the few left
-    (a bucket holding several points) finish by ``searchsorted`` one at a time, or, when
-    there are more than ``FEW``, by bisection, never past the last point
-    (``cdf[-1] = 1 > u``). Flat indices throughout (``np.take`` is the fast gather).
+    (a bucket holding several points) finish by ``searchsorted``: one at a time
+    if at most ``FEW``, else one call per table if in at most ``FEW`` tables, else by
+    bisection, never past the last point (``cdf[-1] = 1 > u``). Flat indices throughout
+    (``np.take`` is the fast gather).
     """
     n, d = u.shape
     flat_u, flat_cdf = u.ravel(), cdf.ravel()
     rows = (np.arange(n) * GRID_SIZE)[:, None]
     bucket = (u * GUIDE).astype(np.intp)
     bucket += (np.arange(n) * GUIDE)[:, None]
-    f2 = np.take(guide.ravel(), bucket)
+    f2 = np.take(guide.ravel().astype(np.intp), bucket)  # flat indices: no casts below
     f2 += rows
     f = f2.reshape(-1)
     todo = np.flatnonzero(np.take(flat_cdf, f) <= flat_u)
@@ -275,7 +321,8 @@ def grid_points(u: np.ndarray, cdf: np.ndarray, guide: np.ndarray) -> np.ndarray
         for t in todo.tolist():
             i = t // d
             f[t] = i * GRID_SIZE + cdf[i].searchsorted(flat_u[t], side="right")
-    elif todo.size:  # cdf[lo] <= u < cdf[hi]
+    elif todo.size and not _searched_by_table(todo, d, f, flat_u, cdf):  # bisection
+        # cdf[lo] <= u < cdf[hi]
         lo, hi, x = f[todo], (todo // d) * GRID_SIZE + (GRID_SIZE - 1), flat_u[todo]
         while True:
             wide = hi - lo > 1
@@ -288,6 +335,24 @@ def grid_points(u: np.ndarray, cdf: np.ndarray, guide: np.ndarray) -> np.ndarray
         f[todo] = hi
     f2 -= rows
     return f2
+
+
+def _searched_by_table(
+    todo: np.ndarray, d: int, f: np.ndarray, flat_u: np.ndarray, cdf: np.ndarray
+) -> bool:
+    """:func:`grid_points`' last uniforms ``todo`` (flat, ascending) by one ``searchsorted``
+    of each table's uniforms, if they are in at most ``FEW`` tables (else False: nothing
+    done). Most are the grid's tails (``u`` below the first bucket's end or above the
+    last's start), where a bucket holds many points."""
+    table = todo // d
+    cuts = np.flatnonzero(table[1:] != table[:-1]) + 1
+    if cuts.size >= FEW:
+        return False
+    edges = [0, *cuts.tolist(), todo.size]
+    for s, e, i in zip(edges[:-1], edges[1:], table[edges[:-1]].tolist(), strict=True):
+        at = todo[s:e]
+        f[at] = cdf[i].searchsorted(flat_u[at], side="right") + i * GRID_SIZE
+    return True
 
 
 @dataclass
@@ -363,8 +428,9 @@ def mixture_shapes(
     g = grid_points(u[:, 0], w.cdf, w.guide)
     at = (np.arange(n * m) * GRID_SIZE).reshape(n, m, 1) + g[:, None, :]
     use = u[:, 1:] < np.take(w.by_row.ravel(), at)
-    shapes = use * np.take(GRID_SHIFT, g)[:, None, :]
-    shapes += diag[:, :, None]
+    # diag + GRID_SHIFT[g] where the row is pooled, diag where it is its own
+    shapes = np.take((diag[:, :, None] + GRID_SHIFT).ravel(), at)
+    np.copyto(shapes, diag[:, :, None], where=~use)
     low = g < _N_LOW
     if not low.any():
         return shapes, None
@@ -372,8 +438,7 @@ def mixture_shapes(
     flat = np.flatnonzero(use)  # C order of (table, row, draw)
     if not flat.size:
         return shapes, None
-    full = np.take(GRID_EXTRA, g)[:, None, :] + off[:, :, None]  # (n, M, d)
-    shape = np.take(full.reshape(-1), flat)
+    shape = np.take((off[:, :, None] + GRID_EXTRA).ravel(), np.take(at.reshape(-1), flat))
     bounds = np.searchsorted(flat, np.arange(n + 1) * (m * d))
     value = np.zeros(flat.size, dtype=dtype)
     return shapes, ExtraGammas(flat, m, d, shape, value, bounds)

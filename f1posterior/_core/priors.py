@@ -11,12 +11,14 @@ from __future__ import annotations
 import functools
 import numbers
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .describe import describe
-from .hierarchical import RecallMixture
+
+if TYPE_CHECKING:
+    from .hierarchical import RecallMixture
 
 __all__ = [
     "ResolvedPrior",
@@ -284,6 +286,8 @@ def _resolve(
             if m >= POOLED_FROM:
                 if isinstance(counts, tuple):
                     raise ValueError("alpha='hierarchical' needs the counts, not only their shape")
+                from .hierarchical import RecallMixture  # here: not loaded below POOLED_FROM
+
                 mixture = RecallMixture.of(counts)
             alpha = jeffreys_rows(m)
         elif alpha == "adaptive":

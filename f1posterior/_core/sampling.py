@@ -10,15 +10,19 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-from numpy.typing import ArrayLike, DTypeLike
 
 from .blocks import LOG_SPACE_BELOW, PER_CELL_MIN_DRAWS, fill_block, fill_mixture_chunk
-from .hierarchical import GridWeights, RecallMixture
 from .priors import DEFAULT_PRIOR, PriorArg, resolve
 from .streams import block_keys, block_stream, block_streams
 from .validation import SeedLike, check_counts, check_draws, check_dtype, check_rng
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, DTypeLike
+
+    from .hierarchical import GridWeights, RecallMixture
 
 __all__ = [
     "sample_posterior",

@@ -5,6 +5,8 @@ Design notes: docs/design.md#core-signals
 
 from __future__ import annotations
 
+import atexit
+import gc
 import os
 import signal
 import sys
@@ -24,6 +26,8 @@ __all__ = [
     "die_with_parent",
     "exit_now",
     "exit_on_signal",
+    "end_startup",
+    "exit_with",
     "guard_startup",
     "is_command",
     "signal_word",
@@ -134,9 +138,59 @@ def restore(previous: dict[int, Any]) -> None:
 
 
 def guard_startup() -> None:
-    """In the command only: exit quietly on SIGINT/SIGTERM until ``main`` takes over."""
+    """In the command only: exit quietly on SIGINT/SIGTERM until ``main`` takes over, and
+    hold the cyclic garbage collector back until then (:func:`end_startup`): start-up makes
+    modules, classes and functions that live as long as the process, and the collector's
+    passes over them would find nothing to free."""
     if is_command():
         install(exit_on_signal)
+        gc.disable()
+        if _no_exit_handlers():  # none that would run after ours (a coverage tool's, ...)
+            atexit.register(_end_without_teardown)  # first registered: the last to run
+
+
+def end_startup() -> None:
+    """The command's start-up is over: what it made is set aside for good (``gc.freeze``,
+    never traced again) and the collector runs as usual from here."""
+    if is_command():
+        gc.freeze()
+        gc.enable()
+
+
+def _no_exit_handlers() -> bool:
+    """Whether no exit handler is registered yet (CPython counts them; elsewhere: unknown,
+    so no)."""
+    count = getattr(atexit, "_ncallbacks", None)
+    return count is not None and count() == 0
+
+
+#: The exit status ``main`` returned in the command (None: it did not return one).
+_EXIT: dict[str, int | None] = {"status": None}
+
+
+def exit_with(status: int) -> None:
+    """In the command, ``main`` returned ``status``: the process may end with it as soon as
+    the interpreter has run its exit handlers (:func:`_end_without_teardown`)."""
+    if is_command():
+        _EXIT["status"] = int(status)
+
+
+def _end_without_teardown() -> None:
+    """The command's last exit handler (registered first, so run last): other threads have
+    been joined and every other exit handler has run; when ``main`` returned a status,
+    standard output and error are flushed and the process ends with it, without the
+    interpreter's teardown, which would only free memory the process gives back anyway.
+    If a flush fails, the interpreter's own exit reports it, as without this handler."""
+    status = _EXIT["status"]
+    if status is None:
+        return
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()
+    except Exception:  # noqa: BLE001 - a closed pipe: Python's exit says so (status 120)
+        return
+    os._exit(status)
 
 
 @contextmanager

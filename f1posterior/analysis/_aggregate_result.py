@@ -15,7 +15,7 @@ __all__ = ["Aggregate", "Heterogeneity"]
 
 
 @value_equality
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Heterogeneity:
     """How much the tables' metrics differ beyond their own uncertainty.
 
@@ -74,7 +74,7 @@ class Heterogeneity:
 
 
 @value_equality
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Aggregate:
     """Result of :func:`aggregate`.
 

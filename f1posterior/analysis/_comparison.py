@@ -39,7 +39,7 @@ MetricSpec = str | Callable[[np.ndarray], Any]
 
 
 @value_equality
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Comparison:
     """Result of :func:`compare` or :func:`compare_predictions`.
 

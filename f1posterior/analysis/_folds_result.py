@@ -18,7 +18,7 @@ __all__ = ["FoldComparison"]
 
 
 @value_equality
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class FoldComparison:
     """Result of :func:`compare_folds`: two classifiers across K folds, seeds or test sets.
 

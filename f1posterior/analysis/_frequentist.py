@@ -69,7 +69,7 @@ class DegenerateIntervalWarning(RuntimeWarning):
 
 
 @value_equality
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class FrequentistInterval:
     """A confidence interval per table, from :func:`delta_interval` or :func:`bootstrap_interval`.
 

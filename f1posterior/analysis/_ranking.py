@@ -25,7 +25,7 @@ __all__ = ["Ranking", "rank_classifiers", "rank_predictions"]
 
 
 @value_equality
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Ranking:
     """Result of :func:`rank_classifiers` or :func:`rank_predictions`.
 

@@ -37,7 +37,7 @@ PriorSpec = str | tuple[Any, Any]
 
 
 @value_equality
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class PriorSensitivity:
     """Result of :func:`prior_sensitivity`.
 

@@ -9,6 +9,7 @@ Design notes: docs/design.md#cli
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import os
 import signal
@@ -19,8 +20,10 @@ from typing import Any, NoReturn
 
 from .._core.signals import (
     Terminated,
+    end_startup,
     exit_now,
     exit_on_signal,
+    exit_with,
     install,
     is_command,
     restore,
@@ -162,11 +165,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     status = 2
     try:
         status = _run(argv)
+        exit_with(status)  # the command may end without the interpreter's teardown
         return status
     finally:
         sys.unraisablehook = hook
         if is_command():  # the process is about to exit: a late signal exits at once
             install(exit_on_signal)
+            # what is left is freed with the process: the interpreter's exit need not
+            # trace it once more (docs/ci-gate.md, start-up)
+            gc.freeze()
             if interrupt_seen():
                 # stopped: exit now, not through the interpreter's teardown, during which
                 # Python restores the default handlers (a second Ctrl-C would kill it)
@@ -199,6 +206,7 @@ def _run(argv: Sequence[str] | None) -> int:
             parser.print_help(sys.stderr)
             return 2
         prefix = f"f1posterior {args.command}"
+        end_startup()  # the command's modules are loaded: the collector from here
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning  # one line each, never a source excerpt
             status = int(args.run(args))

@@ -13,7 +13,8 @@ from typing import Any
 
 from .._core.text import escape_text
 from ._common import refuse_options
-from ._prediction_tables import CLUSTER_COL_HELP, add_cluster_argument, read_clustered
+from ._input_args import CLUSTER_COL_HELP, add_cluster_argument
+from ._prediction_tables import read_clustered
 
 __all__ = ["add_plan_cluster_arguments", "plan_clustering", "run_summarize_clusters"]
 

@@ -34,13 +34,14 @@ from ..metrics import METRICS, PER_CLASS_METRICS
 from ._common import add_sampling_arguments, nonnegative_number, probability, save_figure
 from ._figures import add_output_arguments, save_report
 from ._folds import add_fold_argument, fold_result, report_folds
-from ._input_args import ID_COL_HELP, INPUT_FORMAT_HELP, check_stdin_inputs
-from ._prediction_tables import (
+from ._input_args import (
     CLUSTER_COL_HELP,
+    ID_COL_HELP,
+    INPUT_FORMAT_HELP,
     add_cluster_argument,
-    pair_prediction_tables,
-    read_clustered,
+    check_stdin_inputs,
 )
+from ._prediction_tables import pair_prediction_tables, read_clustered
 from ._receipts import command_receipt, digests
 
 __all__ = [

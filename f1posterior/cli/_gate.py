@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..gating import (
     DEFAULT_MAX_DRAWS,
@@ -25,7 +25,6 @@ from ..gating import (
     CheckGroup,
     Floor,
     GateCheck,
-    GateConfig,
     GateResult,
     JointFloor,
     check_groups,
@@ -34,8 +33,7 @@ from ..gating import (
     per_class_metrics,
 )
 from ..io import MatrixInput, Receipt, is_stdin, json_document
-from ..metrics import METRIC_RANGES, METRICS
-from ..posterior import MULTILABEL_METRICS
+from ..metrics import METRIC_RANGES, METRICS, MULTILABEL_METRICS
 from ._common import (
     SINGLE_LABEL_WHY,
     add_sampling_arguments,
@@ -56,14 +54,18 @@ from ._gate_pr import (
     read_baseline_input,
     runner_safe_output,
 )
-from ._input_args import FILE_HELP, add_input_arguments, load_input
-from ._prediction_tables import (
+from ._input_args import (
     CLUSTER_COL_HELP,
+    FILE_HELP,
     add_cluster_argument,
-    paired_gate_predictions,
-    read_clustered,
+    add_input_arguments,
+    check_stdin_inputs,
+    load_input,
 )
 from ._receipts import command_receipt, digests
+
+if TYPE_CHECKING:
+    from ..gating import GateConfig
 
 __all__ = ["EXIT_STATUS", "exit_status", "register", "run"]
 
@@ -380,8 +382,18 @@ def _gate_group(args: argparse.Namespace, group: CheckGroup, from_config: bool) 
         if args.cluster_col is not None:
             raise ValueError("--cluster-col reads single-label predictions; not with --multilabel")
         return gate_multilabel(data.counts, group.checks, f_beta=args.f_beta, **kw)
-    paired = paired_gate_predictions(ns)  # None unless two paired predictions CSVs
-    cl = None if args.cluster_col is None else read_clustered(args, args.file)
+    paired = None  # (y_true, new, baseline) of two paired predictions CSVs
+    if ns.baseline is None and getattr(ns, "id_col", None) is None:
+        check_stdin_inputs(ns)  # all that paired_gate_predictions checks without a baseline
+    else:  # here: a gate of floors never loads the prediction tables
+        from ._prediction_tables import paired_gate_predictions
+
+        paired = paired_gate_predictions(ns)
+    cl = None
+    if args.cluster_col is not None:
+        from ._prediction_tables import read_clustered
+
+        cl = read_clustered(args, args.file)
     if paired is None:
         if cl is not None:
             return gate(None, group.checks, y_true=cl.y_true, y_pred=cl.y_pred,

@@ -11,12 +11,15 @@ file used (``Config:`` line, ``config`` in JSON, the Markdown input line).
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._core.priors import DEFAULT_PRIOR
 from .._core.streams import DEFAULT_DRAWS, DEFAULT_SEED
-from ..gating import DEFAULT_MAX_DRAWS, GateConfig, find_pyproject_config, load_config
+from ..gating import DEFAULT_MAX_DRAWS, find_pyproject_config, load_config
 from ._common import positive_int
+
+if TYPE_CHECKING:
+    from ..gating import GateConfig
 
 __all__ = ["CONFIG_DEFAULTS", "add_config_arguments", "apply_config"]
 

@@ -17,11 +17,14 @@ import json
 import os
 import sys
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..gating import GateConfig, GateResult, NonInferiority
+from ..gating import GateResult, NonInferiority
 from ..io import is_stdin
 from ._common import number_type
+
+if TYPE_CHECKING:
+    from ..gating import GateConfig
 
 __all__ = [
     "add_pr_arguments",

@@ -7,7 +7,14 @@ from typing import Any
 
 from ..io import INPUT_FORMATS, MatrixInput, is_stdin, read_input
 
-__all__ = ["add_input_arguments", "load_input", "check_stdin_inputs", "FILE_HELP"]
+__all__ = [
+    "CLUSTER_COL_HELP",
+    "FILE_HELP",
+    "add_cluster_argument",
+    "add_input_arguments",
+    "check_stdin_inputs",
+    "load_input",
+]
 
 FILE_HELP = (
     'confusion matrix: .json (nested list or {"matrix", "labels"}), .csv/.tsv (square, '
@@ -78,6 +85,18 @@ ID_COL_HELP = (
     "true label in both. Without it, rows are paired only when both files list the same "
     "true labels in the same order"
 )
+
+
+CLUSTER_COL_HELP = (
+    "column of cluster ids (user, conversation, source, ...) in a predictions CSV: documents "
+    "of a cluster are not independent, and the posterior is a Bayesian bootstrap over the "
+    "clusters (the unit and the design effect are reported)"
+)
+
+
+def add_cluster_argument(p: Any, text: str = CLUSTER_COL_HELP) -> None:
+    """Add ``--cluster-col NAME`` (default None)."""
+    p.add_argument("--cluster-col", default=None, metavar="NAME", help=text)
 
 
 def check_stdin_inputs(args: Any, paths: list[str | None] | None = None) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .._core.text import escape_text
 from ..io import is_stdin, source_name
@@ -17,9 +17,7 @@ if TYPE_CHECKING:
     from ..io import PredictionTable
 
 __all__ = [
-    "CLUSTER_COL_HELP",
     "ClusteredPredictions",
-    "add_cluster_argument",
     "pair_prediction_tables",
     "paired_gate_predictions",
     "read_clustered",
@@ -155,17 +153,6 @@ def paired_gate_predictions(args: argparse.Namespace) -> tuple[list[str], ...] |
 
 
 # --- clustered documents (--cluster-col) ---------------------------------------------
-
-CLUSTER_COL_HELP = (
-    "column of cluster ids (user, conversation, source, ...) in a predictions CSV: documents "
-    "of a cluster are not independent, and the posterior is a Bayesian bootstrap over the "
-    "clusters (the unit and the design effect are reported)"
-)
-
-
-def add_cluster_argument(p: Any, text: str = CLUSTER_COL_HELP) -> None:
-    """Add ``--cluster-col NAME`` (default None)."""
-    p.add_argument("--cluster-col", default=None, metavar="NAME", help=text)
 
 
 @dataclass(frozen=True)

@@ -47,8 +47,7 @@ from ._common import (
     warn_prior,
 )
 from ._figures import add_output_arguments, wants_draws, write_outputs
-from ._input_args import FILE_HELP, add_input_arguments, load_input
-from ._prediction_tables import add_cluster_argument
+from ._input_args import FILE_HELP, add_cluster_argument, add_input_arguments, load_input
 from ._progress import terminal_progress
 from ._receipts import command_receipt, digests, embedded_example
 from ._slices import add_slice_arguments, run_slices

@@ -18,8 +18,13 @@ from typing import Any
 
 from .._core.describe import describe
 from .._core.validation import check_min_support, did_you_mean
-from ..metrics import METRIC_RANGES, METRICS, PER_CLASS_METRICS, PER_LABEL_METRICS
-from ..posterior import MULTILABEL_METRICS
+from ..metrics import (
+    METRIC_RANGES,
+    METRICS,
+    MULTILABEL_METRICS,
+    PER_CLASS_METRICS,
+    PER_LABEL_METRICS,
+)
 
 __all__ = ["Floor", "JointFloor", "SliceFloor", "NonInferiority", "GateCheck"]
 

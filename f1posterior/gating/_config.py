@@ -10,11 +10,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._core.describe import describe
 from ._checks import Floor, GateCheck, JointFloor, NonInferiority, per_class_metrics
-from ._config_schema import GateConfig, GateConfigError, parse_config
+
+if TYPE_CHECKING:
+    from ._config_schema import GateConfig, GateConfigError, parse_config
 
 __all__ = [
     "CheckGroup",
@@ -31,6 +33,18 @@ __all__ = [
 PYPROJECT_TABLE = "tool.f1posterior.gate"
 #: The largest configuration file read, in bytes.
 MAX_CONFIG_BYTES = 1_000_000
+#: The schema's names, also importable from here (:func:`__getattr__`).
+_SCHEMA_NAMES = ("GateConfig", "GateConfigError", "parse_config")
+
+
+def __getattr__(name: str) -> Any:
+    """The schema's names at first use: a gate without a configuration file never loads
+    :mod:`f1posterior.gating._config_schema`."""
+    if name in _SCHEMA_NAMES:
+        from . import _config_schema
+
+        return getattr(_config_schema, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _toml() -> Any:
@@ -41,6 +55,8 @@ def _toml() -> Any:
 
 def _read_toml(path: Path, shown: str) -> dict[str, Any]:
     """The TOML document at ``path``; one-line GateConfigError on any problem."""
+    from ._config_schema import GateConfigError
+
     try:
         if not path.is_file():
             what = "no such file" if not path.exists() else "not a regular file"
@@ -84,6 +100,8 @@ def load_config(path: str | Path) -> GateConfig:
         value of the wrong type or range, a check with both or neither of
         ``min`` and ``baseline``, ... (one line, naming the file and the key).
     """
+    from ._config_schema import parse_config
+
     p = Path(path)
     data = _read_toml(p, str(path))
     return parse_config(data, str(path), p.parent)
@@ -98,6 +116,8 @@ def find_pyproject_config(folder: str | Path = ".") -> GateConfig | None:
     p = Path(folder) / "pyproject.toml"
     if not p.is_file():
         return None
+    from ._config_schema import GateConfigError, parse_config
+
     data = _read_toml(p, str(p))
     table: Any = data
     for part in PYPROJECT_TABLE.split("."):

@@ -15,8 +15,7 @@ from .._core.describe import describe
 from .._core.priors import PRIOR_PRESETS
 from .._core.results import value_equality
 from .._core.validation import did_you_mean
-from ..metrics import METRIC_RANGES, METRICS
-from ..posterior import MULTILABEL_METRICS
+from ..metrics import METRIC_RANGES, METRICS, MULTILABEL_METRICS
 from ._checks import GATE_MULTILABEL_METRICS, LOWER_IS_BETTER, per_class_metrics
 from ._gate import MAX_DRAWS_LIMIT
 
@@ -90,7 +89,7 @@ class CheckSpec:
 
 
 @value_equality
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class GateConfig:
     """A parsed gate configuration.
 

@@ -16,7 +16,7 @@ from .._core.priors import resolve
 from .._core.streams import child_seed
 from .._core.validation import check_counts, check_positive, check_prob
 from ..metrics import METRICS, PER_CLASS_METRICS, PER_LABEL_METRICS
-from ..posterior import Evaluation, MetricSummary, check_tables, evaluate, label_posterior
+from ..posterior import Evaluation, MetricSummary, evaluate
 from ..posterior import hdi as sample_hdi
 from ._checks import Floor, GateCheck, JointFloor, NonInferiority, SliceFloor
 from ._verdicts import Check
@@ -28,7 +28,7 @@ NOISE_SIGMAS = 3.0
 SETTLE_SIGMAS = 4.0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # arrays: no == by fields
 class Settings:
     """Everything a round of the gate needs, validated: inputs, prior, probabilities, names."""
 
@@ -48,7 +48,9 @@ class Settings:
     def __post_init__(self) -> None:
         """Validate the inputs and settings (arrays as float, labels as text)."""
         ml = self.multilabel
-        read = check_tables if ml else check_counts
+        read: Any = check_counts
+        if ml:  # here: a single-label gate never loads the multi-label posterior
+            from ..posterior import check_tables as read
         c = read(self.counts, "tables" if ml else "counts")
         base = None if self.baseline is None else read(self.baseline, "baseline")
         core = 3 if ml else 2  # trailing axes of one input: (L, 2, 2) or (M, M)
@@ -86,7 +88,7 @@ class Settings:
             object.__setattr__(self, k, v)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # arrays: no == by fields
 class Evidence:
     """One check's evidence from one round, flat over its items (C order).
 
@@ -192,14 +194,14 @@ def evidence(
                 dict.fromkeys(((n, t) for n in names), _evaluate(s.counts, names, s, ref=t, **kw))
             )
     else:
-        from ..posterior import has_exact, is_aligned, scipy_available
+        from .. import posterior  # (its closed forms are loaded only under an aligned prior)
 
         prior = resolve(s.alpha, s.beta, s.counts)
-        closed = prior.mixture is None and is_aligned(prior.alpha, prior.beta)
-        closed = closed and scipy_available() and s.clusters is None
+        closed = prior.mixture is None and posterior.is_aligned(prior.alpha, prior.beta)
+        closed = closed and posterior.scipy_available() and s.clusters is None
         m = s.counts.shape[-1]
         names = list(dict.fromkeys(c.metric for c in floors))
-        free = [n for n in names if closed and has_exact(n, m) and n not in drawn]
+        free = [n for n in names if closed and posterior.has_exact(n, m) and n not in drawn]
         drawn += [n for n in names if n not in free]
         if free:
             ev.update(dict.fromkeys(free, _evaluate(s.counts, free, s, **kw)))
@@ -228,14 +230,12 @@ def evidence(
 
 def _floor(c: Floor, e: Evaluation, s: Settings, draws: int) -> Evidence:
     sm = e[c.metric]
-    if sm.exact:
-        a = resolve(s.alpha, s.beta, s.counts).alpha
-        if s.multilabel:
-            post: Any = label_posterior(a + s.counts, c.metric)
-        else:
-            from ..posterior import posterior_from_concentration
+    if sm.exact:  # the closed forms (scipy's route): loaded here, never by a sampled gate
+        from ..posterior import label_posterior, posterior_from_concentration
 
-            post = posterior_from_concentration(a + s.counts, c.metric)
+        a = resolve(s.alpha, s.beta, s.counts).alpha
+        closed_form = label_posterior if s.multilabel else posterior_from_concentration
+        post: Any = closed_form(a + s.counts, c.metric)
         hits, n = np.asarray(post.sf(c.threshold), dtype=float), 0
     elif s.multilabel:  # the draws >= T, recovered exactly from p_below = count(< T) / draws
         hits, n = draws - np.rint(np.asarray(sm.p_below) * draws), draws
@@ -421,23 +421,32 @@ def noise(prob: float, required: float, n: int) -> tuple[float, bool, int | None
 
 
 def noisy(
-    hits: np.ndarray, n: np.ndarray | int, required: float, fail_at: np.ndarray | None = None
+    hits: np.ndarray,
+    n: np.ndarray | int,
+    required: float,
+    fail_at: np.ndarray | None = None,
+    *,
+    joint: bool = False,
 ) -> np.ndarray:
     """Sampled probabilities ``hits / n`` within NOISE_SIGMAS standard errors of the bounds.
 
     The bounds are ``required`` (PASS) and ``1 - fail_at`` (FAIL; ``fail_at``
-    defaults to ``required``, and a NaN has no FAIL bound). A joint floor's
-    ``hits`` ``(items, 1 + K)``, ``fail_at`` ``(items,)``, are within noise when
-    the first column is near ``required`` or a part's near ``1 - fail_at``. The
+    defaults to ``required``, and a NaN has no FAIL bound). With ``joint``, the
+    rows of joint floors: ``hits`` ``(items, 1 + K)``, ``fail_at`` ``(items,)``,
+    within noise when the first column is near ``required`` or a part's near
+    ``1 - fail_at``; otherwise elementwise, whatever the shape. The
     standard error is binomial, with ``(k + 1/2) / (n + 1)`` near 0 and 1.
     """
     h = np.asarray(hits, dtype=float)
     low = 1.0 - np.asarray(required if fail_at is None else fail_at, dtype=float)
-    two = h.ndim == 2 and low.ndim == 1 and len(low) == len(h)  # a joint floor's
-    k = np.asarray(n)[..., None] if two and np.ndim(n) else np.asarray(n)
+    if joint and not (h.ndim == 2 and low.shape == (len(h),)):
+        raise ValueError(
+            f"joint rows need hits (items, 1 + K) and fail_at (items,); got {h.shape}, {low.shape}"
+        )
+    k = np.asarray(n)[..., None] if joint and np.ndim(n) else np.asarray(n)
     pr, pc = h / k, (h + 0.5) / (k + 1)
     se = NOISE_SIGMAS * np.sqrt(pc * (1.0 - pc) / k)
-    if two:
+    if joint:
         parts = np.abs(pr[:, 1:] - low[..., None]) <= se[:, 1:]  # NaN (left out): False
         return np.asarray(np.abs(pr[:, 0] - required) <= se[:, 0]) | parts.any(axis=1)
     return np.asarray(np.fmin(np.abs(pr - required), np.abs(pr - low)) <= se)  # fmin: NaN
@@ -507,8 +516,10 @@ def judge(
     within, near, none = False, [(pr, p), (pr, 1.0 - f)], ""
     if not exact:
         se = noise(pr, p, n)[0]
-        within = not reason and bool(noisy(h[None] if h.ndim else h, n, p, np.asarray([f])).any())
-    if h.ndim:  # a joint floor: FAILs only when one of its parts does (its own P is biased)
+        bar = np.asarray([f])
+        joint = e.parts is not None
+        within = not reason and bool(noisy(h[None] if joint else h, n, p, bar, joint=joint).any())
+    if e.parts is not None:  # a joint floor: FAILs only when a part does (its own P is biased)
         from ._joint import failed_parts
 
         clear = ~noisy(h[1:], n, 1.0 - f, np.full(h.size - 1, np.nan))  # no FAIL within noise

@@ -6,10 +6,9 @@ Design notes: docs/design.md#gating-gate
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from numpy.typing import ArrayLike
 
 from .._core.describe import describe
 from .._core.labelled import labelled_counts
@@ -19,6 +18,9 @@ from .._core.validation import SeedLike, check_draws, check_rng
 from ._checks import GateCheck, check_checks
 from ._draws import Settings, cluster_prior_text, evidence, judge, noisy
 from ._verdicts import Check, GateResult
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["DEFAULT_MAX_DRAWS", "MIN_DRAWS", "gate", "gate_multilabel", "assert_gate"]
 
@@ -293,7 +295,7 @@ def _run(
     active = [
         np.zeros(len(e.items), bool)
         if e.draws == 0
-        else noisy(e.hits, e.draws, s.prob, e.fail_at)
+        else noisy(e.hits, e.draws, s.prob, e.fail_at, joint=e.parts is not None)
         & np.array([not r for r in (e.skip or [""] * len(e.items))])
         for e in evs
     ]
@@ -308,7 +310,8 @@ def _run(
             a = active[k]
             hits[k][a] += e.hits[a]
             totals[k][a] = total
-            active[k] = a & noisy(hits[k], totals[k], s.prob, evs[k].fail_at)
+            joint = evs[k].parts is not None
+            active[k] = a & noisy(hits[k], totals[k], s.prob, evs[k].fail_at, joint=joint)
     out: list[Check] = []
     for k, (c, e) in enumerate(zip(checks, evs, strict=True)):
         for i in range(len(e.items)):  # a joint row (fail_at NaN) FAILs with the rows before it

@@ -19,7 +19,7 @@ _SETTINGS = (
 
 
 @value_equality
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class CurvePoint:
     """Assurance at one number of additional documents.
 
@@ -48,7 +48,7 @@ class CurvePoint:
 
 
 @value_equality
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class PlanResult:
     """Result of :func:`plan`.
 

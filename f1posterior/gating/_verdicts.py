@@ -26,7 +26,7 @@ PRIOR_DOMINATED = "prior-dominated"
 
 
 @value_equality
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Check:
     """The verdict of one check (one metric, matrix and class).
 
@@ -207,7 +207,7 @@ class Check:
 
 
 @value_equality
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class GateResult:
     """All checks of a gate.
 

@@ -35,7 +35,7 @@ Value = float | np.ndarray
 
 
 @value_equality
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class PosteriorScore:
     """A score of predictions with its posterior, from :func:`f1_score` and its siblings.
 

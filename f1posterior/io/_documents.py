@@ -20,7 +20,7 @@ DOCUMENT_KEYS = ("y_true", "y_pred", "scores")
 
 
 @value_equality
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class DocumentInput:
     """Per-document multi-label data read from a file.
 

@@ -45,7 +45,7 @@ FORMAT_OF_SUFFIX = {
 
 
 @value_equality
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class MatrixInput:
     """Counts read from a file.
 

@@ -36,7 +36,7 @@ MAX_LINE = 64 << 20
 
 
 @value_equality
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class BatchChunk:
     """Consecutive matrices of a batch file.
 

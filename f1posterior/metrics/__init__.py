@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # the names, for type checkers and IDEs
     from ._multiclass import accuracy, f1, fbeta, macro_f1_star, precision, recall
     from ._multiclass import fbeta_values as fbeta_values
     from ._multilabel import AGGREGATE_METRICS as AGGREGATE_METRICS
+    from ._multilabel import MULTILABEL_METRICS as MULTILABEL_METRICS
     from ._multilabel import PER_LABEL_METRICS as PER_LABEL_METRICS
     from ._multilabel import LabelTerms as LabelTerms
     from ._multilabel import aggregate as aggregate
@@ -63,7 +64,8 @@ else:  # each name's module is imported at its first use
             "accuracy", "f1", "fbeta", "macro_f1_star", "precision", "recall", "fbeta_values"
         ),
         "._multilabel": (
-            "AGGREGATE_METRICS", "PER_LABEL_METRICS", "LabelTerms", "aggregate", "term_names"
+            "AGGREGATE_METRICS", "MULTILABEL_METRICS", "PER_LABEL_METRICS", "LabelTerms",
+            "aggregate", "term_names"
         ),
         "._rates": (
             "balanced_accuracy", "diagnostic_odds_ratio", "fdr", "fnr", "fpr", "informedness",

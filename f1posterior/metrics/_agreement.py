@@ -8,12 +8,16 @@ Design notes: docs/design.md#metrics-agreement
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-from numpy.typing import ArrayLike
 
 from .._core.validation import check_choice, check_table, check_zero_division
 from ._divide import ZeroDivision, safe_divide
 from ._sums import class_sums, one_vs_rest
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["mcc", "cohen_kappa"]
 

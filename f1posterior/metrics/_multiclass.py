@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import partial
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
-from numpy.typing import ArrayLike
 
 from .._core.describe import describe
 from .._core.validation import (
@@ -24,6 +23,9 @@ from .._core.validation import (
 )
 from ._divide import Average, ZeroDivision, finish_average, safe_divide
 from ._sums import class_sums
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "fbeta",

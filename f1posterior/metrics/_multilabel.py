@@ -16,6 +16,7 @@ from ._rates import rate
 __all__ = [
     "PER_LABEL_METRICS",
     "AGGREGATE_METRICS",
+    "MULTILABEL_METRICS",
     "label_metric",
     "term_names",
     "LabelTerms",
@@ -40,6 +41,8 @@ AGGREGATE_METRICS = (
     "micro_jaccard",
     "macro_jaccard",
 )
+#: Every multi-label metric name (``evaluate_multilabel``, the gate with ``multilabel``).
+MULTILABEL_METRICS = AGGREGATE_METRICS + PER_LABEL_METRICS
 _POSITIVE = slice(1, 2)  # the positive class of each label's table (a view, not a copy)
 _Z = 0.0  # zero_division on counts: scikit-learn's default value, silently
 

@@ -8,16 +8,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from numpy.typing import ArrayLike
 
 from .._core.describe import describe
 from .._core.validation import check_table
 from ._divide import Average, ZeroDivision, finish_average, safe_divide
 from ._multiclass import Score, check_common, make_score
 from ._sums import class_sums, one_vs_rest
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "specificity",

@@ -8,6 +8,8 @@ from .._core.lazy import attach as _attach
 
 if TYPE_CHECKING:  # the names, for type checkers and IDEs
     from ._assemble import check_prior_dominance as check_prior_dominance
+    from ._closed_forms import has_exact as has_exact
+    from ._closed_forms import is_aligned as is_aligned
     from ._cluster_paired import paired_cluster_draws as paired_cluster_draws
     from ._cluster_result import CLUSTER_UNIT as CLUSTER_UNIT
     from ._cluster_result import ClusterEvaluation
@@ -27,8 +29,6 @@ if TYPE_CHECKING:  # the names, for type checkers and IDEs
     from ._evaluation import metric_values as metric_values
     from ._evaluation import prior_warning_line as prior_warning_line
     from ._exact import BetaPosterior, exact_posterior, exact_summary
-    from ._exact import has_exact as has_exact
-    from ._exact import is_aligned as is_aligned
     from ._exact import posterior_from_concentration as posterior_from_concentration
     from ._exact import scipy_available as scipy_available
     from ._multilabel import MULTILABEL_METRICS as MULTILABEL_METRICS
@@ -62,9 +62,10 @@ else:  # each name's module is imported at its first use
             "PRIOR_DOMINATED_WHY", "Evaluation", "evaluate", "MetricSpec", "dominated_name",
             "metric_values", "prior_warning_line"
         ),
+        "._closed_forms": ("has_exact", "is_aligned"),
         "._exact": (
-            "BetaPosterior", "exact_posterior", "exact_summary", "has_exact", "is_aligned",
-            "posterior_from_concentration", "scipy_available"
+            "BetaPosterior", "exact_posterior", "exact_summary", "posterior_from_concentration",
+            "scipy_available"
         ),
         "._multilabel": (
             "MULTILABEL_METRICS", "check_tables", "evaluate_multilabel", "multilabel_scores",

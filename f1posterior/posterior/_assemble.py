@@ -157,6 +157,13 @@ def check_prior_dominance(
     return out
 
 
+def _scipy_available() -> bool:
+    """:func:`f1posterior.posterior._exact.scipy_available`, its module loaded only here."""
+    from ._exact import scipy_available  # looked up at each call (tests replace it)
+
+    return scipy_available()
+
+
 def scipy_or_warn(what: str) -> bool:
     """Whether scipy gives ``what`` (metrics with closed forms under the aligned prior)
     their exact posteriors; without it, a warning (at the caller's caller's caller)."""
@@ -194,21 +201,23 @@ def exact_summaries(
     whole table, whose theta_jj has that Beta marginal); each summary's ``exact`` says which.
     """
     from ..metrics import METRICS
-    from . import _exact as exact
+    from . import _closed_forms as closed
 
     if prior.mixture is not None:
         return {}
     alpha, beta = prior.alpha, prior.beta
     m = counts.shape[-1]
-    names = [n for n, fn in resolved if exact.has_exact(n, m) and fn is METRICS.get(n)]
-    if names and (target is not None or not exact.is_aligned(alpha, beta)):
+    names = [n for n, fn in resolved if closed.has_exact(n, m) and fn is METRICS.get(n)]
+    if names and (target is not None or not closed.is_aligned(alpha, beta)):
         # at a target prevalence only recall (theta_jj, which no prevalence changes) keeps
         # its closed form; the others assume the test set's prevalence
-        names = [n for n in names if n in exact.ANY_PRIOR_METRICS]
-        if not names or not exact.scipy_available():
+        names = [n for n in names if n in closed.ANY_PRIOR_METRICS]
+        if not names or not _scipy_available():
             return {}
     if not names or not scipy_or_warn(f"metrics {names}"):
         return {}
+    from . import _exact as exact  # here: a sampled run never loads the closed forms
+
     conc = alpha + counts
     return {
         n: exact.posterior_from_concentration(conc, n).summary(

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from .._core.describe import describe
-from .._core.hierarchical import GridWeights, RecallMixture
 from .._core.sampling import (
     LOG_SPACE_BELOW,
     block_draws,
@@ -31,11 +30,13 @@ from .._core.sampling import (
 from .._core.signals import raise_if_stopped, signals_deferred, stop_processes
 from .._core.streams import block_keys, block_streams
 from .._core.validation import SamplingArgs
-from ._prevalence import PrevalenceDraws
 from ._summary import MetricSummary, summarize_rows
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
+
+    from .._core.hierarchical import GridWeights, RecallMixture
+    from ._prevalence import PrevalenceDraws
 
 __all__ = ["RunSettings", "Measure", "Engine", "Scratch", "plan", "check_fits", "check_progress"]
 
@@ -166,8 +167,7 @@ def check_fits(m: int, draws: int, widths: Sequence[int], itemsize: int, budget:
     params = 6 * 8 * (m + 1) * m
     block = min(draws, block_draws(m)) * _work_bytes_per_draw(m, itemsize, sum(widths))
     metric = 8 * draws * (sum(widths) + 3 * max(widths, default=1))
-    need = params + block + metric
-    if need > budget:
+    if (need := params + block + metric) > budget:
         raise ValueError(
             f"one matrix of M = {m:,} classes at {draws:,} draws needs about {_size(need)} of "
             f"working memory (parameters {_size(params)}, metric draws {_size(metric)}), more "

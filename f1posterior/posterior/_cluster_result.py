@@ -25,7 +25,7 @@ def unit_text(n_clusters: int, n_documents: int) -> str:
 
 
 @value_equality
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ClusterEvaluation(Evaluation):
     """Result of :func:`evaluate_clusters`: an :class:`Evaluation` with its clusters.
 

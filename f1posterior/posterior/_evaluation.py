@@ -12,10 +12,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from numpy.typing import ArrayLike, DTypeLike
 
 from .._core.describe import describe
 from .._core.limits import MIN_PRIOR_CHECK_DRAWS
@@ -38,8 +37,12 @@ from ..metrics import PER_CLASS_METRICS, resolve_metric, shared_class_sums
 from ._assemble import TableMetrics, check_prior_dominance, exact_summaries
 from ._batch import Engine, RunSettings, check_fits, check_progress
 from ._chance import chance_table
-from ._prevalence import TargetPrevalence, check_prevalence, reweight
 from ._summary import MetricSummary
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, DTypeLike
+
+    from ._prevalence import TargetPrevalence
 
 __all__ = [
     "evaluate",
@@ -54,7 +57,7 @@ MetricSpec = str | Callable[[np.ndarray], Any]
 
 
 @value_equality
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Evaluation(Mapping[str, MetricSummary]):
     """Result of :func:`evaluate`: a mapping from metric name to :class:`MetricSummary`.
 
@@ -434,7 +437,11 @@ def evaluate(
         check_progress(progress),
     )  # fmt: skip
     prior_check = check_flag(prior_check, "prior_check")
-    target = check_prevalence(prevalence, c.shape[-1], c.shape[:-2], labels=labels)
+    target = None
+    if prevalence is not None:  # here: an evaluation at the test set's prevalence never loads it
+        from ._prevalence import check_prevalence
+
+        target = check_prevalence(prevalence, c.shape[-1], c.shape[:-2], labels=labels)
     chance = check_flag(chance, "chance")
     prior = resolve(alpha, beta, c)
     conc = concentrations(c, prior.alpha, prior.beta)
@@ -447,6 +454,8 @@ def evaluate(
 
     observed = flat_counts
     if target is not None:  # the observed table at the target (mean) prevalence
+        from ._prevalence import reweight
+
         observed = reweight(flat_counts, np.broadcast_to(target.mean(), (*batch, m)).reshape(-1, m))
     with np.errstate(invalid="ignore", divide="ignore"), shared_class_sums(observed):
         scores = {name: metric_values(fn, observed, name) for name, fn in resolved}

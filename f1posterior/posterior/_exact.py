@@ -8,15 +8,18 @@ Design notes: docs/design.md#posterior-exact
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from numpy.typing import ArrayLike
 
 from .._core.priors import PriorArg, describe_prior, resolve
 from .._core.results import plain, value_equality
 from .._core.validation import check_choice, check_counts, check_prob, check_ref
+from ._closed_forms import ANY_PRIOR_METRICS, EXACT_METRICS, has_exact, is_aligned
 from ._summary import MetricSummary
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "ANY_PRIOR_METRICS",
@@ -29,10 +32,6 @@ __all__ = [
     "scipy_available",
 ]
 
-#: Metric names with a closed-form posterior under the aligned prior.
-EXACT_METRICS = ("micro_f1", "accuracy", "precision", "recall", "f1")
-#: Of those, the metrics whose closed form holds under any Dirichlet prior, aligned or not.
-ANY_PRIOR_METRICS = ("recall",)
 
 _GRID = 25  # coarse grid of lower-tail masses for the HDI search
 _GOLDEN = 40  # golden-section refinements of the HDI search
@@ -66,42 +65,8 @@ def scipy_available() -> bool:
     return True
 
 
-def has_exact(metric: Any, m: int) -> bool:
-    """True when ``metric`` has a closed form under the aligned prior for ``M = m``.
-
-    ``M = 1`` is excluded: every metric is then identically 1.
-
-    Examples
-    --------
-    >>> has_exact("micro_f1", 3), has_exact("macro_f1", 3), has_exact("f1", 1)
-    (True, False, False)
-    """
-    return isinstance(metric, str) and metric in EXACT_METRICS and m >= 2
-
-
-def is_aligned(alpha: np.ndarray, beta: np.ndarray) -> bool:
-    """True when resolved priors satisfy ``beta_j = sum_k alpha_jk`` (to 1e-12 relative).
-
-    Parameters
-    ----------
-    alpha : ndarray, shape (*batch, M, M)
-    beta : ndarray, shape (*batch, M)
-        As returned by :func:`f1posterior._core.priors.resolve_prior`.
-
-    Examples
-    --------
-    >>> from f1posterior._core.priors import resolve_prior
-    >>> is_aligned(*resolve_prior(1.0, "aligned", (3, 3))), is_aligned(
-    ...     *resolve_prior(1.0, 1.0, (3, 3)))
-    (True, False)
-    """
-    a, b = np.asarray(alpha, dtype=float), np.asarray(beta, dtype=float)
-    rows = a.sum(axis=-1)
-    return bool(np.all(np.abs(b - rows) <= 1e-12 * rows))
-
-
 @value_equality
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class BetaPosterior:
     """Posterior of a metric ``X = g(B)``, ``B ~ Beta(a, b)``, ``g`` increasing.
 

@@ -28,6 +28,7 @@ from .._core.validation import (
 )
 from ..metrics import (
     AGGREGATE_METRICS,
+    MULTILABEL_METRICS,
     PER_LABEL_METRICS,
     LabelTerms,
     aggregate,
@@ -47,8 +48,6 @@ __all__ = [
     "AGGREGATE_METRICS",
 ]
 
-#: Every metric name :func:`evaluate_multilabel` accepts.
-MULTILABEL_METRICS = AGGREGATE_METRICS + PER_LABEL_METRICS
 #: Per-label metrics with a closed-form posterior under the aligned prior (``fbeta`` too
 #: when ``f_beta`` is 1).
 EXACT_LABEL_METRICS = ("f1", "precision", "recall", "jaccard")

@@ -30,7 +30,7 @@ SUM_TOLERANCE = 1e-9
 
 
 @value_equality
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class TargetPrevalence:
     """A target class prevalence: fixed (``kind="fixed"``) or Dirichlet (``"dirichlet"``).
 

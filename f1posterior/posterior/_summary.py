@@ -9,14 +9,16 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from numpy.typing import ArrayLike
 
 from .._core.describe import describe
 from .._core.results import plain, plain_fields, value_equality
 from .._core.validation import check_prob, check_ref
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["hdi", "eti", "MetricSummary", "summarize_draws", "summarize_rows"]
 
@@ -184,7 +186,7 @@ Value = Any  # float for one matrix, ndarray of the batch shape otherwise
 
 
 @value_equality
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class MetricSummary:
     """Posterior summary of one metric (for one matrix or a batch).
 

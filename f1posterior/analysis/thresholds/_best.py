@@ -29,7 +29,7 @@ __all__ = ["ThresholdResult", "best_threshold"]
 
 
 @value_equality
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ThresholdResult:
     """Result of :func:`best_threshold`.
 

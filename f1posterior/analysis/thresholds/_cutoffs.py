@@ -21,7 +21,7 @@ from ._common import (
 
 
 @value_equality
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class RankCutoff:
     """Decisions of a rank-based cut-off.
 

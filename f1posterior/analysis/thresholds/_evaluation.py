@@ -36,7 +36,7 @@ from ._common import (
 
 
 @value_equality
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ThresholdEvaluation:
     """Result of :func:`evaluate_threshold`.
 

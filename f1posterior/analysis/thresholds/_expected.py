@@ -70,7 +70,7 @@ def _expected_curve(ps: np.ndarray, beta2: float, zd: float) -> np.ndarray:
 
 
 @value_equality
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ExpectedFbetaDecision:
     """Result of :func:`expected_fbeta_decisions`.
 
