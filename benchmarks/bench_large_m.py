@@ -6,7 +6,9 @@ in fresh processes that alternate between this working tree and a ``--baseline``
 source tree (an exported earlier commit, say), round by round; each process times
 the floor (the faster of numpy's broadcasting and one-call-per-cell Gamma variates
 for the same concentrations, :func:`bench_engine.floor_fns`) and ``evaluate``
-interleaved, so every ratio is against a floor measured beside it.
+interleaved, so every ratio is against a floor measured beside it. (``bench_overheads.py``
+alternates versions the same way for batches, in wall time, against ``bench_batch.py``'s
+floor for the paper prior's concentrations; this is ``--sampler``'s measurement.)
 
 Run from the repository root::
 
