@@ -11,7 +11,7 @@ import numpy as np
 if TYPE_CHECKING:
     from .hierarchical import ExtraGammas, GridWeights
 
-__all__ = ["LOG_SPACE_BELOW", "fill_block", "fill_mixture_chunk"]
+__all__ = ["LOG_SPACE_BELOW", "PER_CELL_MIN_DRAWS", "fill_block", "fill_mixture_chunk"]
 
 #: Concentrations below this are sampled in log space.
 LOG_SPACE_BELOW = 0.1
@@ -19,6 +19,8 @@ LOG_SPACE_BELOW = 0.1
 #: shape per call is ~5 ns per variate cheaper than numpy's broadcasting path;
 #: below this the ~0.7 us cost of a call dominates).
 _PER_CELL_MIN_DRAWS = 128
+#: (The same, for the batch engine's plan: :func:`f1posterior._core.sampling.short_blocks`.)
+PER_CELL_MIN_DRAWS = _PER_CELL_MIN_DRAWS
 
 
 def fill_block(
@@ -146,7 +148,7 @@ def fill_mixture_chunk(
     shapes, extra = mixture_shapes(u, weights, diag, off, buf.dtype)
     logs = log_space_tables(conc, small_any)
     top = np.zeros((n, m1, d)) if extra is not None and any(logs) else None
-    rows = conc.tolist()
+    rows = conc.tolist() if max(b - a for _, a, b in spans) >= _PER_CELL_MIN_DRAWS else []
     for gen, (i, a, b) in zip(gens, spans, strict=True):
         out = buf[i, :, :, a:b]
         if not logs[i] and b - a >= _PER_CELL_MIN_DRAWS:
@@ -237,13 +239,16 @@ def _fill_cells(
     dt = out.dtype
     logs = _log_rows(small)
     tmp = out if out.flags.c_contiguous else np.empty(out.shape, dt)
-    full = np.empty(out.shape)
-    full[...] = conc[..., None]
+    # the shapes are written into the block and replaced by their variates in place (numpy
+    # reads each element's shape before it writes its variate): no array of shapes beside
+    # the block; each shape is computed in float64 and rounded once to ``dt``, as numpy
+    # rounds a float64 array of shapes
+    tmp[...] = conc[..., None]
     if logs is not None:
-        full[logs] += 1.0  # log space: Gamma(a + 1)
+        tmp[logs] = (conc[logs] + 1.0)[..., None]  # log space: Gamma(a + 1)
     idx = np.arange(len(diag))
-    full[idx, idx] = diag
-    gen.standard_gamma(full, dtype=dt, out=tmp)
+    tmp[idx, idx] = diag
+    gen.standard_gamma(tmp, dtype=dt, out=tmp)
     if tmp is not out:
         out[...] = tmp
     return None if logs is None else _to_log_rows(gen, out, conc, logs)

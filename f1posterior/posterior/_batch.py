@@ -25,6 +25,7 @@ from .._core.sampling import (
     cells_inplace,
     floor_checks,
     gamma_chunk,
+    short_blocks,
 )
 from .._core.signals import raise_if_stopped, signals_deferred, stop_processes
 from .._core.streams import block_keys, block_streams
@@ -128,8 +129,7 @@ def plan(
     ``mixture``: under the hierarchical prior's mixture, whose chunks hold more per
     draw; ``span``: tables per unit (groups hold whole units when one fits).
     """
-    per_worker = max(1, budget // workers)
-    half = per_worker // 2
+    half = max(1, budget // workers) // 2  # of a worker's share
     # metric draws held for a group, plus the summary's partition copy, tails and masks
     per_table = 8 * draws * (sum(widths) + 3 * max(widths))
     per_draw = _work_bytes_per_draw(m, itemsize, sum(widths))
@@ -137,6 +137,7 @@ def plan(
         per_draw += _mixture_bytes_per_draw(m, itemsize)
     # cache-sized, but with enough draws that numpy's loops over the draws axis stay long
     chunk = max(1, min(half // per_draw, max(CHUNK_BYTES // per_draw, _MIN_CHUNK_DRAWS)))
+    chunk = min(chunk, block_draws(m)) if short_blocks(m) else chunk  # blocks drawn in place
     cap = min(half, _GROUP_BYTES)
     if span > 1 and per_table * span > cap:  # one unit's tables in several groups, in order
         return Plan(n_mat, span, max(1, int(cap // per_table)), chunk, True)
@@ -166,8 +167,7 @@ def check_fits(m: int, draws: int, widths: Sequence[int], itemsize: int, budget:
     params = 6 * 8 * (m + 1) * m
     block = min(draws, block_draws(m)) * _work_bytes_per_draw(m, itemsize, sum(widths))
     metric = 8 * draws * (sum(widths) + 3 * max(widths, default=1))
-    need = params + block + metric
-    if need > budget:
+    if (need := params + block + metric) > budget:
         raise ValueError(
             f"one matrix of M = {m:,} classes at {draws:,} draws needs about {_size(need)} of "
             f"working memory (parameters {_size(params)}, metric draws {_size(metric)}), more "
