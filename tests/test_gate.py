@@ -9,8 +9,8 @@ from scipy import integrate, stats
 from f1posterior import Floor, JointFloor, NonInferiority
 from f1posterior._core.priors import adaptive_alpha
 from f1posterior._core.streams import DEFAULT_SEED
-from f1posterior.gating._draws import noise
 from f1posterior.gating._gate import assert_gate, gate
+from f1posterior.gating._noise import noise
 
 NEW = np.array([[40, 10], [5, 45]])
 BASE = np.array([[38, 12], [6, 44]])

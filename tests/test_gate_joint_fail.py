@@ -17,7 +17,7 @@ import pytest
 
 from f1posterior import Floor, JointFloor, gate
 from f1posterior.gating._checks import fail_bar
-from f1posterior.gating._draws import noisy
+from f1posterior.gating._noise import noisy
 
 FLOOR = 0.80
 

@@ -36,7 +36,7 @@ GATE_MODULES = {
     "_core.version",
     "cli", "cli.common", "cli.gate", "cli.gate_config", "cli.gate_pr", "cli.input_args",
     "cli.receipts",
-    "gating", "gating.checks", "gating.config", "gating.draws", "gating.gate",
+    "gating", "gating.checks", "gating.config", "gating.draws", "gating.gate", "gating.noise",
     "gating.predictions", "gating.verdicts",
     "io", "io.baseline", "io.cells", "io.readers", "io.receipt", "io.sources",
     "metrics", "metrics.agreement", "metrics.divide", "metrics.multiclass",

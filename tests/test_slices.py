@@ -274,7 +274,7 @@ def test_joint_row_fails_with_the_slice_that_fails() -> None:
 
 
 def test_noise_band_of_a_row_without_its_own_fail_bar() -> None:
-    from f1posterior.gating._draws import noisy
+    from f1posterior.gating._noise import noisy
 
     hits, n = np.array([50.0]), 1_000  # P = 0.05, on the FAIL bound 1 - 0.95
     assert noisy(hits, n, 0.95)[0] and noisy(hits, n, 0.95, np.array([0.95]))[0]

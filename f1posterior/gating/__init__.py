@@ -19,12 +19,12 @@ if TYPE_CHECKING:  # the names, for type checkers and IDEs
     from ._config import load_config as load_config
     from ._config_schema import GateConfig as GateConfig
     from ._config_schema import GateConfigError
-    from ._draws import NOISE_SIGMAS
     from ._folds import gate_folds
     from ._gate import DEFAULT_MAX_DRAWS as DEFAULT_MAX_DRAWS
     from ._gate import MAX_DRAWS_LIMIT as MAX_DRAWS_LIMIT
     from ._gate import MIN_DRAWS as MIN_DRAWS
     from ._gate import assert_gate, gate, gate_multilabel
+    from ._noise import NOISE_SIGMAS
     from ._plan_result import PlanResult
     from ._planning import DEFAULT_MAX_DOCUMENTS as DEFAULT_MAX_DOCUMENTS
     from ._planning import MAX_DOCUMENTS_LIMIT as MAX_DOCUMENTS_LIMIT
@@ -39,7 +39,7 @@ else:  # each name's module is imported at its first use
         ),
         "._config": ("CheckGroup", "check_groups", "find_pyproject_config", "load_config"),
         "._config_schema": ("GateConfig", "GateConfigError"),
-        "._draws": ("NOISE_SIGMAS",),
+        "._noise": ("NOISE_SIGMAS",),
         "._folds": ("gate_folds",),
         "._gate": (
             "DEFAULT_MAX_DRAWS", "MAX_DRAWS_LIMIT", "MIN_DRAWS", "assert_gate", "gate",

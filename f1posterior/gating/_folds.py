@@ -19,8 +19,9 @@ from .._core.validation import SeedLike, check_rng
 from ..analysis import compare_folds
 from ..posterior import hdi as sample_hdi
 from ._checks import NonInferiority, check_metric_name
-from ._draws import Evidence, Settings, judge, noisy
+from ._draws import Evidence, Settings, judge
 from ._gate import ADAPT_KEY, DEFAULT_MAX_DRAWS, check_draw_budget
+from ._noise import noisy
 from ._verdicts import GateResult
 
 __all__ = ["gate_folds"]

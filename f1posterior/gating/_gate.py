@@ -16,7 +16,8 @@ from .._core.priors import DEFAULT_PRIOR, PriorArg, describe_prior
 from .._core.streams import DEFAULT_DRAWS, DEFAULT_SEED, child_seed, run_seed
 from .._core.validation import SeedLike, check_draws, check_rng
 from ._checks import GateCheck, check_checks
-from ._draws import Settings, cluster_prior_text, evidence, judge, noisy
+from ._draws import Settings, cluster_prior_text, evidence, judge
+from ._noise import noisy
 from ._verdicts import Check, GateResult
 
 if TYPE_CHECKING:

@@ -30,8 +30,8 @@ from ..metrics import PER_CLASS_METRICS
 from ..posterior import evaluate
 from ._checks import Floor, GateCheck, NonInferiority, check_metric_name
 from ._draws import Settings
-from ._draws import noisy as is_noisy
 from ._gate import gate
+from ._noise import noisy as is_noisy
 from ._plan_clusters import check_clustering, effective_counts, in_clusters
 from ._plan_result import CurvePoint, PlanResult
 
