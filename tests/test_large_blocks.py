@@ -33,7 +33,9 @@ def test_a_large_table_is_planned_one_block_a_chunk():
     p = _batch.plan(1, 300, 10_000, [1.0, 1.0], 8, 1, 1 << 30, mixture=True)
     assert p.chunk_draws == block_draws(300) == 23
     q = _batch.plan(1, 100, 10_000, [1.0, 1.0], 8, 1, 1 << 30, mixture=True)
-    assert q.chunk_draws > block_draws(100)  # per-cell blocks: longer chunks, as before
+    assert q.chunk_draws == block_draws(100) == 207  # a block over the chunk's bytes: alone
+    r = _batch.plan(1, 20, 10_000, [1.0, 1.0], 8, 1, 1 << 30, mixture=True)
+    assert r.chunk_draws > block_draws(20)  # small blocks: several a chunk
 
 
 @pytest.mark.parametrize("prior", ["hierarchical", "paper"])
@@ -56,6 +58,7 @@ def test_one_block_chunks_equal_longer_chunks(monkeypatch, prior, dtype):
     assert {d1 - d0 for _, _, d0, d1 in chunks} == {123, 4}  # one block each
     chunks.clear()
     monkeypatch.setattr(_batch, "short_blocks", lambda m: False)
+    monkeypatch.setattr(_batch, "CHUNK_BYTES", 1 << 40)  # nor a block a chunk by its bytes
     slow = evaluate(c, **kw)
     assert {d1 - d0 for _, _, d0, d1 in chunks} == {250}  # both blocks in one chunk
     for name in ("micro_f1", "f1"):
