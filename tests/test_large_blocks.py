@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 from f1posterior import evaluate
-from f1posterior._core import blocks, sampling
+from f1posterior._core import blocks, rowsums
 from f1posterior._core.sampling import block_draws, short_blocks
+from f1posterior.metrics._sums import class_sums
 from f1posterior.posterior import _batch
 
 
@@ -33,7 +34,9 @@ def test_a_large_table_is_planned_one_block_a_chunk():
     p = _batch.plan(1, 300, 10_000, [1.0, 1.0], 8, 1, 1 << 30, mixture=True)
     assert p.chunk_draws == block_draws(300) == 23
     q = _batch.plan(1, 100, 10_000, [1.0, 1.0], 8, 1, 1 << 30, mixture=True)
-    assert q.chunk_draws > block_draws(100)  # per-cell blocks: longer chunks, as before
+    assert q.chunk_draws == block_draws(100) == 207  # a block over the chunk's bytes: alone
+    r = _batch.plan(1, 20, 10_000, [1.0, 1.0], 8, 1, 1 << 30, mixture=True)
+    assert r.chunk_draws > block_draws(20)  # small blocks: several a chunk
 
 
 @pytest.mark.parametrize("prior", ["hierarchical", "paper"])
@@ -56,6 +59,7 @@ def test_one_block_chunks_equal_longer_chunks(monkeypatch, prior, dtype):
     assert {d1 - d0 for _, _, d0, d1 in chunks} == {123, 4}  # one block each
     chunks.clear()
     monkeypatch.setattr(_batch, "short_blocks", lambda m: False)
+    monkeypatch.setattr(_batch, "CHUNK_BYTES", 1 << 40)  # nor a block a chunk by its bytes
     slow = evaluate(c, **kw)
     assert {d1 - d0 for _, _, d0, d1 in chunks} == {250}  # both blocks in one chunk
     for name in ("micro_f1", "f1"):
@@ -116,5 +120,22 @@ def test_row_sums_equal_the_reduction_bit_for_bit(dtype, n, m, d):
     x[0, 1, 1] = np.finfo(dtype).smallest_subnormal
     x[-1, -1, -1] = np.inf
     out = np.empty((n, m + 1, d), dtype)
-    assert sampling.row_sums(x, out) is out
+    assert rowsums.row_sums(x, out) is out
     np.testing.assert_array_equal(out, np.add.reduce(x, axis=-2))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize(("n", "m", "d"), [(1, 300, 23), (2, 130, 2), (3, 4, 5), (1, 130, 127),
+                                           (2, 5, 1), (1, 6, 200)])  # fmt: skip
+def test_class_sums_of_short_chunks_equal_the_reduction_bit_for_bit(dtype, n, m, d):
+    """The true totals of the sampler's cell views ((n, d, M, M) of (n, M + 1, M, d) in C
+    order) taken by row_sums for short chunks: numpy's reduction's, values and layout."""
+    rng = np.random.default_rng(n * m + d)
+    shapes = rng.uniform(0.001, 30.0, size=(n, m + 1, m, 1))
+    table = rng.standard_gamma(shapes, size=(n, m + 1, m, d)).astype(dtype)[:, :m]
+    table = table.transpose(0, 3, 1, 2)
+    tp, pred, true = class_sums(table)
+    want = table.sum(axis=-1)
+    np.testing.assert_array_equal(true, want)
+    assert true.strides == want.strides
+    np.testing.assert_array_equal(pred, table.sum(axis=-2))

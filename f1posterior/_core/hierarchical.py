@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from .rowsums import row_sums
+
 __all__ = [
     "GRID_SIZE",
     "GRID_LOGIT",
@@ -481,7 +483,7 @@ def shrink_diagonal(x: np.ndarray, extra: ExtraGammas, log_max: np.ndarray | Non
         rows = x[:, :m]
         keep = rows[:, idx, idx].copy()  # (n, M, d)
         rows[:, idx, idx] = 0.0
-        sums = np.add.reduce(rows, axis=-2)  # (n, M, d): k in order, as the gather
+        sums = row_sums(rows, np.empty((n, m, d), x.dtype))  # k in order, as the gather
         rows[:, idx, idx] = keep
         s = np.take(sums.reshape(-1), f)
     flat[at] *= s / ev

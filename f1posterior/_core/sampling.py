@@ -16,6 +16,7 @@ import numpy as np
 
 from .blocks import LOG_SPACE_BELOW, PER_CELL_MIN_DRAWS, fill_block, fill_mixture_chunk
 from .priors import DEFAULT_PRIOR, PriorArg, resolve
+from .rowsums import row_sums
 from .streams import block_keys, block_stream, block_streams
 from .validation import SeedLike, check_counts, check_draws, check_dtype, check_rng
 
@@ -228,8 +229,6 @@ def prevalence_floor(dtype: DTypeLike) -> float:
 FLOOR_FREE_FROM = 0.5
 #: The check reads the whole table when more than this fraction of its cells need it.
 _GATHER_CELLS_BELOW = 0.25
-#: :func:`row_sums` reduces chunks of fewer draws than this with ``einsum``.
-EINSUM_DRAWS_BELOW = 128
 
 
 def floor_checks(conc: np.ndarray, small_any: np.ndarray, dtype: np.dtype) -> np.ndarray | None:
@@ -276,20 +275,6 @@ def cells_inplace(
     if _below_tiny(p, None if check is None else check[:, :m]):  # a read: cheaper than a write
         np.fmax(p, np.finfo(p.dtype).tiny, out=p)
     return p.transpose(0, 3, 1, 2)
-
-
-def row_sums(x: np.ndarray, out: np.ndarray) -> np.ndarray:
-    """``np.add.reduce(x, axis=-2, out=out)`` for ``x`` (..., M, d), last axis contiguous.
-
-    With ``2 <= d < EINSUM_DRAWS_BELOW`` (the one-block chunks of large tables) numpy's
-    ``einsum`` gives the same sums, bit for bit (each cell added in order, elementwise
-    over the draws), about twice as fast: the reduction's inner loop is only ``d`` long.
-    With ``d = 1`` both sum along the contiguous axis, in different orders; the reduction
-    is kept there, and for longer chunks, where it is the faster.
-    """
-    if 2 <= x.shape[-1] < EINSUM_DRAWS_BELOW:
-        return np.einsum("...cd->...d", x, out=out)
-    return np.add.reduce(x, axis=-2, out=out)
 
 
 def _below_tiny(p: np.ndarray, check: np.ndarray | None) -> bool:

@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from .._core.rowsums import EINSUM_DRAWS_BELOW, row_sums
+
 __all__ = ["shared_class_sums", "class_sums", "one_vs_rest"]
 
 _SHARED = threading.local()
@@ -47,7 +49,23 @@ def _class_sums_of(table: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarra
     tp = np.diagonal(table, axis1=-2, axis2=-1)
     if table.shape[-1] == 2:  # the same sums, bit for bit, without reducing axes of length 2
         return tp, table[..., 0, :] + table[..., 1, :], table[..., :, 0] + table[..., :, 1]
-    return tp, table.sum(axis=-2), table.sum(axis=-1)
+    return tp, table.sum(axis=-2), _true_totals(table)
+
+
+def _true_totals(table: np.ndarray) -> np.ndarray:
+    """``table.sum(axis=-1)``; for the sampler's short chunks of draws (``(..., d, M, M)``
+    views of cells ``(..., M, M, d)`` in C order, ``2 <= d < EINSUM_DRAWS_BELOW``) by
+    :func:`row_sums`: the same sums, bit for bit, in the reduction's layout (the draws
+    fastest), about twice as fast."""
+    d, size = (table.shape[-3] if table.ndim >= 3 else 0), table.itemsize
+    if not (
+        2 <= d < EINSUM_DRAWS_BELOW
+        and table.strides[-3:-2] + table.strides[-1:] == (size, d * size)
+    ):
+        return table.sum(axis=-1)
+    x = np.moveaxis(table, -3, -1)  # (..., M, M, d): the cells' memory order
+    out = np.empty((*x.shape[:-2], x.shape[-1]), table.dtype)  # (..., M, d)
+    return np.moveaxis(row_sums(x, out), -1, -2)
 
 
 def class_sums(

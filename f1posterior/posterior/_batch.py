@@ -45,7 +45,7 @@ _BULK_STREAMS = 4096
 #: Working bytes of one cell chunk, at most (whatever the budget): small chunks stay in
 #: the processor's caches through sampling, normalising and every metric.
 CHUNK_BYTES = 8 << 20
-#: ... unless that leaves fewer draws than this in a chunk (large M).
+#: ... unless that leaves fewer draws in a chunk (large M); a larger random block: a chunk.
 _MIN_CHUNK_DRAWS = 512
 #: Bytes of one group's metric draws and summary temporaries, at most.
 _GROUP_BYTES = 16 << 20
@@ -137,7 +137,8 @@ def plan(
         per_draw += _mixture_bytes_per_draw(m, itemsize)
     # cache-sized, but with enough draws that numpy's loops over the draws axis stay long
     chunk = max(1, min(half // per_draw, max(CHUNK_BYTES // per_draw, _MIN_CHUNK_DRAWS)))
-    chunk = min(chunk, block_draws(m)) if short_blocks(m) else chunk  # blocks drawn in place
+    one = short_blocks(m) or block_draws(m) * per_draw > CHUNK_BYTES  # in place; in cache
+    chunk = min(chunk, block_draws(m)) if one else chunk
     cap = min(half, _GROUP_BYTES)
     if span > 1 and per_table * span > cap:  # one unit's tables in several groups, in order
         return Plan(n_mat, span, max(1, int(cap // per_table)), chunk, True)
@@ -340,8 +341,7 @@ class Engine:
         self.bd = block_draws(m)
         self.n_blocks = math.ceil(a.draws / self.bd)
         self.gamma_size = min(self.plan.chunk_draws, max(a.draws, 2) * n) * (m + 1) * m
-        self.scratch = Scratch()
-        self.done = 0
+        self.scratch, self.done = Scratch(), 0
         #: Kept draws of every table in memory shared with forked workers (None: sent back).
         self.shared: dict[str, np.ndarray] | None = None
 
